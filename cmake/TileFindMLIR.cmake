@@ -49,3 +49,4 @@ else()
   message(STATUS "tilec: ptxas not found: cubin output and ptxas-checked tests are disabled")
 endif()
 find_program(TILE_LD_LLD NAMES ld.lld ld.lld-22 HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
+

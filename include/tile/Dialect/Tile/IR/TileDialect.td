@@ -1,0 +1,61 @@
+//===- TileDialect.td - The tile dialect --------------------*- tablegen -*-===//
+//
+// Part of tilec. The tile dialect: block-level SSA values for tile programs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DIALECT_TILE_IR_TILEDIALECT_TD
+#define TILE_DIALECT_TILE_IR_TILEDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Tile_Dialect : Dialect {
+  let name = "tile";
+  let cppNamespace = "::mlir::tile";
+  let summary = "Tile-level GPU programs: one program per thread block";
+  let description = [{
+    The `tile` dialect describes a kernel as one program per thread block that
+    works on whole tiles. A register tile is a builtin `tensor` whose encoding
+    is a layout attribute (absent before layout inference), so `arith` and
+    `math` operations apply elementwise to tiles. Global memory is reached
+    through `!tile.ptr` kernel arguments wrapped into `!tile.view`s; shared
+    memory through `!tile.shared` buffers. Element types are the builtin
+    signless integers of any width (signedness is carried by operations), the
+    builtin floats (f16, bf16, f32 and the small OCP floats) and
+    `!tile.float<eXmY>` for the small floats MLIR has no builtin for.
+
+    A kernel is a `func.func` carrying the `tile.kernel` attribute; its other
+    discardable attributes (`tile.warps`, `tile.grid`, `tile.constants`) and
+    argument attributes (`tile.name`, `tile.dtype`, `tile.shape`, `tile.mut`,
+    `tile.dim`) are verified by the dialect.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasConstantMaterializer = 1;
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::func::FuncDialect"
+  ];
+  let extraClassDeclaration = [{
+    // Names of the discardable attributes the dialect verifies.
+    static constexpr ::llvm::StringLiteral kKernelAttr = "tile.kernel";
+    static constexpr ::llvm::StringLiteral kWarpsAttr = "tile.warps";
+    static constexpr ::llvm::StringLiteral kGridAttr = "tile.grid";
+    static constexpr ::llvm::StringLiteral kConstantsAttr = "tile.constants";
+    static constexpr ::llvm::StringLiteral kPipelineAttr = "tile.pipeline";
+    static constexpr ::llvm::StringLiteral kArgNameAttr = "tile.name";
+    static constexpr ::llvm::StringLiteral kArgDTypeAttr = "tile.dtype";
+    static constexpr ::llvm::StringLiteral kArgShapeAttr = "tile.shape";
+    static constexpr ::llvm::StringLiteral kArgMutAttr = "tile.mut";
+    static constexpr ::llvm::StringLiteral kArgDimAttr = "tile.dim";
+  }];
+}
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+#endif // TILE_DIALECT_TILE_IR_TILEDIALECT_TD

@@ -1,0 +1,352 @@
+//===- TileOps.td - Operations of the tile dialect ----------*- tablegen -*-===//
+
+#ifndef TILE_DIALECT_TILE_IR_TILEOPS_TD
+#define TILE_DIALECT_TILE_IR_TILEOPS_TD
+
+include "tile/Dialect/Tile/IR/TileDialect.td"
+include "tile/Dialect/Tile/IR/TileTypes.td"
+include "tile/Dialect/Tile/IR/TileAttrs.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpBase.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Tile_Tensor : RankedTensorOf<[AnyType]>;
+def Tile_Ptr : Type<CPred<"::llvm::isa<::mlir::tile::PtrType>($_self)">,
+                    "!tile.ptr", "::mlir::tile::PtrType">;
+def Tile_View : Type<CPred<"::llvm::isa<::mlir::tile::ViewType>($_self)">,
+                     "!tile.view", "::mlir::tile::ViewType">;
+def Tile_Shared : Type<CPred<"::llvm::isa<::mlir::tile::SharedType>($_self)">,
+                       "!tile.shared", "::mlir::tile::SharedType">;
+def Tile_TensorOrScalar : AnyTypeOf<[Tile_Tensor, AnySignlessInteger, AnyFloat,
+                                     Tile_FloatType]>;
+
+// Side-effect resources: global memory and shared memory are kept apart so
+// that transformations may reorder accesses to one across accesses to the
+// other.
+def Tile_GlobalMemory : Resource<"::mlir::tile::GlobalMemoryResource">;
+def Tile_SharedMemory : Resource<"::mlir::tile::SharedMemoryResource">;
+
+//===----------------------------------------------------------------------===//
+// Program identity
+//===----------------------------------------------------------------------===//
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "index of this program (thread block) along a grid axis";
+  let arguments = (ins Tile_AxisAttr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "number of programs (thread blocks) along a grid axis";
+  let arguments = (ins Tile_AxisAttr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Global memory
+//===----------------------------------------------------------------------===//
+
+def Tile_ViewOp : Tile_Op<"view", [Pure, AttrSizedOperandSegments]> {
+  let summary = "wrap a global pointer into a tensor view";
+  let description = [{
+    Makes a global tensor of the result's shape from a pointer: one i32
+    operand per `?` dimension, and optionally one i32 stride per dimension
+    (in elements; row-major contiguous when absent).
+
+    ```mlir
+    %a = tile.view %A(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$ptr, Variadic<I32>:$dims,
+                       Variadic<I32>:$strides);
+  let results = (outs Tile_View:$result);
+  let assemblyFormat = [{
+    $ptr `(` $dims `)` (`strides` `(` $strides^ `)`)? attr-dict `:`
+    qualified(type($ptr)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load",
+    [MemoryEffects<[MemRead<Tile_GlobalMemory>]>]> {
+  let summary = "load a rectangular slice of a global tensor into registers";
+  let description = [{
+    Loads the tile whose first element is at `offsets` (one i32 per view
+    dimension; any value, negative included). Elements outside the view read
+    as `padding` (zero when absent). The result has the view's rank.
+
+    ```mlir
+    %t = tile.load %a[%m0, %k] : !tile.view<?x?xf16> -> tensor<128x32xf16>
+    %u = tile.load %x[%r0, %c0] padding(0xFC00 : f16)
+        : !tile.view<?x?xf16> -> tensor<4x1024xf16>
+    ```
+  }];
+  let arguments = (ins Tile_View:$view, Variadic<I32>:$offsets,
+                       OptionalAttr<TypedAttrInterface>:$padding);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $view `[` $offsets `]` (`padding` `(` $padding^ `)`)? attr-dict `:`
+    qualified(type($view)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store",
+    [MemoryEffects<[MemWrite<Tile_GlobalMemory>]>]> {
+  let summary = "store a register tile into a slice of a global tensor";
+  let description = [{
+    Writes `value` to the slice starting at `offsets`; elements that fall
+    outside the view are skipped.
+  }];
+  let arguments = (ins Tile_View:$view, Variadic<I32>:$offsets,
+                       Tile_Tensor:$value);
+  let assemblyFormat = [{
+    $view `[` $offsets `]` `,` $value attr-dict `:` qualified(type($view)) `,`
+    type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory and asynchronous copies
+//===----------------------------------------------------------------------===//
+
+def Tile_AllocSharedOp : Tile_Op<"alloc_shared",
+    [MemoryEffects<[MemAlloc<Tile_SharedMemory>]>]> {
+  let summary = "allocate a shared-memory buffer for this program";
+  let results = (outs Tile_Shared:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+}
+
+class Tile_SharedAccessOp<string mnemonic, list<Trait> traits = []>
+    : Tile_Op<mnemonic, traits> {
+  let hasVerifier = 1;
+}
+
+def Tile_SharedLoadOp : Tile_SharedAccessOp<"shared_load",
+    [MemoryEffects<[MemRead<Tile_SharedMemory>]>]> {
+  let summary = "load a register tile from a shared-memory buffer";
+  let description = [{
+    One i32 index per buffer dimension. The result's rank r may be lower than
+    the buffer's rank R: the leading R - r dimensions are indexed away, the
+    trailing r are sliced from the index on (and must fit).
+
+    ```mlir
+    %t = tile.shared_load %s[%stage, %c0, %c0]
+        : !tile.shared<3x64x32xf16> -> tensor<64x32xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Shared:$buffer, Variadic<I32>:$indices);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $buffer `[` $indices `]` attr-dict `:` qualified(type($buffer)) `->`
+    type($result)
+  }];
+}
+
+def Tile_SharedStoreOp : Tile_SharedAccessOp<"shared_store",
+    [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "store a register tile into a shared-memory buffer";
+  let arguments = (ins Tile_Shared:$buffer, Variadic<I32>:$indices,
+                       Tile_Tensor:$value);
+  let assemblyFormat = [{
+    $buffer `[` $indices `]` `,` $value attr-dict `:`
+    qualified(type($buffer)) `,` type($value)
+  }];
+}
+
+def Tile_CopyAsyncOp : Tile_Op<"copy_async",
+    [AttrSizedOperandSegments,
+     MemoryEffects<[MemRead<Tile_GlobalMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "start an asynchronous copy of a global slice into shared memory";
+  let description = [{
+    Copies the slice of `src` at `src_offsets` whose shape is the trailing
+    `rank(src)` dimensions of `dst` into `dst` at `dst_indices` (leading
+    dimensions indexed away). Elements outside `src` become zero. Each
+    `tile.copy_async` is one group for `tile.wait`.
+  }];
+  let arguments = (ins Tile_View:$src, Variadic<I32>:$src_offsets,
+                       Tile_Shared:$dst, Variadic<I32>:$dst_indices);
+  let assemblyFormat = [{
+    $src `[` $src_offsets `]` `->` $dst `[` $dst_indices `]` attr-dict `:`
+    qualified(type($src)) `->` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_WaitOp : Tile_Op<"wait"> {
+  let summary = "wait until at most `pending` async copy groups are in flight";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier"> {
+  let summary = "synchronize all threads of the program (thread block)";
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Computation
+//===----------------------------------------------------------------------===//
+
+def Tile_DotOp : Tile_Op<"dot", [Pure]> {
+  let summary = "matrix product with accumulation: a x b + acc";
+  let description = [{
+    `a` is MxK, `b` is KxN, `acc` and the result are MxN. `a` and `b` share
+    an element type (f16, bf16, f32, an 8-bit float or i8); the accumulator
+    is f32 (f16 is allowed for f16 operands) or, for i8 operands, i32.
+
+    ```mlir
+    %c = tile.dot %a, %b, %acc : tensor<128x32xf16>, tensor<32x128xf16>,
+        tensor<128x128xf32> -> tensor<128x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$acc);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "reduce a tile along one axis (sum, max, min)";
+  let description = [{
+    Removes dimension `axis`. Reducing the only dimension of a 1-D tile
+    gives a scalar. Integer max/min compare as unsigned when `is_unsigned`
+    is set. Float max/min propagate NaN.
+
+    ```mlir
+    %r = tile.reduce sum %x axis = 1 : tensor<4x1024xf32> -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKindAttr:$kind, Tile_Tensor:$src,
+                       I32Attr:$axis, UnitAttr:$is_unsigned);
+  let results = (outs Tile_TensorOrScalar:$result);
+  let assemblyFormat = [{
+    $kind $src `axis` `=` $axis attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "expand size-1 dimensions of a tile";
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure]> {
+  let summary = "make a tile whose elements all equal a scalar";
+  let arguments = (ins AnyType:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+  let summary = "insert a size-1 dimension";
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $src `axis` `=` $axis attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TransOp : Tile_Op<"trans", [Pure]> {
+  let summary = "permute the dimensions of a tile";
+  let description = [{
+    Result dimension i is source dimension `perm[i]`. Without `perm` the
+    dimensions are reversed (a transpose for 2-D tiles).
+  }];
+  let arguments = (ins Tile_Tensor:$src, OptionalAttr<DenseI32ArrayAttr>:$perm);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// The permutation, with the default (reversal) made explicit.
+    ::llvm::SmallVector<int32_t> getPermutation();
+  }];
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+  let summary = "reinterpret a tile with another shape of the same size";
+  let description = [{
+    Row-major order of elements is preserved.
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_IotaOp : Tile_Op<"iota", [Pure]> {
+  let summary = "the 1-D tile 0, 1, ..., n-1";
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_CastOp : Tile_Op<"cast", [Pure]> {
+  let summary = "numeric conversion between element types";
+  let description = [{
+    Converts each element to the result's element type: round to nearest,
+    ties to even, saturating to the finite range of the destination (small
+    floats and integers alike), as defined once in lib/Numerics and
+    docs/Numerics.md. Integer elements are read as unsigned when
+    `src_unsigned` is set and written as unsigned when `dst_unsigned` is set
+    (otherwise two's complement). Works on tiles and on scalars.
+
+    ```mlir
+    %h = tile.cast %w {src_unsigned} : tensor<64x128xi4> -> tensor<64x128xf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorOrScalar:$src, UnitAttr:$src_unsigned,
+                       UnitAttr:$dst_unsigned);
+  let results = (outs Tile_TensorOrScalar:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_BitcastOp : Tile_Op<"bitcast", [Pure]> {
+  let summary = "reinterpret the bits of a tile as another element type";
+  let description = [{
+    The last dimension scales by the ratio of bit widths:
+    `tensor<64x16xi8>` becomes `tensor<64x32xi4>`. All other dimensions are
+    unchanged, and the bit count of each row must match exactly.
+  }];
+  let arguments = (ins Tile_TensorOrScalar:$src);
+  let results = (outs Tile_TensorOrScalar:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+  let summary = "move a tile to another register layout";
+  let description = [{
+    Same shape and element type, another encoding. Before layout inference
+    it pins the layout of its result.
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+#endif // TILE_DIALECT_TILE_IR_TILEOPS_TD

@@ -1,0 +1,357 @@
+//===- TileDialect.cpp - The tile dialect, its types and attributes -------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#include "tile/Dialect/Tile/IR/TileDialect.cpp.inc"
+#include "tile/Dialect/Tile/IR/TileEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tile/Dialect/Tile/IR/TileTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tile/Dialect/Tile/IR/TileAttrs.cpp.inc"
+
+void TileDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tile/Dialect/Tile/IR/TileTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tile/Dialect/Tile/IR/TileAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "tile/Dialect/Tile/IR/TileOps.cpp.inc"
+      >();
+}
+
+Operation *TileDialect::materializeConstant(OpBuilder &builder,
+                                            Attribute value, Type type,
+                                            Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+unsigned mlir::tile::getElementBitWidth(Type type) {
+  if (auto intTy = dyn_cast<IntegerType>(type))
+    return intTy.getWidth();
+  if (auto floatTy = dyn_cast<mlir::FloatType>(type))
+    return floatTy.getWidth();
+  if (auto smallTy = dyn_cast<tile::FloatType>(type))
+    return smallTy.getWidth();
+  return 0;
+}
+
+bool mlir::tile::isTileElementType(Type type) {
+  if (auto intTy = dyn_cast<IntegerType>(type))
+    return intTy.isSignless() && intTy.getWidth() >= 1 &&
+           intTy.getWidth() <= 64;
+  if (isa<tile::FloatType>(type))
+    return true;
+  if (auto floatTy = dyn_cast<mlir::FloatType>(type))
+    return floatTy.getWidth() <= 32;
+  return false;
+}
+
+bool mlir::tile::isSmallFloatType(Type type) {
+  if (isa<tile::FloatType>(type))
+    return true;
+  auto floatTy = dyn_cast<mlir::FloatType>(type);
+  return floatTy && floatTy.getWidth() < 16;
+}
+
+//===----------------------------------------------------------------------===//
+// !tile.float<eXmY>
+//===----------------------------------------------------------------------===//
+
+Type tile::FloatType::parse(AsmParser &parser) {
+  // The spelling is one keyword: e<digits>m<digits>.
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef spelling;
+  if (parser.parseLess() || parser.parseKeyword(&spelling))
+    return {};
+  unsigned exponent = 0, mantissa = 0;
+  auto [ePart, mPart] = spelling.drop_front().split('m');
+  if (!spelling.starts_with("e") || ePart.getAsInteger(10, exponent) ||
+      mPart.getAsInteger(10, mantissa) || !spelling.contains('m')) {
+    parser.emitError(loc, "expected a small-float format 'eXmY' (e.g. e2m2), "
+                          "got '")
+        << spelling << "'";
+    return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<tile::FloatType>(loc, parser.getContext(),
+                                            exponent, mantissa);
+}
+
+void tile::FloatType::print(AsmPrinter &printer) const {
+  printer << "<e" << getExponentBits() << "m" << getMantissaBits() << ">";
+}
+
+LogicalResult
+tile::FloatType::verify(function_ref<InFlightDiagnostic()> emitError,
+                        unsigned exponentBits, unsigned mantissaBits) {
+  if (exponentBits < 1)
+    return emitError() << "!tile.float needs at least one exponent bit, got e"
+                       << exponentBits << "m" << mantissaBits;
+  if (1 + exponentBits + mantissaBits > 8)
+    return emitError() << "!tile.float<e" << exponentBits << "m"
+                       << mantissaBits << "> is " << 1 + exponentBits +
+                                                         mantissaBits
+                       << " bits wide; small floats have at most 8 bits";
+  static constexpr struct {
+    unsigned e, m;
+    const char *builtin;
+  } kBuiltins[] = {{2, 1, "f4E2M1FN"}, {2, 3, "f6E2M3FN"}, {3, 2, "f6E3M2FN"}};
+  for (const auto &b : kBuiltins)
+    if (b.e == exponentBits && b.m == mantissaBits)
+      return emitError() << "!tile.float<e" << exponentBits << "m"
+                         << mantissaBits << "> is the builtin type "
+                         << b.builtin << "; use that instead";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shaped tile types: parsing helpers
+//===----------------------------------------------------------------------===//
+
+/// Parses `<` dims `x` element-type; the caller parses the rest and `>`.
+static LogicalResult parseShapeAndElement(AsmParser &parser,
+                                          SmallVectorImpl<int64_t> &shape,
+                                          Type &elementType,
+                                          bool allowDynamic) {
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, allowDynamic, /*withTrailingX=*/true) ||
+      parser.parseType(elementType))
+    return failure();
+  return success();
+}
+
+static void printShapeAndElement(AsmPrinter &printer, ArrayRef<int64_t> shape,
+                                 Type elementType) {
+  printer << "<";
+  for (int64_t dim : shape) {
+    if (ShapedType::isDynamic(dim))
+      printer << "?";
+    else
+      printer << dim;
+    printer << "x";
+  }
+  printer << elementType;
+}
+
+static LogicalResult verifyTileElementType(
+    function_ref<InFlightDiagnostic()> emitError, Type elementType,
+    StringRef what) {
+  if (!isTileElementType(elementType))
+    return emitError() << what << " element type must be a signless integer, "
+                       << "a float of at most 32 bits or !tile.float, got "
+                       << elementType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// !tile.view
+//===----------------------------------------------------------------------===//
+
+Type ViewType::parse(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<int64_t> shape;
+  Type elementType;
+  if (failed(parseShapeAndElement(parser, shape, elementType,
+                                  /*allowDynamic=*/true)) ||
+      parser.parseGreater())
+    return {};
+  return parser.getChecked<ViewType>(loc, parser.getContext(), shape,
+                                     elementType);
+}
+
+void ViewType::print(AsmPrinter &printer) const {
+  printShapeAndElement(printer, getShape(), getElementType());
+  printer << ">";
+}
+
+LogicalResult ViewType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> shape, Type elementType) {
+  if (shape.empty())
+    return emitError() << "!tile.view must have rank 1 or more";
+  for (int64_t dim : shape)
+    if (!ShapedType::isDynamic(dim) && dim < 0)
+      return emitError() << "!tile.view dimensions must be non-negative or ?";
+  return verifyTileElementType(emitError, elementType, "!tile.view");
+}
+
+unsigned ViewType::getNumDynamicDims() const {
+  return llvm::count_if(getShape(), ShapedType::isDynamic);
+}
+
+//===----------------------------------------------------------------------===//
+// !tile.shared
+//===----------------------------------------------------------------------===//
+
+Type SharedType::parse(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<int64_t> shape;
+  Type elementType;
+  Attribute encoding;
+  if (failed(parseShapeAndElement(parser, shape, elementType,
+                                  /*allowDynamic=*/false)))
+    return {};
+  if (succeeded(parser.parseOptionalComma()) &&
+      parser.parseAttribute(encoding))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<SharedType>(loc, parser.getContext(), shape,
+                                       elementType, encoding);
+}
+
+void SharedType::print(AsmPrinter &printer) const {
+  printShapeAndElement(printer, getShape(), getElementType());
+  if (getEncoding())
+    printer << ", " << getEncoding();
+  printer << ">";
+}
+
+LogicalResult SharedType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<int64_t> shape, Type elementType,
+                                 Attribute encoding) {
+  if (shape.empty())
+    return emitError() << "!tile.shared must have rank 1 or more";
+  for (int64_t dim : shape)
+    if (dim <= 0)
+      return emitError() << "!tile.shared dimensions must be positive";
+  return verifyTileElementType(emitError, elementType, "!tile.shared");
+}
+
+int64_t SharedType::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t dim : getShape())
+    n *= dim;
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes: kernels, loops, kernel arguments
+//===----------------------------------------------------------------------===//
+
+static bool isStringArray(Attribute attr) {
+  auto array = dyn_cast<ArrayAttr>(attr);
+  return array && llvm::all_of(array, llvm::IsaPred<StringAttr>);
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  Attribute value = attr.getValue();
+  auto requireKernel = [&]() -> LogicalResult {
+    if (!isa<func::FuncOp>(op) || !op->hasAttr(kKernelAttr))
+      return op->emitOpError() << "'" << name
+                               << "' is only valid on a func.func that has "
+                                  "the 'tile.kernel' attribute";
+    return success();
+  };
+  if (name == kKernelAttr) {
+    if (!isa<func::FuncOp>(op))
+      return op->emitOpError() << "'tile.kernel' is only valid on func.func";
+    if (!isa<UnitAttr>(value))
+      return op->emitOpError() << "'tile.kernel' must be a unit attribute";
+    return success();
+  }
+  if (name == kWarpsAttr) {
+    if (failed(requireKernel()))
+      return failure();
+    auto warps = dyn_cast<IntegerAttr>(value);
+    if (!warps || !warps.getType().isInteger(32) || warps.getInt() < 1 ||
+        warps.getInt() > 32)
+      return op->emitOpError()
+             << "'tile.warps' must be an i32 between 1 and 32, got " << value;
+    return success();
+  }
+  if (name == kGridAttr) {
+    if (failed(requireKernel()))
+      return failure();
+    auto grid = dyn_cast<ArrayAttr>(value);
+    if (!isStringArray(value) || grid.empty() || grid.size() > 3)
+      return op->emitOpError() << "'tile.grid' must be an array of 1 to 3 "
+                                  "expression strings, got "
+                               << value;
+    return success();
+  }
+  if (name == kConstantsAttr) {
+    if (failed(requireKernel()))
+      return failure();
+    if (!isa<DictionaryAttr>(value))
+      return op->emitOpError() << "'tile.constants' must be a dictionary";
+    return success();
+  }
+  if (name == kPipelineAttr) {
+    if (!isa<scf::ForOp>(op))
+      return op->emitOpError() << "'tile.pipeline' is only valid on scf.for";
+    auto stages = dyn_cast<IntegerAttr>(value);
+    if (!stages || stages.getInt() < 1 || stages.getInt() > 16)
+      return op->emitOpError()
+             << "'tile.pipeline' must be a stage count between 1 and 16, got "
+             << value;
+    return success();
+  }
+  return op->emitOpError() << "unknown tile dialect attribute '" << name
+                           << "'";
+}
+
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  Attribute value = attr.getValue();
+  auto func = dyn_cast<func::FuncOp>(op);
+  if (!func || !func->hasAttr(kKernelAttr))
+    return op->emitOpError() << "argument attribute '" << name
+                             << "' is only valid on a tile.kernel function";
+  Type argType = func.getArgumentTypes()[argIndex];
+  auto fail = [&](const Twine &what) {
+    return op->emitOpError() << "argument #" << argIndex << ": '" << name
+                             << "' " << what;
+  };
+  if (name == kArgNameAttr || name == kArgDTypeAttr || name == kArgDimAttr) {
+    auto str = dyn_cast<StringAttr>(value);
+    if (!str || str.getValue().empty())
+      return fail("must be a non-empty string");
+    if (name == kArgDimAttr && !argType.isInteger(32))
+      return fail("marks a runtime dimension, which must be an i32 argument");
+    return success();
+  }
+  if (name == kArgShapeAttr) {
+    if (!isa<PtrType>(argType))
+      return fail("is only valid on a !tile.ptr argument");
+    if (!isStringArray(value) || cast<ArrayAttr>(value).empty())
+      return fail("must be a non-empty array of dimension expressions");
+    return success();
+  }
+  if (name == kArgMutAttr) {
+    if (!isa<PtrType>(argType))
+      return fail("is only valid on a !tile.ptr argument");
+    if (!isa<UnitAttr>(value))
+      return fail("must be a unit attribute");
+    return success();
+  }
+  return fail("is not a known tile argument attribute");
+}

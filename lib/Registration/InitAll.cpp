@@ -1,0 +1,31 @@
+//===- InitAll.cpp - Register every tilec dialect and pass ----------------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/InitAll.h"
+
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+
+void tile::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mlir::tile::TileDialect, mlir::arith::ArithDialect,
+                  mlir::math::MathDialect, mlir::scf::SCFDialect,
+                  mlir::func::FuncDialect, mlir::cf::ControlFlowDialect,
+                  mlir::tensor::TensorDialect, mlir::gpu::GPUDialect,
+                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
+                  mlir::ROCDL::ROCDLDialect>();
+}
+
+void tile::registerAllPasses() {
+  // tilec's own passes register here as they are added (Transforms/,
+  // Codegen/).
+}

@@ -1,0 +1,89 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{'tile.kernel' is only valid on func.func}}
+module attributes {tile.kernel} {}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' must be a unit attribute}}
+func.func @k() attributes {tile.kernel = 1 : i32} { return }
+
+// -----
+
+// expected-error @+1 {{'tile.warps' is only valid on a func.func that has the 'tile.kernel' attribute}}
+func.func @k() attributes {tile.warps = 4 : i32} { return }
+
+// -----
+
+// expected-error @+1 {{'tile.warps' must be an i32 between 1 and 32, got 0 : i32}}
+func.func @k() attributes {tile.kernel, tile.warps = 0 : i32} { return }
+
+// -----
+
+// expected-error @+1 {{'tile.grid' must be an array of 1 to 3 expression strings, got [1, 2]}}
+func.func @k() attributes {tile.kernel, tile.grid = [1, 2]} { return }
+
+// -----
+
+// expected-error @+1 {{'tile.constants' must be a dictionary}}
+func.func @k() attributes {tile.kernel, tile.constants = [1]} { return }
+
+// -----
+
+// expected-error @+1 {{'tile.pipeline' is only valid on scf.for}}
+func.func @k() attributes {tile.pipeline = 2 : i32} { return }
+
+// -----
+
+func.func @k(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{'tile.pipeline' must be a stage count between 1 and 16, got 0 : i32}}
+  scf.for %i = %c0 to %n step %n : i32 {
+  } {tile.pipeline = 0 : i32}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown tile dialect attribute 'tile.bogus'}}
+func.func @k() attributes {tile.bogus} { return }
+
+// -----
+
+// expected-error @+1 {{argument attribute 'tile.name' is only valid on a tile.kernel function}}
+func.func @k(%a: i32 {tile.name = "a"}) { return }
+
+// -----
+
+// expected-error @+1 {{argument #0: 'tile.name' must be a non-empty string}}
+func.func @k(%a: i32 {tile.name = ""}) attributes {tile.kernel} { return }
+
+// -----
+
+// expected-error @+1 {{argument #0: 'tile.dim' marks a runtime dimension, which must be an i32 argument}}
+func.func @k(%a: i64 {tile.dim = "M"}) attributes {tile.kernel} { return }
+
+// -----
+
+// expected-error @+1 {{argument #0: 'tile.shape' is only valid on a !tile.ptr argument}}
+func.func @k(%a: i32 {tile.shape = ["M"]}) attributes {tile.kernel} { return }
+
+// -----
+
+// expected-error @+1 {{argument #0: 'tile.shape' must be a non-empty array of dimension expressions}}
+func.func @k(%a: !tile.ptr<f16> {tile.shape = []}) attributes {tile.kernel} { return }
+
+// -----
+
+// expected-error @+1 {{argument #0: 'tile.mut' is only valid on a !tile.ptr argument}}
+func.func @k(%a: f32 {tile.mut}) attributes {tile.kernel} { return }
+
+// -----
+
+// expected-error @+1 {{argument #0: 'tile.mut' must be a unit attribute}}
+func.func @k(%a: !tile.ptr<f16> {tile.mut = true}) attributes {tile.kernel} { return }
+
+// -----
+
+// expected-error @+1 {{argument #0: 'tile.bogus' is not a known tile argument attribute}}
+func.func @k(%a: !tile.ptr<f16> {tile.bogus}) attributes {tile.kernel} { return }

@@ -1,0 +1,67 @@
+# -*- Python -*-
+# lit configuration of the tilec test suite.
+
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "TILEC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".tile", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
+                   "lit.site.cfg.py", "malformed-corpus"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tile_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.tile_tools_dir, append_path=True)
+
+shared_examples = os.path.join(config.tile_shared_dir, "examples")
+config.substitutions.append(("%shared_examples", shared_examples))
+config.substitutions.append(
+    ("%examples", os.path.join(config.tile_src_root, "examples")))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+
+tool_dirs = [config.tile_tools_dir, config.llvm_tools_dir]
+tools = [
+    "tile-opt",
+    ToolSubst("tilec", unresolved="ignore"),
+    ToolSubst("tile-run", unresolved="ignore"),
+    ToolSubst("llvm-objdump", unresolved="ignore"),
+    ToolSubst("llvm-readobj", unresolved="ignore"),
+    ToolSubst("llvm-mc", unresolved="ignore"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Features that tests REQUIRE. A test that needs a missing tool is reported
+# UNSUPPORTED by lit (visible), never silently passed.
+if os.path.isdir(shared_examples):
+    config.available_features.add("shared-examples")
+if config.ptxas and os.path.exists(config.ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas))
+if config.ld_lld and os.path.exists(config.ld_lld):
+    config.available_features.add("ld.lld")
+if os.path.exists(os.path.join(config.tile_tools_dir, "tilec")):
+    config.available_features.add("tilec")
+
+
+def _has_cuda_gpu():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, timeout=20,
+                             text=True)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
+if _has_cuda_gpu():
+    config.available_features.add("cuda-gpu")
