@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every test of tilec: installs the dependencies (Debian 12), configures,
+# builds and runs ctest (lit, unit, host, fuzz; gpu tests report themselves
+# skipped when no GPU is present). This is the README's test command and what
+# .ci/run calls.
+#
+#   bash scripts/test.sh            # build dir: build/
+#   BUILD_DIR=out bash scripts/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+
+BUILD_DIR=${BUILD_DIR:-build}
+JOBS=${JOBS:-$(nproc)}
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build "$BUILD_DIR" -j "$JOBS"
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
