@@ -1,0 +1,76 @@
+//===- TargetInfo.h - What the compiler knows about a target ----*- C++ -*-===//
+//
+// Part of tilec. Every target fact a pass or a lowering needs — warp size,
+// shared memory, matrix instructions, async copies, the LLVM triple — lives
+// here, so that passes stay target-neutral and ask instead of assuming.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_CODEGEN_COMMON_TARGETINFO_H
+#define TILE_CODEGEN_COMMON_TARGETINFO_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace tile {
+
+/// Who makes the chip a target runs on.
+enum class Vendor { Host, NVIDIA, AMD };
+
+/// The kind of code object a target produces at `--emit=obj`.
+enum class ObjectKind { HostObject, Cubin, Hsaco };
+
+/// A compilation target: `host`, an NVIDIA `sm_XY[a]` or an AMD `gfxNNN`.
+struct TargetInfo {
+  /// The name users write (`--target=sm_90a`).
+  std::string name;
+  Vendor vendor = Vendor::Host;
+  /// LLVM target triple, CPU (chip) and feature string.
+  std::string triple;
+  std::string chip;
+  std::string features;
+  /// Threads per warp (NVIDIA) or wavefront (AMD CDNA: 64). 1 on the host,
+  /// where a program runs in one thread.
+  unsigned warpSize = 1;
+  /// Shared memory (LDS) a thread block may use, in bytes, with opt-in.
+  unsigned maxSharedBytes = 0;
+  /// Shared memory available without opting in (48 KB on NVIDIA).
+  unsigned defaultSharedBytes = 0;
+  /// Shared-memory banks and the width of one bank in bytes.
+  unsigned sharedBanks = 0;
+  unsigned sharedBankBytes = 0;
+  /// 32-bit registers available to one thread (NVIDIA: 255; AMD: 512
+  /// VGPRs + AGPRs in wave64 on CDNA3/4).
+  unsigned maxRegistersPerThread = 0;
+  /// NVIDIA compute capability as 10 * major + minor (90 for sm_90a).
+  unsigned computeCapability = 0;
+  bool hasCpAsync = false;   ///< cp.async (sm_80+)
+  bool hasLdmatrix = false;  ///< ldmatrix (sm_75+)
+  bool hasMmaSync = false;   ///< mma.sync m16n8k16 (sm_80+)
+  bool hasWgmma = false;     ///< wgmma (sm_90a)
+  bool hasTma = false;       ///< cp.async.bulk.tensor (sm_90)
+  bool hasFp8Mma = false;    ///< e4m3/e5m2 matrix operands (sm_89+, gfx942+)
+  bool hasMfma = false;      ///< AMD MFMA
+  bool hasMfmaGfx950 = false; ///< 16x16x32 / 32x32x16 f16 MFMA (gfx950)
+
+  bool isHost() const { return vendor == Vendor::Host; }
+  bool isNVIDIA() const { return vendor == Vendor::NVIDIA; }
+  bool isAMD() const { return vendor == Vendor::AMD; }
+  ObjectKind objectKind() const {
+    return isNVIDIA() ? ObjectKind::Cubin
+                      : isAMD() ? ObjectKind::Hsaco : ObjectKind::HostObject;
+  }
+
+  /// Looks up a target by name; std::nullopt for unknown names.
+  static std::optional<TargetInfo> lookup(llvm::StringRef name);
+
+  /// Every target name `lookup` accepts, in a stable order.
+  static llvm::ArrayRef<llvm::StringRef> knownTargets();
+};
+
+} // namespace tile
+
+#endif // TILE_CODEGEN_COMMON_TARGETINFO_H

@@ -1,0 +1,54 @@
+//===- TargetInfoTest.cpp - Target descriptions ---------------------------===//
+
+#include "tile/Codegen/Common/TargetInfo.h"
+
+#include "gtest/gtest.h"
+
+using namespace tile;
+
+TEST(TargetInfo, EveryKnownTargetLooksUp) {
+  for (llvm::StringRef name : TargetInfo::knownTargets()) {
+    std::optional<TargetInfo> t = TargetInfo::lookup(name);
+    ASSERT_TRUE(t.has_value()) << name.str();
+    EXPECT_EQ(t->name, name.str());
+    EXPECT_FALSE(t->triple.empty()) << name.str();
+    EXPECT_GT(t->maxSharedBytes, 0u) << name.str();
+  }
+}
+
+TEST(TargetInfo, UnknownTargetsAreRejected) {
+  EXPECT_FALSE(TargetInfo::lookup("sm_70").has_value());
+  EXPECT_FALSE(TargetInfo::lookup("gfx90a").has_value());
+  EXPECT_FALSE(TargetInfo::lookup("").has_value());
+  EXPECT_FALSE(TargetInfo::lookup("SM_90A").has_value());
+}
+
+TEST(TargetInfo, WarpSizeIsAParameterOfTheVendor) {
+  EXPECT_EQ(TargetInfo::lookup("sm_80")->warpSize, 32u);
+  EXPECT_EQ(TargetInfo::lookup("sm_90a")->warpSize, 32u);
+  EXPECT_EQ(TargetInfo::lookup("gfx942")->warpSize, 64u);
+  EXPECT_EQ(TargetInfo::lookup("gfx950")->warpSize, 64u);
+}
+
+TEST(TargetInfo, SharedMemoryAndFeatures) {
+  TargetInfo gfx942 = *TargetInfo::lookup("gfx942");
+  TargetInfo gfx950 = *TargetInfo::lookup("gfx950");
+  EXPECT_EQ(gfx942.maxSharedBytes, 64u * 1024);
+  EXPECT_EQ(gfx950.maxSharedBytes, 160u * 1024);
+  EXPECT_TRUE(gfx950.hasMfmaGfx950);
+  EXPECT_FALSE(gfx942.hasMfmaGfx950);
+  TargetInfo sm90a = *TargetInfo::lookup("sm_90a");
+  TargetInfo sm90 = *TargetInfo::lookup("sm_90");
+  TargetInfo sm80 = *TargetInfo::lookup("sm_80");
+  EXPECT_EQ(sm90a.maxSharedBytes, 227u * 1024);
+  EXPECT_EQ(sm80.maxSharedBytes, 163u * 1024);
+  EXPECT_EQ(sm80.defaultSharedBytes, 48u * 1024);
+  EXPECT_TRUE(sm90a.hasWgmma);
+  EXPECT_FALSE(sm90.hasWgmma);
+  EXPECT_TRUE(sm80.hasCpAsync && sm80.hasMmaSync && sm80.hasLdmatrix);
+  EXPECT_FALSE(sm80.hasFp8Mma);
+  EXPECT_TRUE(TargetInfo::lookup("sm_89")->hasFp8Mma);
+  EXPECT_EQ(sm90a.objectKind(), ObjectKind::Cubin);
+  EXPECT_EQ(gfx942.objectKind(), ObjectKind::Hsaco);
+  EXPECT_EQ(TargetInfo::lookup("host")->objectKind(), ObjectKind::HostObject);
+}
