@@ -1,0 +1,50 @@
+//===- MmaAtoms.h - Matrix instruction operand layouts ----------*- C++ -*-===//
+//
+// Part of tilec. The register layouts of matrix-multiply and matrix-load
+// instructions, as distributed layouts over one warp (NVIDIA, 32 lanes) or
+// one wavefront (AMD CDNA, 64 lanes). A tile layout can use an instruction
+// iff it divides by the instruction's layout (DistributedLayout::divideRight).
+// Operand tiles: A is M x K, B is K x N, C/D is M x N (row, column).
+// Slot order is the order of the instruction's register operands (for 16-bit
+// elements two slots share one 32-bit register, low half first).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LAYOUT_MMAATOMS_H
+#define TILE_LAYOUT_MMAATOMS_H
+
+#include "tile/Layout/DistributedLayout.h"
+
+#include "llvm/Support/Error.h"
+
+namespace tile::layout {
+
+enum class MmaOperand { A, B, C };
+
+/// NVIDIA mma.sync.aligned.m16n8k16 with f16/bf16 A and B and an f32 (or
+/// f16) accumulator: A 16x16 (8 slots), B 16x8 (4 slots), C 16x8 (4 slots).
+DistributedLayout nvidiaMmaM16N8K16(MmaOperand operand);
+
+/// NVIDIA mma.sync.aligned.m16n8k32 with s8/u8 A and B and an s32
+/// accumulator: A 16x32 (16 slots), B 32x8 (8 slots), C 16x8 (4 slots).
+DistributedLayout nvidiaMmaM16N8K32Int8(MmaOperand operand);
+
+/// NVIDIA ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: the
+/// destination layout of `numMatrices` 8x8 matrices of 16-bit elements
+/// arranged as a (matrixRows*8) x (numMatrices/matrixRows*8) tile, matrix j
+/// at block (j % matrixRows, j / matrixRows) (column-major blocks, as the
+/// mma A operand wants). Slots 2j and 2j+1 are the two halves of register j.
+/// Without .trans thread t gets row t/4, columns 2*(t%4)+{0,1} of each
+/// matrix; with .trans, rows 2*(t%4)+{0,1} of column t/4.
+llvm::Expected<DistributedLayout>
+nvidiaLdmatrix(unsigned numMatrices, bool trans, unsigned matrixRows = 1);
+
+/// AMD CDNA v_mfma_f32_{M}x{N}x{K}_{f16,bf16} on wave64 for the shapes
+/// 16x16x16, 32x32x8 (CDNA1-3) and 16x16x32, 32x32x16 (gfx950).
+/// A is M x K, B is K x N, C is M x N (4 or 16 f32 slots).
+llvm::Expected<DistributedLayout> amdMfma(unsigned m, unsigned n, unsigned k,
+                                          MmaOperand operand);
+
+} // namespace tile::layout
+
+#endif // TILE_LAYOUT_MMAATOMS_H

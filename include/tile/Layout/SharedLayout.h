@@ -1,0 +1,170 @@
+//===- SharedLayout.h - Shared-memory layouts and bank conflicts -*- C++
+//-*-===//
+//
+// Part of tilec. A shared-memory layout maps a tile coordinate to an element
+// offset: CuTe's shape:stride (any strides, so padding and non-power-of-two
+// extents are fine) followed by an XOR swizzle (B, M, S). The bank model and
+// the swizzle search are target parameters. See docs/Layouts.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LAYOUT_SHAREDLAYOUT_H
+#define TILE_LAYOUT_SHAREDLAYOUT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tile::layout {
+
+class DistributedLayout;
+
+/// CuTe's Swizzle<B, M, S> on element offsets: the B bits starting at bit
+/// M + S are XORed into the B bits starting at bit M. Requires S >= B (the
+/// two bit ranges do not overlap), which makes it an involution. B == 0 is
+/// the identity.
+struct Swizzle {
+  unsigned bits = 0;  ///< B: number of bits XORed.
+  unsigned base = 0;  ///< M: lowest bit changed (2^M elements stay together).
+  unsigned shift = 0; ///< S: distance from the source bits to the target.
+
+  bool isIdentity() const { return bits == 0; }
+  int64_t apply(int64_t offset) const {
+    if (bits == 0)
+      return offset;
+    int64_t mask = ((int64_t(1) << bits) - 1) << (base + shift);
+    return offset ^ ((offset & mask) >> shift);
+  }
+  bool operator==(const Swizzle &o) const {
+    return bits == o.bits && base == o.base && shift == o.shift;
+  }
+};
+
+/// offset(coord) = swizzle(sum_d coord[d] * stride[d]), in elements.
+class SharedLayout {
+public:
+  SharedLayout() = default;
+  /// Validates: equal ranks, positive extents, non-negative strides, a
+  /// valid swizzle (S >= B, M + S + B < 40).
+  static llvm::Expected<SharedLayout> get(llvm::ArrayRef<int64_t> shape,
+                                          llvm::ArrayRef<int64_t> strides,
+                                          Swizzle swizzle = {});
+  /// Row-major (last dimension contiguous) with `padding` extra elements
+  /// after every row (every step of dimension rank-2).
+  static SharedLayout rowMajor(llvm::ArrayRef<int64_t> shape,
+                               int64_t padding = 0);
+  /// Contiguous along the dimensions in `minorToMajor` order (first listed =
+  /// stride 1). Must be a permutation.
+  static llvm::Expected<SharedLayout>
+  ordered(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<unsigned> minorToMajor);
+
+  /// Parses `(64,32):(40,1)` optionally preceded by `swizzle(B,M,S) o `.
+  static llvm::Expected<SharedLayout> parse(llvm::StringRef text);
+  /// Prints the form accepted by parse.
+  std::string str() const;
+
+  llvm::ArrayRef<int64_t> shape() const { return Shape; }
+  llvm::ArrayRef<int64_t> strides() const { return Strides; }
+  const Swizzle &swizzle() const { return Sw; }
+  SharedLayout withSwizzle(Swizzle s) const {
+    SharedLayout out = *this;
+    out.Sw = s;
+    return out;
+  }
+
+  /// Element offset of a coordinate.
+  int64_t offset(llvm::ArrayRef<int64_t> coord) const;
+  /// Offset before the swizzle.
+  int64_t linearOffset(llvm::ArrayRef<int64_t> coord) const;
+  /// 1 + the largest offset of any coordinate (elements to allocate).
+  int64_t cosize() const;
+  /// Whether distinct coordinates have distinct offsets (checked by
+  /// enumeration).
+  bool isInjective() const;
+
+  bool operator==(const SharedLayout &o) const {
+    return Shape == o.Shape && Strides == o.Strides && Sw == o.Sw;
+  }
+  friend llvm::hash_code hash_value(const SharedLayout &l) {
+    return llvm::hash_combine(
+        llvm::hash_combine_range(l.Shape.begin(), l.Shape.end()),
+        llvm::hash_combine_range(l.Strides.begin(), l.Strides.end()), l.Sw.bits,
+        l.Sw.base, l.Sw.shift);
+  }
+
+private:
+  llvm::SmallVector<int64_t, 4> Shape, Strides;
+  Swizzle Sw;
+};
+
+/// The shared-memory bank model of a target.
+struct BankConfig {
+  unsigned numBanks = 32;
+  unsigned bankBytes = 4;
+  /// NVIDIA: 32 banks of 4 bytes.
+  static BankConfig nvidia() { return {32, 4}; }
+  /// AMD CDNA LDS: 64 banks of 4 bytes (ds_read_b128 etc.). gfx950 and other
+  /// parts may differ: pass the real numbers.
+  static BankConfig amdCDNA() { return {64, 4}; }
+};
+
+/// Number of wavefronts (serialized passes through the banks) a warp-wide
+/// shared access takes. `byteAddrs[i]` is the start of thread i's access of
+/// `accessBytes` bytes (a negative address means "inactive"). Threads are
+/// served in phases of numBanks * bankBytes / accessBytes threads (at least
+/// one); inside a phase, a bank serves one distinct word per wavefront and
+/// equal words are broadcast.
+int64_t countWavefronts(llvm::ArrayRef<int64_t> byteAddrs, unsigned accessBytes,
+                        const BankConfig &banks);
+
+/// Bank behaviour of moving a distributed layout to or from shared memory.
+struct AccessCost {
+  int64_t wavefronts = 0; ///< Over all warps and all vector accesses.
+  int64_t ideal = 0;      ///< The same with no conflict at all.
+  bool conflictFree() const { return wavefronts == ideal; }
+};
+
+/// Largest number of consecutive slots (a power of two dividing L, at most
+/// 128 bits, and a whole number of bytes) that every thread can move with
+/// one vector access: their offsets are consecutive and aligned. Returns 0
+/// when not even one byte-aligned access exists (sub-byte elements spread
+/// across threads).
+int64_t maxVectorWidth(const DistributedLayout &layout,
+                       const SharedLayout &smem, unsigned elemBits);
+
+/// Bank cost of every thread accessing its slots `vec` at a time (vec must
+/// be a valid vector width as computed by maxVectorWidth or a divisor of
+/// it). Threads are grouped into warps of `warpSize`.
+llvm::Expected<AccessCost> analyzeAccess(const DistributedLayout &layout,
+                                         const SharedLayout &smem,
+                                         unsigned elemBits, int64_t vec,
+                                         int64_t warpSize,
+                                         const BankConfig &banks);
+
+/// Result of the swizzle search.
+struct SwizzleChoice {
+  Swizzle swizzle;
+  AccessCost store, load;
+  int64_t storeVec = 0, loadVec = 0;
+};
+
+/// Picks the swizzle (B <= 4, M, S) for `base` (usually an unswizzled
+/// layout) that minimizes the wavefronts of storing with `storeLayout` and
+/// loading with `loadLayout`, each at its widest vector width capped by
+/// `maxStoreVec` / `maxLoadVec` slots (0 = no cap). Only swizzles that keep
+/// both vector widths and keep cosize unchanged are considered; ties go to
+/// the identity, then the smallest (B, M, S).
+llvm::Expected<SwizzleChoice>
+searchSwizzle(const SharedLayout &base, const DistributedLayout &storeLayout,
+              const DistributedLayout &loadLayout, unsigned elemBits,
+              int64_t warpSize, const BankConfig &banks,
+              int64_t maxStoreVec = 0, int64_t maxLoadVec = 0);
+
+} // namespace tile::layout
+
+#endif // TILE_LAYOUT_SHAREDLAYOUT_H

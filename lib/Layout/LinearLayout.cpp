@@ -1,0 +1,304 @@
+//===- LinearLayout.cpp - F2-linear form of power-of-two layouts ----------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Layout/LinearLayout.h"
+#include "tile/Layout/DistributedLayout.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace tile::layout {
+
+//===----------------------------------------------------------------------===//
+// F2Map
+//===----------------------------------------------------------------------===//
+
+F2Map::F2Map(unsigned inBits, unsigned outBits, ArrayRef<uint64_t> columns)
+    : OutBits(outBits), Columns(columns.begin(), columns.end()) {
+  assert(columns.size() == inBits && inBits < 64 && outBits < 64 &&
+         "bad F2Map dimensions");
+  (void)inBits;
+}
+
+F2Map F2Map::identity(unsigned bits) {
+  SmallVector<uint64_t, 16> cols;
+  for (unsigned i = 0; i < bits; ++i)
+    cols.push_back(uint64_t(1) << i);
+  return F2Map(bits, bits, cols);
+}
+
+uint64_t F2Map::apply(uint64_t x) const {
+  uint64_t y = 0;
+  for (auto [i, c] : enumerate(Columns))
+    if (x >> i & 1)
+      y ^= c;
+  return y;
+}
+
+namespace {
+/// Row echelon basis of a set of vectors, each remembering which inputs it
+/// combines. Vectors are inserted in order; a vector dependent on earlier
+/// ones is dropped, so earlier inputs are preferred.
+struct Echelon {
+  uint64_t value[64] = {};
+  uint64_t combo[64] = {};
+  bool present[64] = {};
+
+  /// Inserts `v` (= XOR of inputs in `c`); returns false if dependent.
+  bool insert(uint64_t v, uint64_t c) {
+    for (int b = 63; b >= 0; --b) {
+      if (!(v >> b & 1))
+        continue;
+      if (!present[b]) {
+        value[b] = v;
+        combo[b] = c;
+        present[b] = true;
+        return true;
+      }
+      v ^= value[b];
+      c ^= combo[b];
+    }
+    return false;
+  }
+
+  /// Expresses `y` as a combination of inserted inputs, if it is in the span.
+  std::optional<uint64_t> solve(uint64_t y) const {
+    uint64_t c = 0;
+    for (int b = 63; b >= 0; --b) {
+      if (!(y >> b & 1))
+        continue;
+      if (!present[b])
+        return std::nullopt;
+      y ^= value[b];
+      c ^= combo[b];
+    }
+    return c;
+  }
+};
+
+Echelon echelonOf(ArrayRef<uint64_t> columns) {
+  Echelon e;
+  for (auto [i, c] : enumerate(columns))
+    e.insert(c, uint64_t(1) << i);
+  return e;
+}
+} // namespace
+
+unsigned F2Map::rank() const {
+  Echelon e;
+  unsigned r = 0;
+  for (uint64_t c : Columns)
+    r += e.insert(c, 0);
+  return r;
+}
+
+F2Map F2Map::compose(const F2Map &first) const {
+  assert(first.outBits() == inBits() && "composing mismatched maps");
+  SmallVector<uint64_t, 16> cols;
+  for (uint64_t c : first.Columns)
+    cols.push_back(apply(c));
+  return F2Map(first.inBits(), OutBits, cols);
+}
+
+std::optional<F2Map> F2Map::rightInverse() const {
+  Echelon e = echelonOf(Columns);
+  SmallVector<uint64_t, 16> cols;
+  for (unsigned j = 0; j < OutBits; ++j) {
+    std::optional<uint64_t> x = e.solve(uint64_t(1) << j);
+    if (!x)
+      return std::nullopt;
+    cols.push_back(*x);
+  }
+  return F2Map(OutBits, inBits(), cols);
+}
+
+std::optional<F2Map> F2Map::invert() const {
+  if (inBits() != OutBits || !isInjective())
+    return std::nullopt;
+  return rightInverse();
+}
+
+bool F2Map::inImage(uint64_t y) const {
+  return echelonOf(Columns).solve(y).has_value();
+}
+
+//===----------------------------------------------------------------------===//
+// LinearLayout
+//===----------------------------------------------------------------------===//
+
+LinearLayout::LinearLayout(ArrayRef<int64_t> shape, unsigned regBits,
+                           unsigned laneBits, unsigned warpBits, F2Map map)
+    : Shape(shape.begin(), shape.end()), RegBits(regBits), LaneBits(laneBits),
+      WarpBits(warpBits), Map(std::move(map)) {
+  assert(Map.inBits() == regBits + laneBits + warpBits && "bad input bits");
+}
+
+uint64_t LinearLayout::flatten(ArrayRef<int64_t> coord) const {
+  uint64_t flat = 0;
+  for (auto [c, n] : zip(coord, Shape))
+    flat = flat * n + c;
+  return flat;
+}
+
+Expected<LinearLayout>
+LinearLayout::fromDistributed(const DistributedLayout &layout,
+                              int64_t warpSize) {
+  if (warpSize < 1 || !isPowerOf2_64(warpSize))
+    return createStringError("warp size " + std::to_string(warpSize) +
+                             " is not a power of two");
+  for (const Mode &m : layout.modes())
+    if (!isPowerOf2_64(m.size))
+      return createStringError("layout " + layout.str() +
+                               " has a mode of size " + std::to_string(m.size) +
+                               ", not a power of two: no F2-linear form");
+  int64_t t = layout.numThreads();
+  if (t % warpSize != 0)
+    return createStringError("layout has " + std::to_string(t) +
+                             " threads, not a multiple of the warp size " +
+                             std::to_string(warpSize));
+  unsigned regBits = Log2_64(layout.localSize());
+  unsigned laneBits = Log2_64(warpSize);
+  unsigned warpBits = Log2_64(t / warpSize);
+  unsigned outBits = 0;
+  for (int64_t n : layout.shape())
+    outBits += Log2_64(n);
+  if (regBits + laneBits + warpBits >= 64 || outBits >= 64)
+    return createStringError("layout too large for an F2-linear form");
+  LinearLayout out(layout.shape(), regBits, laneBits, warpBits,
+                   F2Map(0, outBits, {}));
+  // The layout is linear, so the images of unit inputs are the bases.
+  SmallVector<uint64_t, 16> cols;
+  for (unsigned i = 0; i < regBits; ++i)
+    cols.push_back(out.flatten(layout.apply(0, int64_t(1) << i)));
+  for (unsigned i = 0; i < laneBits + warpBits; ++i)
+    cols.push_back(out.flatten(layout.apply(int64_t(1) << i, 0)));
+  out.Map = F2Map(cols.size(), outBits, cols);
+  return out;
+}
+
+uint64_t LinearLayout::applyFlat(int64_t thread, int64_t slot) const {
+  return Map.apply(uint64_t(slot) | uint64_t(thread) << RegBits);
+}
+
+SmallVector<int64_t, 4> LinearLayout::apply(int64_t thread,
+                                            int64_t slot) const {
+  uint64_t flat = applyFlat(thread, slot);
+  SmallVector<int64_t, 4> coord(Shape.size());
+  for (size_t d = Shape.size(); d-- > 0;) {
+    coord[d] = flat % Shape[d];
+    flat /= Shape[d];
+  }
+  return coord;
+}
+
+Expected<DistributedLayout> LinearLayout::toDistributed() const {
+  // Output bit p belongs to dimension d at bit (p - lowBit[d]).
+  unsigned rank = Shape.size();
+  SmallVector<unsigned, 4> dimBits(rank), lowBit(rank);
+  unsigned acc = 0;
+  for (size_t d = rank; d-- > 0;) {
+    dimBits[d] = Log2_64(Shape[d]);
+    lowBit[d] = acc;
+    acc += dimBits[d];
+  }
+  // Modes are single bits; number them dimension by dimension, most
+  // significant first, as fromModes expects.
+  SmallVector<unsigned, 4> firstId(rank);
+  unsigned next = 0;
+  for (unsigned d = 0; d < rank; ++d) {
+    firstId[d] = next;
+    next += dimBits[d];
+  }
+  SmallVector<int, 64> used(next, 0);
+  auto modeOf = [&](uint64_t basis, unsigned input) -> Expected<int64_t> {
+    if (basis == 0)
+      return -2; // replication of 2
+    if (!isPowerOf2_64(basis))
+      return createStringError(
+          "input bit " + std::to_string(input) +
+          " maps to several output bits (an XOR pattern): not a "
+          "distributed layout");
+    unsigned p = Log2_64(basis);
+    for (unsigned d = 0; d < rank; ++d)
+      if (p >= lowBit[d] && p < lowBit[d] + dimBits[d]) {
+        unsigned id = firstId[d] + (dimBits[d] - 1 - (p - lowBit[d]));
+        if (used[id]++)
+          return createStringError("two input bits map to output bit " +
+                                   std::to_string(p) +
+                                   ": not a distributed layout");
+        return id;
+      }
+    return createStringError("basis outside the tile");
+  };
+  SmallVector<int64_t, 16> spatial, local;
+  for (unsigned i = RegBits; i-- > 0;) {
+    auto id = modeOf(Map.column(i), i);
+    if (!id)
+      return id.takeError();
+    if (*id < 0)
+      return createStringError("register bit " + std::to_string(i) +
+                               " has a zero basis (register broadcast): "
+                               "local replication is not supported");
+    local.push_back(*id);
+  }
+  for (unsigned i = Map.inBits(); i-- > RegBits;) {
+    auto id = modeOf(Map.column(i), i);
+    if (!id)
+      return id.takeError();
+    spatial.push_back(*id);
+  }
+  for (auto [id, n] : enumerate(used))
+    if (!n)
+      return createStringError("output bit of mode " + std::to_string(id) +
+                               " is not covered: not a distributed layout");
+  SmallVector<SmallVector<int64_t, 4>, 4> dims(rank);
+  for (unsigned d = 0; d < rank; ++d)
+    dims[d].assign(dimBits[d], 2);
+  return DistributedLayout::fromModes(dims, spatial, local);
+}
+
+std::optional<F2Map>
+LinearLayout::composeInverse(const LinearLayout &other) const {
+  if (Shape != other.Shape)
+    return std::nullopt;
+  std::optional<F2Map> inv = other.Map.rightInverse();
+  if (!inv)
+    return std::nullopt;
+  return inv->compose(Map);
+}
+
+std::string LinearLayout::str() const {
+  std::string s;
+  raw_string_ostream os(s);
+  auto printBases = [&](StringRef name, ArrayRef<uint64_t> bases) {
+    os << name << "=[";
+    interleave(
+        bases, os,
+        [&](uint64_t b) {
+          SmallVector<int64_t, 4> c(Shape.size());
+          for (size_t d = Shape.size(); d-- > 0;) {
+            c[d] = b % Shape[d];
+            b /= Shape[d];
+          }
+          os << '(';
+          interleave(c, os, ",");
+          os << ')';
+        },
+        ",");
+    os << ']';
+  };
+  printBases("reg", regBases());
+  os << ' ';
+  printBases("lane", laneBases());
+  os << ' ';
+  printBases("warp", warpBases());
+  return s;
+}
+
+} // namespace tile::layout

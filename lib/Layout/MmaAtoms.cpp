@@ -1,0 +1,87 @@
+//===- MmaAtoms.cpp - Matrix instruction operand layouts ------------------===//
+//
+// Part of tilec. Each atom is written as a product of primitives; the unit
+// tests check every atom element by element against the fragment maps of
+// the PTX ISA and the AMD CDNA ISA.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Layout/MmaAtoms.h"
+
+using namespace llvm;
+
+namespace tile::layout {
+
+using DL = DistributedLayout;
+
+DistributedLayout nvidiaMmaM16N8K16(MmaOperand operand) {
+  switch (operand) {
+  case MmaOperand::A:
+    // a0,a1: (g, 2c+i); a2,a3: row+8; a4,a5: col+8; a6,a7: both.
+    return DL::columnLocal({2, 2}) * DL::spatial({8, 4}) * DL::local({1, 2});
+  case MmaOperand::B:
+    // b0,b1: (2c+i, g); b2,b3: row+8.
+    return DL::local({2, 1}) * DL::columnSpatial({4, 8}) * DL::local({2, 1});
+  case MmaOperand::C:
+    // c0,c1: (g, 2c+i); c2,c3: row+8.
+    return DL::local({2, 1}) * DL::spatial({8, 4}) * DL::local({1, 2});
+  }
+  return {};
+}
+
+DistributedLayout nvidiaMmaM16N8K32Int8(MmaOperand operand) {
+  switch (operand) {
+  case MmaOperand::A:
+    // a0..a3: (g, 4c+i); a4..a7: row+8; a8..a11: col+16; a12..a15: both.
+    return DL::columnLocal({2, 2}) * DL::spatial({8, 4}) * DL::local({1, 4});
+  case MmaOperand::B:
+    // b0..b3: (4c+i, g); b4..b7: row+16.
+    return DL::local({2, 1}) * DL::columnSpatial({4, 8}) * DL::local({4, 1});
+  case MmaOperand::C:
+    return DL::local({2, 1}) * DL::spatial({8, 4}) * DL::local({1, 2});
+  }
+  return {};
+}
+
+Expected<DistributedLayout> nvidiaLdmatrix(unsigned numMatrices, bool trans,
+                                           unsigned matrixRows) {
+  if (numMatrices != 1 && numMatrices != 2 && numMatrices != 4)
+    return createStringError("ldmatrix loads 1, 2 or 4 matrices, not " +
+                             std::to_string(numMatrices));
+  if (matrixRows == 0 || numMatrices % matrixRows != 0)
+    return createStringError("ldmatrix: " + std::to_string(numMatrices) +
+                             " matrices cannot be arranged in " +
+                             std::to_string(matrixRows) + " block rows");
+  int64_t cols = numMatrices / matrixRows;
+  DL blocks = DL::columnLocal({matrixRows, cols});
+  DL one = trans ? DL::columnSpatial({4, 8}) * DL::local({2, 1})
+                 : DL::spatial({8, 4}) * DL::local({1, 2});
+  return blocks * one;
+}
+
+Expected<DistributedLayout> amdMfma(unsigned m, unsigned n, unsigned k,
+                                    MmaOperand operand) {
+  bool known = (m == 16 && n == 16 && (k == 16 || k == 32)) ||
+               (m == 32 && n == 32 && (k == 8 || k == 16));
+  if (!known)
+    return createStringError("no f16/bf16 MFMA of shape " + std::to_string(m) +
+                             "x" + std::to_string(n) + "x" + std::to_string(k) +
+                             " (known: 16x16x16, 32x32x8, 16x16x32, 32x32x16)");
+  // 64 lanes = (64 / M) groups of M lanes; group g holds K elements
+  // [g * kPer, (g + 1) * kPer) of its row (A) or column (B).
+  int64_t groups = 64 / m, kPer = k / groups;
+  switch (operand) {
+  case MmaOperand::A:
+    return DL::columnSpatial({m, groups}) * DL::local({1, kPer});
+  case MmaOperand::B:
+    return DL::spatial({groups, n}) * DL::local({kPer, 1});
+  case MmaOperand::C:
+    // Lane l holds column l % N; rows come in blocks of 4 per lane group.
+    if (m == 16)
+      return DL::spatial({4, 16}) * DL::local({4, 1});
+    return DL::local({4, 1}) * DL::spatial({2, 32}) * DL::local({4, 1});
+  }
+  return DL();
+}
+
+} // namespace tile::layout

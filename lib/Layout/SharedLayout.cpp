@@ -1,0 +1,359 @@
+//===- SharedLayout.cpp - Shared-memory layouts and bank conflicts --------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Layout/SharedLayout.h"
+#include "tile/Layout/DistributedLayout.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <set>
+
+using namespace llvm;
+
+namespace tile::layout {
+
+//===----------------------------------------------------------------------===//
+// SharedLayout
+//===----------------------------------------------------------------------===//
+
+static Error checkSwizzle(Swizzle s) {
+  if (s.bits == 0)
+    return Error::success();
+  if (s.shift < s.bits)
+    return createStringError("swizzle(" + std::to_string(s.bits) + "," +
+                             std::to_string(s.base) + "," +
+                             std::to_string(s.shift) +
+                             "): the shift S must be at least the bit count B");
+  if (s.base + s.shift + s.bits >= 40)
+    return createStringError("swizzle bits out of range (M + S + B >= 40)");
+  return Error::success();
+}
+
+Expected<SharedLayout> SharedLayout::get(ArrayRef<int64_t> shape,
+                                         ArrayRef<int64_t> strides,
+                                         Swizzle swizzle) {
+  if (shape.size() != strides.size())
+    return createStringError("shared layout has " +
+                             std::to_string(shape.size()) + " extents but " +
+                             std::to_string(strides.size()) + " strides");
+  for (int64_t n : shape)
+    if (n < 1)
+      return createStringError("shared layout extents must be positive");
+  for (int64_t s : strides)
+    if (s < 0)
+      return createStringError("shared layout strides must be non-negative");
+  if (Error e = checkSwizzle(swizzle))
+    return e;
+  SharedLayout l;
+  l.Shape.assign(shape.begin(), shape.end());
+  l.Strides.assign(strides.begin(), strides.end());
+  l.Sw = swizzle;
+  return l;
+}
+
+SharedLayout SharedLayout::rowMajor(ArrayRef<int64_t> shape, int64_t padding) {
+  SharedLayout l;
+  l.Shape.assign(shape.begin(), shape.end());
+  l.Strides.assign(shape.size(), 1);
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    l.Strides[d] = stride;
+    stride *= shape[d];
+    if (d + 1 == shape.size())
+      stride += padding;
+  }
+  return l;
+}
+
+Expected<SharedLayout> SharedLayout::ordered(ArrayRef<int64_t> shape,
+                                             ArrayRef<unsigned> minorToMajor) {
+  SmallVector<int64_t, 4> strides(shape.size(), -1);
+  if (minorToMajor.size() != shape.size())
+    return createStringError("order must list every dimension once");
+  int64_t stride = 1;
+  for (unsigned d : minorToMajor) {
+    if (d >= shape.size() || strides[d] != -1)
+      return createStringError("order must list every dimension once");
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  return get(shape, strides);
+}
+
+int64_t SharedLayout::linearOffset(ArrayRef<int64_t> coord) const {
+  int64_t o = 0;
+  for (auto [c, s] : zip(coord, Strides))
+    o += c * s;
+  return o;
+}
+
+int64_t SharedLayout::offset(ArrayRef<int64_t> coord) const {
+  return Sw.apply(linearOffset(coord));
+}
+
+/// Calls fn on every coordinate of `shape`, row-major.
+template <typename Fn>
+static void forEachCoord(ArrayRef<int64_t> shape, Fn fn) {
+  SmallVector<int64_t, 4> c(shape.size(), 0);
+  for (;;) {
+    fn(ArrayRef<int64_t>(c));
+    size_t d = shape.size();
+    while (d > 0 && ++c[d - 1] == shape[d - 1]) {
+      c[d - 1] = 0;
+      --d;
+    }
+    if (d == 0)
+      return;
+  }
+}
+
+int64_t SharedLayout::cosize() const {
+  int64_t m = 0;
+  forEachCoord(Shape, [&](ArrayRef<int64_t> c) { m = std::max(m, offset(c)); });
+  return m + 1;
+}
+
+bool SharedLayout::isInjective() const {
+  std::set<int64_t> seen;
+  bool ok = true;
+  forEachCoord(
+      Shape, [&](ArrayRef<int64_t> c) { ok &= seen.insert(offset(c)).second; });
+  return ok;
+}
+
+std::string SharedLayout::str() const {
+  std::string s;
+  raw_string_ostream os(s);
+  if (!Sw.isIdentity())
+    os << "swizzle(" << Sw.bits << ',' << Sw.base << ',' << Sw.shift << ") o ";
+  os << '(';
+  interleave(Shape, os, ",");
+  os << "):(";
+  interleave(Strides, os, ",");
+  os << ')';
+  return s;
+}
+
+Expected<SharedLayout> SharedLayout::parse(StringRef text) {
+  size_t pos = 0;
+  auto skip = [&] {
+    while (pos < text.size() && isSpace(text[pos]))
+      ++pos;
+  };
+  auto error = [&](const Twine &expected) {
+    skip();
+    std::string found = pos < text.size()
+                            ? "'" + text.substr(pos, 12).str() + "'"
+                            : std::string("end of text");
+    return createStringError("shared layout text at position " +
+                             std::to_string(pos) + ": expected " +
+                             expected.str() + ", found " + found);
+  };
+  auto consume = [&](StringRef tok) {
+    skip();
+    if (!text.substr(pos).starts_with(tok))
+      return false;
+    pos += tok.size();
+    return true;
+  };
+  auto integer = [&](int64_t &v) {
+    skip();
+    size_t start = pos;
+    v = 0;
+    while (pos < text.size() && isDigit(text[pos]) && v < (int64_t(1) << 40))
+      v = v * 10 + (text[pos++] - '0');
+    return pos != start && (pos == text.size() || !isDigit(text[pos]));
+  };
+  auto tuple = [&](SmallVectorImpl<int64_t> &out) -> Error {
+    if (!consume("("))
+      return error("'('");
+    if (consume(")"))
+      return Error::success();
+    do {
+      int64_t v;
+      if (!integer(v))
+        return error("an integer (below 2^40)");
+      out.push_back(v);
+    } while (consume(","));
+    if (!consume(")"))
+      return error("',' or ')'");
+    return Error::success();
+  };
+  Swizzle sw;
+  if (consume("swizzle")) {
+    SmallVector<int64_t, 3> p;
+    if (Error e = tuple(p))
+      return e;
+    if (p.size() != 3 || p[0] > 30 || p[1] > 30 || p[2] > 30)
+      return error("swizzle(B,M,S) with three small integers before this");
+    sw = {unsigned(p[0]), unsigned(p[1]), unsigned(p[2])};
+    if (!consume("o"))
+      return error("'o' after swizzle(B,M,S)");
+  }
+  SmallVector<int64_t, 4> shape, strides;
+  if (Error e = tuple(shape))
+    return e;
+  if (!consume(":"))
+    return error("':' between shape and strides");
+  if (Error e = tuple(strides))
+    return e;
+  skip();
+  if (pos != text.size())
+    return error("end of text");
+  return get(shape, strides, sw);
+}
+
+//===----------------------------------------------------------------------===//
+// Bank conflicts
+//===----------------------------------------------------------------------===//
+
+int64_t countWavefronts(ArrayRef<int64_t> byteAddrs, unsigned accessBytes,
+                        const BankConfig &banks) {
+  int64_t lineBytes = int64_t(banks.numBanks) * banks.bankBytes;
+  size_t phase = std::max<int64_t>(1, lineBytes / std::max(1u, accessBytes));
+  int64_t total = 0;
+  for (size_t start = 0; start < byteAddrs.size(); start += phase) {
+    std::map<int64_t, std::set<int64_t>> wordsOfBank;
+    for (size_t i = start; i < std::min(byteAddrs.size(), start + phase); ++i) {
+      int64_t a = byteAddrs[i];
+      if (a < 0)
+        continue;
+      for (int64_t w = a / banks.bankBytes;
+           w <= (a + std::max(1u, accessBytes) - 1) / banks.bankBytes; ++w)
+        wordsOfBank[w % banks.numBanks].insert(w);
+    }
+    size_t worst = 0;
+    for (auto &[bank, words] : wordsOfBank)
+      worst = std::max(worst, words.size());
+    total += worst;
+  }
+  return total;
+}
+
+/// Ideal wavefronts: every phase with active threads needs at least one
+/// pass, and as many as its distinct words fill the banks.
+static int64_t idealWavefronts(ArrayRef<int64_t> byteAddrs,
+                               unsigned accessBytes, const BankConfig &banks) {
+  int64_t lineBytes = int64_t(banks.numBanks) * banks.bankBytes;
+  size_t phase = std::max<int64_t>(1, lineBytes / std::max(1u, accessBytes));
+  int64_t total = 0;
+  for (size_t start = 0; start < byteAddrs.size(); start += phase) {
+    std::set<int64_t> words;
+    for (size_t i = start; i < std::min(byteAddrs.size(), start + phase); ++i) {
+      int64_t a = byteAddrs[i];
+      if (a < 0)
+        continue;
+      for (int64_t w = a / banks.bankBytes;
+           w <= (a + std::max(1u, accessBytes) - 1) / banks.bankBytes; ++w)
+        words.insert(w);
+    }
+    if (!words.empty())
+      total += divideCeil(words.size(), banks.numBanks);
+  }
+  return total;
+}
+
+int64_t maxVectorWidth(const DistributedLayout &layout,
+                       const SharedLayout &smem, unsigned elemBits) {
+  int64_t l = layout.localSize(), t = layout.numThreads();
+  for (int64_t v = int64_t(llvm::bit_floor(uint64_t(l))); v >= 1; v /= 2) {
+    if (l % v != 0 || v * elemBits > 128 || (v * elemBits) % 8 != 0)
+      continue;
+    bool ok = true;
+    for (int64_t th = 0; th < t && ok; ++th)
+      for (int64_t g = 0; g < l / v && ok; ++g) {
+        int64_t first = smem.offset(layout.apply(th, g * v));
+        ok = first % v == 0;
+        for (int64_t k = 1; k < v && ok; ++k)
+          ok = smem.offset(layout.apply(th, g * v + k)) == first + k;
+      }
+    if (ok)
+      return v;
+  }
+  return 0;
+}
+
+Expected<AccessCost> analyzeAccess(const DistributedLayout &layout,
+                                   const SharedLayout &smem, unsigned elemBits,
+                                   int64_t vec, int64_t warpSize,
+                                   const BankConfig &banks) {
+  if (layout.shape() != smem.shape())
+    return createStringError("distributed and shared layouts cover different "
+                             "tile shapes");
+  if (vec < 1 || layout.localSize() % vec != 0 || (vec * elemBits) % 8 != 0)
+    return createStringError("vector width " + std::to_string(vec) +
+                             " does not divide the local size or is not a "
+                             "whole number of bytes");
+  if (warpSize < 1)
+    return createStringError("warp size must be positive");
+  int64_t t = layout.numThreads(), l = layout.localSize();
+  unsigned accessBytes = vec * elemBits / 8;
+  AccessCost cost;
+  for (int64_t w0 = 0; w0 < t; w0 += warpSize)
+    for (int64_t g = 0; g < l / vec; ++g) {
+      SmallVector<int64_t, 64> addrs;
+      for (int64_t th = w0; th < std::min(t, w0 + warpSize); ++th)
+        addrs.push_back(smem.offset(layout.apply(th, g * vec)) * elemBits / 8);
+      cost.wavefronts += countWavefronts(addrs, accessBytes, banks);
+      cost.ideal += idealWavefronts(addrs, accessBytes, banks);
+    }
+  return cost;
+}
+
+Expected<SwizzleChoice> searchSwizzle(const SharedLayout &base,
+                                      const DistributedLayout &storeLayout,
+                                      const DistributedLayout &loadLayout,
+                                      unsigned elemBits, int64_t warpSize,
+                                      const BankConfig &banks,
+                                      int64_t maxStoreVec, int64_t maxLoadVec) {
+  auto cap = [](int64_t v, int64_t c) { return c > 0 ? std::min(v, c) : v; };
+  int64_t sv = cap(maxVectorWidth(storeLayout, base, elemBits), maxStoreVec);
+  int64_t lv = cap(maxVectorWidth(loadLayout, base, elemBits), maxLoadVec);
+  if (sv == 0 || lv == 0)
+    return createStringError(
+        "no byte-aligned vector access exists for the store or load layout "
+        "(sub-byte elements need at least a byte of contiguous slots)");
+  int64_t size = base.cosize();
+  unsigned sizeBits = Log2_64_Ceil(size);
+  std::optional<SwizzleChoice> best;
+  auto consider = [&](Swizzle s) -> Error {
+    SharedLayout cand = base.withSwizzle(s);
+    if (!s.isIdentity() && (cand.cosize() != size ||
+                            maxVectorWidth(storeLayout, cand, elemBits) < sv ||
+                            maxVectorWidth(loadLayout, cand, elemBits) < lv))
+      return Error::success();
+    auto st = analyzeAccess(storeLayout, cand, elemBits, sv, warpSize, banks);
+    if (!st)
+      return st.takeError();
+    auto ld = analyzeAccess(loadLayout, cand, elemBits, lv, warpSize, banks);
+    if (!ld)
+      return ld.takeError();
+    int64_t c = st->wavefronts + ld->wavefronts;
+    if (!best || c < best->store.wavefronts + best->load.wavefronts)
+      best = SwizzleChoice{s, *st, *ld, sv, lv};
+    return Error::success();
+  };
+  // Candidates in increasing (B, M, S) order; stop at the first that is
+  // conflict-free since nothing can beat it.
+  auto optimal = [&] {
+    return best->store.wavefronts + best->load.wavefronts ==
+           best->store.ideal + best->load.ideal;
+  };
+  if (Error e = consider(Swizzle{}))
+    return e;
+  for (unsigned b = 1; b <= 4 && !optimal(); ++b)
+    for (unsigned m = 0; m + b <= sizeBits && !optimal(); ++m)
+      for (unsigned s = b; m + s + b <= sizeBits && !optimal(); ++s)
+        if (Error e = consider(Swizzle{b, m, s}))
+          return e;
+  return *best;
+}
+
+} // namespace tile::layout
