@@ -57,6 +57,9 @@ uint64_t roundShiftRNE(uint64_t Sig, int Shift) {
   return Q;
 }
 
+/// 2^E as a double, for -1022 <= E <= 1023 (every exponent decode needs).
+double pow2(int E) { return bitCast<double>(uint64_t(E + 1023) << 52); }
+
 /// A finite double |X| as Sig * 2^Exp (Sig < 2^53).
 void unpack(double X, uint64_t &Sig, int &Exp) {
   uint64_t B = bitCast<uint64_t>(X);
@@ -165,7 +168,7 @@ double tile::numerics::decode(const Format &F, uint32_t Code) {
   case FormatKind::E8M0:
     if (C == 0xFF)
       return std::numeric_limits<double>::quiet_NaN();
-    return std::ldexp(1.0, int(C) - 127);
+    return pow2(int(C) - 127);
   default:
     break;
   }
@@ -182,10 +185,9 @@ double tile::numerics::decode(const Format &F, uint32_t Code) {
   } else if (F.specials() == SpecialValues::IEEE && EF == ExpMax) {
     V = std::numeric_limits<double>::infinity();
   } else if (EF == 0) {
-    V = std::ldexp(double(MF), 1 - F.bias() - int(M));
+    V = double(MF) * pow2(1 - F.bias() - int(M));
   } else {
-    V = std::ldexp(double(MF | (uint32_t(1) << M)),
-                   int(EF) - F.bias() - int(M));
+    V = double(MF | (uint32_t(1) << M)) * pow2(int(EF) - F.bias() - int(M));
   }
   return Neg ? -V : V;
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Numerics/Pack.h"
+#include "tile/Numerics/Format.h"
 
 #include <gtest/gtest.h>
 
@@ -105,6 +106,21 @@ TEST(Pack, KnownBytes) {
   EXPECT_EQ(*pack({0xBEEF}, 16), (std::vector<uint8_t>{0xEF, 0xBE}));
   EXPECT_EQ(*pack({0x12345678}, 32),
             (std::vector<uint8_t>{0x78, 0x56, 0x34, 0x12}));
+}
+
+TEST(Pack, DocumentedWorkedExamples) {
+  // docs/Numerics.md, section 4 (derived by hand there).
+  Format U3 = *parseFormat("u3"), F6 = *parseFormat("f6e3m2");
+  std::vector<uint32_t> C;
+  for (double V : {5.0, 2.6, 9.0, -1.0, 3.5})
+    C.push_back(encode(U3, V));
+  EXPECT_EQ(C, (std::vector<uint32_t>{5, 3, 7, 0, 4}));
+  EXPECT_EQ(*pack(C, 3), (std::vector<uint8_t>{0xDD, 0x41}));
+  C.clear();
+  for (double V : {1.0, -0.3, 20.0, 100.0, 0.0625})
+    C.push_back(encode(F6, V));
+  EXPECT_EQ(C, (std::vector<uint32_t>{0x0C, 0x25, 0x1D, 0x1F, 0x01}));
+  EXPECT_EQ(*pack(C, 6), (std::vector<uint8_t>{0x4C, 0xD9, 0x7D, 0x01}));
 }
 
 TEST(Pack, TwoDimensionalTensorIsOneStream) {
