@@ -7,7 +7,9 @@
 
 #include "tile/Numerics/BlockScaled.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 using namespace tile::numerics;
@@ -99,7 +101,7 @@ void quantizeMXBlock(const float *X, size_t N, const Format &Elem, int EMax,
 
 Result<BlockScaledTensor> tile::numerics::quantizeBlockScaled(
     BlockScheme S, const std::vector<float> &Data, size_t Rows, size_t Cols) {
-  if (Cols != 0 && Rows > Data.size() / Cols + 1)
+  if (Cols != 0 && Rows > SIZE_MAX / Cols)
     return Result<BlockScaledTensor>::error("tensor shape too large");
   if (Data.size() != Rows * Cols)
     return Result<BlockScaledTensor>::error(
@@ -135,18 +137,13 @@ Result<BlockScaledTensor> tile::numerics::quantizeBlockScaled(
   //   x_i ~ decode(code_i) * scale_b * TensorScale.
   const Format Scale = blockScaleFormat(S);
   float GAMax = 0;
-  bool HasNaN = false;
-  for (float V : Data) {
-    if (std::isnan(V))
-      HasNaN = true;
-    else
+  for (float V : Data)
+    if (std::isfinite(V))
       GAMax = std::fmax(GAMax, std::fabs(V));
-  }
   float SEnc = 448.0f * 6.0f / GAMax;
   if (GAMax == 0 || !std::isfinite(SEnc) || SEnc == 0)
-    SEnc = 1.0f; // All zeros, an inf amax, or a denormal amax.
+    SEnc = 1.0f; // All zeros, or an amax so small that 2688 / amax is inf.
   T.TensorScale = 1.0f / SEnc;
-  (void)HasNaN;
   for (size_t R = 0; R < Rows; ++R)
     for (size_t B = 0; B < BlocksPerRow; ++B) {
       size_t C0 = B * BS, N = std::min<size_t>(BS, Cols - C0);
@@ -154,7 +151,7 @@ Result<BlockScaledTensor> tile::numerics::quantizeBlockScaled(
       float BAMax = 0;
       bool BlockNaN = false;
       for (size_t I = 0; I < N; ++I) {
-        if (std::isnan(X[I]))
+        if (!std::isfinite(X[I]))
           BlockNaN = true;
         else
           BAMax = std::fmax(BAMax, std::fabs(X[I]));
@@ -162,7 +159,8 @@ Result<BlockScaledTensor> tile::numerics::quantizeBlockScaled(
       uint8_t &SC = T.Scales[R * BlocksPerRow + B];
       uint8_t *Codes = &T.Codes[R * Cols + C0];
       if (BlockNaN) {
-        SC = uint8_t(Scale.nanCode()); // e4m3 NaN: the block reads as NaN.
+        // NaN or inf: the e4m3 NaN scale, the block reads as NaN.
+        SC = uint8_t(Scale.nanCode());
         continue;
       }
       SC = uint8_t(encode(Scale, BAMax / 6.0f * SEnc, Overflow::Saturate));

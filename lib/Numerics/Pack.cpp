@@ -6,7 +6,7 @@
 
 #include "tile/Numerics/Pack.h"
 
-#include <cstring>
+#include <cstdint>
 
 using namespace tile::numerics;
 
@@ -186,6 +186,9 @@ tile::numerics::unpack(const std::vector<uint8_t> &Bytes, size_t N,
                        unsigned Bits) {
   if (Status S = checkBits(Bits, 32); !S)
     return S;
+  if (N > SIZE_MAX / 32)
+    return Result<std::vector<uint32_t>>::error("too many elements: " +
+                                                std::to_string(N));
   if (Bytes.size() < packedSizeBytes(N, Bits))
     return Result<std::vector<uint32_t>>::error(
         "packed stream too short: " + std::to_string(N) + " elements of " +
@@ -200,7 +203,7 @@ tile::numerics::unpack(const std::vector<uint8_t> &Bytes, size_t N,
 Result<std::vector<uint8_t>>
 tile::numerics::pack2D(const std::vector<uint32_t> &Codes, size_t Rows,
                        size_t Cols, unsigned Bits) {
-  if (Cols != 0 && Rows > Codes.size() / Cols)
+  if (Cols != 0 && Rows > SIZE_MAX / Cols)
     return Result<std::vector<uint8_t>>::error("tensor shape too large");
   if (Codes.size() != Rows * Cols)
     return Result<std::vector<uint8_t>>::error(
@@ -212,7 +215,7 @@ tile::numerics::pack2D(const std::vector<uint32_t> &Codes, size_t Rows,
 Result<std::vector<uint32_t>>
 tile::numerics::unpack2D(const std::vector<uint8_t> &Bytes, size_t Rows,
                          size_t Cols, unsigned Bits) {
-  if (Cols != 0 && Rows > (size_t(-1) / 32) / Cols)
+  if (Cols != 0 && Rows > SIZE_MAX / Cols)
     return Result<std::vector<uint32_t>>::error("tensor shape too large");
   return unpack(Bytes, Rows * Cols, Bits);
 }

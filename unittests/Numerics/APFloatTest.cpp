@@ -89,7 +89,7 @@ std::vector<float> inputs(const Format &F, size_t Count, uint32_t Seed) {
     default: {
       // Near a representable value or between two of them.
       double A = decode(F, Code(Gen));
-      double B = decode(F, Code(Gen) | 0);
+      double B = decode(F, Code(Gen));
       X = float((Gen() & 1) ? A : (A + B) / 2);
       if (Gen() & 1)
         X = std::nextafter(X, (Gen() & 1) ? INFINITY : -INFINITY);

@@ -255,6 +255,12 @@ TEST(BlockScaled, EdgeCases) {
   Back = dequantizeBlockScaled(T);
   EXPECT_TRUE(std::isnan(Back[1]));
   EXPECT_EQ(Back[16], 2.0f);
+  N16[0] = -INFINITY; // inf also poisons only its block, and not the amax
+  T = *quantizeBlockScaled(BlockScheme::NVFP4, N16, 1, 32);
+  EXPECT_EQ(T.TensorScale, 2.0f / 2688.0f);
+  Back = dequantizeBlockScaled(T);
+  EXPECT_TRUE(std::isnan(Back[1]));
+  EXPECT_EQ(Back[16], 2.0f);
   // Extreme magnitudes clamp the shared exponent to e8m0's range.
   std::vector<float> Big(32, 3.0e38f), Tiny(32, 1e-45f);
   T = *quantizeBlockScaled(BlockScheme::MXFP4, Big, 1, 32);

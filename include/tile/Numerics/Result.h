@@ -45,7 +45,9 @@ public:
   /// A successful result holding \p V.
   Result(T V) : Value(std::move(V)) {}
   /// A failed result; \p S must be an error status.
-  Result(Status S) : Msg(S.message()) {}
+  Result(Status S)
+      : Msg(S.ok() ? std::string("success status used as an error")
+                   : S.message()) {}
   /// A failed result carrying \p Msg.
   static Result error(std::string Msg) { return Result(Status::error(Msg)); }
 
