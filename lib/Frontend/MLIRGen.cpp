@@ -1,0 +1,924 @@
+//===- MLIRGen.cpp - Tile dialect generation from checked kernels ---------===//
+//
+// Part of tilec.
+//
+// Walks the annotated AST of each CheckedKernel and emits the IR contract of
+// docs/Dialect.md: a func.func per kernel with tile.* attributes, tensors as
+// !tile.ptr + tile.view, i32 scalars, scf.for / scf.if for control flow.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Frontend/Diagnostics.h"
+#include "tile/Frontend/Frontend.h"
+#include "tile/Frontend/Sema.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace tile::frontend;
+using llvm::cast;
+using llvm::dyn_cast;
+using mlir::Location;
+using mlir::Type;
+using mlir::Value;
+
+namespace {
+
+class MLIRGen {
+public:
+  MLIRGen(mlir::MLIRContext &ctx, llvm::SourceMgr &sm, DiagEngine &diags)
+      : ctx(ctx), sm(sm), diags(diags), b(&ctx) {}
+
+  /// Emits one kernel into \p module; false after reporting errors.
+  bool genKernel(CheckedKernel &ck, mlir::ModuleOp module);
+
+private:
+  // Types and locations.
+  Location loc(llvm::SMLoc l) {
+    if (!l.isValid())
+      return b.getUnknownLoc();
+    unsigned buf = sm.FindBufferContainingLoc(l);
+    if (!buf)
+      return b.getUnknownLoc();
+    auto lc = sm.getLineAndColumn(l, buf);
+    return mlir::FileLineColLoc::get(
+        &ctx, sm.getMemoryBuffer(buf)->getBufferIdentifier(), lc.first,
+        lc.second);
+  }
+  Type elemType(ElemType t);
+  Type typeOf(ElemType elem, llvm::ArrayRef<int64_t> shape) {
+    Type e = elemType(elem);
+    if (shape.empty())
+      return e;
+    return mlir::RankedTensorType::get(shape, e);
+  }
+
+  // Values.
+  Value constant(ElemType t, const ConstVal &cv, llvm::ArrayRef<int64_t> shape,
+                 Location l);
+  Value constFloat(double v, Type like, Location l);
+  Value constI32(int64_t v, Location l) {
+    return mlir::arith::ConstantOp::create(b, l, b.getI32IntegerAttr(v));
+  }
+  Value emit(Expr *e);
+  Value emitAs(Expr *e, ElemType t, llvm::ArrayRef<int64_t> shape);
+  Value convert(Value v, ElemType from, ElemType to, Location l);
+  Value broadcastTo(Value v, llvm::ArrayRef<int64_t> shape, Location l);
+  Value emitBinary(BinaryExpr *e);
+  Value emitCall(CallExpr *e);
+  Value emitIndex(IndexExpr *e);
+  Value emitUnaryMath(Builtin bi, Value x, Location l);
+  void offsetsOf(IndexExpr *idx, llvm::SmallVectorImpl<Value> &offs);
+
+  // Statements.
+  bool emitBlock(BlockStmt *blk);
+  bool emitStmt(Stmt *s);
+  bool emitFor(ForStmt *s);
+  bool emitIf(IfStmt *s);
+
+  bool fail(llvm::SMLoc l, const llvm::Twine &msg) {
+    diags.error(l, msg);
+    failed = true;
+    return false;
+  }
+
+  mlir::MLIRContext &ctx;
+  llvm::SourceMgr &sm;
+  DiagEngine &diags;
+  mlir::OpBuilder b;
+  llvm::DenseMap<const Decl *, Value> vals;
+  llvm::DenseMap<const Decl *, std::pair<Value, ElemType>> views;
+  bool failed = false;
+};
+
+} // namespace
+
+Type MLIRGen::elemType(ElemType t) {
+  switch (t.kind) {
+  case ElemType::Bool:
+    return b.getI1Type();
+  case ElemType::SInt:
+  case ElemType::UInt:
+    return b.getIntegerType(t.bits);
+  case ElemType::F16:
+    return b.getF16Type();
+  case ElemType::BF16:
+    return b.getBF16Type();
+  case ElemType::F32:
+  case ElemType::FloatLit:
+    return b.getF32Type();
+  case ElemType::IntLit:
+  case ElemType::Invalid:
+    return b.getI32Type();
+  case ElemType::E8M0:
+    return mlir::Float8E8M0FNUType::get(&ctx);
+  case ElemType::SmallFloat:
+    if (t.exp == 2 && t.mant == 1)
+      return mlir::Float4E2M1FNType::get(&ctx);
+    if (t.exp == 2 && t.mant == 3)
+      return mlir::Float6E2M3FNType::get(&ctx);
+    if (t.exp == 3 && t.mant == 2)
+      return mlir::Float6E3M2FNType::get(&ctx);
+    if (t.exp == 4 && t.mant == 3)
+      return mlir::Float8E4M3FNType::get(&ctx);
+    if (t.exp == 5 && t.mant == 2)
+      return mlir::Float8E5M2Type::get(&ctx);
+    return mlir::tile::FloatType::get(&ctx, t.exp, t.mant);
+  }
+  return b.getI32Type();
+}
+
+static ElemType concrete(ElemType t) {
+  if (t.kind == ElemType::IntLit || t.kind == ElemType::Invalid)
+    return ElemType::sint(32);
+  if (t.kind == ElemType::FloatLit)
+    return ElemType::get(ElemType::F32);
+  return t;
+}
+
+Value MLIRGen::constant(ElemType t, const ConstVal &cv,
+                        llvm::ArrayRef<int64_t> shape, Location l) {
+  t = concrete(t);
+  Type et = elemType(t);
+  mlir::TypedAttr attr;
+  if (t.isStorageOnly()) {
+    // Materialize in f32 and convert (round to nearest even, saturate).
+    ElemType f32 = ElemType::get(ElemType::F32);
+    Value v = constant(f32, cv, shape, l);
+    return convert(v, f32, t, l);
+  }
+  if (t.isArithFloat()) {
+    double v = cv.kind == ConstVal::Int    ? (double)cv.i
+               : cv.kind == ConstVal::Bool ? (double)cv.b
+                                           : cv.f;
+    attr = b.getFloatAttr(et, v);
+  } else {
+    int64_t v = cv.kind == ConstVal::Bool ? (cv.b ? 1 : 0) : cv.i;
+    if (cv.kind == ConstVal::Float)
+      v = (int64_t)cv.f;
+    attr = b.getIntegerAttr(et, llvm::APInt(t.bits, (uint64_t)v,
+                                            /*isSigned=*/false,
+                                            /*implicitTrunc=*/true));
+  }
+  if (shape.empty())
+    return mlir::arith::ConstantOp::create(b, l, attr);
+  auto tt = mlir::RankedTensorType::get(shape, et);
+  return mlir::arith::ConstantOp::create(
+      b, l, mlir::DenseElementsAttr::get(tt, mlir::Attribute(attr)));
+}
+
+Value MLIRGen::constFloat(double v, Type like, Location l) {
+  Type et = like;
+  auto tt = dyn_cast<mlir::RankedTensorType>(like);
+  if (tt)
+    et = tt.getElementType();
+  auto attr = b.getFloatAttr(et, v);
+  if (!tt)
+    return mlir::arith::ConstantOp::create(b, l, attr);
+  return mlir::arith::ConstantOp::create(
+      b, l, mlir::DenseElementsAttr::get(tt, mlir::Attribute(attr)));
+}
+
+Value MLIRGen::convert(Value v, ElemType from, ElemType to, Location l) {
+  from = concrete(from);
+  to = concrete(to);
+  if (from == to)
+    return v;
+  Type rt = elemType(to);
+  if (auto tt = dyn_cast<mlir::RankedTensorType>(v.getType()))
+    rt = mlir::RankedTensorType::get(tt.getShape(), rt);
+  else if (v.getType() == rt)
+    rt = rt; // Same storage (e.g. i8 vs u8): still a conversion op.
+  auto op = mlir::tile::CastOp::create(b, l, rt, v);
+  if (from.kind == ElemType::UInt || from.kind == ElemType::Bool)
+    op->setAttr("src_unsigned", b.getUnitAttr());
+  if (to.kind == ElemType::UInt)
+    op->setAttr("dst_unsigned", b.getUnitAttr());
+  return op;
+}
+
+Value MLIRGen::broadcastTo(Value v, llvm::ArrayRef<int64_t> shape, Location l) {
+  auto tt = dyn_cast<mlir::RankedTensorType>(v.getType());
+  if (shape.empty())
+    return v;
+  Type et = tt ? tt.getElementType() : v.getType();
+  auto target = mlir::RankedTensorType::get(shape, et);
+  if (!tt)
+    return mlir::tile::SplatOp::create(b, l, target, v);
+  if (tt.getShape() == shape)
+    return v;
+  if ((size_t)tt.getRank() < shape.size()) {
+    llvm::SmallVector<int64_t> s(shape.size() - tt.getRank(), 1);
+    s.append(tt.getShape().begin(), tt.getShape().end());
+    v = mlir::tile::ReshapeOp::create(b, l, mlir::RankedTensorType::get(s, et),
+                                      v);
+    if (llvm::ArrayRef<int64_t>(s) == shape)
+      return v;
+  }
+  return mlir::tile::BroadcastOp::create(b, l, target, v);
+}
+
+Value MLIRGen::emitAs(Expr *e, ElemType t, llvm::ArrayRef<int64_t> shape) {
+  Location l = loc(e->loc);
+  if (e->cv.isSet() && e->ty.isScalar())
+    return constant(t, e->cv, shape, l);
+  Value v = emit(e);
+  if (!v)
+    return v;
+  v = convert(v, e->ty.elem, t, l);
+  return broadcastTo(v, shape, l);
+}
+
+Value MLIRGen::emit(Expr *e) {
+  Location l = loc(e->loc);
+  if (e->cv.isSet() && e->ty.isScalar())
+    return constant(e->ty.elem, e->cv, {}, l);
+  switch (e->kind) {
+  case Expr::Name: {
+    auto *n = cast<NameExpr>(e);
+    auto it = vals.find(n->decl);
+    if (it == vals.end()) {
+      fail(e->loc, "internal error: no value for '" + n->name + "'");
+      return Value();
+    }
+    return it->second;
+  }
+  case Expr::Unary: {
+    auto *u = cast<UnaryExpr>(e);
+    Value x = emit(u->operand.get());
+    if (!x)
+      return x;
+    ElemType t = u->operand->ty.elem;
+    switch (u->op) {
+    case UnaryOp::Neg:
+      if (t.isArithFloat())
+        return mlir::arith::NegFOp::create(b, l, x);
+      return mlir::arith::SubIOp::create(
+          b, l, constant(t, ConstVal::ofInt(0), u->ty.shape, l), x);
+    case UnaryOp::Not:
+      return mlir::arith::XOrIOp::create(
+          b, l, x, constant(t, ConstVal::ofBool(true), u->ty.shape, l));
+    case UnaryOp::BitNot:
+      return mlir::arith::XOrIOp::create(
+          b, l, x, constant(t, ConstVal::ofInt(-1), u->ty.shape, l));
+    }
+    return Value();
+  }
+  case Expr::Binary:
+    return emitBinary(cast<BinaryExpr>(e));
+  case Expr::Call:
+    return emitCall(cast<CallExpr>(e));
+  case Expr::Index:
+    return emitIndex(cast<IndexExpr>(e));
+  default:
+    fail(e->loc, "internal error: cannot generate code for this expression");
+    return Value();
+  }
+}
+
+Value MLIRGen::emitBinary(BinaryExpr *e) {
+  Location l = loc(e->loc);
+  ElemType t = concrete(e->operandElem);
+  Value x = emitAs(e->lhs.get(), t, e->ty.shape);
+  Value y = emitAs(e->rhs.get(), t, e->ty.shape);
+  if (!x || !y)
+    return Value();
+  namespace ar = mlir::arith;
+  bool fl = t.isArithFloat();
+  bool un = t.kind == ElemType::UInt || t.kind == ElemType::Bool;
+  switch (e->op) {
+  case BinaryOp::Add:
+    return fl ? (Value)ar::AddFOp::create(b, l, x, y)
+              : (Value)ar::AddIOp::create(b, l, x, y);
+  case BinaryOp::Sub:
+    return fl ? (Value)ar::SubFOp::create(b, l, x, y)
+              : (Value)ar::SubIOp::create(b, l, x, y);
+  case BinaryOp::Mul:
+    return fl ? (Value)ar::MulFOp::create(b, l, x, y)
+              : (Value)ar::MulIOp::create(b, l, x, y);
+  case BinaryOp::Div:
+    if (fl)
+      return ar::DivFOp::create(b, l, x, y);
+    return un ? (Value)ar::DivUIOp::create(b, l, x, y)
+              : (Value)ar::DivSIOp::create(b, l, x, y);
+  case BinaryOp::Rem:
+    if (fl)
+      return ar::RemFOp::create(b, l, x, y);
+    return un ? (Value)ar::RemUIOp::create(b, l, x, y)
+              : (Value)ar::RemSIOp::create(b, l, x, y);
+  case BinaryOp::Shl:
+    return ar::ShLIOp::create(b, l, x, y);
+  case BinaryOp::Shr:
+    return un ? (Value)ar::ShRUIOp::create(b, l, x, y)
+              : (Value)ar::ShRSIOp::create(b, l, x, y);
+  case BinaryOp::BitAnd:
+  case BinaryOp::LogAnd:
+    return ar::AndIOp::create(b, l, x, y);
+  case BinaryOp::BitOr:
+  case BinaryOp::LogOr:
+    return ar::OrIOp::create(b, l, x, y);
+  case BinaryOp::BitXor:
+    return ar::XOrIOp::create(b, l, x, y);
+  default:
+    break;
+  }
+  // Comparisons.
+  if (fl) {
+    ar::CmpFPredicate p;
+    switch (e->op) {
+    case BinaryOp::Lt:
+      p = ar::CmpFPredicate::OLT;
+      break;
+    case BinaryOp::Le:
+      p = ar::CmpFPredicate::OLE;
+      break;
+    case BinaryOp::Gt:
+      p = ar::CmpFPredicate::OGT;
+      break;
+    case BinaryOp::Ge:
+      p = ar::CmpFPredicate::OGE;
+      break;
+    case BinaryOp::Eq:
+      p = ar::CmpFPredicate::OEQ;
+      break;
+    default:
+      p = ar::CmpFPredicate::UNE;
+      break;
+    }
+    return ar::CmpFOp::create(b, l, p, x, y);
+  }
+  ar::CmpIPredicate p;
+  switch (e->op) {
+  case BinaryOp::Lt:
+    p = un ? ar::CmpIPredicate::ult : ar::CmpIPredicate::slt;
+    break;
+  case BinaryOp::Le:
+    p = un ? ar::CmpIPredicate::ule : ar::CmpIPredicate::sle;
+    break;
+  case BinaryOp::Gt:
+    p = un ? ar::CmpIPredicate::ugt : ar::CmpIPredicate::sgt;
+    break;
+  case BinaryOp::Ge:
+    p = un ? ar::CmpIPredicate::uge : ar::CmpIPredicate::sge;
+    break;
+  case BinaryOp::Eq:
+    p = ar::CmpIPredicate::eq;
+    break;
+  default:
+    p = ar::CmpIPredicate::ne;
+    break;
+  }
+  return ar::CmpIOp::create(b, l, p, x, y);
+}
+
+Value MLIRGen::emitUnaryMath(Builtin bi, Value x, Location l) {
+  namespace m = mlir::math;
+  namespace ar = mlir::arith;
+  Type ty = x.getType();
+  switch (bi) {
+  case Builtin::Exp:
+    return m::ExpOp::create(b, l, x);
+  case Builtin::Exp2:
+    return m::Exp2Op::create(b, l, x);
+  case Builtin::Log:
+    return m::LogOp::create(b, l, x);
+  case Builtin::Log2:
+    return m::Log2Op::create(b, l, x);
+  case Builtin::Sqrt:
+    return m::SqrtOp::create(b, l, x);
+  case Builtin::Rsqrt:
+    return m::RsqrtOp::create(b, l, x);
+  case Builtin::Floor:
+    return m::FloorOp::create(b, l, x);
+  case Builtin::Ceil:
+    return m::CeilOp::create(b, l, x);
+  case Builtin::Tanh:
+    return m::TanhOp::create(b, l, x);
+  case Builtin::Sigmoid:
+  case Builtin::Silu: {
+    // sigmoid(x) = 1 / (1 + exp(-x)); silu(x) = x * sigmoid(x).
+    Value one = constFloat(1.0, ty, l);
+    Value ex = m::ExpOp::create(b, l, ar::NegFOp::create(b, l, x));
+    Value sg = ar::DivFOp::create(b, l, one, ar::AddFOp::create(b, l, one, ex));
+    if (bi == Builtin::Sigmoid)
+      return sg;
+    return ar::MulFOp::create(b, l, x, sg);
+  }
+  case Builtin::Gelu: {
+    // 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).
+    Value half = constFloat(0.5, ty, l), one = constFloat(1.0, ty, l);
+    Value k0 = constFloat(0.7978845608028654, ty, l);
+    Value k1 = constFloat(0.044715, ty, l);
+    Value x3 = ar::MulFOp::create(b, l, ar::MulFOp::create(b, l, x, x), x);
+    Value inner = ar::MulFOp::create(
+        b, l, k0,
+        ar::AddFOp::create(b, l, x, ar::MulFOp::create(b, l, k1, x3)));
+    Value t = ar::AddFOp::create(b, l, one, m::TanhOp::create(b, l, inner));
+    return ar::MulFOp::create(b, l, ar::MulFOp::create(b, l, half, x), t);
+  }
+  default:
+    return Value();
+  }
+}
+
+void MLIRGen::offsetsOf(IndexExpr *idx, llvm::SmallVectorImpl<Value> &offs) {
+  for (auto &ent : idx->entries) {
+    if (ent.kind == IndexEntry::Full)
+      offs.push_back(constI32(0, loc(ent.loc)));
+    else
+      offs.push_back(emitAs(ent.lo.get(), ElemType::sint(32), {}));
+  }
+}
+
+Value MLIRGen::emitIndex(IndexExpr *e) {
+  // Register tile: insert new axes.
+  Location l = loc(e->loc);
+  Value v = emit(e->base.get());
+  if (!v)
+    return v;
+  if (e->base->ty.isScalar())
+    return broadcastTo(v, e->ty.shape, l);
+  auto tt = cast<mlir::RankedTensorType>(v.getType());
+  llvm::SmallVector<int64_t> cur(tt.getShape().begin(), tt.getShape().end());
+  for (size_t i = 0; i < e->entries.size(); ++i) {
+    if (e->entries[i].kind != IndexEntry::NewAxis)
+      continue;
+    cur.insert(cur.begin() + i, 1);
+    v = mlir::tile::ExpandDimsOp::create(
+        b, l, mlir::RankedTensorType::get(cur, tt.getElementType()), v,
+        b.getI32IntegerAttr(i));
+  }
+  return v;
+}
+
+Value MLIRGen::emitCall(CallExpr *e) {
+  Location l = loc(e->loc);
+  auto &args = e->args;
+  Builtin bi = e->builtin;
+  auto i32 = ElemType::sint(32);
+  switch (bi) {
+  case Builtin::ProgramId:
+  case Builtin::NumPrograms: {
+    auto axis = static_cast<mlir::tile::Axis>(args[0]->cv.i);
+    auto attr = mlir::tile::AxisAttr::get(&ctx, axis);
+    if (bi == Builtin::ProgramId)
+      return mlir::tile::ProgramIdOp::create(b, l, b.getI32Type(), attr);
+    return mlir::tile::NumProgramsOp::create(b, l, b.getI32Type(), attr);
+  }
+  case Builtin::Cdiv: {
+    Value x = emitAs(args[0].get(), i32, {});
+    Value y = emitAs(args[1].get(), i32, {});
+    Value one = constI32(1, l);
+    Value s = mlir::arith::AddIOp::create(
+        b, l, x, mlir::arith::SubIOp::create(b, l, y, one));
+    return mlir::arith::DivSIOp::create(b, l, s, y);
+  }
+  case Builtin::Min:
+  case Builtin::Max:
+  case Builtin::Maximum:
+  case Builtin::Minimum: {
+    ElemType t = concrete(e->operandElem);
+    Value x = emitAs(args[0].get(), t, e->ty.shape);
+    Value y = emitAs(args[1].get(), t, e->ty.shape);
+    bool isMax = bi == Builtin::Max || bi == Builtin::Maximum;
+    namespace ar = mlir::arith;
+    if (t.isArithFloat())
+      return isMax ? (Value)ar::MaximumFOp::create(b, l, x, y)
+                   : (Value)ar::MinimumFOp::create(b, l, x, y);
+    if (t.kind == ElemType::UInt)
+      return isMax ? (Value)ar::MaxUIOp::create(b, l, x, y)
+                   : (Value)ar::MinUIOp::create(b, l, x, y);
+    return isMax ? (Value)ar::MaxSIOp::create(b, l, x, y)
+                 : (Value)ar::MinSIOp::create(b, l, x, y);
+  }
+  case Builtin::Sum:
+  case Builtin::ReduceMax:
+  case Builtin::ReduceMin: {
+    Value x = emit(args[0].get());
+    if (!x)
+      return x;
+    auto kind = bi == Builtin::Sum         ? mlir::tile::ReduceKind::Sum
+                : bi == Builtin::ReduceMax ? mlir::tile::ReduceKind::Max
+                                           : mlir::tile::ReduceKind::Min;
+    auto op = mlir::tile::ReduceOp::create(
+        b, l, typeOf(e->ty.elem, e->ty.shape),
+        mlir::tile::ReduceKindAttr::get(&ctx, kind), x,
+        b.getI32IntegerAttr(args[1]->cv.i),
+        e->operandElem.kind == ElemType::UInt ? b.getUnitAttr()
+                                              : mlir::UnitAttr());
+    return op;
+  }
+  case Builtin::Where: {
+    Value c = emitAs(args[0].get(), ElemType::get(ElemType::Bool), e->ty.shape);
+    Value x = emitAs(args[1].get(), e->operandElem, e->ty.shape);
+    Value y = emitAs(args[2].get(), e->operandElem, e->ty.shape);
+    if (!c || !x || !y)
+      return Value();
+    return mlir::arith::SelectOp::create(b, l, c, x, y);
+  }
+  case Builtin::Load: {
+    auto *idx = cast<IndexExpr>(args[0].get());
+    llvm::SmallVector<Value> offs;
+    offsetsOf(idx, offs);
+    auto *base = cast<NameExpr>(idx->base.get());
+    Type full = typeOf(e->ty.elem, idx->extents);
+    Value r;
+    if (idx->ty.kind == Ty::SSlice) {
+      Value buf = vals.lookup(base->decl);
+      r = mlir::tile::SharedLoadOp::create(
+          b, l, typeOf(e->ty.elem, e->ty.shape), buf, offs);
+      return r;
+    }
+    Value view = views.lookup(base->decl).first;
+    mlir::TypedAttr pad;
+    if (!e->kwargs.empty()) {
+      const ConstVal &cv = e->kwargs[0].value->cv;
+      Type et = elemType(e->ty.elem);
+      if (e->ty.elem.isArithFloat() ||
+          mlir::isa<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(et)) {
+        double v = cv.kind == ConstVal::Int ? (double)cv.i : cv.f;
+        pad = b.getFloatAttr(et, v);
+      } else if (e->ty.elem.kind == ElemType::SInt ||
+                 e->ty.elem.kind == ElemType::UInt) {
+        pad = b.getIntegerAttr(
+            et, llvm::APInt(e->ty.elem.bits, (uint64_t)cv.i, false, true));
+      } else {
+        fail(e->kwargs[0].loc,
+             "'other' is not supported for element type " + e->ty.elem.str());
+        return Value();
+      }
+    }
+    r = mlir::tile::LoadOp::create(b, l, full, view, offs, pad);
+    if (llvm::ArrayRef<int64_t>(idx->extents) !=
+        llvm::ArrayRef<int64_t>(e->ty.shape))
+      r = mlir::tile::ReshapeOp::create(b, l, typeOf(e->ty.elem, e->ty.shape),
+                                        r);
+    return r;
+  }
+  case Builtin::Store: {
+    auto *idx = cast<IndexExpr>(args[0].get());
+    auto *base = cast<NameExpr>(idx->base.get());
+    Value v = emitAs(args[1].get(), idx->ty.elem, idx->ty.shape);
+    if (!v)
+      return v;
+    llvm::SmallVector<Value> offs;
+    offsetsOf(idx, offs);
+    if (idx->ty.kind == Ty::SSlice) {
+      mlir::tile::SharedStoreOp::create(b, l, vals.lookup(base->decl), offs, v);
+      return Value();
+    }
+    if (llvm::ArrayRef<int64_t>(idx->extents) !=
+        llvm::ArrayRef<int64_t>(idx->ty.shape))
+      v = mlir::tile::ReshapeOp::create(b, l,
+                                        typeOf(idx->ty.elem, idx->extents), v);
+    mlir::tile::StoreOp::create(b, l, views.lookup(base->decl).first, offs, v);
+    return Value();
+  }
+  case Builtin::Zeros:
+    return constant(e->ty.elem, ConstVal::ofInt(0), e->ty.shape, l);
+  case Builtin::Full: {
+    Expr *v = args[2].get();
+    if (v->cv.isSet())
+      return constant(e->ty.elem, v->cv, e->ty.shape, l);
+    return emitAs(v, e->ty.elem, e->ty.shape);
+  }
+  case Builtin::Arange: {
+    auto ty = mlir::RankedTensorType::get(e->ty.shape, b.getI32Type());
+    Value iota = mlir::tile::IotaOp::create(b, l, ty);
+    Expr *start = args[0].get();
+    if (start->cv.kind == ConstVal::Int && start->cv.i == 0)
+      return iota;
+    Value s = emitAs(start, i32, e->ty.shape);
+    return mlir::arith::AddIOp::create(b, l, iota, s);
+  }
+  case Builtin::Dot: {
+    Value x = emit(args[0].get()), y = emit(args[1].get());
+    Value acc = args.size() == 3
+                    ? emit(args[2].get())
+                    : constant(e->ty.elem, ConstVal::ofInt(0), e->ty.shape, l);
+    if (!x || !y || !acc)
+      return Value();
+    return mlir::tile::DotOp::create(b, l, acc.getType(), x, y, acc);
+  }
+  case Builtin::Cast: {
+    Expr *x = args[1].get();
+    Value v = emit(x);
+    if (!v)
+      return v;
+    return convert(v, x->ty.elem, e->ty.elem, l);
+  }
+  case Builtin::Bitcast: {
+    Value v = emit(args[1].get());
+    if (!v)
+      return v;
+    return mlir::tile::BitcastOp::create(b, l, typeOf(e->ty.elem, e->ty.shape),
+                                         v);
+  }
+  case Builtin::Trans: {
+    Value v = emit(args[0].get());
+    if (!v)
+      return v;
+    return mlir::tile::TransOp::create(b, l, typeOf(e->ty.elem, e->ty.shape), v,
+                                       mlir::DenseI32ArrayAttr());
+  }
+  case Builtin::Reshape: {
+    Value v = emit(args[0].get());
+    if (!v)
+      return v;
+    return mlir::tile::ReshapeOp::create(b, l, typeOf(e->ty.elem, e->ty.shape),
+                                         v);
+  }
+  case Builtin::Shared: {
+    auto st = mlir::tile::SharedType::get(e->ty.shape, elemType(e->ty.elem));
+    return mlir::tile::AllocSharedOp::create(b, l, st);
+  }
+  case Builtin::CopyAsync: {
+    auto *dst = cast<IndexExpr>(args[0].get());
+    auto *src = cast<IndexExpr>(args[1].get());
+    llvm::SmallVector<Value> dOffs, sOffs;
+    offsetsOf(dst, dOffs);
+    offsetsOf(src, sOffs);
+    Value buf = vals.lookup(cast<NameExpr>(dst->base.get())->decl);
+    Value view = views.lookup(cast<NameExpr>(src->base.get())->decl).first;
+    mlir::tile::CopyAsyncOp::create(b, l, view, sOffs, buf, dOffs);
+    return Value();
+  }
+  case Builtin::Wait:
+    mlir::tile::WaitOp::create(b, l, b.getI32IntegerAttr(args[0]->cv.i));
+    return Value();
+  case Builtin::Barrier:
+    mlir::tile::BarrierOp::create(b, l);
+    return Value();
+  case Builtin::Layout:
+    fail(e->loc, "layout() is not supported yet: the tile dialect has no "
+                 "register layout attribute");
+    return Value();
+  default:
+    break;
+  }
+  // Elementwise math.
+  Value x = emitAs(args[0].get(), concrete(e->operandElem), e->ty.shape);
+  if (!x)
+    return x;
+  if (bi == Builtin::Abs)
+    return e->operandElem.isArithFloat()
+               ? (Value)mlir::math::AbsFOp::create(b, l, x)
+               : (Value)mlir::math::AbsIOp::create(b, l, x);
+  Value r = emitUnaryMath(bi, x, l);
+  if (!r)
+    fail(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
+  return r;
+}
+
+bool MLIRGen::emitBlock(BlockStmt *blk) {
+  for (auto &s : blk->stmts)
+    if (!emitStmt(s.get()))
+      return false;
+  return !failed;
+}
+
+bool MLIRGen::emitStmt(Stmt *s) {
+  switch (s->kind) {
+  case Stmt::Let:
+  case Stmt::Var: {
+    auto *bs = cast<BindStmt>(s);
+    Decl *d = bs->decl;
+    Expr *init = bs->init.get();
+    if (s->kind == Stmt::Let) {
+      if (init->cv.isSet() || d->ty.kind == Ty::TypeVal)
+        return true; // Compile-time value: materialized at each use.
+      Value v = emit(init);
+      if (!v)
+        return false;
+      vals[d] = v;
+      return true;
+    }
+    Value v = emitAs(init, d->ty.elem, d->ty.shape);
+    if (!v)
+      return false;
+    vals[d] = v;
+    return true;
+  }
+  case Stmt::Assign: {
+    auto *as = cast<AssignStmt>(s);
+    Value v = emitAs(as->value.get(), as->decl->ty.elem, as->decl->ty.shape);
+    if (!v)
+      return false;
+    vals[as->decl] = v;
+    return true;
+  }
+  case Stmt::For:
+    return emitFor(cast<ForStmt>(s));
+  case Stmt::If:
+    return emitIf(cast<IfStmt>(s));
+  case Stmt::Block:
+    return emitBlock(cast<BlockStmt>(s));
+  case Stmt::ExprS:
+    emit(cast<ExprStmt>(s)->expr.get());
+    return !failed;
+  }
+  return false;
+}
+
+bool MLIRGen::emitFor(ForStmt *s) {
+  Location l = loc(s->loc);
+  auto i32 = ElemType::sint(32);
+  Value lo = emitAs(s->lo.get(), i32, {});
+  Value hi = emitAs(s->hi.get(), i32, {});
+  Value step = s->step ? emitAs(s->step.get(), i32, {}) : constI32(1, l);
+  if (!lo || !hi || !step)
+    return false;
+  llvm::SmallVector<Value> inits;
+  for (Decl *d : s->carried)
+    inits.push_back(vals.lookup(d));
+  auto forOp = mlir::scf::ForOp::create(b, l, lo, hi, step, inits);
+  if (s->pipelineStages > 0)
+    forOp->setAttr("tile.pipeline", b.getI32IntegerAttr(s->pipelineStages));
+  mlir::OpBuilder::InsertionGuard guard(b);
+  mlir::Block *body = forOp.getBody();
+  b.setInsertionPointToStart(body);
+  vals[s->ivDecl] = forOp.getInductionVar();
+  for (size_t i = 0; i < s->carried.size(); ++i)
+    vals[s->carried[i]] = forOp.getRegionIterArgs()[i];
+  if (!emitBlock(s->body.get()))
+    return false;
+  llvm::SmallVector<Value> yields;
+  for (Decl *d : s->carried)
+    yields.push_back(vals.lookup(d));
+  // The builder created an implicit yield only without iter_args.
+  if (!body->empty() && mlir::isa<mlir::scf::YieldOp>(body->back()))
+    body->back().erase();
+  b.setInsertionPointToEnd(body);
+  mlir::scf::YieldOp::create(b, l, yields);
+  for (size_t i = 0; i < s->carried.size(); ++i)
+    vals[s->carried[i]] = forOp.getResult(i);
+  return true;
+}
+
+bool MLIRGen::emitIf(IfStmt *s) {
+  if (s->ctCond == 1)
+    return emitBlock(s->thenBlock.get());
+  if (s->ctCond == 0)
+    return s->elseStmt ? emitStmt(s->elseStmt.get()) : true;
+  Location l = loc(s->loc);
+  Value c = emitAs(s->cond.get(), ElemType::get(ElemType::Bool), {});
+  if (!c)
+    return false;
+  llvm::SmallVector<Type> resultTypes;
+  llvm::SmallVector<Value> before;
+  for (Decl *d : s->carried) {
+    before.push_back(vals.lookup(d));
+    resultTypes.push_back(before.back().getType());
+  }
+  bool withElse = s->elseStmt || !s->carried.empty();
+  auto ifOp = mlir::scf::IfOp::create(b, l, resultTypes, c, withElse);
+  auto emitRegion = [&](mlir::Region &region, Stmt *body) -> bool {
+    mlir::OpBuilder::InsertionGuard guard(b);
+    mlir::Block *blk = &region.front();
+    if (!blk->empty() && mlir::isa<mlir::scf::YieldOp>(blk->back()))
+      blk->back().erase();
+    b.setInsertionPointToEnd(blk);
+    if (body && !emitStmt(body))
+      return false;
+    llvm::SmallVector<Value> yields;
+    for (Decl *d : s->carried)
+      yields.push_back(vals.lookup(d));
+    mlir::scf::YieldOp::create(b, l, yields);
+    for (size_t i = 0; i < s->carried.size(); ++i)
+      vals[s->carried[i]] = before[i];
+    return true;
+  };
+  if (!emitRegion(ifOp.getThenRegion(), s->thenBlock.get()))
+    return false;
+  if (withElse && !emitRegion(ifOp.getElseRegion(), s->elseStmt.get()))
+    return false;
+  for (size_t i = 0; i < s->carried.size(); ++i)
+    vals[s->carried[i]] = ifOp.getResult(i);
+  return true;
+}
+
+bool MLIRGen::genKernel(CheckedKernel &ck, mlir::ModuleOp module) {
+  KernelDecl &k = *ck.decl;
+  Location l = loc(k.loc);
+  llvm::SmallVector<Type> argTypes;
+  for (auto &p : ck.params)
+    argTypes.push_back(
+        p.isTensor ? (Type)mlir::tile::PtrType::get(&ctx, elemType(p.elem))
+                   : elemType(p.elem));
+  for (size_t i = 0; i < ck.dims.size(); ++i)
+    argTypes.push_back(b.getI32Type());
+  b.setInsertionPointToEnd(module.getBody());
+  auto fn =
+      mlir::func::FuncOp::create(b, l, k.name, b.getFunctionType(argTypes, {}));
+  // Attributes.
+  fn->setAttr("tile.kernel", b.getUnitAttr());
+  fn->setAttr("tile.warps", b.getI32IntegerAttr(ck.warps));
+  fn->setAttr("tile.grid",
+              b.getStrArrayAttr({ck.grid[0], ck.grid[1], ck.grid[2]}));
+  llvm::SmallVector<mlir::NamedAttribute> consts;
+  for (auto &c : ck.constants) {
+    mlir::Attribute a;
+    if (c.second.kind == ConstVal::Int)
+      a = b.getI64IntegerAttr(c.second.i);
+    else if (c.second.kind == ConstVal::Bool)
+      a = b.getBoolAttr(c.second.b);
+    else
+      a = b.getStringAttr(c.second.str());
+    consts.push_back(b.getNamedAttr(c.first, a));
+  }
+  fn->setAttr("tile.constants", b.getDictionaryAttr(consts));
+  for (size_t i = 0; i < ck.params.size(); ++i) {
+    auto &p = ck.params[i];
+    fn.setArgAttr(i, "tile.name", b.getStringAttr(p.decl->name));
+    fn.setArgAttr(i, "tile.dtype", b.getStringAttr(p.elem.str()));
+    if (p.isTensor) {
+      llvm::SmallVector<llvm::StringRef> dims;
+      for (auto &d : p.dims)
+        dims.push_back(d.text);
+      fn.setArgAttr(i, "tile.shape", b.getStrArrayAttr(dims));
+      if (p.isMut)
+        fn.setArgAttr(i, "tile.mut", b.getUnitAttr());
+    }
+  }
+  for (size_t i = 0; i < ck.dims.size(); ++i)
+    fn.setArgAttr(ck.params.size() + i, "tile.dim",
+                  b.getStringAttr(ck.dims[i]->name));
+
+  mlir::Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  for (size_t i = 0; i < ck.params.size(); ++i)
+    vals[ck.params[i].decl] = entry->getArgument(i);
+  for (size_t i = 0; i < ck.dims.size(); ++i)
+    vals[ck.dims[i]] = entry->getArgument(ck.params.size() + i);
+  // One view per tensor.
+  for (size_t i = 0; i < ck.params.size(); ++i) {
+    auto &p = ck.params[i];
+    if (!p.isTensor)
+      continue;
+    Location pl = loc(p.decl->loc);
+    llvm::SmallVector<int64_t> shape;
+    llvm::SmallVector<Value> dyn;
+    for (auto &d : p.dims) {
+      if (d.value) {
+        shape.push_back(*d.value);
+      } else {
+        shape.push_back(mlir::ShapedType::kDynamic);
+        dyn.push_back(emitAs(d.expr, ElemType::sint(32), {}));
+      }
+    }
+    auto vt = mlir::tile::ViewType::get(&ctx, shape, elemType(p.elem));
+    Value v = mlir::tile::ViewOp::create(b, pl, vt, entry->getArgument(i), dyn,
+                                         mlir::ValueRange());
+    views[p.decl] = {v, p.elem};
+  }
+  if (!emitBlock(k.body.get()))
+    return false;
+  mlir::func::ReturnOp::create(b, loc(k.body->loc));
+  return !failed;
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+tile::frontend::compileToMLIR(llvm::SourceMgr &sm, mlir::MLIRContext &ctx,
+                              const CompileOptions &options,
+                              llvm::raw_ostream *diagOS) {
+  DiagEngine diags(sm, diagOS);
+  diags.setMaxErrors(options.maxErrors);
+  auto checked = checkModule(options.defines, options.kernel, diags);
+  if (!checked)
+    return nullptr;
+  ctx.loadDialect<mlir::tile::TileDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::math::MathDialect,
+                  mlir::scf::SCFDialect>();
+  auto fileName = sm.getMemoryBuffer(sm.getMainFileID())->getBufferIdentifier();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::ModuleOp::create(mlir::FileLineColLoc::get(&ctx, fileName, 1, 1));
+  for (auto &ck : checked->kernels) {
+    MLIRGen gen(ctx, sm, diags);
+    if (!gen.genKernel(*ck, *module))
+      return nullptr;
+  }
+  // The generated IR must verify; a failure here is a front-end bug.
+  std::string msg;
+  {
+    llvm::raw_string_ostream os(msg);
+    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+      os << d.getLocation() << ": " << d.str() << "\n";
+      return mlir::success();
+    });
+    if (mlir::failed(mlir::verify(*module))) {
+      diags.errorNoLoc("internal error: the generated IR does not verify "
+                       "(please report this bug):\n" +
+                       msg);
+      return nullptr;
+    }
+  }
+  return module;
+}

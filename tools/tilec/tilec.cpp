@@ -1,0 +1,312 @@
+//===- tilec.cpp - The tilec compiler driver ------------------------------===//
+//
+// Part of tilec. A staged driver in the style of clang and MLIR's toyc:
+//
+//   tilec FILE.tile [--target=T] [--emit=STAGE] [-D NAME=VALUE]...
+//         [--kernel=NAME] [-o OUT]
+//
+// The front end produces the tile dialect (--emit=mlir). Later stages (tile
+// passes, LLVM, assembly, objects) plug in through runPipeline().
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Frontend/Frontend.h"
+#include "tile/Frontend/KernelInfo.h"
+#include "tile/InitAll.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#ifndef TILEC_VERSION
+#define TILEC_VERSION "unknown"
+#endif
+
+namespace cl = llvm::cl;
+
+namespace {
+
+/// Compilation targets.
+enum class Target { Host, SM80, SM86, SM89, SM90, SM90a, GFX942, GFX950 };
+
+/// Output stages, in pipeline order.
+enum class Stage { MLIR, Tile, LLVM, Asm, Obj };
+
+cl::OptionCategory tilecCat("tilec options");
+
+cl::opt<std::string> inputFilename(cl::Positional,
+                                   cl::desc("<input .tile or .mlir file>"),
+                                   cl::init("-"), cl::cat(tilecCat));
+
+cl::opt<std::string> outputFilename("o",
+                                    cl::desc("Output file (default: stdout)"),
+                                    cl::value_desc("filename"), cl::init("-"),
+                                    cl::cat(tilecCat));
+
+cl::opt<Target> target(
+    "target", cl::desc("Target to compile for:"), cl::init(Target::Host),
+    cl::values(clEnumValN(Target::Host, "host", "the host CPU (default)"),
+               clEnumValN(Target::SM80, "sm_80", "NVIDIA Ampere A100"),
+               clEnumValN(Target::SM86, "sm_86", "NVIDIA Ampere GA10x"),
+               clEnumValN(Target::SM89, "sm_89", "NVIDIA Ada"),
+               clEnumValN(Target::SM90, "sm_90", "NVIDIA Hopper"),
+               clEnumValN(Target::SM90a, "sm_90a",
+                          "NVIDIA Hopper with wgmma/TMA features"),
+               clEnumValN(Target::GFX942, "gfx942", "AMD MI300"),
+               clEnumValN(Target::GFX950, "gfx950", "AMD MI350")),
+    cl::cat(tilecCat));
+
+cl::opt<Stage> emitStage(
+    "emit", cl::desc("Stage to stop at and print:"), cl::init(Stage::MLIR),
+    cl::values(clEnumValN(Stage::MLIR, "mlir",
+                          "front-end output: the tile dialect (default)"),
+               clEnumValN(Stage::Tile, "tile",
+                          "after the tile passes (layouts, "
+                          "pipelining)"),
+               clEnumValN(Stage::LLVM, "llvm", "LLVM IR"),
+               clEnumValN(Stage::Asm, "asm", "PTX / AMDGCN / host assembly"),
+               clEnumValN(Stage::Obj, "obj", "cubin / HSACO / host object")),
+    cl::cat(tilecCat));
+
+cl::list<std::string>
+    defines("D", cl::Prefix,
+            cl::desc("Set a compile-time parameter: -D BM=32, -D T=u3, "
+                     "-D CAUSAL=true (repeatable)"),
+            cl::value_desc("NAME=VALUE"), cl::cat(tilecCat));
+
+cl::opt<std::string>
+    kernelName("kernel", cl::desc("Compile only this kernel of the file"),
+               cl::value_desc("name"), cl::cat(tilecCat));
+
+cl::opt<bool> listKernelsOpt(
+    "list-kernels",
+    cl::desc("Print the kernels of the file with their compile-time "
+             "parameters, defaults and tune spaces as JSON, then exit"),
+    cl::cat(tilecCat));
+
+cl::opt<unsigned>
+    maxErrors("max-errors",
+              cl::desc("Stop after this many errors (default 20)"),
+              cl::init(20), cl::cat(tilecCat));
+
+const char *targetName(Target t) {
+  switch (t) {
+  case Target::Host:
+    return "host";
+  case Target::SM80:
+    return "sm_80";
+  case Target::SM86:
+    return "sm_86";
+  case Target::SM89:
+    return "sm_89";
+  case Target::SM90:
+    return "sm_90";
+  case Target::SM90a:
+    return "sm_90a";
+  case Target::GFX942:
+    return "gfx942";
+  case Target::GFX950:
+    return "gfx950";
+  }
+  return "?";
+}
+
+const char *stageName(Stage s) {
+  switch (s) {
+  case Stage::MLIR:
+    return "mlir";
+  case Stage::Tile:
+    return "tile";
+  case Stage::LLVM:
+    return "llvm";
+  case Stage::Asm:
+    return "asm";
+  case Stage::Obj:
+    return "obj";
+  }
+  return "?";
+}
+
+/// Lowers \p module from the tile dialect to \p stage for \p tgt. The
+/// front-end output (Stage::MLIR) needs nothing. Later stages are added here
+/// as the pass pipeline and the backends land; \p pm carries the
+/// --mlir-print-ir-* and --mlir-timing options.
+mlir::LogicalResult runPipeline(mlir::ModuleOp module, Stage stage, Target tgt,
+                                mlir::PassManager &pm) {
+  if (stage == Stage::MLIR)
+    return mlir::success();
+  (void)module;
+  (void)pm;
+  llvm::errs() << "tilec: error: --emit=" << stageName(stage) << " for target "
+               << targetName(tgt) << " is not implemented yet\n";
+  return mlir::failure();
+}
+
+/// Splits NAME=VALUE options into a map; reports malformed ones.
+bool parseDefines(std::map<std::string, std::string> &out) {
+  bool ok = true;
+  for (const std::string &d : defines) {
+    size_t eq = d.find('=');
+    llvm::StringRef name = llvm::StringRef(d).substr(0, eq).trim();
+    if (eq == std::string::npos || name.empty() || eq + 1 == d.size()) {
+      llvm::errs() << "tilec: error: -D " << d
+                   << ": expected NAME=VALUE (e.g. -D BM=32)\n";
+      ok = false;
+      continue;
+    }
+    if (out.count(name.str())) {
+      llvm::errs() << "tilec: error: -D " << name << " is given twice\n";
+      ok = false;
+      continue;
+    }
+    out[name.str()] = d.substr(eq + 1);
+  }
+  return ok;
+}
+
+int printKernelList(llvm::SourceMgr &sm, llvm::raw_ostream &os) {
+  std::vector<tile::frontend::KernelInfo> kernels;
+  if (!tile::frontend::listKernels(sm, kernels))
+    return 1;
+  llvm::json::Array arr;
+  for (auto &k : kernels) {
+    llvm::json::Array params, rt, tune;
+    for (auto &p : k.ctParams) {
+      llvm::json::Object o{{"name", p.name}, {"kind", p.kind}};
+      if (p.hasDefault)
+        o["default"] = p.defaultValue;
+      params.push_back(std::move(o));
+    }
+    for (auto &p : k.rtParams) {
+      llvm::json::Object o{{"name", p.name},
+                           {"type", p.type},
+                           {"tensor", p.isTensor},
+                           {"mut", p.isMut}};
+      if (p.isTensor) {
+        llvm::json::Array dims;
+        for (auto &d : p.dims)
+          dims.push_back(d);
+        o["dims"] = std::move(dims);
+      }
+      rt.push_back(std::move(o));
+    }
+    for (auto &t : k.tune) {
+      llvm::json::Array vals;
+      for (auto &v : t.values)
+        vals.push_back(v);
+      tune.push_back(
+          llvm::json::Object{{"name", t.name}, {"values", std::move(vals)}});
+    }
+    arr.push_back(llvm::json::Object{{"name", k.name},
+                                     {"line", (int64_t)k.line},
+                                     {"params", std::move(params)},
+                                     {"args", std::move(rt)},
+                                     {"tune", std::move(tune)}});
+  }
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(arr))) << "\n";
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "tilec version " << TILEC_VERSION << "\n"
+       << "  LLVM version " << LLVM_VERSION_STRING << "\n";
+  });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tilec: compiler for tile-level GPU kernels (.tile)\n\n"
+      "  tilec FILE.tile [--target=T] [--emit=STAGE] [-D NAME=VALUE]... "
+      "[--kernel=NAME] [-o OUT]\n\n"
+      "Compiles the kernels of FILE (a .tile program, or a .mlir module in "
+      "the tile dialect, which is parsed and passed on) and prints the "
+      "requested stage. Exit code 1 on any error.\n");
+
+  std::map<std::string, std::string> defs;
+  if (!parseDefines(defs))
+    return 1;
+
+  std::string err;
+  auto input = mlir::openInputFile(inputFilename, &err);
+  if (!input) {
+    llvm::errs() << "tilec: error: " << err << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+
+  auto output = mlir::openOutputFile(outputFilename, &err);
+  if (!output) {
+    llvm::errs() << "tilec: error: " << err << "\n";
+    return 1;
+  }
+
+  bool isMLIR = llvm::StringRef(inputFilename).ends_with(".mlir");
+  if (listKernelsOpt) {
+    if (isMLIR) {
+      llvm::errs() << "tilec: error: --list-kernels needs a .tile file\n";
+      return 1;
+    }
+    int rc = printKernelList(sm, output->os());
+    if (rc == 0)
+      output->keep();
+    return rc;
+  }
+
+  mlir::DialectRegistry registry;
+  tile::registerAllDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (isMLIR) {
+    if (!defs.empty() || !kernelName.empty()) {
+      llvm::errs() << "tilec: error: -D and --kernel apply to .tile input "
+                      "only\n";
+      return 1;
+    }
+    mlir::SourceMgrDiagnosticHandler handler(sm, &ctx);
+    module = mlir::parseSourceFile<mlir::ModuleOp>(sm, &ctx);
+    if (!module)
+      return 1;
+  } else {
+    tile::frontend::CompileOptions opts;
+    opts.defines = defs;
+    opts.kernel = kernelName;
+    opts.maxErrors = maxErrors;
+    module = tile::frontend::compileToMLIR(sm, ctx, opts);
+    if (!module)
+      return 1;
+  }
+
+  {
+    mlir::SourceMgrDiagnosticHandler handler(sm, &ctx);
+    mlir::PassManager pm(&ctx);
+    if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
+      return 1;
+    if (mlir::failed(runPipeline(*module, emitStage, target, pm)))
+      return 1;
+  }
+  module->print(output->os());
+  output->keep();
+  return 0;
+}
