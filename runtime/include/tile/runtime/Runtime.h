@@ -1,0 +1,187 @@
+//===- Runtime.h - Devices, modules, kernels, streams, buffers --*- C++ -*-===//
+//
+// Part of tilec. The core of the runtime: handles are cheap to copy (they
+// share ownership of the underlying object) and every operation reports
+// failure through Error / Expected. Three platforms:
+//   host   - kernels are shared objects (see runtime/README.md for the ABI),
+//            buffers are aligned host memory, programs run on a thread pool;
+//   cuda:N - libcuda.so.1, loaded with dlopen at first use;
+//   hip:N  - libamdhip64.so, loaded with dlopen at first use.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_RUNTIME_RUNTIME_H
+#define TILE_RUNTIME_RUNTIME_H
+
+#include "tile/runtime/Error.h"
+#include "tile/runtime/Signature.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tile {
+namespace rt {
+
+class DeviceImpl;
+class ModuleImpl;
+
+/// Where kernels run.
+enum class Platform { Host, Cuda, Hip };
+
+/// The kind of a code object file.
+enum class ObjectKind { HostSO, Cubin, Ptx, Hsaco };
+
+/// "host", "cuda" or "hip".
+const char *platformName(Platform P);
+/// "host-so", "cubin", "ptx" or "hsaco".
+const char *objectKindName(ObjectKind K);
+/// Inverse of objectKindName().
+Expected<ObjectKind> parseObjectKind(std::string_view Name);
+/// The platform that runs code objects of kind \p K.
+Platform platformOf(ObjectKind K);
+
+/// How a kernel is launched besides its grid.
+struct LaunchConfig {
+  uint32_t ThreadsPerBlock = 128; ///< Ignored by the host platform.
+  uint32_t SharedBytes = 0;       ///< Dynamic shared memory per block.
+};
+
+/// A block of device memory, freed when the last handle goes away.
+class Buffer {
+public:
+  Buffer() = default;
+  /// The device address (for the host platform, the pointer).
+  uint64_t address() const;
+  /// Size in bytes.
+  uint64_t size() const;
+  explicit operator bool() const { return S != nullptr; }
+
+  /// Copies \p Bytes bytes from host memory \p Src to offset \p Offset.
+  Error upload(const void *Src, uint64_t Bytes, uint64_t Offset = 0);
+  /// Copies everything from \p Data.
+  Error upload(const std::vector<uint8_t> &Data) {
+    return upload(Data.data(), Data.size());
+  }
+  /// Copies \p Bytes bytes at \p Offset into host memory \p Dst.
+  Error download(void *Dst, uint64_t Bytes, uint64_t Offset = 0) const;
+  /// Reads the whole buffer.
+  Expected<std::vector<uint8_t>> read() const;
+  /// Sets every byte to \p Byte.
+  Error fill(uint8_t Byte);
+
+  struct State;
+
+private:
+  friend class Device;
+  std::shared_ptr<State> S;
+};
+
+/// A timestamp recorded on a stream.
+class Event {
+public:
+  Event() = default;
+  /// Milliseconds between \p Start and \p End (waits for \p End).
+  static Expected<float> elapsedMs(const Event &Start, const Event &End);
+
+  struct State;
+
+private:
+  friend class Stream;
+  std::shared_ptr<State> S;
+};
+
+/// An ordered queue of work on a device. The default-constructed stream of
+/// a device (Device::defaultStream()) is the platform's default stream.
+class Stream {
+public:
+  Stream() = default;
+  /// Waits until all work queued so far has finished.
+  Error synchronize();
+  /// Records an event after the work queued so far.
+  Expected<Event> record();
+  /// The backend's handle (CUstream / hipStream_t; null for the default).
+  void *nativeHandle() const;
+
+  struct State;
+
+private:
+  friend class Device;
+  friend class Kernel;
+  std::shared_ptr<State> S;
+};
+
+/// An entry point of a loaded module together with its signature.
+class Kernel {
+public:
+  Kernel() = default;
+  const KernelSignature &signature() const;
+  const LaunchConfig &config() const;
+
+  /// Binds \p Args (one per tensor/scalar parameter) with bindArguments()
+  /// and launches the kernel on \p S (the default stream when null).
+  /// Returns when the launch is queued (host: when it has finished).
+  Error launch(const std::vector<ArgValue> &Args, const DimMap &Given = {},
+               Stream *S = nullptr);
+  /// Launches already bound arguments.
+  Error launch(BoundArgs &Bound, Stream *S = nullptr);
+
+  struct State;
+
+private:
+  friend class Module;
+  std::shared_ptr<State> S;
+};
+
+/// A loaded code object.
+class Module {
+public:
+  Module() = default;
+  /// Looks up \p Entry and pairs it with \p Sig (which is verified) and
+  /// \p Config. Dynamic shared memory above 48 KB is enabled here.
+  Expected<Kernel> getKernel(const std::string &Entry, KernelSignature Sig,
+                             LaunchConfig Config = {});
+
+private:
+  friend class Device;
+  std::shared_ptr<DeviceImpl> Dev;
+  std::shared_ptr<ModuleImpl> Impl;
+};
+
+/// A device of one platform.
+class Device {
+public:
+  /// Opens "host", "cuda", "cuda:N", "hip" or "hip:N" ("cuda" is
+  /// "cuda:0"). Opening the same device twice gives the same device.
+  /// Fails with "no CUDA driver found ..." / "no HIP runtime found ..." when
+  /// the driver library cannot be loaded.
+  static Expected<Device> open(std::string_view Spec);
+
+  Platform platform() const;
+  int ordinal() const;
+  /// A readable name ("host (16 threads)", "NVIDIA H100 80GB HBM3").
+  std::string name() const;
+  /// The architecture: "host", "sm_90", "gfx942" (empty when unknown).
+  std::string arch() const;
+
+  /// Allocates \p Bytes bytes (at least 256-byte aligned).
+  Expected<Buffer> allocate(uint64_t Bytes);
+  /// Loads the code object file at \p Path.
+  Expected<Module> loadModule(const std::string &Path, ObjectKind Kind);
+  /// Creates a new stream.
+  Expected<Stream> createStream();
+  /// The platform's default stream.
+  Stream defaultStream();
+  /// Waits for all work on the device.
+  Error synchronize();
+
+private:
+  std::shared_ptr<DeviceImpl> Impl;
+};
+
+} // namespace rt
+} // namespace tile
+
+#endif // TILE_RUNTIME_RUNTIME_H

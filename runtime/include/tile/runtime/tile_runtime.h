@@ -1,0 +1,76 @@
+/*===- tile_runtime.h - C API of the tile runtime -----------------*- C -*-===*\
+|*                                                                            *|
+|* Part of tilec. A C interface over the runtime for FFI (Python ctypes,     *|
+|* Rust, ...). Every function that can fail returns 0 on success (or a      *|
+|* non-null handle) and -1 (or null) on failure; tile_last_error() then     *|
+|* describes the failure of the calling thread's last failed call.          *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TILE_RUNTIME_TILE_RUNTIME_H
+#define TILE_RUNTIME_TILE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tile_device tile_device;
+typedef struct tile_buffer tile_buffer;
+typedef struct tile_bundle tile_bundle;
+
+/** The message of the calling thread's last failure ("" if none). */
+const char *tile_last_error(void);
+
+/** Opens "host", "cuda[:N]" or "hip[:N]". */
+tile_device *tile_device_open(const char *spec);
+/** Releases a device handle (the device itself stays open). */
+void tile_device_close(tile_device *device);
+/** The device's architecture ("host", "sm_90", ...); owned by the handle. */
+const char *tile_device_arch(tile_device *device);
+/** Waits for all work queued on the device. */
+int tile_device_synchronize(tile_device *device);
+
+/** Allocates bytes of device memory. */
+tile_buffer *tile_buffer_create(tile_device *device, uint64_t bytes);
+void tile_buffer_free(tile_buffer *buffer);
+uint64_t tile_buffer_size(const tile_buffer *buffer);
+/** Copies bytes from host memory into the buffer at offset. */
+int tile_buffer_upload(tile_buffer *buffer, const void *src, uint64_t bytes,
+                       uint64_t offset);
+/** Copies bytes at offset of the buffer into host memory. */
+int tile_buffer_download(const tile_buffer *buffer, void *dst, uint64_t bytes,
+                         uint64_t offset);
+
+/** Loads the bundle directory dir and every kernel of it that runs on the
+ *  device (kernels for other targets are ignored). */
+tile_bundle *tile_bundle_load(tile_device *device, const char *dir);
+void tile_bundle_free(tile_bundle *bundle);
+/** Number of loaded kernels and their names (owned by the bundle). */
+size_t tile_bundle_num_kernels(const tile_bundle *bundle);
+const char *tile_bundle_kernel_name(const tile_bundle *bundle, size_t index);
+
+/** One argument of a launch: a tensor (buffer + shape + dtype name, e.g.
+ *  "u4"; dtype may be null to skip the check) or a scalar. */
+typedef struct tile_arg {
+  int is_tensor;
+  const tile_buffer *buffer;
+  const int64_t *shape;
+  int rank;
+  const char *dtype;
+  double scalar;
+} tile_arg;
+
+/** Launches kernel `name` of the bundle with one argument per tensor /
+ *  scalar parameter (runtime dimensions are inferred from the shapes) and
+ *  waits for it to finish. */
+int tile_launch(tile_bundle *bundle, const char *name, const tile_arg *args,
+                size_t num_args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILE_RUNTIME_TILE_RUNTIME_H */

@@ -1,0 +1,89 @@
+//===- Backend.h - Interface every platform implements ----------*- C++ -*-===//
+//
+// Part of tilec. Internal to runtime/lib: the handles of Runtime.h forward
+// to a DeviceImpl / ModuleImpl of the platform.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_RUNTIME_LIB_BACKEND_H
+#define TILE_RUNTIME_LIB_BACKEND_H
+
+#include "tile/runtime/Runtime.h"
+
+#include <array>
+
+namespace tile {
+namespace rt {
+
+/// A loaded code object of some platform.
+class ModuleImpl {
+public:
+  virtual ~ModuleImpl() = default;
+  /// Finds entry \p Name; enables \p SharedBytes of dynamic shared memory.
+  virtual Expected<void *> getFunction(const std::string &Name,
+                                       uint32_t SharedBytes) = 0;
+  /// Launches \p Function over \p Grid programs; \p Args are pointers to
+  /// the parameter values.
+  virtual Error launch(void *Function, const LaunchConfig &Config,
+                       const std::array<uint32_t, 3> &Grid, void **Args,
+                       void *Stream) = 0;
+};
+
+/// One device of some platform.
+class DeviceImpl {
+public:
+  virtual ~DeviceImpl() = default;
+
+  Platform P = Platform::Host;
+  int Ordinal = 0;
+  std::string Name;
+  std::string Arch;
+
+  virtual Expected<uint64_t> allocate(uint64_t Bytes) = 0;
+  virtual void release(uint64_t Address) = 0;
+  virtual Error upload(uint64_t Dst, const void *Src, uint64_t Bytes) = 0;
+  virtual Error download(void *Dst, uint64_t Src, uint64_t Bytes) = 0;
+  virtual Error fill(uint64_t Dst, uint8_t Byte, uint64_t Bytes) = 0;
+  virtual Expected<std::shared_ptr<ModuleImpl>>
+  loadModule(const std::string &Path, ObjectKind Kind) = 0;
+  /// Creates a stream; null stands for the default stream.
+  virtual Expected<void *> createStream() = 0;
+  virtual void destroyStream(void *Stream) = 0;
+  virtual Error synchronize(void *Stream) = 0;
+  virtual Error synchronizeDevice() = 0;
+  /// Creates an event and records it on \p Stream.
+  virtual Expected<void *> recordEvent(void *Stream) = 0;
+  virtual void destroyEvent(void *Event) = 0;
+  virtual Expected<float> elapsedMs(void *Start, void *End) = 0;
+};
+
+/// Platform factories (HostBackend.cpp, CudaBackend.cpp, HipBackend.cpp).
+Expected<std::shared_ptr<DeviceImpl>> createHostDevice();
+Expected<std::shared_ptr<DeviceImpl>> createCudaDevice(int Ordinal);
+Expected<std::shared_ptr<DeviceImpl>> createHipDevice(int Ordinal);
+
+/// Reads a whole file (code objects).
+Expected<std::vector<uint8_t>> readBinaryFile(const std::string &Path);
+
+/// A dlopen'ed library.
+class DynamicLibrary {
+public:
+  /// Opens the first of \p Candidates that loads (the value of environment
+  /// variable \p EnvOverride, when set, is the only candidate). On failure
+  /// the error lists each attempt with dlerror().
+  static Expected<std::shared_ptr<DynamicLibrary>>
+  open(const std::vector<std::string> &Candidates, const char *EnvOverride);
+  ~DynamicLibrary();
+  /// The address of \p Symbol or null.
+  void *symbol(const char *Symbol) const;
+  const std::string &path() const { return Path; }
+
+private:
+  void *Handle = nullptr;
+  std::string Path;
+};
+
+} // namespace rt
+} // namespace tile
+
+#endif // TILE_RUNTIME_LIB_BACKEND_H

@@ -1,0 +1,164 @@
+//===- CApi.cpp - C API of the tile runtime -------------------------------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/runtime/tile_runtime.h"
+
+#include "tile/runtime/Bundle.h"
+
+#include <new>
+#include <string>
+#include <vector>
+
+using namespace tile::rt;
+
+struct tile_device {
+  Device D;
+  std::string Arch;
+};
+struct tile_buffer {
+  Buffer B;
+};
+struct tile_bundle {
+  Device D;
+  std::vector<std::pair<std::string, Kernel>> Kernels;
+};
+
+static thread_local std::string LastError;
+
+static int failWith(const std::string &Msg) {
+  LastError = Msg;
+  return -1;
+}
+
+template <typename T> static T *failNull(const std::string &Msg) {
+  LastError = Msg;
+  return nullptr;
+}
+
+const char *tile_last_error(void) { return LastError.c_str(); }
+
+tile_device *tile_device_open(const char *Spec) {
+  if (!Spec)
+    return failNull<tile_device>("tile_device_open: null spec");
+  Expected<Device> D = Device::open(Spec);
+  if (!D)
+    return failNull<tile_device>(D.message());
+  return new (std::nothrow) tile_device{*D, D->arch()};
+}
+
+void tile_device_close(tile_device *Device) { delete Device; }
+
+const char *tile_device_arch(tile_device *Device) {
+  return Device ? Device->Arch.c_str() : "";
+}
+
+int tile_device_synchronize(tile_device *Device) {
+  if (!Device)
+    return failWith("tile_device_synchronize: null device");
+  if (Error E = Device->D.synchronize())
+    return failWith(E.message());
+  return 0;
+}
+
+tile_buffer *tile_buffer_create(tile_device *Device, uint64_t Bytes) {
+  if (!Device)
+    return failNull<tile_buffer>("tile_buffer_create: null device");
+  Expected<Buffer> B = Device->D.allocate(Bytes);
+  if (!B)
+    return failNull<tile_buffer>(B.message());
+  return new (std::nothrow) tile_buffer{*B};
+}
+
+void tile_buffer_free(tile_buffer *Buffer) { delete Buffer; }
+
+uint64_t tile_buffer_size(const tile_buffer *Buffer) {
+  return Buffer ? Buffer->B.size() : 0;
+}
+
+int tile_buffer_upload(tile_buffer *Buffer, const void *Src, uint64_t Bytes,
+                       uint64_t Offset) {
+  if (!Buffer || (!Src && Bytes))
+    return failWith("tile_buffer_upload: null buffer or source");
+  if (Error E = Buffer->B.upload(Src, Bytes, Offset))
+    return failWith(E.message());
+  return 0;
+}
+
+int tile_buffer_download(const tile_buffer *Buffer, void *Dst, uint64_t Bytes,
+                         uint64_t Offset) {
+  if (!Buffer || (!Dst && Bytes))
+    return failWith("tile_buffer_download: null buffer or destination");
+  if (Error E = Buffer->B.download(Dst, Bytes, Offset))
+    return failWith(E.message());
+  return 0;
+}
+
+tile_bundle *tile_bundle_load(tile_device *Device, const char *Dir) {
+  if (!Device || !Dir)
+    return failNull<tile_bundle>("tile_bundle_load: null device or path");
+  Expected<Bundle> B = Bundle::load(Dir);
+  if (!B)
+    return failNull<tile_bundle>(B.message());
+  auto *Result = new (std::nothrow) tile_bundle{Device->D, {}};
+  if (!Result)
+    return failNull<tile_bundle>("out of memory");
+  for (const KernelInfo &K : B->manifest().Kernels) {
+    if (!targetRunsOn(K.Target, K.Kind, Device->D))
+      continue;
+    Expected<Kernel> Loaded = B->loadKernel(Device->D, K);
+    if (!Loaded) {
+      delete Result;
+      return failNull<tile_bundle>(Loaded.message());
+    }
+    Result->Kernels.emplace_back(K.name(), *Loaded);
+  }
+  return Result;
+}
+
+void tile_bundle_free(tile_bundle *Bundle) { delete Bundle; }
+
+size_t tile_bundle_num_kernels(const tile_bundle *Bundle) {
+  return Bundle ? Bundle->Kernels.size() : 0;
+}
+
+const char *tile_bundle_kernel_name(const tile_bundle *Bundle, size_t Index) {
+  if (!Bundle || Index >= Bundle->Kernels.size())
+    return nullptr;
+  return Bundle->Kernels[Index].first.c_str();
+}
+
+int tile_launch(tile_bundle *Bundle, const char *Name, const tile_arg *Args,
+                size_t NumArgs) {
+  if (!Bundle || !Name || (!Args && NumArgs))
+    return failWith("tile_launch: null bundle, name or arguments");
+  Kernel *K = nullptr;
+  for (auto &[KName, Loaded] : Bundle->Kernels)
+    if (KName == Name)
+      K = &Loaded;
+  if (!K)
+    return failWith(std::string("tile_launch: no kernel named '") + Name +
+                    "' for this device in the bundle");
+  std::vector<ArgValue> Values;
+  for (size_t I = 0; I < NumArgs; ++I) {
+    const tile_arg &A = Args[I];
+    if (!A.is_tensor) {
+      Values.push_back(ArgValue::scalar(A.scalar));
+      continue;
+    }
+    if (!A.buffer || A.rank < 0 || (A.rank > 0 && !A.shape))
+      return failWith("tile_launch: argument " + std::to_string(I) +
+                      " is a tensor without a buffer or shape");
+    Values.push_back(
+        ArgValue::tensor(A.buffer->B.address(), A.buffer->B.size(),
+                         std::vector<int64_t>(A.shape, A.shape + A.rank),
+                         A.dtype ? A.dtype : ""));
+  }
+  if (Error E = K->launch(Values))
+    return failWith(E.message());
+  if (Error E = Bundle->D.synchronize())
+    return failWith(E.message());
+  return 0;
+}

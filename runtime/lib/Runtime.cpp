@@ -1,0 +1,361 @@
+//===- Runtime.cpp - Devices, modules, kernels, streams, buffers ----------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+
+using namespace tile::rt;
+
+//===----------------------------------------------------------------------===//
+// Names
+//===----------------------------------------------------------------------===//
+
+const char *tile::rt::platformName(Platform P) {
+  switch (P) {
+  case Platform::Host:
+    return "host";
+  case Platform::Cuda:
+    return "cuda";
+  case Platform::Hip:
+    return "hip";
+  }
+  return "?";
+}
+
+const char *tile::rt::objectKindName(ObjectKind K) {
+  switch (K) {
+  case ObjectKind::HostSO:
+    return "host-so";
+  case ObjectKind::Cubin:
+    return "cubin";
+  case ObjectKind::Ptx:
+    return "ptx";
+  case ObjectKind::Hsaco:
+    return "hsaco";
+  }
+  return "?";
+}
+
+Expected<ObjectKind> tile::rt::parseObjectKind(std::string_view Name) {
+  for (ObjectKind K : {ObjectKind::HostSO, ObjectKind::Cubin, ObjectKind::Ptx,
+                       ObjectKind::Hsaco})
+    if (Name == objectKindName(K))
+      return K;
+  return makeError("unknown object kind '" + std::string(Name) +
+                   "' (expected host-so, cubin, ptx or hsaco)");
+}
+
+Platform tile::rt::platformOf(ObjectKind K) {
+  switch (K) {
+  case ObjectKind::HostSO:
+    return Platform::Host;
+  case ObjectKind::Cubin:
+  case ObjectKind::Ptx:
+    return Platform::Cuda;
+  case ObjectKind::Hsaco:
+    return Platform::Hip;
+  }
+  return Platform::Host;
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers shared by the backends
+//===----------------------------------------------------------------------===//
+
+Expected<std::vector<uint8_t>> tile::rt::readBinaryFile(const std::string &P) {
+  std::ifstream In(P, std::ios::binary);
+  if (!In)
+    return makeError("cannot open " + P);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(In)),
+                              std::istreambuf_iterator<char>());
+}
+
+Expected<std::shared_ptr<DynamicLibrary>>
+DynamicLibrary::open(const std::vector<std::string> &Candidates,
+                     const char *EnvOverride) {
+  std::vector<std::string> Names = Candidates;
+  if (const char *Env = EnvOverride ? std::getenv(EnvOverride) : nullptr)
+    Names = {Env};
+  std::string Tried;
+  for (const std::string &N : Names) {
+    if (void *H = dlopen(N.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      auto Lib = std::make_shared<DynamicLibrary>();
+      Lib->Handle = H;
+      Lib->Path = N;
+      return Lib;
+    }
+    const char *Msg = dlerror();
+    Tried += "\n  " + N + ": " + (Msg ? Msg : "unknown error");
+  }
+  return makeError("tried:" + Tried);
+}
+
+DynamicLibrary::~DynamicLibrary() {
+  if (Handle)
+    dlclose(Handle);
+}
+
+void *DynamicLibrary::symbol(const char *Symbol) const {
+  return dlsym(Handle, Symbol);
+}
+
+//===----------------------------------------------------------------------===//
+// Buffer, Event, Stream
+//===----------------------------------------------------------------------===//
+
+struct Buffer::State {
+  std::shared_ptr<DeviceImpl> Dev;
+  uint64_t Address = 0;
+  uint64_t Size = 0;
+  ~State() { Dev->release(Address); }
+};
+
+uint64_t Buffer::address() const { return S ? S->Address : 0; }
+uint64_t Buffer::size() const { return S ? S->Size : 0; }
+
+static Error checkRange(const Buffer &B, uint64_t Bytes, uint64_t Offset,
+                        const char *What) {
+  if (!B)
+    return makeError(std::string(What) + ": empty buffer");
+  if (Offset > B.size() || Bytes > B.size() - Offset)
+    return makeError(std::string(What) + " of " + std::to_string(Bytes) +
+                     " bytes at offset " + std::to_string(Offset) +
+                     " exceeds the buffer's " + std::to_string(B.size()) +
+                     " bytes");
+  return Error::success();
+}
+
+Error Buffer::upload(const void *Src, uint64_t Bytes, uint64_t Offset) {
+  if (Error E = checkRange(*this, Bytes, Offset, "upload"))
+    return E;
+  return Bytes ? S->Dev->upload(S->Address + Offset, Src, Bytes)
+               : Error::success();
+}
+
+Error Buffer::download(void *Dst, uint64_t Bytes, uint64_t Offset) const {
+  if (Error E = checkRange(*this, Bytes, Offset, "download"))
+    return E;
+  return Bytes ? S->Dev->download(Dst, S->Address + Offset, Bytes)
+               : Error::success();
+}
+
+Expected<std::vector<uint8_t>> Buffer::read() const {
+  std::vector<uint8_t> Data(size());
+  if (Error E = download(Data.data(), Data.size()))
+    return E;
+  return Data;
+}
+
+Error Buffer::fill(uint8_t Byte) {
+  if (!S)
+    return makeError("fill: empty buffer");
+  return S->Size ? S->Dev->fill(S->Address, Byte, S->Size) : Error::success();
+}
+
+struct Event::State {
+  std::shared_ptr<DeviceImpl> Dev;
+  void *Handle = nullptr;
+  ~State() { Dev->destroyEvent(Handle); }
+};
+
+Expected<float> Event::elapsedMs(const Event &Start, const Event &End) {
+  if (!Start.S || !End.S)
+    return makeError("elapsedMs: an event was never recorded");
+  if (Start.S->Dev != End.S->Dev)
+    return makeError("elapsedMs: events of different devices");
+  return Start.S->Dev->elapsedMs(Start.S->Handle, End.S->Handle);
+}
+
+struct Stream::State {
+  std::shared_ptr<DeviceImpl> Dev;
+  void *Handle = nullptr; // Null: the default stream.
+  ~State() {
+    if (Handle)
+      Dev->destroyStream(Handle);
+  }
+};
+
+Error Stream::synchronize() {
+  if (!S)
+    return makeError("synchronize: empty stream");
+  return S->Dev->synchronize(S->Handle);
+}
+
+Expected<Event> Stream::record() {
+  if (!S)
+    return makeError("record: empty stream");
+  Expected<void *> H = S->Dev->recordEvent(S->Handle);
+  if (!H)
+    return H.takeError();
+  Event E;
+  E.S = std::make_shared<Event::State>();
+  E.S->Dev = S->Dev;
+  E.S->Handle = *H;
+  return E;
+}
+
+void *Stream::nativeHandle() const { return S ? S->Handle : nullptr; }
+
+//===----------------------------------------------------------------------===//
+// Kernel, Module
+//===----------------------------------------------------------------------===//
+
+struct Kernel::State {
+  std::shared_ptr<ModuleImpl> Mod;
+  std::shared_ptr<DeviceImpl> Dev;
+  void *Function = nullptr;
+  KernelSignature Sig;
+  LaunchConfig Config;
+};
+
+const KernelSignature &Kernel::signature() const { return S->Sig; }
+const LaunchConfig &Kernel::config() const { return S->Config; }
+
+Error Kernel::launch(const std::vector<ArgValue> &Args, const DimMap &Given,
+                     Stream *St) {
+  if (!S)
+    return makeError("launch: empty kernel");
+  Expected<BoundArgs> B = bindArguments(S->Sig, Args, Given);
+  if (!B)
+    return B.takeError();
+  return launch(*B, St);
+}
+
+Error Kernel::launch(BoundArgs &Bound, Stream *St) {
+  if (!S)
+    return makeError("launch: empty kernel");
+  if (Bound.Slots.size() != S->Sig.Params.size())
+    return makeError(S->Sig.Name + ": bound arguments do not match the "
+                                   "kernel's parameters");
+  if (St && St->S && St->S->Dev != S->Dev)
+    return makeError(S->Sig.Name + ": stream belongs to another device");
+  if (Bound.numPrograms() == 0)
+    return Error::success(); // An empty grid has nothing to do.
+  std::vector<void *> Ptrs = Bound.pointers();
+  if (Error E = S->Mod->launch(S->Function, S->Config, Bound.Grid, Ptrs.data(),
+                               St ? St->nativeHandle() : nullptr))
+    return makeError(S->Sig.Name + ": " + E.message());
+  return Error::success();
+}
+
+Expected<Kernel> Module::getKernel(const std::string &Entry,
+                                   KernelSignature Sig, LaunchConfig Config) {
+  if (!Impl)
+    return makeError("getKernel: empty module");
+  if (Error E = Sig.verify())
+    return E;
+  Expected<void *> F = Impl->getFunction(Entry, Config.SharedBytes);
+  if (!F)
+    return F.takeError();
+  Kernel K;
+  K.S = std::make_shared<Kernel::State>();
+  K.S->Mod = Impl;
+  K.S->Dev = Dev;
+  K.S->Function = *F;
+  K.S->Sig = std::move(Sig);
+  K.S->Config = Config;
+  return K;
+}
+
+//===----------------------------------------------------------------------===//
+// Device
+//===----------------------------------------------------------------------===//
+
+Expected<Device> Device::open(std::string_view Spec) {
+  std::string Kind(Spec);
+  int Ordinal = 0;
+  if (size_t Colon = Kind.find(':'); Colon != std::string::npos) {
+    std::string Num = Kind.substr(Colon + 1);
+    Kind.resize(Colon);
+    if (Num.empty() || Num.size() > 4 ||
+        Num.find_first_not_of("0123456789") != std::string::npos)
+      return makeError("bad device '" + std::string(Spec) +
+                       "' (expected host, cuda[:N] or hip[:N])");
+    Ordinal = std::stoi(Num);
+  }
+  if (Kind != "host" && Kind != "cuda" && Kind != "hip")
+    return makeError("unknown device '" + std::string(Spec) +
+                     "' (expected host, cuda[:N] or hip[:N])");
+  if (Kind == "host" && Ordinal != 0)
+    return makeError("there is only one host device ('host')");
+
+  // Devices live until the process exits: never destroyed, so that no
+  // driver call happens during static destruction.
+  static std::mutex Lock;
+  static auto *Open = new std::map<std::string, std::shared_ptr<DeviceImpl>>;
+  std::lock_guard<std::mutex> Guard(Lock);
+  std::string Key = Kind + ":" + std::to_string(Ordinal);
+  auto It = Open->find(Key);
+  if (It == Open->end()) {
+    Expected<std::shared_ptr<DeviceImpl>> Impl =
+        Kind == "host"   ? createHostDevice()
+        : Kind == "cuda" ? createCudaDevice(Ordinal)
+                         : createHipDevice(Ordinal);
+    if (!Impl)
+      return Impl.takeError();
+    It = Open->emplace(Key, *Impl).first;
+  }
+  Device D;
+  D.Impl = It->second;
+  return D;
+}
+
+Platform Device::platform() const { return Impl->P; }
+int Device::ordinal() const { return Impl->Ordinal; }
+std::string Device::name() const { return Impl->Name; }
+std::string Device::arch() const { return Impl->Arch; }
+
+Expected<Buffer> Device::allocate(uint64_t Bytes) {
+  Expected<uint64_t> Address = Impl->allocate(Bytes);
+  if (!Address)
+    return Address.takeError();
+  Buffer B;
+  B.S = std::make_shared<Buffer::State>();
+  B.S->Dev = Impl;
+  B.S->Address = *Address;
+  B.S->Size = Bytes;
+  return B;
+}
+
+Expected<Module> Device::loadModule(const std::string &Path, ObjectKind Kind) {
+  if (platformOf(Kind) != Impl->P)
+    return makeError("cannot load a " + std::string(objectKindName(Kind)) +
+                     " code object on a " + platformName(Impl->P) +
+                     " device: " + Path);
+  Expected<std::shared_ptr<ModuleImpl>> M = Impl->loadModule(Path, Kind);
+  if (!M)
+    return M.takeError();
+  Module Result;
+  Result.Dev = Impl;
+  Result.Impl = *M;
+  return Result;
+}
+
+Expected<Stream> Device::createStream() {
+  Expected<void *> H = Impl->createStream();
+  if (!H)
+    return H.takeError();
+  Stream S;
+  S.S = std::make_shared<Stream::State>();
+  S.S->Dev = Impl;
+  S.S->Handle = *H;
+  return S;
+}
+
+Stream Device::defaultStream() {
+  Stream S;
+  S.S = std::make_shared<Stream::State>();
+  S.S->Dev = Impl;
+  return S;
+}
+
+Error Device::synchronize() { return Impl->synchronizeDevice(); }

@@ -1,0 +1,78 @@
+//===- CApiTest.cpp - Tests of the C API ----------------------------------===//
+
+#include "TestBundle.h"
+
+#include "tile/runtime/Random.h"
+#include "tile/runtime/tile_runtime.h"
+
+#include "gtest/gtest.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+TEST(CApiTest, LoadsBundleAndLaunches) {
+  std::string Dir = tile::rt::test::makeHostBundle("capi");
+  tile_device *Dev = tile_device_open("host");
+  ASSERT_NE(Dev, nullptr) << tile_last_error();
+  EXPECT_STREQ(tile_device_arch(Dev), "host");
+  tile_bundle *B = tile_bundle_load(Dev, Dir.c_str());
+  ASSERT_NE(B, nullptr) << tile_last_error();
+  ASSERT_EQ(tile_bundle_num_kernels(B), 2u);
+  EXPECT_STREQ(tile_bundle_kernel_name(B, 0), "vadd");
+  EXPECT_EQ(tile_bundle_kernel_name(B, 2), nullptr);
+
+  const int64_t N = 300;
+  auto A = tile::rt::generateTensor("f32", N, 9, "A");
+  auto Bv = tile::rt::generateTensor("f32", N, 9, "B");
+  ASSERT_TRUE(A && Bv);
+  tile_buffer *BA = tile_buffer_create(Dev, N * 4);
+  tile_buffer *BB = tile_buffer_create(Dev, N * 4);
+  tile_buffer *BC = tile_buffer_create(Dev, N * 4);
+  ASSERT_TRUE(BA && BB && BC);
+  EXPECT_EQ(tile_buffer_size(BA), uint64_t(N * 4));
+  ASSERT_EQ(tile_buffer_upload(BA, A->data(), N * 4, 0), 0);
+  ASSERT_EQ(tile_buffer_upload(BB, Bv->data(), N * 4, 0), 0);
+  std::vector<uint8_t> Poison(N * 4, 0xFF);
+  ASSERT_EQ(tile_buffer_upload(BC, Poison.data(), N * 4, 0), 0);
+
+  tile_arg Args[3] = {{1, BA, &N, 1, "f32", 0},
+                      {1, BB, &N, 1, "f32", 0},
+                      {1, BC, &N, 1, nullptr, 0}};
+  ASSERT_EQ(tile_launch(B, "vadd", Args, 3), 0) << tile_last_error();
+  std::vector<float> C(N), FA(N), FB(N);
+  ASSERT_EQ(tile_buffer_download(BC, C.data(), N * 4, 0), 0);
+  std::memcpy(FA.data(), A->data(), N * 4);
+  std::memcpy(FB.data(), Bv->data(), N * 4);
+  for (int64_t I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], FA[I] + FB[I]) << I;
+
+  // Errors come back through tile_last_error().
+  int64_t Wrong = N + 1;
+  Args[2].shape = &Wrong;
+  EXPECT_EQ(tile_launch(B, "vadd", Args, 3), -1);
+  EXPECT_STREQ(tile_last_error(), "vadd: dimension N is 300 in A but 301 in C");
+  EXPECT_EQ(tile_launch(B, "nope", Args, 3), -1);
+  EXPECT_STREQ(tile_last_error(),
+               "tile_launch: no kernel named 'nope' for this device in the "
+               "bundle");
+  EXPECT_EQ(tile_buffer_upload(BA, A->data(), N * 4, 1), -1);
+  EXPECT_STREQ(tile_last_error(),
+               "upload of 1200 bytes at offset 1 exceeds the buffer's 1200 "
+               "bytes");
+  EXPECT_EQ(tile_device_open("gpu"), nullptr);
+  EXPECT_STREQ(tile_last_error(),
+               "unknown device 'gpu' (expected host, cuda[:N] or hip[:N])");
+  EXPECT_EQ(tile_bundle_load(Dev, "/nonexistent"), nullptr);
+  EXPECT_STREQ(tile_last_error(), "cannot open /nonexistent/manifest.json");
+
+  tile_buffer_free(BA);
+  tile_buffer_free(BB);
+  tile_buffer_free(BC);
+  tile_bundle_free(B);
+  tile_device_close(Dev);
+}
+
+} // namespace

@@ -1,0 +1,312 @@
+//===- HostBackendTest.cpp - End-to-end tests of the host backend ---------===//
+//
+// Loads the hand-written kernels of HostKernels.cpp through a bundle, runs
+// them on seeded random inputs with poisoned outputs and compares with
+// plain loops; then checks tile-run on the same bundle.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestBundle.h"
+
+#include "tile/runtime/Bundle.h"
+#include "tile/runtime/Npy.h"
+#include "tile/runtime/Random.h"
+
+#include "tile/Numerics/Pack.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdio>
+#include <cstring>
+
+using namespace tile::rt;
+
+namespace {
+
+class HostBackendTest : public testing::Test {
+protected:
+  void SetUp() override {
+    Dir = test::makeHostBundle(
+        testing::UnitTest::GetInstance()->current_test_info()->name());
+    Expected<Bundle> B = Bundle::load(Dir);
+    ASSERT_TRUE(B) << B.message();
+    TheBundle = *B;
+    Expected<Device> D = Device::open("host");
+    ASSERT_TRUE(D) << D.message();
+    Dev = *D;
+  }
+
+  Kernel load(const std::string &Name) {
+    for (const KernelInfo &K : TheBundle.manifest().Kernels) {
+      if (K.name() != Name)
+        continue;
+      Expected<Kernel> Loaded = TheBundle.loadKernel(Dev, K);
+      EXPECT_TRUE(Loaded) << Loaded.message();
+      return Loaded ? *Loaded : Kernel();
+    }
+    ADD_FAILURE() << "no kernel " << Name;
+    return Kernel();
+  }
+
+  Buffer upload(const std::vector<uint8_t> &Data) {
+    Expected<Buffer> B = Dev.allocate(Data.size());
+    EXPECT_TRUE(B) << B.message();
+    EXPECT_FALSE(B->upload(Data));
+    return *B;
+  }
+
+  std::vector<float> floats(const std::vector<uint8_t> &Bytes) {
+    std::vector<float> F(Bytes.size() / 4);
+    std::memcpy(F.data(), Bytes.data(), F.size() * 4);
+    return F;
+  }
+
+  /// Runs vadd on N elements; returns C and checks it against A + B.
+  void checkVadd(int64_t N) {
+    Kernel K = load("vadd");
+    auto A = generateTensor("f32", N, 3, "A");
+    auto B = generateTensor("f32", N, 3, "B");
+    ASSERT_TRUE(A && B);
+    Buffer BA = upload(*A), BB = upload(*B);
+    Expected<Buffer> BC = Dev.allocate(N * 4);
+    ASSERT_TRUE(BC);
+    ASSERT_FALSE(BC->fill(PoisonByte));
+    Error E =
+        K.launch({ArgValue::tensor(BA.address(), BA.size(), {N}, "f32"),
+                  ArgValue::tensor(BB.address(), BB.size(), {N}, "f32"),
+                  ArgValue::tensor(BC->address(), BC->size(), {N}, "f32")});
+    ASSERT_FALSE(E) << E.message();
+    ASSERT_FALSE(Dev.synchronize());
+    Expected<std::vector<uint8_t>> C = BC->read();
+    ASSERT_TRUE(C);
+    std::vector<float> FA = floats(*A), FB = floats(*B), FC = floats(*C);
+    int Bad = 0;
+    for (int64_t I = 0; I < N; ++I)
+      Bad += FC[I] != FA[I] + FB[I];
+    EXPECT_EQ(Bad, 0) << "N = " << N;
+  }
+
+  std::string Dir;
+  Bundle TheBundle;
+  Device Dev;
+};
+
+TEST_F(HostBackendTest, DeviceBasics) {
+  EXPECT_EQ(Dev.platform(), Platform::Host);
+  EXPECT_EQ(Dev.arch(), "host");
+  EXPECT_NE(Dev.name().find("host ("), std::string::npos);
+  Expected<Device> Again = Device::open("host");
+  ASSERT_TRUE(Again);
+  EXPECT_EQ(Again->name(), Dev.name());
+  EXPECT_EQ(Device::open("tpu").message(),
+            "unknown device 'tpu' (expected host, cuda[:N] or hip[:N])");
+  EXPECT_EQ(Device::open("cuda:x").message(),
+            "bad device 'cuda:x' (expected host, cuda[:N] or hip[:N])");
+  EXPECT_EQ(Device::open("host:1").message(),
+            "there is only one host device ('host')");
+}
+
+TEST_F(HostBackendTest, VectorAddOddSizes) {
+  for (int64_t N : {1, 63, 64, 65, 1000, 1 << 18})
+    checkVadd(N);
+}
+
+TEST_F(HostBackendTest, SubByteKernelWithScalarAnd2DGrid) {
+  Kernel K = load("u4_affine");
+  for (auto [M, Kd] : {std::pair<int64_t, int64_t>{7, 33}, {1, 1}, {16, 64}}) {
+    int64_t N = M * Kd;
+    auto X = generateTensor("u4", N, 2, "X");
+    ASSERT_TRUE(X);
+    Buffer BX = upload(*X);
+    Expected<Buffer> BY = Dev.allocate(N);
+    ASSERT_TRUE(BY);
+    ASSERT_FALSE(BY->fill(PoisonByte));
+    Error E =
+        K.launch({ArgValue::tensor(BX.address(), BX.size(), {M, Kd}, "u4"),
+                  ArgValue::tensor(BY->address(), BY->size(), {M, Kd}, "u8"),
+                  ArgValue::scalar(5)});
+    ASSERT_FALSE(E) << E.message();
+    Expected<std::vector<uint8_t>> Y = BY->read();
+    ASSERT_TRUE(Y);
+    for (int64_t I = 0; I < N; ++I) {
+      uint32_t Code = tile::numerics::readPacked(X->data(), I, 4);
+      ASSERT_EQ((*Y)[I], static_cast<uint8_t>(Code * 3 + 5))
+          << "M=" << M << " K=" << Kd << " element " << I;
+    }
+  }
+}
+
+TEST_F(HostBackendTest, EmptyGridDoesNothing) {
+  Kernel K = load("vadd");
+  Expected<Buffer> B = Dev.allocate(0);
+  ASSERT_TRUE(B);
+  EXPECT_NE(B->address(), 0u);
+  ArgValue Empty = ArgValue::tensor(B->address(), 0, {0}, "f32");
+  EXPECT_FALSE(K.launch({Empty, Empty, Empty}));
+}
+
+TEST_F(HostBackendTest, LaunchErrorsAreClear) {
+  Kernel K = load("vadd");
+  Expected<Buffer> A = Dev.allocate(64 * 4), C = Dev.allocate(65 * 4);
+  ASSERT_TRUE(A && C);
+  Error E = K.launch({ArgValue::tensor(A->address(), A->size(), {64}, "f32"),
+                      ArgValue::tensor(A->address(), A->size(), {64}, "f32"),
+                      ArgValue::tensor(C->address(), C->size(), {65}, "f32")});
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E.message(), "vadd: dimension N is 64 in A but 65 in C");
+  E = K.launch({ArgValue::tensor(A->address(), A->size(), {64}, "f16"),
+                ArgValue::tensor(A->address(), A->size(), {64}, "f32"),
+                ArgValue::tensor(A->address(), A->size(), {64}, "f32")});
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E.message(),
+            "vadd: argument 0 (A): expected a tensor of f32 but got f16");
+}
+
+TEST_F(HostBackendTest, ModuleErrors) {
+  Expected<Module> Missing =
+      Dev.loadModule(Dir + "/nope.so", ObjectKind::HostSO);
+  ASSERT_FALSE(Missing);
+  EXPECT_EQ(Missing.message().rfind(
+                "cannot load host code object " + Dir + "/nope.so: ", 0),
+            0u)
+      << Missing.message();
+  Expected<Module> Cubin =
+      Dev.loadModule(Dir + "/kernels.so", ObjectKind::Cubin);
+  ASSERT_FALSE(Cubin);
+  EXPECT_EQ(Cubin.message(), "cannot load a cubin code object on a host "
+                             "device: " +
+                                 Dir + "/kernels.so");
+  Expected<Module> M = Dev.loadModule(Dir + "/kernels.so", ObjectKind::HostSO);
+  ASSERT_TRUE(M) << M.message();
+  KernelSignature Sig;
+  Sig.Name = "x";
+  Expected<Kernel> K = M->getKernel("no_such_entry", Sig);
+  ASSERT_FALSE(K);
+  EXPECT_EQ(K.message(),
+            "entry 'no_such_entry' not found in " + Dir + "/kernels.so");
+}
+
+TEST_F(HostBackendTest, BuffersAndEvents) {
+  Expected<Buffer> B = Dev.allocate(10);
+  ASSERT_TRUE(B);
+  EXPECT_EQ(B->address() % 256, 0u);
+  ASSERT_FALSE(B->fill(0xAB));
+  const uint8_t Data[3] = {1, 2, 3};
+  ASSERT_FALSE(B->upload(Data, 3, 7));
+  Expected<std::vector<uint8_t>> All = B->read();
+  ASSERT_TRUE(All);
+  EXPECT_EQ(*All, (std::vector<uint8_t>{0xAB, 0xAB, 0xAB, 0xAB, 0xAB, 0xAB,
+                                        0xAB, 1, 2, 3}));
+  uint8_t Out[2];
+  ASSERT_FALSE(B->download(Out, 2, 8));
+  EXPECT_EQ(Out[0], 2);
+  EXPECT_EQ(Out[1], 3);
+  Error E = B->upload(Data, 3, 8);
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E.message(),
+            "upload of 3 bytes at offset 8 exceeds the buffer's 10 bytes");
+  Expected<Stream> S = Dev.createStream();
+  ASSERT_TRUE(S);
+  Expected<Event> Start = S->record();
+  ASSERT_TRUE(Start);
+  checkVadd(1 << 16);
+  Expected<Event> End = S->record();
+  ASSERT_TRUE(End);
+  Expected<float> Ms = Event::elapsedMs(*Start, *End);
+  ASSERT_TRUE(Ms);
+  EXPECT_GT(*Ms, 0.0f);
+  EXPECT_FALSE(S->synchronize());
+}
+
+/// Writes the reference outputs of the manifest's tests (plain loops).
+void writeReferences(const std::string &Dir, bool Corrupt) {
+  const int64_t N = 1000;
+  auto A = generateTensor("f32", N, 3, "A");
+  auto B = generateTensor("f32", N, 3, "B");
+  ASSERT_TRUE(A && B);
+  std::vector<uint8_t> C(N * 4);
+  for (int64_t I = 0; I < N; ++I) {
+    float X, Y, Z;
+    std::memcpy(&X, A->data() + 4 * I, 4);
+    std::memcpy(&Y, B->data() + 4 * I, 4);
+    Z = X + Y + (Corrupt && I == 500 ? 1.0f : 0.0f);
+    std::memcpy(C.data() + 4 * I, &Z, 4);
+  }
+  Expected<NpyArray> CN = toNpy("f32", {N}, C);
+  ASSERT_TRUE(CN);
+  ASSERT_FALSE(writeNpy(Dir + "/vadd.C.npy", *CN));
+
+  const int64_t M = 7, K = 33;
+  auto X = generateTensor("u4", M * K, 1, "X");
+  ASSERT_TRUE(X);
+  std::vector<uint8_t> Y(M * K);
+  for (int64_t I = 0; I < M * K; ++I)
+    Y[I] = static_cast<uint8_t>(
+        tile::numerics::readPacked(X->data(), I, 4) * 3 + 5);
+  Expected<NpyArray> YN = toNpy("u8", {M, K}, Y);
+  ASSERT_TRUE(YN);
+  ASSERT_FALSE(writeNpy(Dir + "/u4_affine.Y.npy", *YN));
+}
+
+/// Runs tile-run with \p Args; returns its exit status and output.
+int runTool(const std::string &Args, std::string &Output) {
+  std::string Cmd = std::string(TILE_RUN_EXE) + " " + Args + " 2>&1";
+  FILE *P = popen(Cmd.c_str(), "r");
+  if (!P)
+    return -1;
+  char Buf[512];
+  Output.clear();
+  while (fgets(Buf, sizeof(Buf), P))
+    Output += Buf;
+  int Status = pclose(P);
+  return WIFEXITED(Status) ? WEXITSTATUS(Status) : -1;
+}
+
+TEST_F(HostBackendTest, TileRunPassesAndFails) {
+  writeReferences(Dir, /*Corrupt=*/false);
+  std::string Out;
+  EXPECT_EQ(runTool(Dir + " --repeat 3", Out), 0) << Out;
+  EXPECT_NE(Out.find("PASS vadd[N=1000 seed=3] C: max_abs=0"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("PASS u4_affine[K=33,M=7 seed=1] Y: exact"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("TIME vadd[N=1000 seed=3]: median"), std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("2 passed, 0 failed, 0 skipped"), std::string::npos)
+      << Out;
+
+  EXPECT_EQ(runTool(Dir + " --kernel u4_affine", Out), 0) << Out;
+  EXPECT_NE(Out.find("1 passed, 0 failed"), std::string::npos) << Out;
+
+  writeReferences(Dir, /*Corrupt=*/true);
+  EXPECT_EQ(runTool(Dir, Out), 1) << Out;
+  EXPECT_NE(Out.find("FAIL vadd[N=1000 seed=3] C: max_abs=1 "),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("mismatches=1/1000 (first at 500:"), std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("1 passed, 1 failed, 0 skipped"), std::string::npos)
+      << Out;
+}
+
+TEST_F(HostBackendTest, TileRunErrors) {
+  std::string Out;
+  EXPECT_EQ(runTool(Dir + " --kernel nope", Out), 1);
+  EXPECT_NE(Out.find("no kernel named 'nope' in the bundle"), std::string::npos)
+      << Out;
+  EXPECT_EQ(runTool(Dir + "/missing", Out), 1);
+  EXPECT_NE(Out.find("cannot open " + Dir + "/missing/manifest.json"),
+            std::string::npos)
+      << Out;
+  EXPECT_EQ(runTool(Dir + " --repeat x", Out), 1);
+  EXPECT_NE(Out.find("--repeat wants a count, not 'x'"), std::string::npos);
+  // No reference files written: reading them fails loudly.
+  EXPECT_EQ(runTool(Dir, Out), 1);
+  EXPECT_NE(Out.find("FAIL vadd[N=1000 seed=3] C: cannot open"),
+            std::string::npos)
+      << Out;
+}
+
+} // namespace

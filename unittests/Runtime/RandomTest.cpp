@@ -1,0 +1,144 @@
+//===- RandomTest.cpp - Tests of the seeded input generator ---------------===//
+//
+// The generator's definition is its specification (Random.h), so the first
+// outputs are pinned to goldens computed by an independent implementation
+// (Python, from the published splitmix64 / xoshiro256** / FNV-1a
+// definitions).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/runtime/Random.h"
+
+#include "tile/Numerics/Format.h"
+#include "tile/Numerics/Pack.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace tile::rt;
+namespace num = tile::numerics;
+
+namespace {
+
+TEST(RandomTest, SplitMixAndFnvGoldens) {
+  uint64_t State = 0;
+  EXPECT_EQ(splitmix64(State), 0xE220A8397B1DCDAFull);
+  EXPECT_EQ(splitmix64(State), 0x6E789E6AA1B965F4ull);
+  EXPECT_EQ(splitmix64(State), 0x06C45D188009454Full);
+  EXPECT_EQ(fnv1a64(""), 0xCBF29CE484222325ull);
+  EXPECT_EQ(fnv1a64("a"), 0xAF63DC4C8601EC8Cull);
+  EXPECT_EQ(fnv1a64("A"), 0xAF63FC4C860222ECull);
+}
+
+TEST(RandomTest, XoshiroGolden) {
+  Rng R(42);
+  EXPECT_EQ(R.next(), 0x15780B2E0C2EC716ull);
+  EXPECT_EQ(R.next(), 0x6104D9866D113A7Eull);
+  EXPECT_EQ(R.next(), 0xAE17533239E499A1ull);
+  EXPECT_EQ(R.next(), 0xECB8AD4703B360A1ull);
+}
+
+TEST(RandomTest, NormalsGolden) {
+  // Seed 1, tensor "A", f32: the Box-Muller pairs rounded to f32.
+  Expected<std::vector<uint32_t>> Codes = [] {
+    Rng R = Rng::forTensor(1, "A");
+    return generateCodes("f32", 6, R);
+  }();
+  ASSERT_TRUE(Codes) << Codes.message();
+  EXPECT_EQ(*Codes,
+            (std::vector<uint32_t>{3213254615u, 1029500051u, 1052247428u,
+                                   3196705298u, 3184491382u, 1065405763u}));
+}
+
+TEST(RandomTest, IntegerCodesGolden) {
+  Rng R = Rng::forTensor(7, "W");
+  Expected<std::vector<uint32_t>> Codes = generateCodes("u4", 8, R);
+  ASSERT_TRUE(Codes);
+  EXPECT_EQ(*Codes, (std::vector<uint32_t>{9, 4, 7, 9, 6, 7, 12, 5}));
+  // The packed tensor is the dense LSB-first stream of those codes.
+  Expected<std::vector<uint8_t>> Packed = generateTensor("u4", 8, 7, "W");
+  ASSERT_TRUE(Packed);
+  EXPECT_EQ(*Packed, (std::vector<uint8_t>{0x49, 0x97, 0x76, 0x5C}));
+}
+
+TEST(RandomTest, DeterministicAndNameDependent) {
+  auto A1 = generateTensor("f16", 1000, 3, "A");
+  auto A2 = generateTensor("f16", 1000, 3, "A");
+  auto B = generateTensor("f16", 1000, 3, "B");
+  auto A4 = generateTensor("f16", 1000, 4, "A");
+  ASSERT_TRUE(A1 && A2 && B && A4);
+  EXPECT_EQ(*A1, *A2);
+  EXPECT_NE(*A1, *B);
+  EXPECT_NE(*A1, *A4);
+  // A prefix of a longer tensor is the shorter tensor.
+  auto Long = generateTensor("f16", 1001, 3, "A");
+  ASSERT_TRUE(Long);
+  EXPECT_TRUE(std::equal(A1->begin(), A1->end(), Long->begin()));
+}
+
+TEST(RandomTest, FloatsAreStandardNormal) {
+  const int N = 200000;
+  for (const char *DType : {"f32", "f16", "bf16"}) {
+    Rng R = Rng::forTensor(11, DType);
+    Expected<std::vector<uint32_t>> Codes = generateCodes(DType, N, R);
+    ASSERT_TRUE(Codes);
+    num::Format F = *num::parseFormat(DType);
+    double Sum = 0, Sq = 0;
+    int Within1 = 0;
+    for (uint32_t C : *Codes) {
+      double V = num::decode(F, C);
+      Sum += V;
+      Sq += V * V;
+      Within1 += std::fabs(V) <= 1.0;
+    }
+    double Mean = Sum / N, Var = Sq / N - Mean * Mean;
+    EXPECT_NEAR(Mean, 0.0, 0.01) << DType;
+    EXPECT_NEAR(Var, 1.0, 0.02) << DType;
+    EXPECT_NEAR(double(Within1) / N, 0.6827, 0.01) << DType; // P(|z| <= 1).
+  }
+}
+
+TEST(RandomTest, SmallFloatsAreRoundedNormals) {
+  // f4e2m1 values are N(0,1) rounded: every code occurs, most mass near 0.
+  Rng R = Rng::forTensor(5, "X");
+  Rng Ref = Rng::forTensor(5, "X");
+  Expected<std::vector<uint32_t>> Codes = generateCodes("f4e2m1", 5000, R);
+  ASSERT_TRUE(Codes);
+  num::Format F = *num::parseFormat("f4e2m1");
+  for (uint32_t C : *Codes)
+    EXPECT_EQ(C, num::encode(F, Ref.normal()));
+  // e8m0 has no sign: it encodes |z|.
+  Rng R2 = Rng::forTensor(5, "S"), Ref2 = Rng::forTensor(5, "S");
+  Expected<std::vector<uint32_t>> Scales = generateCodes("e8m0", 1000, R2);
+  ASSERT_TRUE(Scales);
+  num::Format E8 = num::Format::e8m0();
+  for (uint32_t C : *Scales)
+    EXPECT_EQ(C, num::encode(E8, std::fabs(Ref2.normal())));
+}
+
+TEST(RandomTest, IntegersAreUniformOverCodes) {
+  const int N = 80000;
+  for (const char *DType : {"u3", "i3", "u1"}) {
+    Rng R = Rng::forTensor(9, DType);
+    Expected<std::vector<uint32_t>> Codes = generateCodes(DType, N, R);
+    ASSERT_TRUE(Codes);
+    unsigned Bits = num::parseFormat(DType)->bits();
+    std::vector<int> Hist(1u << Bits, 0);
+    for (uint32_t C : *Codes) {
+      ASSERT_LT(C, 1u << Bits);
+      ++Hist[C];
+    }
+    for (int H : Hist)
+      EXPECT_NEAR(double(H) / N, 1.0 / Hist.size(), 0.01) << DType;
+  }
+}
+
+TEST(RandomTest, BadFormat) {
+  Expected<std::vector<uint8_t>> T = generateTensor("q9", 4, 1, "A");
+  ASSERT_FALSE(T);
+  EXPECT_FALSE(T.message().empty());
+}
+
+} // namespace

@@ -1,0 +1,229 @@
+//===- SignatureTest.cpp - Tests of argument binding ----------------------===//
+
+#include "tile/runtime/Signature.h"
+
+#include "gtest/gtest.h"
+
+#include <cstring>
+
+using namespace tile::rt;
+
+namespace {
+
+ParamInfo tensor(std::string Name, std::string DType,
+                 std::vector<std::string> Shape, bool Mut = false) {
+  ParamInfo P;
+  P.Name = std::move(Name);
+  P.Kind = ParamKind::Tensor;
+  P.DType = std::move(DType);
+  P.Shape = std::move(Shape);
+  P.Mut = Mut;
+  return P;
+}
+
+ParamInfo scalar(std::string Name, std::string DType) {
+  ParamInfo P;
+  P.Name = std::move(Name);
+  P.Kind = ParamKind::Scalar;
+  P.DType = std::move(DType);
+  return P;
+}
+
+ParamInfo dim(std::string Name) {
+  ParamInfo P;
+  P.Name = std::move(Name);
+  P.Kind = ParamKind::Dim;
+  P.DType = "i32";
+  return P;
+}
+
+/// The signature of examples/gemm_wq with T = u4, G = 128, plus a scalar.
+KernelSignature gemmWq() {
+  KernelSignature S;
+  S.Name = "gemm_wq";
+  S.Params = {tensor("A", "f16", {"M", "K"}),
+              tensor("W", "u4", {"K", "N"}),
+              tensor("S", "f16", {"K / 128", "N"}),
+              tensor("C", "f16", {"M", "N"}, /*Mut=*/true),
+              scalar("alpha", "f32"),
+              dim("M"),
+              dim("K"),
+              dim("N")};
+  S.Grid = {"cdiv(N, 128)", "cdiv(M, 16)", "1"};
+  return S;
+}
+
+/// Arguments for gemmWq with the given extents and ample buffers.
+std::vector<ArgValue> args(int64_t M, int64_t K, int64_t N, int64_t CM = -1) {
+  return {ArgValue::tensor(0x1000, 1 << 30, {M, K}, "f16"),
+          ArgValue::tensor(0x2000, 1 << 30, {K, N}, "u4"),
+          ArgValue::tensor(0x3000, 1 << 30, {K / 128, N}, "f16"),
+          ArgValue::tensor(0x4000, 1 << 30, {CM < 0 ? M : CM, N}, "f16"),
+          ArgValue::scalar(0.5)};
+}
+
+std::string bindError(const KernelSignature &S, const std::vector<ArgValue> &A,
+                      const DimMap &Given = {}) {
+  Expected<BoundArgs> B = bindArguments(S, A, Given);
+  EXPECT_FALSE(B);
+  return B ? "" : B.message();
+}
+
+TEST(SignatureTest, BindsDimsGridAndSlots) {
+  KernelSignature S = gemmWq();
+  ASSERT_FALSE(S.verify());
+  Expected<BoundArgs> B = bindArguments(S, args(65, 256, 300));
+  ASSERT_TRUE(B) << B.message();
+  EXPECT_EQ(B->Dims, (DimMap{{"M", 65}, {"K", 256}, {"N", 300}}));
+  EXPECT_EQ(B->Grid, (std::array<uint32_t, 3>{3, 5, 1}));
+  ASSERT_EQ(B->Slots.size(), 8u);
+  EXPECT_EQ(B->Slots[0], 0x1000u);
+  EXPECT_EQ(B->Slots[3], 0x4000u);
+  float Alpha;
+  uint32_t AlphaBits = static_cast<uint32_t>(B->Slots[4]);
+  std::memcpy(&Alpha, &AlphaBits, 4);
+  EXPECT_EQ(Alpha, 0.5f);
+  EXPECT_EQ(B->Slots[5], 65u);
+  EXPECT_EQ(B->Slots[6], 256u);
+  EXPECT_EQ(B->Slots[7], 300u);
+  std::vector<void *> Ptrs = B->pointers();
+  EXPECT_EQ(*static_cast<int32_t *>(Ptrs[7]), 300);
+}
+
+TEST(SignatureTest, InconsistentDimensionNamesBothTensors) {
+  EXPECT_EQ(bindError(gemmWq(), args(64, 256, 128, /*CM=*/65)),
+            "gemm_wq: dimension M is 64 in A but 65 in C");
+  EXPECT_EQ(bindError(gemmWq(), args(64, 256, 128), {{"N", 100}}),
+            "gemm_wq: dimension N is 100 in the given sizes but 128 in W");
+}
+
+TEST(SignatureTest, WrongDtypeAndRank) {
+  std::vector<ArgValue> A = args(64, 256, 128);
+  A[1].DType = "i4";
+  EXPECT_EQ(bindError(gemmWq(), A),
+            "gemm_wq: argument 1 (W): expected a tensor of u4 but got i4");
+  A[1].DType = "q7";
+  EXPECT_NE(bindError(gemmWq(), A).find("argument 1 (W): "), std::string::npos);
+  A = args(64, 256, 128);
+  A[0].Shape = {64, 256, 1};
+  EXPECT_EQ(bindError(gemmWq(), A),
+            "gemm_wq: argument 0 (A): expected a rank-2 tensor [M, K] but got "
+            "rank 3 [64, 256, 1]");
+  A = args(64, 256, 128);
+  A[4] = ArgValue::tensor(0x5000, 4, {1}, "f32");
+  EXPECT_EQ(bindError(gemmWq(), A), "gemm_wq: argument 4 (alpha): expected a "
+                                    "scalar of f32 but got a tensor");
+  A = args(64, 256, 128);
+  A.pop_back();
+  EXPECT_EQ(bindError(gemmWq(), A),
+            "gemm_wq: expected 5 arguments (A, W, S, C, alpha) but got 4");
+}
+
+TEST(SignatureTest, ShapeExpressionsAreChecked) {
+  std::vector<ArgValue> A = args(64, 256, 128);
+  A[2].Shape = {3, 128}; // K / 128 = 2.
+  EXPECT_EQ(bindError(gemmWq(), A),
+            "gemm_wq: tensor S dimension 0 should be K / 128 = 2 but is 3");
+}
+
+TEST(SignatureTest, UnboundDimension) {
+  KernelSignature S;
+  S.Name = "k";
+  S.Params = {tensor("S", "f16", {"K / 128"}), dim("K")};
+  EXPECT_EQ(
+      bindError(S, {ArgValue::tensor(0x10, 64, {2}, "f16")}),
+      "k: shape of S: unknown dimension 'K' in 'K / 128' (give its size)");
+  Expected<BoundArgs> B =
+      bindArguments(S, {ArgValue::tensor(0x10, 64, {2}, "f16")}, {{"K", 256}});
+  ASSERT_TRUE(B) << B.message();
+  EXPECT_EQ(B->Slots[1], 256u);
+}
+
+TEST(SignatureTest, SubByteBufferSizes) {
+  EXPECT_EQ(denseBytes(7, 4), 4u);
+  EXPECT_EQ(denseBytes(3, 3), 2u);
+  EXPECT_EQ(denseBytes(8, 1), 1u);
+  EXPECT_EQ(denseBytes(9, 1), 2u);
+  EXPECT_EQ(denseBytes(5, 6), 4u);
+  EXPECT_EQ(denseBytes(0, 5), 0u);
+  KernelSignature S;
+  S.Name = "k";
+  S.Params = {tensor("W", "u3", {"K", "N"}), dim("K"), dim("N")};
+  // 5 x 7 u3 = 105 bits = 14 bytes.
+  EXPECT_TRUE(bindArguments(S, {ArgValue::tensor(0x10, 14, {5, 7}, "u3")}));
+  EXPECT_EQ(bindError(S, {ArgValue::tensor(0x10, 13, {5, 7}, "u3")}),
+            "k: tensor W u3[5, 7] needs 14 bytes but its buffer has 13");
+}
+
+TEST(SignatureTest, Scalars) {
+  KernelSignature S;
+  S.Name = "k";
+  S.Params = {scalar("h", "f16"), scalar("n", "i32"), scalar("flag", "i1"),
+              scalar("b", "bf16")};
+  Expected<BoundArgs> B =
+      bindArguments(S, {ArgValue::scalar(1.5), ArgValue::scalar(-7),
+                        ArgValue::scalar(1), ArgValue::scalar(-2.0)});
+  ASSERT_TRUE(B) << B.message();
+  EXPECT_EQ(B->Slots[0], 0x3E00u); // f16 1.5
+  EXPECT_EQ(static_cast<int32_t>(B->Slots[1]), -7);
+  EXPECT_EQ(B->Slots[2], 1u);
+  EXPECT_EQ(B->Slots[3], 0xC000u); // bf16 -2
+  EXPECT_EQ(bindError(S, {ArgValue::scalar(1), ArgValue::scalar(2.5),
+                          ArgValue::scalar(0), ArgValue::scalar(0)}),
+            "k: scalar n of type i32 cannot hold 2.5");
+  EXPECT_EQ(bindError(S, {ArgValue::scalar(1), ArgValue::scalar(4294967296.0),
+                          ArgValue::scalar(0), ArgValue::scalar(0)}),
+            "k: scalar n of type i32 cannot hold 4294967296");
+  EXPECT_EQ(bindError(S, {ArgValue::scalar(1), ArgValue::scalar(1),
+                          ArgValue::scalar(2), ArgValue::scalar(0)}),
+            "k: scalar flag of type i1 cannot hold 2");
+}
+
+TEST(SignatureTest, GridErrorsAndEmptyGrid) {
+  KernelSignature S;
+  S.Name = "k";
+  S.Params = {tensor("X", "f32", {"N"}), dim("N")};
+  S.Grid = {"cdiv(N, 64)", "1", "1"};
+  Expected<BoundArgs> B =
+      bindArguments(S, {ArgValue::tensor(0, 0, {0}, "f32")});
+  ASSERT_TRUE(B) << B.message();
+  EXPECT_EQ(B->numPrograms(), 0u);
+  S.Grid = {"N - 100", "2", "1"};
+  B = bindArguments(S, {ArgValue::tensor(0x10, 400, {100}, "f32")});
+  ASSERT_TRUE(B) << B.message();
+  EXPECT_EQ(B->Grid, (std::array<uint32_t, 3>{0, 2, 1}));
+  EXPECT_EQ(B->numPrograms(), 0u);
+  S.Grid = {"N - 101", "1", "1"};
+  EXPECT_EQ(bindError(S, {ArgValue::tensor(0x10, 400, {100}, "f32")}),
+            "k: grid dimension 0 'N - 101' = -1 is out of range");
+}
+
+TEST(SignatureTest, VerifyRejectsMalformedSignatures) {
+  KernelSignature S = gemmWq();
+  S.Params[2].Shape[0] = "K / G";
+  Error E = S.verify();
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E.message(),
+            "kernel gemm_wq: shape of S: 'G' is not a dimension parameter");
+  S = gemmWq();
+  S.Grid[0] = "cdiv(N,";
+  E = S.verify();
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E.message(), "kernel gemm_wq: grid: in 'cdiv(N,': column 8: "
+                         "unexpected end, expected a number, a name or '('");
+  S = gemmWq();
+  S.Params[0].DType = "f17";
+  E = S.verify();
+  ASSERT_TRUE(E);
+  EXPECT_NE(E.message().find("kernel gemm_wq: parameter A: "),
+            std::string::npos);
+  S = gemmWq();
+  std::swap(S.Params[4], S.Params[5]);
+  E = S.verify();
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E.message(),
+            "kernel gemm_wq: parameter alpha comes after the dimension "
+            "parameters");
+}
+
+} // namespace
