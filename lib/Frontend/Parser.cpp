@@ -668,7 +668,8 @@ ExprPtr Parser::parsePostfix(bool noGreater) {
       continue;
     }
     if (tok.is(Tok::LBracket)) {
-      auto idx = std::make_unique<IndexExpr>(tok.loc, std::move(e));
+      SMLoc baseLoc = e->loc;
+      auto idx = std::make_unique<IndexExpr>(baseLoc, std::move(e));
       consume();
       if (!parseIndexEntries(*idx))
         return nullptr;

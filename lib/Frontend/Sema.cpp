@@ -1444,7 +1444,7 @@ bool Checker::checkCall(CallExpr *e) {
       return false;
     if (!convertibleTo(v, dst->ty.elem, v->loc, "store()"))
       return false;
-    auto s = broadcast(v->ty.shape, dst->ty.shape, e->loc);
+    auto s = broadcast(v->ty.shape, dst->ty.shape, v->loc);
     if (!s)
       return false;
     if (llvm::ArrayRef<int64_t>(*s) != llvm::ArrayRef<int64_t>(dst->ty.shape)) {
@@ -1873,7 +1873,7 @@ bool Checker::checkStmt(Stmt *s) {
     if (!check(e))
       return false;
     if (e->ty.kind != Ty::Void) {
-      error(e->loc, "unused value of type " + e->ty.str() +
+      error(s->loc, "unused value of type " + e->ty.str() +
                         "; expected a statement (let, var, assignment, "
                         "store(...), ...)");
       return false;
@@ -1960,7 +1960,7 @@ bool Checker::checkAssign(AssignStmt *s) {
     return false;
   if (!convertibleTo(v, d->ty.elem, v->loc, "assignment to '" + s->name + "'"))
     return false;
-  auto sh = broadcast(v->ty.shape, d->ty.shape, s->loc);
+  auto sh = broadcast(v->ty.shape, d->ty.shape, v->loc);
   if (!sh)
     return false;
   if (llvm::ArrayRef<int64_t>(*sh) != llvm::ArrayRef<int64_t>(d->ty.shape)) {

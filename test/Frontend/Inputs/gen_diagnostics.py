@@ -1,0 +1,99 @@
+# Generates test/Frontend/diagnostics/*.tile: one lit test per error kind.
+# '@@' marks where the caret must point; its line:col is computed here,
+# independently of the compiler.
+import os, sys
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+HDR = "kernel k<BM: int = 64>(A: f16[M, K], C: mut f16[M, K], s: f32, W: u4[M, K], F: f8e4m3[M, K])\n    grid(cdiv(M, BM)) warps 4\n{\n    let m0 = program_id(0) * BM;\n"
+def body(b): return HDR + "".join("    " + l + "\n" for l in b.split("\n")) + "}\n"
+cases = [
+ # name, source, message regex, extra RUN args
+ ("lex-bad-char", body("let x = 3 @@$ 4;"), "unexpected character '\\$' in program text", ""),
+ ("lex-unterminated-comment", body("let x = 1;\n@@/* never closed"), "unterminated block comment; expected '\\*/'", ""),
+ ("lex-int-too-large", body("let x = @@99999999999999999999;"), "integer literal '99999999999999999999' is too large", ""),
+ ("lex-bad-number", body("let x = @@12abc;"), "invalid numeric literal '12abc'", ""),
+ ("parse-missing-semi", body("let x = m0 + 1\n@@let y = 2;"), "expected ';' after the statement, found 'let'", ""),
+ ("parse-missing-brace", "kernel k(A: f32[N]) grid(N) warps 4 {\n    let x = 1;\n// end@@", "expected '}' to close the block, found end of file", ""),
+ ("parse-bad-param-kind", "kernel k<BM: @@float = 3>(A: f32[N]) grid(N) warps 4 {\n}\n", "expected 'int', 'type' or 'bool'", ""),
+ ("parse-chained-compare", body("let x = m0 < 1 @@< 2;"), "comparisons cannot be chained", ""),
+ ("parse-slice-no-end", body("let x = load(A[m0 : @@]);"), "a slice needs an end", ""),
+ ("parse-none-outside-index", body("let x = @@None;"), "'None' is only allowed inside an index", ""),
+ ("parse-missing-grid", "kernel k(A: f32[N]) @@warps 4 {\n}\n", "expected 'grid' after the parameter list, found 'warps'", ""),
+ ("parse-deep-nesting", body("let x = " + "(" * 300 + "1" + ")" * 300 + ";").replace("let x = (", "let x = (", 1), "program nested too deeply", ""),
+ ("sema-undeclared", body("let x = @@y + 1;"), "use of undeclared name 'y'", ""),
+ ("sema-unknown-function", body("let x = @@foo(1);"), "unknown function 'foo'", ""),
+ ("sema-slice-extent-runtime", body("let k = program_id(1);\nlet x = load(A[m0 : m0 + BM, @@0 : k]);"), "slice extent is not a compile-time constant", ""),
+ ("sema-slice-extent-negative", body("let x = load(A[m0 : m0 + BM, @@32 : 0]);"), "slice extent must be positive, got -32", ""),
+ ("sema-dot-inner", body("let a = load(A[m0 : m0 + BM, 0 : 32]);\nlet d = @@dot(a, a);"), "dot\\(\\): inner dimensions differ: a is tile f16\\[64, 32\\] and b is tile f16\\[64, 32\\] \\(32 vs 64\\)", ""),
+ ("sema-dot-types", body("let a = load(A[m0 : m0 + BM, 0 : 32]);\nlet b = cast(f32, load(A[0 : 32, 0 : 16]));\nlet d = @@dot(a, b);"), "dot\\(\\): operands have different element types f16 and f32", ""),
+ ("sema-bitcast-bits", body("let a = load(A[m0 : m0 + BM, 0 : 32]);\nlet b = @@bitcast(u3, a);"), "bitcast\\(\\): bit count does not match: the last dimension holds 32 x 16 = 512 bits, not a multiple of u3's 3 bits", ""),
+ ("sema-broadcast", body("let a = load(A[m0 : m0 + BM, 0 : 32]);\nlet b = load(A[m0 : m0 + BM, 0 : 16]);\nlet c = a @@+ b;"), "cannot broadcast shapes \\[64, 32\\] and \\[64, 16\\]", ""),
+ ("sema-mix-int-float", body("let x = m0 @@+ s;"), "cannot mix i32 and f32 implicitly", ""),
+ ("sema-storage-only", body("let f = load(F[m0 : m0 + BM, 0 : 32]);\nlet g = @@f * 2.0;"), "no arithmetic on f8e4m3 {{.*}}storage-only", ""),
+ ("sema-store-not-mut", body("store(@@A[m0 : m0 + BM, 0 : 32], zeros(f16, [BM, 32]));"), "cannot store to 'A': it is not declared 'mut'", ""),
+ ("sema-store-shape", body("store(C[m0 : m0 + BM, 0 : 32], @@zeros(f16, [BM, 16]));"), "cannot broadcast shapes \\[64, 16\\] and \\[64, 32\\]", ""),
+ ("sema-store-type", body("store(C[m0 : m0 + BM, 0 : 32], @@zeros(f32, [BM, 32]));"), "store\\(\\): expected f16, got f32; convert with cast\\(f16, x\\)", ""),
+ ("sema-assign-let", body("let x = 1;\n@@x = 2;"), "cannot assign to 'x': only 'var' bindings can change", ""),
+ ("sema-assign-type", body("var acc = zeros(f32, [BM]);\nacc = @@zeros(f16, [BM]);"), "assignment to 'acc': expected f32, got f16", ""),
+ ("sema-assign-shape", body("var acc = zeros(f32, [BM]);\nacc = @@zeros(f32, [32]);"), "cannot broadcast shapes \\[32\\] and \\[64\\]", ""),
+ ("sema-redefinition", body("let x = 1;\nlet @@x = 2;"), "redefinition of 'x'", ""),
+ ("sema-overflow", body("let x = 4611686018427387904 @@* 4;"), "integer overflow in compile-time expression", ""),
+ ("sema-div-zero", body("let x = BM @@/ (BM - 64);"), "division by zero in compile-time expression", ""),
+ ("sema-shift-range", body("let x = 1 @@<< 70;"), "shift amount 70 is out of range", ""),
+ ("sema-unknown-type", "kernel k(A: @@f17[N]) grid(N) warps 4 {\n}\n", "unknown element type 'f17'", ""),
+ ("sema-define-bad-value", "kernel k<@@BM: int = 64>(A: f32[N]) grid(N) warps 4 {\n}\n", "invalid value 'abc' for -D BM: 'BM' is a int parameter; expected an integer", "-D BM=abc"),
+ ("sema-missing-default", "kernel k<@@BM: int>(A: f32[N]) grid(N) warps 4 {\n}\n", "compile-time parameter 'BM' has no default value; pass -D BM=VALUE", ""),
+ ("sema-if-tile-cond", body("let a = load(A[m0 : m0 + BM, 0 : 32]);\nif a @@> 0.0 {\n}"), "an if condition must be a bool scalar, got tile bool\\[64, 32\\]; use where", ""),
+ ("sema-unused-value", body("@@m0 + 1;"), "unused value of type scalar i32", ""),
+ ("sema-reduce-axis", body("let a = load(A[m0 : m0 + BM, 0 : 32]);\nlet r = sum(a, @@2);"), "reduction axis 2 is out of range for a tile of rank 2", ""),
+ ("sema-max-two-tiles", body("let a = load(A[m0 : m0 + BM, 0 : 32]);\nlet r = max(a, @@a);"), "'max\\(x, axis\\)' reduces a tile; for the elementwise max of two tiles use maximum\\(a, b\\)", ""),
+ ("sema-full-dim-runtime", body("let a = load(A[m0 : m0 + BM, @@:]);"), "':' takes the whole dimension 1 of 'A', whose size is not a compile-time constant", ""),
+ ("sema-dim-not-bound", "kernel k(A: f32[@@K / 2]) grid(1) warps 4 {\n}\n", "runtime dimension 'K' is never a whole dimension of a tensor", ""),
+ ("sema-grid-scalar", "kernel k(A: f32[N], n: i32) grid(@@n) warps 4 {\n}\n", "the grid may only use runtime dimensions and compile-time parameters; 'n' is neither", ""),
+ ("sema-warps-range", "kernel k(A: f32[N]) grid(N) warps @@64 {\n}\n", "the warp count must be between 1 and 32, got 64", ""),
+ ("sema-tune-unknown", "kernel k<BM: int = 4>(A: f32[N]) grid(N) warps 4 tune { @@BN in [1, 2] } {\n}\n", "'BN' in the tune block is not a compile-time parameter of kernel 'k'", ""),
+ ("sema-program-id-axis", body("let p = program_id(@@3);"), "axis must be 0, 1 or 2, got 3", ""),
+ ("sema-cast-bool", body("let a = cast(@@bool, m0);"), "cast to bool is not supported", ""),
+ ("sema-load-not-slice", body("let a = load(@@m0);"), "load\\(\\) expects a slice of a global tensor or a shared buffer", ""),
+ ("sema-float-to-int", body("let x = m0 + @@1.5;"), "float constant 1.5 cannot become integer type i32", ""),
+ ("sema-const-range", body("let w = load(W[m0 : m0 + BM, 0 : 32]);\nlet v = w + @@100;"), "constant 100 does not fit in u4", ""),
+ ("sema-arg-count", body("let z = @@zeros(f32);"), "wrong number of arguments to 'zeros': got 1, expected 2: zeros\\(T, \\[dims\\]\\)", ""),
+ ("sema-reshape-count", body("let z = @@reshape(zeros(f32, [4, 8]), [5, 6]);"), "reshape\\(\\): element count differs", ""),
+ ("sema-load-other-runtime", body("let a = load(A[m0 : m0 + BM, 0 : 32], other = @@s);"), "'other' must be a compile-time constant scalar", ""),
+ ("sema-too-many-indices", body("let a = load(A[m0 : m0 + BM, 0 : 32, @@0 : 4]);"), "too many indices: the tensor has rank 2", ""),
+ ("sema-duplicate-param", "kernel k(A: f32[N], @@A: f32[N]) grid(N) warps 4 {\n}\n", "duplicate parameter name 'A'", ""),
+ ("sema-loop-step", body("for i in 0 .. 10 step @@0 {\n}"), "the loop step must be positive, got 0", ""),
+ ("sema-pipeline-depth", body("for i in 0 .. 10 pipeline @@40 {\n}"), "the pipeline depth must be between 1 and 16, got 40", ""),
+ ("sema-scalar-param-type", "kernel k(A: f32[N], n: @@i8) grid(N) warps 4 {\n}\n", "scalar parameters must be i32, f32, f16 or bf16, got i8", ""),
+ ("sema-not-bool", body("let b = @@!m0;"), "operator '!' expects a bool operand, got i32", ""),
+ ("sema-logical-int", body("let b = m0 @@&& true;"), "operator '&&' expects bool operands, got i32 and bool", ""),
+ ("sema-unary-math-int", body("let e = exp(@@m0);"), "'exp' expects a float \\(f16, bf16, f32\\) operand, got i32; use cast\\(f32, x\\)", ""),
+ ("sema-tile-too-large", body("let z = zeros(f32, @@[65536, 65536]);"), "tile \\[65536, 65536\\] is too large", ""),
+ ("sema-arange-extent", body("let k = program_id(1);\nlet r = @@arange(m0, k);"), "slice extent is not a compile-time constant", ""),
+ ("sema-builtin-as-value", body("let f = @@exp;"), "'exp' is a builtin function; expected a call 'exp\\(...\\)'", ""),
+ ("sema-store-void-value", body("let x = @@barrier();"), "'barrier' does not produce a value", ""),
+ ("sema-default-kind", "kernel k<BM: int = @@true>(A: f32[N]) grid(N) warps 4 {\n}\n", "default value of 'BM' must be a compile-time int constant", ""),
+ ("sema-bitcast-scalar", body("let b = @@bitcast(f16, s);"), "bitcast\\(\\): bit count does not match: f32 has 32 bits, f16 has 16", ""),
+ ("gen-layout-unsupported", body("let a = load(A[m0 : m0 + BM, 0 : 32]);\nlet b = @@layout(a, local(2, 1) * spatial(8, 4) * local(4, 8));"), "layout\\(\\) is not supported yet", ""),
+]
+for name, src, msg, args in cases:
+    msg = msg.replace("\\", "")
+    pre = "// RUN: not tilec %s " + (args + " " if args else "") + "2>&1 | FileCheck %s\n"
+    # Reserve 2 header lines (RUN + CHECK); caret line check added as well.
+    if "@@" not in src:
+        with open(os.path.join(out, name + ".tile"), "w") as f:
+            f.write(pre)
+            f.write("// CHECK: {{^.*}}%s.tile:{{[0-9]+}}:{{[0-9]+}}: error: {{.*}}%s\n" % (name, msg))
+            f.write(src)
+        continue
+    idx = src.index("@@")
+    clean = src.replace("@@", "", 1)
+    before = clean[:idx]
+    line = before.count("\n") + 1 + 4  # 3 header lines
+    col = idx - (before.rfind("\n") + 1) + 1
+    with open(os.path.join(out, name + ".tile"), "w") as f:
+        f.write(pre)
+        f.write("// CHECK: {{^.*}}%s.tile:%d:%d: error: {{.*}}%s{{.*$}}\n" % (name, line, col, msg))
+        f.write("// CHECK-NEXT: {{^.+$}}\n// CHECK-NEXT: {{^ *\\^$}}\n")
+        f.write(clean)
+print(len(cases))
