@@ -23,6 +23,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
@@ -149,9 +150,7 @@ const char *stageName(Stage s) {
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, Stage stage, Target tgt,
                                 mlir::PassManager &pm) {
   if (stage == Stage::MLIR)
-    return mlir::success();
-  (void)module;
-  (void)pm;
+    return pm.run(module); // Empty: verifies, honours --mlir-* options.
   llvm::errs() << "tilec: error: --emit=" << stageName(stage) << " for target "
                << targetName(tgt) << " is not implemented yet\n";
   return mlir::failure();
@@ -300,9 +299,13 @@ int main(int argc, char **argv) {
 
   {
     mlir::SourceMgrDiagnosticHandler handler(sm, &ctx);
+    mlir::DefaultTimingManager tm;
+    mlir::applyDefaultTimingManagerCLOptions(tm);
+    mlir::TimingScope timing = tm.getRootScope();
     mlir::PassManager pm(&ctx);
     if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
       return 1;
+    pm.enableTiming(timing);
     if (mlir::failed(runPipeline(*module, emitStage, target, pm)))
       return 1;
   }
