@@ -206,6 +206,12 @@ TEST(ConversionPlan, RealisticConversions) {
   checkPlan(acc, rows, 32, 32);
   checkPlan(acc, rows, 32, 16);
   checkPlan(rows, acc, 32, 16);
+  auto viaSmem = planConversion(acc, rows, 32, 16);
+  ASSERT_TRUE(static_cast<bool>(viaSmem));
+  EXPECT_EQ(viaSmem->kind, ConversionKind::SharedMemory);
+  EXPECT_TRUE(viaSmem->storeCost.conflictFree());
+  EXPECT_TRUE(viaSmem->loadCost.conflictFree());
+  EXPECT_EQ(viaSmem->loadVec, 4);
   // Transposed register order inside a thread: a register permutation.
   auto plan =
       planConversion(DL::spatial({8, 4}) * DL::local({2, 2}),
@@ -213,11 +219,19 @@ TEST(ConversionPlan, RealisticConversions) {
   ASSERT_TRUE(static_cast<bool>(plan));
   EXPECT_EQ(plan->kind, ConversionKind::RegisterPermutation);
   EXPECT_TRUE(plan->uniformLocalSource);
-  // mma A operand from the accumulator layout of the same warp (the
-  // flash-attention P @ V reuse): shuffles within the warp suffice.
+  // Two accumulators side by side are the mma A operand layout (the
+  // flash-attention "P as A" reuse needs no data movement).
   DL a = nvidiaMmaM16N8K16(MmaOperand::A);
   DL c2 = DL::local({1, 2}) * nvidiaMmaM16N8K16(MmaOperand::C); // 16x16
+  EXPECT_EQ(c2, a);
   checkPlan(c2, a, 32, 16);
+  // The B operand from a 16x8 accumulator needs lanes of the same warp.
+  DL cB = DL::local({2, 1}) * nvidiaMmaM16N8K16(MmaOperand::C); // 32x8
+  DL b2 = DL::local({2, 1}) * nvidiaMmaM16N8K16(MmaOperand::B); // 32x8
+  auto shuffle = planConversion(cB, b2, 32, 16);
+  ASSERT_TRUE(static_cast<bool>(shuffle));
+  EXPECT_EQ(shuffle->kind, ConversionKind::WarpShuffle);
+  checkPlan(cB, b2, 32, 16);
   // AMD: a wave64 layout transposed through LDS with 64 banks.
   auto mfmaC = amdMfma(32, 32, 8, MmaOperand::C);
   ASSERT_TRUE(static_cast<bool>(mfmaC));

@@ -32,7 +32,7 @@ std::vector<Sample> tinySet() {
 
 TEST(DistributedLayout, ProductMatchesTableForAllSmallProducts) {
   auto set = smallSet();
-  ASSERT_GT(set.size(), 10000u);
+  ASSERT_GT(set.size(), 15000u);
   for (const Sample &s : set) {
     Table t = tableOf(s.layout);
     ASSERT_EQ(t, s.table) << s.text << " built as " << s.layout.str();
