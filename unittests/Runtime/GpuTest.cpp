@@ -1,0 +1,194 @@
+//===- GpuTest.cpp - CUDA backend tests on a real GPU (label gpu) ---------===//
+//
+// Runs a hand-written PTX kernel through the bundle loader on the first
+// CUDA device, with poisoned outputs, and checks it against a plain loop.
+// Skips (visibly) where no CUDA driver or device exists.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/runtime/Bundle.h"
+#include "tile/runtime/Npy.h"
+#include "tile/runtime/Random.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+using namespace tile::rt;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string manifest(unsigned SharedBytes) {
+  return R"json({
+  "format": "tilec-bundle", "version": 1, "compiler": "hand-written",
+  "kernels": [ {
+    "name": "vadd", "entry": "tile_test_vadd", "target": "sm_52",
+    "object": "vadd.ptx", "object_kind": "ptx",
+    "threads_per_block": 64, "shared_bytes": )json" +
+         std::to_string(SharedBytes) + R"json(,
+    "grid": ["cdiv(N, 64)", "1", "1"],
+    "params": [
+      {"name": "A", "kind": "tensor", "dtype": "f32", "shape": ["N"]},
+      {"name": "B", "kind": "tensor", "dtype": "f32", "shape": ["N"]},
+      {"name": "C", "kind": "tensor", "dtype": "f32", "shape": ["N"], "mut": true},
+      {"name": "N", "kind": "dim"}
+    ],
+    "tests": [ {"sizes": {"N": 100003}, "seed": 5, "expected": {"C": "C.npy"}} ]
+  } ]
+})json";
+}
+
+class GpuTest : public testing::Test {
+protected:
+  void SetUp() override {
+    Expected<Device> D = Device::open("cuda");
+    if (!D)
+      GTEST_SKIP() << "no CUDA device: " << D.message();
+    Dev = *D;
+  }
+
+  std::string makeBundle(const std::string &Name, unsigned SharedBytes,
+                         const std::string &Ptx = "") {
+    fs::path Dir = fs::path(testing::TempDir()) / ("tile_gpu_" + Name);
+    fs::remove_all(Dir);
+    fs::create_directories(Dir);
+    if (Ptx.empty())
+      fs::copy_file(TILE_TEST_PTX, Dir / "vadd.ptx");
+    else
+      std::ofstream(Dir / "vadd.ptx") << Ptx;
+    std::ofstream(Dir / "manifest.json") << manifest(SharedBytes);
+    return Dir.string();
+  }
+
+  Expected<Kernel> loadVadd(const std::string &Dir) {
+    Expected<Bundle> B = Bundle::load(Dir);
+    if (!B)
+      return B.takeError();
+    return B->loadKernel(Dev, B->manifest().Kernels[0]);
+  }
+
+  /// Runs vadd over N elements and compares with A + B on the host.
+  void checkVadd(Kernel &K, int64_t N) {
+    auto A = generateTensor("f32", N, 5, "A");
+    auto B = generateTensor("f32", N, 5, "B");
+    ASSERT_TRUE(A && B);
+    Expected<Buffer> BA = Dev.allocate(N * 4), BB = Dev.allocate(N * 4),
+                     BC = Dev.allocate(N * 4);
+    ASSERT_TRUE(BA && BB && BC);
+    ASSERT_FALSE(BA->upload(*A));
+    ASSERT_FALSE(BB->upload(*B));
+    ASSERT_FALSE(BC->fill(PoisonByte));
+    Error E =
+        K.launch({ArgValue::tensor(BA->address(), BA->size(), {N}, "f32"),
+                  ArgValue::tensor(BB->address(), BB->size(), {N}, "f32"),
+                  ArgValue::tensor(BC->address(), BC->size(), {N}, "f32")});
+    ASSERT_FALSE(E) << E.message();
+    ASSERT_FALSE(Dev.synchronize());
+    Expected<std::vector<uint8_t>> C = BC->read();
+    ASSERT_TRUE(C) << C.message();
+    int64_t Bad = 0;
+    for (int64_t I = 0; I < N; ++I) {
+      float X, Y, Z;
+      std::memcpy(&X, A->data() + 4 * I, 4);
+      std::memcpy(&Y, B->data() + 4 * I, 4);
+      std::memcpy(&Z, C->data() + 4 * I, 4);
+      Bad += Z != X + Y;
+    }
+    EXPECT_EQ(Bad, 0) << "N = " << N;
+  }
+
+  Device Dev;
+};
+
+TEST_F(GpuTest, VectorAddFromPtx) {
+  EXPECT_EQ(Dev.arch().rfind("sm_", 0), 0u) << Dev.arch();
+  Expected<Kernel> K = loadVadd(makeBundle("vadd", 0));
+  ASSERT_TRUE(K) << K.message();
+  for (int64_t N : {1, 63, 64, 65, 100003, 1 << 22})
+    checkVadd(*K, N);
+}
+
+TEST_F(GpuTest, DynamicSharedMemoryAbove48K) {
+  Expected<Kernel> K = loadVadd(makeBundle("smem", 96 * 1024));
+  ASSERT_TRUE(K) << K.message();
+  checkVadd(*K, 4097);
+  Expected<Kernel> TooMuch = loadVadd(makeBundle("smem_big", 4 << 20));
+  ASSERT_FALSE(TooMuch);
+  EXPECT_NE(TooMuch.message().find("tile_test_vadd needs 4194304 bytes of "
+                                   "shared memory but the device allows "),
+            std::string::npos)
+      << TooMuch.message();
+}
+
+TEST_F(GpuTest, BadPtxIsReportedWithTheJitLog) {
+  Expected<Kernel> K = loadVadd(
+      makeBundle("bad", 0, ".version 7.0\n.target sm_52\nnonsense;\n"));
+  ASSERT_FALSE(K);
+  EXPECT_NE(K.message().find("cuModuleLoadData("), std::string::npos)
+      << K.message();
+  EXPECT_NE(K.message().find("failed: CUDA_ERROR_INVALID_PTX"),
+            std::string::npos)
+      << K.message();
+}
+
+TEST_F(GpuTest, EventsTimeALaunch) {
+  Expected<Kernel> K = loadVadd(makeBundle("events", 0));
+  ASSERT_TRUE(K) << K.message();
+  const int64_t N = 1 << 24;
+  Expected<Buffer> Buf = Dev.allocate(N * 4);
+  ASSERT_TRUE(Buf);
+  ASSERT_FALSE(Buf->fill(0));
+  ArgValue T = ArgValue::tensor(Buf->address(), Buf->size(), {N}, "f32");
+  Expected<Stream> S = Dev.createStream();
+  ASSERT_TRUE(S) << S.message();
+  Expected<Event> Start = S->record();
+  ASSERT_TRUE(Start) << Start.message();
+  ASSERT_FALSE(K->launch({T, T, T}, {}, &*S));
+  Expected<Event> End = S->record();
+  ASSERT_TRUE(End);
+  Expected<float> Ms = Event::elapsedMs(*Start, *End);
+  ASSERT_TRUE(Ms) << Ms.message();
+  EXPECT_GT(*Ms, 0.0f);
+  EXPECT_LT(*Ms, 1000.0f);
+  EXPECT_FALSE(S->synchronize());
+}
+
+TEST_F(GpuTest, TileRunOnTheGpu) {
+  std::string Dir = makeBundle("tile_run", 0);
+  const int64_t N = 100003;
+  auto A = generateTensor("f32", N, 5, "A");
+  auto B = generateTensor("f32", N, 5, "B");
+  ASSERT_TRUE(A && B);
+  std::vector<uint8_t> C(N * 4);
+  for (int64_t I = 0; I < N; ++I) {
+    float X, Y;
+    std::memcpy(&X, A->data() + 4 * I, 4);
+    std::memcpy(&Y, B->data() + 4 * I, 4);
+    float Z = X + Y;
+    std::memcpy(C.data() + 4 * I, &Z, 4);
+  }
+  Expected<NpyArray> CN = toNpy("f32", {N}, C);
+  ASSERT_TRUE(CN);
+  ASSERT_FALSE(writeNpy(Dir + "/C.npy", *CN));
+  std::string Cmd =
+      std::string(TILE_RUN_EXE) + " " + Dir + " --device cuda --repeat 5 2>&1";
+  FILE *P = popen(Cmd.c_str(), "r");
+  ASSERT_NE(P, nullptr);
+  std::string Out;
+  char Line[512];
+  while (fgets(Line, sizeof(Line), P))
+    Out += Line;
+  int Status = pclose(P);
+  EXPECT_TRUE(WIFEXITED(Status) && WEXITSTATUS(Status) == 0) << Out;
+  EXPECT_NE(Out.find("PASS vadd[N=100003 seed=5] C: max_abs=0"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("1 passed, 0 failed, 0 skipped"), std::string::npos)
+      << Out;
+}
+
+} // namespace
