@@ -44,8 +44,14 @@ public:
   virtual Error upload(uint64_t Dst, const void *Src, uint64_t Bytes) = 0;
   virtual Error download(void *Dst, uint64_t Src, uint64_t Bytes) = 0;
   virtual Error fill(uint64_t Dst, uint8_t Byte, uint64_t Bytes) = 0;
+  /// Loads the code object file \p Path (default: reads it and calls
+  /// loadModuleData).
   virtual Expected<std::shared_ptr<ModuleImpl>>
-  loadModule(const std::string &Path, ObjectKind Kind) = 0;
+  loadModule(const std::string &Path, ObjectKind Kind);
+  /// Loads a code object from memory; \p Name is used in messages.
+  virtual Expected<std::shared_ptr<ModuleImpl>>
+  loadModuleData(const std::vector<uint8_t> &Data, ObjectKind Kind,
+                 const std::string &Name) = 0;
   /// Creates a stream; null stands for the default stream.
   virtual Expected<void *> createStream() = 0;
   virtual void destroyStream(void *Stream) = 0;

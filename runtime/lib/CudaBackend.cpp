@@ -241,13 +241,16 @@ public:
     return Api.check(Api.cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
-  Expected<std::shared_ptr<ModuleImpl>> loadModule(const std::string &Path,
-                                                   ObjectKind Kind) override {
-    Expected<std::vector<uint8_t>> Data = readBinaryFile(Path);
-    if (!Data)
-      return Data.takeError();
-    if (Kind == ObjectKind::Ptx)
-      Data->push_back(0); // PTX is passed as a NUL-terminated string.
+  Expected<std::shared_ptr<ModuleImpl>>
+  loadModuleData(const std::vector<uint8_t> &Bytes, ObjectKind Kind,
+                 const std::string &Path) override {
+    std::vector<uint8_t> Copy;
+    const std::vector<uint8_t> *Data = &Bytes;
+    if (Kind == ObjectKind::Ptx && (Bytes.empty() || Bytes.back() != 0)) {
+      Copy = Bytes;
+      Copy.push_back(0); // PTX is passed as a NUL-terminated string.
+      Data = &Copy;
+    }
     if (Error E = activate())
       return E;
     char Log[4096] = {0};

@@ -210,15 +210,13 @@ public:
     return Api.check(Api.hipDeviceSynchronize(), "hipDeviceSynchronize");
   }
 
-  Expected<std::shared_ptr<ModuleImpl>> loadModule(const std::string &Path,
-                                                   ObjectKind) override {
-    Expected<std::vector<uint8_t>> Data = readBinaryFile(Path);
-    if (!Data)
-      return Data.takeError();
+  Expected<std::shared_ptr<ModuleImpl>>
+  loadModuleData(const std::vector<uint8_t> &Data, ObjectKind,
+                 const std::string &Path) override {
     if (Error E = activate())
       return E;
     hipModule_t Mod;
-    if (Error E = Api.check(Api.hipModuleLoadData(&Mod, Data->data()),
+    if (Error E = Api.check(Api.hipModuleLoadData(&Mod, Data.data()),
                             "hipModuleLoadData(" + Path + ")"))
       return E;
     return std::shared_ptr<ModuleImpl>(

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <unistd.h>
 
 using namespace tile::rt;
 
@@ -179,6 +181,35 @@ public:
     }
     return std::shared_ptr<ModuleImpl>(
         std::make_shared<HostModule>(Handle, Path, Pool));
+  }
+
+  Expected<std::shared_ptr<ModuleImpl>>
+  loadModuleData(const std::vector<uint8_t> &Data, ObjectKind Kind,
+                 const std::string &) override {
+    // dlopen needs a file: write one, load it, and unlink it (the mapping
+    // stays valid).
+    const char *TmpDir = std::getenv("TMPDIR");
+    std::string Path = std::string(TmpDir && *TmpDir ? TmpDir : "/tmp") +
+                       "/tile-kernel-XXXXXX";
+    int Fd = mkstemp(Path.data());
+    if (Fd < 0)
+      return makeError("cannot create a temporary file " + Path + ": " +
+                       std::strerror(errno));
+    size_t Done = 0;
+    while (Done < Data.size()) {
+      ssize_t N = write(Fd, Data.data() + Done, Data.size() - Done);
+      if (N <= 0)
+        break;
+      Done += static_cast<size_t>(N);
+    }
+    close(Fd);
+    if (Done != Data.size()) {
+      unlink(Path.c_str());
+      return makeError("cannot write the temporary file " + Path);
+    }
+    Expected<std::shared_ptr<ModuleImpl>> M = loadModule(Path, Kind);
+    unlink(Path.c_str());
+    return M;
   }
 
   // Launches are synchronous: streams are only tokens.

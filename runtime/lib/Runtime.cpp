@@ -79,6 +79,14 @@ Expected<std::vector<uint8_t>> tile::rt::readBinaryFile(const std::string &P) {
                               std::istreambuf_iterator<char>());
 }
 
+Expected<std::shared_ptr<ModuleImpl>>
+DeviceImpl::loadModule(const std::string &Path, ObjectKind Kind) {
+  Expected<std::vector<uint8_t>> Data = readBinaryFile(Path);
+  if (!Data)
+    return Data.takeError();
+  return loadModuleData(*Data, Kind, Path);
+}
+
 Expected<std::shared_ptr<DynamicLibrary>>
 DynamicLibrary::open(const std::vector<std::string> &Candidates,
                      const char *EnvOverride) {
@@ -332,6 +340,21 @@ Expected<Module> Device::loadModule(const std::string &Path, ObjectKind Kind) {
                      " code object on a " + platformName(Impl->P) +
                      " device: " + Path);
   Expected<std::shared_ptr<ModuleImpl>> M = Impl->loadModule(Path, Kind);
+  if (!M)
+    return M.takeError();
+  Module Result;
+  Result.Dev = Impl;
+  Result.Impl = *M;
+  return Result;
+}
+
+Expected<Module> Device::loadModuleData(const std::vector<uint8_t> &Data,
+                                        ObjectKind Kind) {
+  if (platformOf(Kind) != Impl->P)
+    return makeError("cannot load a " + std::string(objectKindName(Kind)) +
+                     " code object on a " + platformName(Impl->P) + " device");
+  Expected<std::shared_ptr<ModuleImpl>> M =
+      Impl->loadModuleData(Data, Kind, "<memory>");
   if (!M)
     return M.takeError();
   Module Result;

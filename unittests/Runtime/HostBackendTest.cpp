@@ -18,6 +18,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <thread>
 
 using namespace tile::rt;
 
@@ -134,6 +137,96 @@ TEST_F(HostBackendTest, SubByteKernelWithScalarAnd2DGrid) {
           << "M=" << M << " K=" << Kd << " element " << I;
     }
   }
+}
+
+TEST_F(HostBackendTest, EveryProgramRunsOnceWithItsIds) {
+  Expected<Module> M = Dev.loadModule(Dir + "/kernels.so", ObjectKind::HostSO);
+  ASSERT_TRUE(M) << M.message();
+  KernelSignature Sig;
+  Sig.Name = "grid3d";
+  for (const char *Name : {"Ids", "Counts"}) {
+    ParamInfo P;
+    P.Name = Name;
+    P.DType = "i32";
+    P.Shape = {"Z", "Y", "X"};
+    P.Mut = true;
+    Sig.Params.push_back(P);
+  }
+  for (const char *Name : {"Z", "Y", "X"}) {
+    ParamInfo P;
+    P.Name = Name;
+    P.Kind = ParamKind::Dim;
+    P.DType = "i32";
+    Sig.Params.push_back(P);
+  }
+  Sig.Grid = {"X", "Y", "Z"};
+  Expected<Kernel> K = M->getKernel("tile_test_grid3d", Sig);
+  ASSERT_TRUE(K) << K.message();
+  for (std::array<int64_t, 3> S :
+       {std::array<int64_t, 3>{2, 3, 5}, {1, 1, 1}, {4, 1, 7}, {3, 50, 40}}) {
+    int64_t N = S[0] * S[1] * S[2];
+    Expected<Buffer> Ids = Dev.allocate(N * 4), Counts = Dev.allocate(N * 4);
+    ASSERT_TRUE(Ids && Counts);
+    ASSERT_FALSE(Ids->fill(PoisonByte));
+    ASSERT_FALSE(Counts->fill(0));
+    std::vector<int64_t> Shape(S.begin(), S.end());
+    ASSERT_FALSE(K->launch(
+        {ArgValue::tensor(Ids->address(), Ids->size(), Shape, "i32"),
+         ArgValue::tensor(Counts->address(), Counts->size(), Shape, "i32")}));
+    std::vector<int32_t> IdsHost(N), CountsHost(N);
+    ASSERT_FALSE(Ids->download(IdsHost.data(), N * 4));
+    ASSERT_FALSE(Counts->download(CountsHost.data(), N * 4));
+    for (int64_t Z = 0; Z < S[0]; ++Z)
+      for (int64_t Y = 0; Y < S[1]; ++Y)
+        for (int64_t X = 0; X < S[2]; ++X) {
+          int64_t I = (Z * S[1] + Y) * S[2] + X;
+          ASSERT_EQ(IdsHost[I], X + 100 * Y + 10000 * Z);
+          ASSERT_EQ(CountsHost[I], 1);
+        }
+  }
+}
+
+TEST_F(HostBackendTest, LoadFromMemory) {
+  Expected<std::vector<uint8_t>> Bytes =
+      [&]() -> Expected<std::vector<uint8_t>> {
+    std::ifstream In(Dir + "/kernels.so", std::ios::binary);
+    return std::vector<uint8_t>((std::istreambuf_iterator<char>(In)),
+                                std::istreambuf_iterator<char>());
+  }();
+  ASSERT_TRUE(Bytes);
+  ASSERT_GT(Bytes->size(), 0u);
+  Expected<Module> M = Dev.loadModuleData(*Bytes, ObjectKind::HostSO);
+  ASSERT_TRUE(M) << M.message();
+  const KernelInfo &Info = TheBundle.manifest().Kernels[0];
+  Expected<Kernel> K = M->getKernel(Info.Entry, Info.Signature, Info.Launch);
+  ASSERT_TRUE(K) << K.message();
+  const int64_t N = 777;
+  auto A = generateTensor("f32", N, 1, "A");
+  ASSERT_TRUE(A);
+  Buffer BA = upload(*A);
+  Expected<Buffer> BC = Dev.allocate(N * 4);
+  ASSERT_TRUE(BC);
+  ArgValue TA = ArgValue::tensor(BA.address(), BA.size(), {N}, "f32");
+  ASSERT_FALSE(
+      K->launch({TA, TA, ArgValue::tensor(BC->address(), BC->size(), {N})}));
+  std::vector<float> FA = floats(*A), FC = floats(*BC->read());
+  for (int64_t I = 0; I < N; ++I)
+    ASSERT_EQ(FC[I], FA[I] + FA[I]);
+  EXPECT_EQ(Dev.loadModuleData(*Bytes, ObjectKind::Hsaco).message(),
+            "cannot load a hsaco code object on a host device");
+  std::vector<uint8_t> Garbage = {1, 2, 3};
+  Expected<Module> Bad = Dev.loadModuleData(Garbage, ObjectKind::HostSO);
+  ASSERT_FALSE(Bad);
+  EXPECT_EQ(Bad.message().rfind("cannot load host code object ", 0), 0u)
+      << Bad.message();
+}
+
+TEST_F(HostBackendTest, ConcurrentLaunchesFromSeveralThreads) {
+  std::vector<std::thread> Threads;
+  for (int T = 0; T < 4; ++T)
+    Threads.emplace_back([this, T] { checkVadd(5000 + 77 * T); });
+  for (std::thread &T : Threads)
+    T.join();
 }
 
 TEST_F(HostBackendTest, EmptyGridDoesNothing) {

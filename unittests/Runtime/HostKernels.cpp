@@ -48,3 +48,20 @@ extern "C" void tile_test_u4_affine(void **Args, const uint32_t *Pid,
     Y[I] = static_cast<uint8_t>(Code * 3 + C);
   }
 }
+
+/// grid3d(Ids: mut i32[Z, Y, X], Counts: mut i32[Z, Y, X]), grid (X, Y, Z):
+/// each program stores x + 100 y + 10000 z (or -1 when num_programs does
+/// not match the extents) and increments its count.
+extern "C" void tile_test_grid3d(void **Args, const uint32_t *Pid,
+                                 const uint32_t *Num) {
+  int32_t *Ids = param<int32_t *>(Args, 0);
+  int32_t *Counts = param<int32_t *>(Args, 1);
+  int32_t Z = param<int32_t>(Args, 2);
+  int32_t Y = param<int32_t>(Args, 3);
+  int32_t X = param<int32_t>(Args, 4);
+  bool NumOk =
+      Num[0] == uint32_t(X) && Num[1] == uint32_t(Y) && Num[2] == uint32_t(Z);
+  int64_t I = (int64_t(Pid[2]) * Y + Pid[1]) * X + Pid[0];
+  Ids[I] = NumOk ? int32_t(Pid[0] + 100 * Pid[1] + 10000 * Pid[2]) : -1;
+  Counts[I] += 1;
+}

@@ -170,6 +170,10 @@ public:
   Expected<Buffer> allocate(uint64_t Bytes);
   /// Loads the code object file at \p Path.
   Expected<Module> loadModule(const std::string &Path, ObjectKind Kind);
+  /// Loads a code object held in memory (a host shared object is written
+  /// to a temporary file first).
+  Expected<Module> loadModuleData(const std::vector<uint8_t> &Data,
+                                  ObjectKind Kind);
   /// Creates a new stream.
   Expected<Stream> createStream();
   /// The platform's default stream.
