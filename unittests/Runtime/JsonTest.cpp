@@ -82,6 +82,9 @@ TEST(JsonTest, RoundTrip) {
     EXPECT_EQ(Back->find("third")->getNumber(), 1.0 / 3.0);
   }
   EXPECT_EQ(json::write(Value(json::Array{1, 2}), 0), "[1,2]");
+  EXPECT_EQ(json::write(Value(json::Array{1LL, 2UL, short(-3), 4.5f}), 0),
+            "[1,2,-3,4.5]");
+  EXPECT_EQ(json::write(Value(json::Array{1.0 / 0.0}), 0), "[null]");
   EXPECT_EQ(json::write(Value(json::Object{{"a", 1}}), 2), "{\n  \"a\": 1\n}");
 }
 

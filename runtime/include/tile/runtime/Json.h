@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -37,11 +38,12 @@ public:
   Value() = default;
   Value(std::nullptr_t) {}
   Value(bool B) : K(Kind::Bool), Bool(B) {}
-  Value(int I) : Value(static_cast<int64_t>(I)) {}
-  Value(unsigned I) : Value(static_cast<int64_t>(I)) {}
-  Value(int64_t I)
-      : K(Kind::Number), IsInt(true), Int(I), Num(static_cast<double>(I)) {}
-  Value(uint64_t I) : Value(static_cast<int64_t>(I)) {}
+  /// Any integer type (unsigned values above INT64_MAX wrap).
+  template <typename T, typename = std::enable_if_t<std::is_integral_v<T> &&
+                                                    !std::is_same_v<T, bool>>>
+  Value(T I)
+      : K(Kind::Number), IsInt(true), Int(static_cast<int64_t>(I)),
+        Num(static_cast<double>(static_cast<int64_t>(I))) {}
   Value(double D) : K(Kind::Number), Num(D) {}
   Value(const char *S) : K(Kind::String), Str(S) {}
   Value(std::string S) : K(Kind::String), Str(std::move(S)) {}
@@ -99,6 +101,7 @@ Expected<Value> parse(std::string_view Text);
 
 /// Serializes \p V. With \p Indent > 0 objects and arrays are spread over
 /// lines (arrays of scalars stay on one line); 0 gives the compact form.
+/// Non-finite numbers, which JSON cannot express, are written as null.
 std::string write(const Value &V, unsigned Indent = 2);
 
 /// Reads and parses the file at \p Path; errors are prefixed with the path.
