@@ -172,6 +172,11 @@ void Parser::skipToStmtEnd() {
   while (!tok.is(Tok::Eof)) {
     if (diags.tooManyErrors())
       return;
+    // A statement keyword starts the next statement (e.g. after a missing
+    // ';' or ')'): resume there.
+    if (tok.is(Tok::KwLet) || tok.is(Tok::KwVar) || tok.is(Tok::KwFor) ||
+        tok.is(Tok::KwIf))
+      return;
     if (tok.is(Tok::LBrace) || tok.is(Tok::LParen) || tok.is(Tok::LBracket)) {
       ++nest;
     } else if (tok.is(Tok::RParen) || tok.is(Tok::RBracket)) {
@@ -405,11 +410,15 @@ std::unique_ptr<BlockStmt> Parser::parseBlock() {
     }
     if (diags.tooManyErrors() || depthReported)
       return nullptr;
+    const char *before = tok.text.data();
     StmtPtr s = parseStmt();
-    if (s)
+    if (s) {
       block->stmts.push_back(std::move(s));
-    else
+    } else {
       skipToStmtEnd();
+      if (tok.text.data() == before)
+        consume(); // Always make progress.
+    }
   }
   consume();
   return block;
