@@ -43,9 +43,10 @@ static Error planSharedMemory(const DistributedLayout &src,
   SmallVector<SmallVector<unsigned, 4>, 4> orders;
   for (unsigned minor = rank; minor-- > 0;) {
     SmallVector<unsigned, 4> order{minor};
-    for (unsigned d = rank; d-- > 0;)
+    for (unsigned d = rank; d-- > 0;) {
       if (d != minor)
         order.push_back(d);
+    }
     orders.push_back(order);
   }
   if (rank == 0)
@@ -65,9 +66,10 @@ static Error planSharedMemory(const DistributedLayout &src,
       bestBase = *base;
     }
   }
-  if (!best)
+  if (!best) {
     return createStringError("cannot plan a shared-memory round trip: " +
                              lastError);
+  }
   plan.smem = bestBase.withSwizzle(best->swizzle);
   plan.storeVec = best->storeVec;
   plan.loadVec = best->loadVec;
@@ -80,19 +82,22 @@ Expected<ConversionPlan> planConversion(const DistributedLayout &src,
                                         const DistributedLayout &dst,
                                         int64_t warpSize, unsigned elemBits,
                                         const BankConfig &banks) {
-  if (src.shape() != dst.shape())
+  if (src.shape() != dst.shape()) {
     return createStringError("cannot convert between layouts of different "
                              "tile shapes: " +
                              src.str() + " and " + dst.str());
+  }
   int64_t t = src.numThreads();
-  if (dst.numThreads() != t)
+  if (dst.numThreads() != t) {
     return createStringError("cannot convert between layouts of " +
                              std::to_string(t) + " and " +
                              std::to_string(dst.numThreads()) + " threads");
-  if (warpSize < 1 || t % warpSize != 0)
+  }
+  if (warpSize < 1 || t % warpSize != 0) {
     return createStringError("thread count " + std::to_string(t) +
                              " is not a multiple of the warp size " +
                              std::to_string(warpSize));
+  }
   if (elemBits < 1 || elemBits > 64)
     return createStringError("element width must be 1..64 bits");
 
@@ -118,24 +123,28 @@ Expected<ConversionPlan> planConversion(const DistributedLayout &src,
     for (int64_t l = 0; l < lDst; ++l) {
       SmallVector<ThreadSlot, 4> inWarp;
       for (ThreadSlot h : src.holders(dst.apply(th, l))) {
-        if (h.thread == th)
+        if (h.thread == th) {
           plan.localSource[th * lDst + l] = h.slot;
-        else if (h.thread - h.thread % warpSize == warpBase)
+        } else if (h.thread - h.thread % warpSize == warpBase) {
           inWarp.push_back({h.thread - warpBase, h.slot});
+        }
       }
       if (plan.localSource[th * lDst + l] >= 0)
         continue;
       allLocal = false;
-      if (inWarp.empty())
+      if (inWarp.empty()) {
         allInWarp = false;
-      else
+      } else {
         pending[th].push_back({l, inWarp});
+      }
     }
   }
-  for (int64_t th = 1; th < t; ++th)
-    for (int64_t l = 0; l < lDst; ++l)
+  for (int64_t th = 1; th < t; ++th) {
+    for (int64_t l = 0; l < lDst; ++l) {
       if (plan.localSource[th * lDst + l] != plan.localSource[l])
         plan.uniformLocalSource = false;
+    }
+  }
 
   if (allLocal) {
     plan.kind = ConversionKind::RegisterPermutation;
@@ -186,9 +195,10 @@ Expected<ConversionPlan> planConversion(const DistributedLayout &src,
 Expected<ConversionKind> classifyConversion(const LinearLayout &src,
                                             const LinearLayout &dst) {
   if (src.shape() != dst.shape() || src.laneBits() != dst.laneBits() ||
-      src.warpBits() != dst.warpBits())
+      src.warpBits() != dst.warpBits()) {
     return createStringError("layouts differ in tile shape, warp size or "
                              "warp count");
+  }
   if (src == dst)
     return ConversionKind::NoOp;
   unsigned outBits = src.map().outBits();

@@ -36,9 +36,10 @@ Raw toRaw(const DistributedLayout &l) {
   r.shape.assign(l.shape().begin(), l.shape().end());
   r.modes.assign(l.modes().begin(), l.modes().end());
   r.dims.resize(l.rank());
-  for (auto [i, m] : enumerate(r.modes))
+  for (auto [i, m] : enumerate(r.modes)) {
     if (!m.isReplicated())
       r.dims[m.dim].push_back(i);
+  }
   r.spatial.assign(l.spatialModes().begin(), l.spatialModes().end());
   r.local.assign(l.localModes().begin(), l.localModes().end());
   return r;
@@ -144,22 +145,24 @@ DistributedLayout::build(ArrayRef<int64_t> shape, ArrayRef<Mode> modesIn,
 
   // 3. Renumber: dimension modes in order, then replication modes.
   DistributedLayout out;
-  out.Shape.assign(shape.begin(), shape.end());
+  out.tileShape.assign(shape.begin(), shape.end());
   SmallVector<int, 16> newId(modes.size(), -1);
-  for (auto &d : dims)
+  for (auto &d : dims) {
     for (unsigned id : d) {
-      newId[id] = out.Modes.size();
-      out.Modes.push_back(modes[id]);
+      newId[id] = out.modeList.size();
+      out.modeList.push_back(modes[id]);
     }
-  for (unsigned id : spatial)
+  }
+  for (unsigned id : spatial) {
     if (modes[id].isReplicated()) {
-      newId[id] = out.Modes.size();
-      out.Modes.push_back(modes[id]);
+      newId[id] = out.modeList.size();
+      out.modeList.push_back(modes[id]);
     }
+  }
   for (unsigned id : spatial)
-    out.Spatial.push_back(newId[id]);
+    out.spatialIds.push_back(newId[id]);
   for (unsigned id : local)
-    out.Local.push_back(newId[id]);
+    out.localIds.push_back(newId[id]);
   return out;
 }
 
@@ -205,15 +208,18 @@ DistributedLayout DistributedLayout::columnSpatial(ArrayRef<int64_t> shape) {
 
 static Error checkPrimitive(ArrayRef<int64_t> shape,
                             ArrayRef<unsigned> majorToMinor) {
-  for (int64_t n : shape)
-    if (n < 1)
+  for (int64_t n : shape) {
+    if (n < 1) {
       return createStringError("layout extents must be positive, got " +
                                std::to_string(n));
+    }
+  }
   SmallVector<bool, 4> seen(shape.size(), false);
-  if (majorToMinor.size() != shape.size())
+  if (majorToMinor.size() != shape.size()) {
     return createStringError(
         "order has " + std::to_string(majorToMinor.size()) +
         " entries for a rank-" + std::to_string(shape.size()) + " shape");
+  }
   for (unsigned d : majorToMinor) {
     if (d >= shape.size() || seen[d])
       return createStringError("order is not a permutation of the dimensions");
@@ -254,9 +260,10 @@ DistributedLayout::fromModes(ArrayRef<SmallVector<int64_t, 4>> dimModes,
   for (auto [d, sizes] : enumerate(dimModes)) {
     int64_t extent = 1;
     for (int64_t n : sizes) {
-      if (n < 1)
+      if (n < 1) {
         return createStringError("mode sizes must be positive, got " +
                                  std::to_string(n));
+      }
       extent *= n;
       dims[d].push_back(modes.size());
       modes.push_back({n, static_cast<int>(d)});
@@ -272,28 +279,32 @@ DistributedLayout::fromModes(ArrayRef<SmallVector<int64_t, 4>> dimModes,
       modes.push_back({-id, Mode::kReplicated});
       continue;
     }
-    if (static_cast<size_t>(id) >= numDimModes)
+    if (static_cast<size_t>(id) >= numDimModes) {
       return createStringError("spatial mode " + std::to_string(id) +
                                " does not exist (there are " +
                                std::to_string(numDimModes) + " modes)");
+    }
     ++uses[id];
     sp.push_back(id);
   }
   for (int64_t id : local) {
-    if (id < 0 || static_cast<size_t>(id) >= numDimModes)
+    if (id < 0 || static_cast<size_t>(id) >= numDimModes) {
       return createStringError("local mode " + std::to_string(id) +
                                " does not exist (there are " +
                                std::to_string(numDimModes) +
                                " modes; local replication is not supported)");
+    }
     ++uses[id];
     lo.push_back(id);
   }
-  for (auto [id, n] : enumerate(uses))
-    if (n != 1)
+  for (auto [id, n] : enumerate(uses)) {
+    if (n != 1) {
       return createStringError("mode " + std::to_string(id) + " is used " +
                                std::to_string(n) +
                                " times; each mode must be spatial or local "
                                "exactly once");
+    }
+  }
   return build(shape, modes, dims, sp, lo);
 }
 
@@ -303,21 +314,21 @@ DistributedLayout::fromModes(ArrayRef<SmallVector<int64_t, 4>> dimModes,
 
 int64_t DistributedLayout::numThreads() const {
   int64_t t = 1;
-  for (unsigned id : Spatial)
-    t *= Modes[id].size;
+  for (unsigned id : spatialIds)
+    t *= modeList[id].size;
   return t;
 }
 
 int64_t DistributedLayout::localSize() const {
   int64_t l = 1;
-  for (unsigned id : Local)
-    l *= Modes[id].size;
+  for (unsigned id : localIds)
+    l *= modeList[id].size;
   return l;
 }
 
 int64_t DistributedLayout::numElements() const {
   int64_t n = 1;
-  for (int64_t s : Shape)
+  for (int64_t s : tileShape)
     n *= s;
   return n;
 }
@@ -330,20 +341,21 @@ SmallVector<int64_t, 4> DistributedLayout::apply(int64_t thread,
                                                  int64_t slot) const {
   assert(thread >= 0 && thread < numThreads() && "thread out of range");
   assert(slot >= 0 && slot < localSize() && "slot out of range");
-  SmallVector<int64_t, 8> digit(Modes.size(), 0);
-  for (unsigned id : reverse(Spatial)) {
-    digit[id] = thread % Modes[id].size;
-    thread /= Modes[id].size;
+  SmallVector<int64_t, 8> digit(modeList.size(), 0);
+  for (unsigned id : reverse(spatialIds)) {
+    digit[id] = thread % modeList[id].size;
+    thread /= modeList[id].size;
   }
-  for (unsigned id : reverse(Local)) {
-    digit[id] = slot % Modes[id].size;
-    slot /= Modes[id].size;
+  for (unsigned id : reverse(localIds)) {
+    digit[id] = slot % modeList[id].size;
+    slot /= modeList[id].size;
   }
   SmallVector<int64_t, 4> coord(rank(), 0);
   // Modes are stored dimension by dimension, most significant first.
-  for (auto [id, m] : enumerate(Modes))
+  for (auto [id, m] : enumerate(modeList)) {
     if (!m.isReplicated())
       coord[m.dim] = coord[m.dim] * m.size + digit[id];
+  }
   return coord;
 }
 
@@ -352,34 +364,36 @@ DistributedLayout::holders(ArrayRef<int64_t> coord) const {
   SmallVector<ThreadSlot, 4> out;
   if (coord.size() != rank())
     return out;
-  for (auto [c, n] : zip(coord, Shape))
+  for (auto [c, n] : zip(coord, tileShape)) {
     if (c < 0 || c >= n)
       return out;
-  SmallVector<int64_t, 8> digit(Modes.size(), 0);
+  }
+  SmallVector<int64_t, 8> digit(modeList.size(), 0);
   SmallVector<int64_t, 4> rest(coord.begin(), coord.end());
-  for (size_t id = Modes.size(); id-- > 0;) {
-    const Mode &m = Modes[id];
+  for (size_t id = modeList.size(); id-- > 0;) {
+    const Mode &m = modeList[id];
     if (m.isReplicated())
       continue;
     digit[id] = rest[m.dim] % m.size;
     rest[m.dim] /= m.size;
   }
   SmallVector<unsigned, 4> reps;
-  for (auto [id, m] : enumerate(Modes))
+  for (auto [id, m] : enumerate(modeList)) {
     if (m.isReplicated())
       reps.push_back(id);
+  }
   // Enumerate every value of the replication digits.
   std::function<void(size_t)> rec = [&](size_t k) {
     if (k == reps.size()) {
       int64_t t = 0, l = 0;
-      for (unsigned id : Spatial)
-        t = t * Modes[id].size + digit[id];
-      for (unsigned id : Local)
-        l = l * Modes[id].size + digit[id];
+      for (unsigned id : spatialIds)
+        t = t * modeList[id].size + digit[id];
+      for (unsigned id : localIds)
+        l = l * modeList[id].size + digit[id];
       out.push_back({t, l});
       return;
     }
-    for (int64_t v = 0; v < Modes[reps[k]].size; ++v) {
+    for (int64_t v = 0; v < modeList[reps[k]].size; ++v) {
       digit[reps[k]] = v;
       rec(k + 1);
     }
@@ -398,9 +412,10 @@ DistributedLayout DistributedLayout::padRank(unsigned newRank) const {
     return *this;
   Raw r = toRaw(*this);
   unsigned pad = newRank - rank();
-  for (Mode &m : r.modes)
+  for (Mode &m : r.modes) {
     if (!m.isReplicated())
       m.dim += pad;
+  }
   r.shape.insert(r.shape.begin(), pad, 1);
   r.dims.insert(r.dims.begin(), pad, {});
   return build(r.shape, r.modes, r.dims, r.spatial, r.local);
@@ -415,9 +430,10 @@ DistributedLayout::operator*(const DistributedLayout &bIn) const {
   for (unsigned d = 0; d < n; ++d)
     r.shape[d] *= b.shape[d];
   r.modes.append(b.modes.begin(), b.modes.end());
-  for (unsigned d = 0; d < n; ++d)
+  for (unsigned d = 0; d < n; ++d) {
     for (unsigned id : b.dims[d])
       r.dims[d].push_back(id + offset);
+  }
   for (unsigned id : b.spatial)
     r.spatial.push_back(id + offset);
   for (unsigned id : b.local)
@@ -438,9 +454,10 @@ DistributedLayout::divide(const DistributedLayout &bIn, bool right) const {
   // Sizes of the less significant (inner) factor in every list.
   SmallVector<int64_t, 4> innerShape;
   for (unsigned d = 0; d < rank(); ++d) {
-    if (Shape[d] % b.Shape[d] != 0)
+    if (tileShape[d] % b.tileShape[d] != 0)
       return std::nullopt;
-    innerShape.push_back(right ? b.Shape[d] : Shape[d] / b.Shape[d]);
+    innerShape.push_back(right ? b.tileShape[d]
+                               : tileShape[d] / b.tileShape[d]);
   }
   int64_t innerT = right ? tB : tC / tB, innerL = right ? lB : lC / lB;
 
@@ -449,9 +466,10 @@ DistributedLayout::divide(const DistributedLayout &bIn, bool right) const {
   bool changed = true;
   while (changed) {
     changed = false;
-    for (unsigned d = 0; d < rank(); ++d)
+    for (unsigned d = 0; d < rank(); ++d) {
       if (!splitSuffix(r, r.dims[d], innerShape[d], changed))
         return std::nullopt;
+    }
     if (!splitSuffix(r, r.spatial, innerT, changed) ||
         !splitSuffix(r, r.local, innerL, changed))
       return std::nullopt;
@@ -482,22 +500,23 @@ DistributedLayout::divide(const DistributedLayout &bIn, bool right) const {
     innerByList[id] = true;
   for (unsigned id : lo)
     innerByList[id] = true;
-  for (auto [id, m] : enumerate(r.modes))
+  for (auto [id, m] : enumerate(r.modes)) {
     if (!m.isReplicated() && inner[id] != innerByList[id])
       return std::nullopt;
+  }
 
   SmallVector<unsigned, 8> outerSp(r.spatial.begin(),
                                    r.spatial.end() - sp.size());
   SmallVector<unsigned, 8> outerLo(r.local.begin(), r.local.end() - lo.size());
   SmallVector<int64_t, 4> outerShape;
   for (unsigned d = 0; d < rank(); ++d)
-    outerShape.push_back(Shape[d] / innerShape[d]);
-  DistributedLayout innerL_ = build(innerShape, r.modes, innerDims, sp, lo);
-  DistributedLayout outerL_ =
+    outerShape.push_back(tileShape[d] / innerShape[d]);
+  DistributedLayout innerLayout = build(innerShape, r.modes, innerDims, sp, lo);
+  DistributedLayout outerLayout =
       build(outerShape, r.modes, outerDims, outerSp, outerLo);
   if (right)
-    return innerL_ == b ? std::optional(outerL_) : std::nullopt;
-  return outerL_ == b ? std::optional(innerL_) : std::nullopt;
+    return innerLayout == b ? std::optional(outerLayout) : std::nullopt;
+  return outerLayout == b ? std::optional(innerLayout) : std::nullopt;
 }
 
 std::optional<DistributedLayout>
@@ -512,19 +531,21 @@ DistributedLayout::divideLeft(const DistributedLayout &b) const {
 
 Expected<DistributedLayout> DistributedLayout::reduce(unsigned dim,
                                                       bool keepDim) const {
-  if (dim >= rank())
+  if (dim >= rank()) {
     return createStringError("cannot reduce dimension " + std::to_string(dim) +
                              " of a rank-" + std::to_string(rank()) +
                              " layout");
+  }
   Raw r = toRaw(*this);
   erase_if(r.local, [&](unsigned id) {
     return r.modes[id].dim == static_cast<int>(dim);
   });
   for (Mode &m : r.modes) {
-    if (m.dim == static_cast<int>(dim))
+    if (m.dim == static_cast<int>(dim)) {
       m.dim = Mode::kReplicated;
-    else if (!keepDim && m.dim > static_cast<int>(dim))
+    } else if (!keepDim && m.dim > static_cast<int>(dim)) {
       --m.dim;
+    }
   }
   r.dims[dim].clear();
   if (keepDim) {
@@ -538,10 +559,11 @@ Expected<DistributedLayout> DistributedLayout::reduce(unsigned dim,
 
 Expected<DistributedLayout>
 DistributedLayout::permute(ArrayRef<unsigned> perm) const {
-  if (perm.size() != rank())
+  if (perm.size() != rank()) {
     return createStringError("permutation has " + std::to_string(perm.size()) +
                              " entries for a rank-" + std::to_string(rank()) +
                              " layout");
+  }
   SmallVector<int, 4> newDim(rank(), -1);
   for (auto [i, p] : enumerate(perm)) {
     if (p >= rank() || newDim[p] != -1)
@@ -549,9 +571,10 @@ DistributedLayout::permute(ArrayRef<unsigned> perm) const {
     newDim[p] = i;
   }
   Raw r = toRaw(*this);
-  for (Mode &m : r.modes)
+  for (Mode &m : r.modes) {
     if (!m.isReplicated())
       m.dim = newDim[m.dim];
+  }
   Raw out = r;
   for (auto [i, p] : enumerate(perm)) {
     out.shape[i] = r.shape[p];
@@ -568,18 +591,20 @@ DistributedLayout::reshape(ArrayRef<int64_t> newShape) const {
       return createStringError("reshape extents must be positive");
     total *= n;
   }
-  if (total != numElements())
+  if (total != numElements()) {
     return createStringError("cannot reshape " + std::to_string(numElements()) +
                              " elements into " + std::to_string(total));
+  }
   // View the tile as one row-major flat dimension (canonicalized, so modes
   // that only differed in their dimension merge).
   Raw r = toRaw(*this);
   SmallVector<unsigned, 8> flat;
   for (auto &d : r.dims)
     flat.append(d.begin(), d.end());
-  for (Mode &m : r.modes)
+  for (Mode &m : r.modes) {
     if (!m.isReplicated())
       m.dim = 0;
+  }
   r.dims.assign(1, SmallVector<unsigned, 4>(flat.begin(), flat.end()));
   int64_t n = numElements();
   r = toRaw(build(n, r.modes, r.dims, r.spatial, r.local));
@@ -587,10 +612,11 @@ DistributedLayout::reshape(ArrayRef<int64_t> newShape) const {
   for (size_t i = newShape.size(); i-- > 1;) {
     suffixProduct *= newShape[i];
     bool changed = false;
-    if (!splitSuffix(r, r.dims[0], suffixProduct, changed))
+    if (!splitSuffix(r, r.dims[0], suffixProduct, changed)) {
       return createStringError(
           "reshape needs to split a layout mode unevenly (the layout does "
           "not factor along the new dimensions)");
+    }
   }
   // Assign the modes of the flat list to the new dimensions.
   SmallVector<SmallVector<unsigned, 4>, 4> dims(newShape.size());
@@ -609,33 +635,38 @@ DistributedLayout::reshape(ArrayRef<int64_t> newShape) const {
 }
 
 Expected<DistributedLayout> DistributedLayout::expandDims(unsigned axis) const {
-  if (axis > rank())
+  if (axis > rank()) {
     return createStringError("cannot insert a dimension at " +
                              std::to_string(axis) + " in a rank-" +
                              std::to_string(rank()) + " layout");
+  }
   Raw r = toRaw(*this);
-  for (Mode &m : r.modes)
+  for (Mode &m : r.modes) {
     if (!m.isReplicated() && m.dim >= static_cast<int>(axis))
       ++m.dim;
+  }
   r.shape.insert(r.shape.begin() + axis, 1);
   r.dims.insert(r.dims.begin() + axis, {});
   return build(r.shape, r.modes, r.dims, r.spatial, r.local);
 }
 
 Expected<DistributedLayout> DistributedLayout::squeeze(unsigned axis) const {
-  if (axis >= rank() || Shape[axis] != 1)
+  if (axis >= rank() || tileShape[axis] != 1) {
     return createStringError("cannot squeeze dimension " +
                              std::to_string(axis) +
                              ": it must exist and have extent 1");
+  }
   return reduce(axis, /*keepDim=*/false);
 }
 
 hash_code hash_value(const DistributedLayout &l) {
-  hash_code h = hash_combine_range(l.Shape.begin(), l.Shape.end());
-  for (const Mode &m : l.Modes)
+  hash_code h = hash_combine_range(l.tileShape.begin(), l.tileShape.end());
+  for (const Mode &m : l.modeList)
     h = hash_combine(h, m.size, m.dim);
-  h = hash_combine(h, hash_combine_range(l.Spatial.begin(), l.Spatial.end()));
-  return hash_combine(h, hash_combine_range(l.Local.begin(), l.Local.end()));
+  h = hash_combine(
+      h, hash_combine_range(l.spatialIds.begin(), l.spatialIds.end()));
+  return hash_combine(h,
+                      hash_combine_range(l.localIds.begin(), l.localIds.end()));
 }
 
 raw_ostream &operator<<(raw_ostream &os, const DistributedLayout &l) {

@@ -48,9 +48,10 @@ static bool factorize(const DistributedLayout &l,
   ArrayRef<Mode> modes = l.modes();
   SmallVector<size_t, 4> dimHead(l.rank(), 0);
   SmallVector<SmallVector<unsigned, 4>, 4> dimModes(l.rank());
-  for (auto [id, m] : enumerate(modes))
+  for (auto [id, m] : enumerate(modes)) {
     if (!m.isReplicated())
       dimModes[m.dim].push_back(id);
+  }
   size_t sp = 0, lo = 0;
   ArrayRef<unsigned> spatial = l.spatialModes(), local = l.localModes();
   auto available = [&](unsigned id) {
@@ -103,11 +104,12 @@ static void printGeneral(const DistributedLayout &l, raw_ostream &os) {
       os << ", ";
     os << '[';
     bool first = true;
-    for (const Mode &m : modes)
+    for (const Mode &m : modes) {
       if (m.dim == static_cast<int>(d)) {
         os << (first ? "" : ",") << m.size;
         first = false;
       }
+    }
     os << ']';
   }
   auto printIds = [&](ArrayRef<unsigned> ids) {
@@ -115,10 +117,11 @@ static void printGeneral(const DistributedLayout &l, raw_ostream &os) {
     interleave(
         ids, os,
         [&](unsigned id) {
-          if (modes[id].isReplicated())
+          if (modes[id].isReplicated()) {
             os << 'r' << modes[id].size;
-          else
+          } else {
             os << id;
+          }
         },
         ",");
     os << ']';
@@ -176,7 +179,7 @@ std::string DistributedLayout::str() const {
 namespace {
 class LayoutParser {
 public:
-  explicit LayoutParser(StringRef text) : Text(text) {}
+  explicit LayoutParser(StringRef input) : text(input) {}
 
   Expected<DistributedLayout> parseLayout() {
     DistributedLayout result;
@@ -191,7 +194,7 @@ public:
         return error("a layout of at most 2^30 threads and slots");
     } while (consumeIf('*'));
     skipSpace();
-    if (Pos != Text.size())
+    if (pos != text.size())
       return error("'*' or end of text");
     return result;
   }
@@ -211,23 +214,23 @@ private:
 
   Error error(const Twine &expected) {
     skipSpace();
-    std::string found = Pos < Text.size()
-                            ? "'" + Text.substr(Pos, 12).str() + "'"
+    std::string found = pos < text.size()
+                            ? "'" + text.substr(pos, 12).str() + "'"
                             : std::string("end of text");
-    return createStringError("layout text at position " + std::to_string(Pos) +
+    return createStringError("layout text at position " + std::to_string(pos) +
                              ": expected " + expected.str() + ", found " +
                              found);
   }
 
   void skipSpace() {
-    while (Pos < Text.size() && isSpace(Text[Pos]))
-      ++Pos;
+    while (pos < text.size() && isSpace(text[pos]))
+      ++pos;
   }
 
   bool consumeIf(char c) {
     skipSpace();
-    if (Pos < Text.size() && Text[Pos] == c) {
-      ++Pos;
+    if (pos < text.size() && text[pos] == c) {
+      ++pos;
       return true;
     }
     return false;
@@ -241,28 +244,28 @@ private:
 
   StringRef identifier() {
     skipSpace();
-    size_t start = Pos;
-    while (Pos < Text.size() && (isAlnum(Text[Pos]) || Text[Pos] == '_'))
-      ++Pos;
-    return Text.slice(start, Pos);
+    size_t start = pos;
+    while (pos < text.size() && (isAlnum(text[pos]) || text[pos] == '_'))
+      ++pos;
+    return text.slice(start, pos);
   }
 
   Expected<int64_t> integer(int64_t min) {
     skipSpace();
-    size_t start = Pos;
+    size_t start = pos;
     int64_t v = 0;
-    while (Pos < Text.size() && isDigit(Text[Pos])) {
-      v = v * 10 + (Text[Pos] - '0');
-      ++Pos;
+    while (pos < text.size() && isDigit(text[pos])) {
+      v = v * 10 + (text[pos] - '0');
+      ++pos;
       if (v > kMaxSize) {
-        Pos = start;
+        pos = start;
         return error("an integer of at most 2^30");
       }
     }
-    if (Pos == start)
+    if (pos == start)
       return error("an integer");
     if (v < min) {
-      Pos = start;
+      pos = start;
       return error("an integer >= " + Twine(min));
     }
     return v;
@@ -287,10 +290,10 @@ private:
   }
 
   Error keyword(StringRef word) {
-    size_t start = Pos;
+    size_t start = pos;
     if (identifier() == word)
       return Error::success();
-    Pos = start;
+    pos = start;
     return error("'" + word + "'");
   }
 
@@ -303,8 +306,8 @@ private:
       return out;
     do {
       skipSpace();
-      if (allowReplication && Pos < Text.size() && Text[Pos] == 'r') {
-        ++Pos;
+      if (allowReplication && pos < text.size() && text[pos] == 'r') {
+        ++pos;
         auto v = integer(1);
         if (!v)
           return v.takeError();
@@ -322,7 +325,7 @@ private:
   }
 
   Expected<DistributedLayout> parseModes() {
-    size_t start = Pos;
+    size_t start = pos;
     if (Error e = expect('('))
       return e;
     if (Error e = keyword("dims"))
@@ -361,24 +364,26 @@ private:
     SmallVector<int64_t, 16> all;
     for (auto &d : dims)
       all.append(d.begin(), d.end());
-    for (int64_t id : lists[0])
+    for (int64_t id : lists[0]) {
       if (id < 0)
         all.push_back(-id);
+    }
     if (!boundedProduct(all)) {
-      Pos = start;
+      pos = start;
       return error("modes(...) of at most 2^30 threads times slots");
     }
     auto l = DistributedLayout::fromModes(dims, lists[0], lists[1]);
-    if (!l)
+    if (!l) {
       return createStringError(
           "layout text at position " + std::to_string(start) +
           ": invalid modes(...): " + toString(l.takeError()));
+    }
     return l;
   }
 
   Expected<DistributedLayout> parseFactor() {
     skipSpace();
-    size_t start = Pos;
+    size_t start = pos;
     StringRef name = identifier();
     if (name == "modes")
       return parseModes();
@@ -395,7 +400,7 @@ private:
     bool known = name == "local" || name == "spatial" ||
                  name == "column_local" || name == "column_spatial";
     if (!known) {
-      Pos = start;
+      pos = start;
       return error("a layout primitive (local, spatial, column_local, "
                    "column_spatial, replicate, modes)");
     }
@@ -403,7 +408,7 @@ private:
     if (!sizes)
       return sizes.takeError();
     if (!boundedProduct(*sizes)) {
-      Pos = start;
+      pos = start;
       return error("a primitive of at most 2^30 elements");
     }
     if (name == "local")
@@ -415,8 +420,8 @@ private:
     return DistributedLayout::columnSpatial(*sizes);
   }
 
-  StringRef Text;
-  size_t Pos = 0;
+  StringRef text;
+  size_t pos = 0;
 };
 } // namespace
 

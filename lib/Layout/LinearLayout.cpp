@@ -20,7 +20,7 @@ namespace tile::layout {
 //===----------------------------------------------------------------------===//
 
 F2Map::F2Map(unsigned inBits, unsigned outBits, ArrayRef<uint64_t> columns)
-    : OutBits(outBits), Columns(columns.begin(), columns.end()) {
+    : outBitCount(outBits), cols(columns.begin(), columns.end()) {
   assert(columns.size() == inBits && inBits < 64 && outBits < 64 &&
          "bad F2Map dimensions");
   (void)inBits;
@@ -35,9 +35,10 @@ F2Map F2Map::identity(unsigned bits) {
 
 uint64_t F2Map::apply(uint64_t x) const {
   uint64_t y = 0;
-  for (auto [i, c] : enumerate(Columns))
+  for (auto [i, c] : enumerate(cols)) {
     if (x >> i & 1)
       y ^= c;
+  }
   return y;
 }
 
@@ -93,7 +94,7 @@ Echelon echelonOf(ArrayRef<uint64_t> columns) {
 unsigned F2Map::rank() const {
   Echelon e;
   unsigned r = 0;
-  for (uint64_t c : Columns)
+  for (uint64_t c : cols)
     r += e.insert(c, 0);
   return r;
 }
@@ -101,31 +102,31 @@ unsigned F2Map::rank() const {
 F2Map F2Map::compose(const F2Map &first) const {
   assert(first.outBits() == inBits() && "composing mismatched maps");
   SmallVector<uint64_t, 16> cols;
-  for (uint64_t c : first.Columns)
+  for (uint64_t c : first.cols)
     cols.push_back(apply(c));
-  return F2Map(first.inBits(), OutBits, cols);
+  return F2Map(first.inBits(), outBitCount, cols);
 }
 
 std::optional<F2Map> F2Map::rightInverse() const {
-  Echelon e = echelonOf(Columns);
+  Echelon e = echelonOf(cols);
   SmallVector<uint64_t, 16> cols;
-  for (unsigned j = 0; j < OutBits; ++j) {
+  for (unsigned j = 0; j < outBitCount; ++j) {
     std::optional<uint64_t> x = e.solve(uint64_t(1) << j);
     if (!x)
       return std::nullopt;
     cols.push_back(*x);
   }
-  return F2Map(OutBits, inBits(), cols);
+  return F2Map(outBitCount, inBits(), cols);
 }
 
 std::optional<F2Map> F2Map::invert() const {
-  if (inBits() != OutBits || !isInjective())
+  if (inBits() != outBitCount || !isInjective())
     return std::nullopt;
   return rightInverse();
 }
 
 bool F2Map::inImage(uint64_t y) const {
-  return echelonOf(Columns).solve(y).has_value();
+  return echelonOf(cols).solve(y).has_value();
 }
 
 //===----------------------------------------------------------------------===//
@@ -134,14 +135,15 @@ bool F2Map::inImage(uint64_t y) const {
 
 LinearLayout::LinearLayout(ArrayRef<int64_t> shape, unsigned regBits,
                            unsigned laneBits, unsigned warpBits, F2Map map)
-    : Shape(shape.begin(), shape.end()), RegBits(regBits), LaneBits(laneBits),
-      WarpBits(warpBits), Map(std::move(map)) {
-  assert(Map.inBits() == regBits + laneBits + warpBits && "bad input bits");
+    : tileShape(shape.begin(), shape.end()), regBitCount(regBits),
+      laneBitCount(laneBits), warpBitCount(warpBits), basisMap(std::move(map)) {
+  assert(basisMap.inBits() == regBits + laneBits + warpBits &&
+         "bad input bits");
 }
 
 uint64_t LinearLayout::flatten(ArrayRef<int64_t> coord) const {
   uint64_t flat = 0;
-  for (auto [c, n] : zip(coord, Shape))
+  for (auto [c, n] : zip(coord, tileShape))
     flat = flat * n + c;
   return flat;
 }
@@ -149,19 +151,23 @@ uint64_t LinearLayout::flatten(ArrayRef<int64_t> coord) const {
 Expected<LinearLayout>
 LinearLayout::fromDistributed(const DistributedLayout &layout,
                               int64_t warpSize) {
-  if (warpSize < 1 || !isPowerOf2_64(warpSize))
+  if (warpSize < 1 || !isPowerOf2_64(warpSize)) {
     return createStringError("warp size " + std::to_string(warpSize) +
                              " is not a power of two");
-  for (const Mode &m : layout.modes())
-    if (!isPowerOf2_64(m.size))
+  }
+  for (const Mode &m : layout.modes()) {
+    if (!isPowerOf2_64(m.size)) {
       return createStringError("layout " + layout.str() +
                                " has a mode of size " + std::to_string(m.size) +
                                ", not a power of two: no F2-linear form");
+    }
+  }
   int64_t t = layout.numThreads();
-  if (t % warpSize != 0)
+  if (t % warpSize != 0) {
     return createStringError("layout has " + std::to_string(t) +
                              " threads, not a multiple of the warp size " +
                              std::to_string(warpSize));
+  }
   unsigned regBits = Log2_64(layout.localSize());
   unsigned laneBits = Log2_64(warpSize);
   unsigned warpBits = Log2_64(t / warpSize);
@@ -178,32 +184,32 @@ LinearLayout::fromDistributed(const DistributedLayout &layout,
     cols.push_back(out.flatten(layout.apply(0, int64_t(1) << i)));
   for (unsigned i = 0; i < laneBits + warpBits; ++i)
     cols.push_back(out.flatten(layout.apply(int64_t(1) << i, 0)));
-  out.Map = F2Map(cols.size(), outBits, cols);
+  out.basisMap = F2Map(cols.size(), outBits, cols);
   return out;
 }
 
 uint64_t LinearLayout::applyFlat(int64_t thread, int64_t slot) const {
-  return Map.apply(uint64_t(slot) | uint64_t(thread) << RegBits);
+  return basisMap.apply(uint64_t(slot) | uint64_t(thread) << regBitCount);
 }
 
 SmallVector<int64_t, 4> LinearLayout::apply(int64_t thread,
                                             int64_t slot) const {
   uint64_t flat = applyFlat(thread, slot);
-  SmallVector<int64_t, 4> coord(Shape.size());
-  for (size_t d = Shape.size(); d-- > 0;) {
-    coord[d] = flat % Shape[d];
-    flat /= Shape[d];
+  SmallVector<int64_t, 4> coord(tileShape.size());
+  for (size_t d = tileShape.size(); d-- > 0;) {
+    coord[d] = flat % tileShape[d];
+    flat /= tileShape[d];
   }
   return coord;
 }
 
 Expected<DistributedLayout> LinearLayout::toDistributed() const {
   // Output bit p belongs to dimension d at bit (p - lowBit[d]).
-  unsigned rank = Shape.size();
+  unsigned rank = tileShape.size();
   SmallVector<unsigned, 4> dimBits(rank), lowBit(rank);
   unsigned acc = 0;
   for (size_t d = rank; d-- > 0;) {
-    dimBits[d] = Log2_64(Shape[d]);
+    dimBits[d] = Log2_64(tileShape[d]);
     lowBit[d] = acc;
     acc += dimBits[d];
   }
@@ -219,44 +225,50 @@ Expected<DistributedLayout> LinearLayout::toDistributed() const {
   auto modeOf = [&](uint64_t basis, unsigned input) -> Expected<int64_t> {
     if (basis == 0)
       return -2; // replication of 2
-    if (!isPowerOf2_64(basis))
+    if (!isPowerOf2_64(basis)) {
       return createStringError(
           "input bit " + std::to_string(input) +
           " maps to several output bits (an XOR pattern): not a "
           "distributed layout");
+    }
     unsigned p = Log2_64(basis);
-    for (unsigned d = 0; d < rank; ++d)
+    for (unsigned d = 0; d < rank; ++d) {
       if (p >= lowBit[d] && p < lowBit[d] + dimBits[d]) {
         unsigned id = firstId[d] + (dimBits[d] - 1 - (p - lowBit[d]));
-        if (used[id]++)
+        if (used[id]++) {
           return createStringError("two input bits map to output bit " +
                                    std::to_string(p) +
                                    ": not a distributed layout");
+        }
         return id;
       }
+    }
     return createStringError("basis outside the tile");
   };
   SmallVector<int64_t, 16> spatial, local;
-  for (unsigned i = RegBits; i-- > 0;) {
-    auto id = modeOf(Map.column(i), i);
+  for (unsigned i = regBitCount; i-- > 0;) {
+    auto id = modeOf(basisMap.column(i), i);
     if (!id)
       return id.takeError();
-    if (*id < 0)
+    if (*id < 0) {
       return createStringError("register bit " + std::to_string(i) +
                                " has a zero basis (register broadcast): "
                                "local replication is not supported");
+    }
     local.push_back(*id);
   }
-  for (unsigned i = Map.inBits(); i-- > RegBits;) {
-    auto id = modeOf(Map.column(i), i);
+  for (unsigned i = basisMap.inBits(); i-- > regBitCount;) {
+    auto id = modeOf(basisMap.column(i), i);
     if (!id)
       return id.takeError();
     spatial.push_back(*id);
   }
-  for (auto [id, n] : enumerate(used))
-    if (!n)
+  for (auto [id, n] : enumerate(used)) {
+    if (!n) {
       return createStringError("output bit of mode " + std::to_string(id) +
                                " is not covered: not a distributed layout");
+    }
+  }
   SmallVector<SmallVector<int64_t, 4>, 4> dims(rank);
   for (unsigned d = 0; d < rank; ++d)
     dims[d].assign(dimBits[d], 2);
@@ -265,12 +277,12 @@ Expected<DistributedLayout> LinearLayout::toDistributed() const {
 
 std::optional<F2Map>
 LinearLayout::composeInverse(const LinearLayout &other) const {
-  if (Shape != other.Shape)
+  if (tileShape != other.tileShape)
     return std::nullopt;
-  std::optional<F2Map> inv = other.Map.rightInverse();
+  std::optional<F2Map> inv = other.basisMap.rightInverse();
   if (!inv)
     return std::nullopt;
-  return inv->compose(Map);
+  return inv->compose(basisMap);
 }
 
 std::string LinearLayout::str() const {
@@ -281,10 +293,10 @@ std::string LinearLayout::str() const {
     interleave(
         bases, os,
         [&](uint64_t b) {
-          SmallVector<int64_t, 4> c(Shape.size());
-          for (size_t d = Shape.size(); d-- > 0;) {
-            c[d] = b % Shape[d];
-            b /= Shape[d];
+          SmallVector<int64_t, 4> c(tileShape.size());
+          for (size_t d = tileShape.size(); d-- > 0;) {
+            c[d] = b % tileShape[d];
+            b /= tileShape[d];
           }
           os << '(';
           interleave(c, os, ",");

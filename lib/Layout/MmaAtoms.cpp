@@ -45,13 +45,15 @@ DistributedLayout nvidiaMmaM16N8K32Int8(MmaOperand operand) {
 
 Expected<DistributedLayout> nvidiaLdmatrix(unsigned numMatrices, bool trans,
                                            unsigned matrixRows) {
-  if (numMatrices != 1 && numMatrices != 2 && numMatrices != 4)
+  if (numMatrices != 1 && numMatrices != 2 && numMatrices != 4) {
     return createStringError("ldmatrix loads 1, 2 or 4 matrices, not " +
                              std::to_string(numMatrices));
-  if (matrixRows == 0 || numMatrices % matrixRows != 0)
+  }
+  if (matrixRows == 0 || numMatrices % matrixRows != 0) {
     return createStringError("ldmatrix: " + std::to_string(numMatrices) +
                              " matrices cannot be arranged in " +
                              std::to_string(matrixRows) + " block rows");
+  }
   int64_t cols = numMatrices / matrixRows;
   DL blocks = DL::columnLocal({matrixRows, cols});
   DL one = trans ? DL::columnSpatial({4, 8}) * DL::local({2, 1})
@@ -63,10 +65,11 @@ Expected<DistributedLayout> amdMfma(unsigned m, unsigned n, unsigned k,
                                     MmaOperand operand) {
   bool known = (m == 16 && n == 16 && (k == 16 || k == 32)) ||
                (m == 32 && n == 32 && (k == 8 || k == 16));
-  if (!known)
+  if (!known) {
     return createStringError("no f16/bf16 MFMA of shape " + std::to_string(m) +
                              "x" + std::to_string(n) + "x" + std::to_string(k) +
                              " (known: 16x16x16, 32x32x8, 16x16x32, 32x32x16)");
+  }
   // 64 lanes = (64 / M) groups of M lanes; group g holds K elements
   // [g * kPer, (g + 1) * kPer) of its row (A) or column (B).
   int64_t groups = 64 / m, kPer = k / groups;

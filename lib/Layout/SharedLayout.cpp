@@ -26,11 +26,12 @@ namespace tile::layout {
 static Error checkSwizzle(Swizzle s) {
   if (s.bits == 0)
     return Error::success();
-  if (s.shift < s.bits)
+  if (s.shift < s.bits) {
     return createStringError("swizzle(" + std::to_string(s.bits) + "," +
                              std::to_string(s.base) + "," +
                              std::to_string(s.shift) +
                              "): the shift S must be at least the bit count B");
+  }
   if (s.base + s.shift + s.bits >= 40)
     return createStringError("swizzle bits out of range (M + S + B >= 40)");
   return Error::success();
@@ -39,32 +40,35 @@ static Error checkSwizzle(Swizzle s) {
 Expected<SharedLayout> SharedLayout::get(ArrayRef<int64_t> shape,
                                          ArrayRef<int64_t> strides,
                                          Swizzle swizzle) {
-  if (shape.size() != strides.size())
+  if (shape.size() != strides.size()) {
     return createStringError("shared layout has " +
                              std::to_string(shape.size()) + " extents but " +
                              std::to_string(strides.size()) + " strides");
-  for (int64_t n : shape)
+  }
+  for (int64_t n : shape) {
     if (n < 1)
       return createStringError("shared layout extents must be positive");
-  for (int64_t s : strides)
+  }
+  for (int64_t s : strides) {
     if (s < 0)
       return createStringError("shared layout strides must be non-negative");
+  }
   if (Error e = checkSwizzle(swizzle))
     return e;
   SharedLayout l;
-  l.Shape.assign(shape.begin(), shape.end());
-  l.Strides.assign(strides.begin(), strides.end());
-  l.Sw = swizzle;
+  l.extents.assign(shape.begin(), shape.end());
+  l.strideList.assign(strides.begin(), strides.end());
+  l.swz = swizzle;
   return l;
 }
 
 SharedLayout SharedLayout::rowMajor(ArrayRef<int64_t> shape, int64_t padding) {
   SharedLayout l;
-  l.Shape.assign(shape.begin(), shape.end());
-  l.Strides.assign(shape.size(), 1);
+  l.extents.assign(shape.begin(), shape.end());
+  l.strideList.assign(shape.size(), 1);
   int64_t stride = 1;
   for (size_t d = shape.size(); d-- > 0;) {
-    l.Strides[d] = stride;
+    l.strideList[d] = stride;
     stride *= shape[d];
     if (d + 1 == shape.size())
       stride += padding;
@@ -89,13 +93,13 @@ Expected<SharedLayout> SharedLayout::ordered(ArrayRef<int64_t> shape,
 
 int64_t SharedLayout::linearOffset(ArrayRef<int64_t> coord) const {
   int64_t o = 0;
-  for (auto [c, s] : zip(coord, Strides))
+  for (auto [c, s] : zip(coord, strideList))
     o += c * s;
   return o;
 }
 
 int64_t SharedLayout::offset(ArrayRef<int64_t> coord) const {
-  return Sw.apply(linearOffset(coord));
+  return swz.apply(linearOffset(coord));
 }
 
 /// Calls fn on every coordinate of `shape`, row-major.
@@ -116,27 +120,31 @@ static void forEachCoord(ArrayRef<int64_t> shape, Fn fn) {
 
 int64_t SharedLayout::cosize() const {
   int64_t m = 0;
-  forEachCoord(Shape, [&](ArrayRef<int64_t> c) { m = std::max(m, offset(c)); });
+  forEachCoord(extents,
+               [&](ArrayRef<int64_t> c) { m = std::max(m, offset(c)); });
   return m + 1;
 }
 
 bool SharedLayout::isInjective() const {
   std::set<int64_t> seen;
   bool ok = true;
-  forEachCoord(
-      Shape, [&](ArrayRef<int64_t> c) { ok &= seen.insert(offset(c)).second; });
+  forEachCoord(extents, [&](ArrayRef<int64_t> c) {
+    ok &= seen.insert(offset(c)).second;
+  });
   return ok;
 }
 
 std::string SharedLayout::str() const {
   std::string s;
   raw_string_ostream os(s);
-  if (!Sw.isIdentity())
-    os << "swizzle(" << Sw.bits << ',' << Sw.base << ',' << Sw.shift << ") o ";
+  if (!swz.isIdentity()) {
+    os << "swizzle(" << swz.bits << ',' << swz.base << ',' << swz.shift
+       << ") o ";
+  }
   os << '(';
-  interleave(Shape, os, ",");
+  interleave(extents, os, ",");
   os << "):(";
-  interleave(Strides, os, ",");
+  interleave(strideList, os, ",");
   os << ')';
   return s;
 }
@@ -267,13 +275,14 @@ int64_t maxVectorWidth(const DistributedLayout &layout,
     if (l % v != 0 || v * elemBits > 128 || (v * elemBits) % 8 != 0)
       continue;
     bool ok = true;
-    for (int64_t th = 0; th < t && ok; ++th)
+    for (int64_t th = 0; th < t && ok; ++th) {
       for (int64_t g = 0; g < l / v && ok; ++g) {
         int64_t first = smem.offset(layout.apply(th, g * v));
         ok = first % v == 0;
         for (int64_t k = 1; k < v && ok; ++k)
           ok = smem.offset(layout.apply(th, g * v + k)) == first + k;
       }
+    }
     if (ok)
       return v;
   }
@@ -284,19 +293,21 @@ Expected<AccessCost> analyzeAccess(const DistributedLayout &layout,
                                    const SharedLayout &smem, unsigned elemBits,
                                    int64_t vec, int64_t warpSize,
                                    const BankConfig &banks) {
-  if (layout.shape() != smem.shape())
+  if (layout.shape() != smem.shape()) {
     return createStringError("distributed and shared layouts cover different "
                              "tile shapes");
-  if (vec < 1 || layout.localSize() % vec != 0 || (vec * elemBits) % 8 != 0)
+  }
+  if (vec < 1 || layout.localSize() % vec != 0 || (vec * elemBits) % 8 != 0) {
     return createStringError("vector width " + std::to_string(vec) +
                              " does not divide the local size or is not a "
                              "whole number of bytes");
+  }
   if (warpSize < 1)
     return createStringError("warp size must be positive");
   int64_t t = layout.numThreads(), l = layout.localSize();
   unsigned accessBytes = vec * elemBits / 8;
   AccessCost cost;
-  for (int64_t w0 = 0; w0 < t; w0 += warpSize)
+  for (int64_t w0 = 0; w0 < t; w0 += warpSize) {
     for (int64_t g = 0; g < l / vec; ++g) {
       SmallVector<int64_t, 64> addrs;
       for (int64_t th = w0; th < std::min(t, w0 + warpSize); ++th)
@@ -304,6 +315,7 @@ Expected<AccessCost> analyzeAccess(const DistributedLayout &layout,
       cost.wavefronts += countWavefronts(addrs, accessBytes, banks);
       cost.ideal += idealWavefronts(addrs, accessBytes, banks);
     }
+  }
   return cost;
 }
 
@@ -316,10 +328,11 @@ Expected<SwizzleChoice> searchSwizzle(const SharedLayout &base,
   auto cap = [](int64_t v, int64_t c) { return c > 0 ? std::min(v, c) : v; };
   int64_t sv = cap(maxVectorWidth(storeLayout, base, elemBits), maxStoreVec);
   int64_t lv = cap(maxVectorWidth(loadLayout, base, elemBits), maxLoadVec);
-  if (sv == 0 || lv == 0)
+  if (sv == 0 || lv == 0) {
     return createStringError(
         "no byte-aligned vector access exists for the store or load layout "
         "(sub-byte elements need at least a byte of contiguous slots)");
+  }
   int64_t size = base.cosize();
   unsigned sizeBits = Log2_64_Ceil(size);
   std::optional<SwizzleChoice> best;
@@ -348,11 +361,14 @@ Expected<SwizzleChoice> searchSwizzle(const SharedLayout &base,
   };
   if (Error e = consider(Swizzle{}))
     return e;
-  for (unsigned b = 1; b <= 4 && !optimal(); ++b)
-    for (unsigned m = 0; m + b <= sizeBits && !optimal(); ++m)
-      for (unsigned s = b; m + s + b <= sizeBits && !optimal(); ++s)
+  for (unsigned b = 1; b <= 4 && !optimal(); ++b) {
+    for (unsigned m = 0; m + b <= sizeBits && !optimal(); ++m) {
+      for (unsigned s = b; m + s + b <= sizeBits && !optimal(); ++s) {
         if (Error e = consider(Swizzle{b, m, s}))
           return e;
+      }
+    }
+  }
   return *best;
 }
 

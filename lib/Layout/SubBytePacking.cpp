@@ -32,9 +32,10 @@ int64_t numRegisters(unsigned elemBits, int64_t localSize) {
 }
 
 bool anySlotStraddles(unsigned elemBits, int64_t localSize) {
-  for (int64_t l = 0; l < localSize; ++l)
+  for (int64_t l = 0; l < localSize; ++l) {
     if (locateSlot(elemBits, l).straddles())
       return true;
+  }
   return false;
 }
 
@@ -52,7 +53,7 @@ Expected<DistributedLayout> bitcastLayout(const DistributedLayout &x,
   unit.back() = p;
   std::optional<DistributedLayout> outer =
       x.divideRight(DistributedLayout::local(unit));
-  if (!outer)
+  if (!outer) {
     return createStringError(
         "illegal bitcast from " + std::to_string(fromBits) + "-bit to " +
         std::to_string(toBits) + "-bit elements: layout " + x.str() +
@@ -60,6 +61,7 @@ Expected<DistributedLayout> bitcastLayout(const DistributedLayout &x,
         " consecutive elements of the last dimension in consecutive slots of "
         "one thread (it must be divisible by local(...," +
         std::to_string(p) + "))");
+  }
   unit.back() = q;
   return *outer * DistributedLayout::local(unit);
 }

@@ -27,9 +27,10 @@ int64_t valueOf(const std::vector<int64_t> &shape, const Coord &c) {
 Regs fill(const DL &l) {
   Table t = tableOf(l);
   Regs r(t.threads, std::vector<int64_t>(t.slots));
-  for (int64_t th = 0; th < t.threads; ++th)
+  for (int64_t th = 0; th < t.threads; ++th) {
     for (int64_t s = 0; s < t.slots; ++s)
       r[th][s] = valueOf(t.shape, t(th, s));
+  }
   return r;
 }
 
@@ -45,12 +46,13 @@ Regs execute(const ConversionPlan &plan, const DL &src, const DL &dst,
     return in;
   case ConversionKind::RegisterPermutation:
   case ConversionKind::WarpShuffle: {
-    for (int64_t th = 0; th < t; ++th)
+    for (int64_t th = 0; th < t; ++th) {
       for (int64_t l = 0; l < lDst; ++l) {
         int64_t s = plan.localSource[th * lDst + l];
         if (s >= 0)
           out[th][l] = in[th][s];
       }
+    }
     for (const ShuffleRound &r : plan.rounds) {
       EXPECT_EQ(static_cast<int64_t>(r.srcLane.size()), t);
       for (int64_t th = 0; th < t; ++th) {
@@ -68,7 +70,7 @@ Regs execute(const ConversionPlan &plan, const DL &src, const DL &dst,
     std::vector<int64_t> smem(plan.smem.cosize(), -1);
     Table ts = tableOf(src), td = tableOf(dst);
     // Stores in vectors: the vector's slots must be contiguous offsets.
-    for (int64_t th = 0; th < t; ++th)
+    for (int64_t th = 0; th < t; ++th) {
       for (int64_t g = 0; g < ts.slots / plan.storeVec; ++g) {
         int64_t base = plan.smem.offset(ts(th, g * plan.storeVec));
         EXPECT_EQ(base % plan.storeVec, 0);
@@ -78,13 +80,15 @@ Regs execute(const ConversionPlan &plan, const DL &src, const DL &dst,
           smem[base + k] = in[th][s];
         }
       }
-    for (int64_t th = 0; th < t; ++th)
+    }
+    for (int64_t th = 0; th < t; ++th) {
       for (int64_t g = 0; g < td.slots / plan.loadVec; ++g) {
         int64_t base = plan.smem.offset(td(th, g * plan.loadVec));
         EXPECT_EQ(base % plan.loadVec, 0);
         for (int64_t k = 0; k < plan.loadVec; ++k)
           out[th][g * plan.loadVec + k] = smem[base + k];
       }
+    }
     EXPECT_LE(plan.storeVec * elemBits, 128u);
     return out;
   }
@@ -97,18 +101,21 @@ ConversionKind refKind(const Table &src, const Table &dst, int64_t w) {
   if (src == dst)
     return ConversionKind::NoOp;
   bool local = true, warp = true;
-  for (int64_t t = 0; t < dst.threads; ++t)
+  for (int64_t t = 0; t < dst.threads; ++t) {
     for (int64_t l = 0; l < dst.slots; ++l) {
       bool inThread = false, inWarp = false;
-      for (int64_t t2 = 0; t2 < src.threads; ++t2)
-        for (int64_t l2 = 0; l2 < src.slots; ++l2)
+      for (int64_t t2 = 0; t2 < src.threads; ++t2) {
+        for (int64_t l2 = 0; l2 < src.slots; ++l2) {
           if (src(t2, l2) == dst(t, l)) {
             inThread |= t2 == t;
             inWarp |= t2 / w == t / w;
           }
+        }
+      }
       local &= inThread;
       warp &= inWarp;
     }
+  }
   if (local)
     return ConversionKind::RegisterPermutation;
   return warp ? ConversionKind::WarpShuffle : ConversionKind::SharedMemory;
@@ -137,9 +144,10 @@ void checkPlan(const DL &src, const DL &dst, int64_t w, unsigned bits,
 std::map<std::pair<std::vector<int64_t>, int64_t>, std::vector<DL>>
 groups(const std::vector<Sample> &set) {
   std::map<std::pair<std::vector<int64_t>, int64_t>, std::vector<DL>> g;
-  for (const Sample &s : set)
+  for (const Sample &s : set) {
     g[{padRank(s.table, 2).shape, s.table.threads}].push_back(
         padTo(s.layout, 2));
+  }
   return g;
 }
 

@@ -61,9 +61,10 @@ TEST(DistributedLayout, EqualityIsFunctionalEquality) {
 TEST(DistributedLayout, HoldersInvertTheTable) {
   for (const Sample &s : smallSet()) {
     std::map<Coord, std::vector<ThreadSlot>> ref;
-    for (int64_t t = 0; t < s.table.threads; ++t)
+    for (int64_t t = 0; t < s.table.threads; ++t) {
       for (int64_t l = 0; l < s.table.slots; ++l)
         ref[s.table(t, l)].push_back({t, l});
+    }
     // Every coordinate of the tile is held (layouts are onto).
     ASSERT_EQ(static_cast<int64_t>(ref.size()), product(s.table.shape))
         << s.text;
@@ -108,10 +109,10 @@ std::optional<Table> refDivideRight(const Table &c, const Table &bIn) {
   }
   a.threads = c.threads / b.threads;
   a.slots = c.slots / b.slots;
-  for (int64_t ta = 0; ta < a.threads; ++ta)
+  for (int64_t ta = 0; ta < a.threads; ++ta) {
     for (int64_t la = 0; la < a.slots; ++la) {
       std::optional<Coord> value;
-      for (int64_t tb = 0; tb < b.threads; ++tb)
+      for (int64_t tb = 0; tb < b.threads; ++tb) {
         for (int64_t lb = 0; lb < b.slots; ++lb) {
           const Coord &cc = c(ta * b.threads + tb, la * b.slots + lb);
           const Coord &cb = b(tb, lb);
@@ -126,8 +127,10 @@ std::optional<Table> refDivideRight(const Table &c, const Table &bIn) {
             return std::nullopt;
           value = v;
         }
+      }
       a.at.push_back(*value);
     }
+  }
   return a;
 }
 
@@ -157,7 +160,7 @@ TEST(DistributedLayout, DivideRightMatchesBruteForce) {
 
 TEST(DistributedLayout, DivideUndoesProduct) {
   auto set = tinySet();
-  for (size_t i = 0; i < set.size(); i += 3)
+  for (size_t i = 0; i < set.size(); i += 3) {
     for (size_t j = 0; j < set.size(); j += 5) {
       const DL &a = set[i].layout, &b = set[j].layout;
       DL c = a * b;
@@ -168,6 +171,7 @@ TEST(DistributedLayout, DivideUndoesProduct) {
       ASSERT_TRUE(left) << a.str() << " \\ " << c.str();
       EXPECT_EQ(*left, padTo(b, c.rank()));
     }
+  }
 }
 
 TEST(DistributedLayout, DivideLeftMatchesBruteForce) {
@@ -186,15 +190,16 @@ TEST(DistributedLayout, DivideLeftMatchesBruteForce) {
       continue;
     }
     // No candidate of the set may work either.
-    for (auto &[t, a] : byTable)
+    for (auto &[t, a] : byTable) {
       ASSERT_NE(refProduct(b.table, t), padRank(c.table, 2))
           << b.layout.str() << " \\ " << c.layout.str() << " = " << a.str();
+    }
   }
 }
 
 TEST(DistributedLayout, ReduceMatchesProjection) {
   for (const Sample &s : smallSet()) {
-    for (unsigned dim = 0; dim < s.layout.rank(); ++dim)
+    for (unsigned dim = 0; dim < s.layout.rank(); ++dim) {
       for (bool keep : {false, true}) {
         auto r = s.layout.reduce(dim, keep);
         ASSERT_TRUE(static_cast<bool>(r));
@@ -204,10 +209,11 @@ TEST(DistributedLayout, ReduceMatchesProjection) {
           std::set<Coord> want, got;
           for (int64_t l = 0; l < s.table.slots; ++l) {
             Coord c = s.table(t, l);
-            if (keep)
+            if (keep) {
               c[dim] = 0;
-            else
+            } else {
               c.erase(c.begin() + dim);
+            }
             want.insert(c);
           }
           for (int64_t l = 0; l < rt.slots; ++l)
@@ -217,6 +223,7 @@ TEST(DistributedLayout, ReduceMatchesProjection) {
           ASSERT_EQ(got, want) << s.text << " reduce " << dim;
         }
       }
+    }
   }
   auto bad = DL::spatial({4, 8}).reduce(2, true);
   ASSERT_FALSE(static_cast<bool>(bad));
@@ -253,13 +260,15 @@ TEST(DistributedLayout, PermuteReshapeExpandSqueezeMatchTables) {
       continue;
     int64_t n = product(s.table.shape);
     std::vector<std::vector<int64_t>> shapes{{n}};
-    for (int64_t a = 1; a <= n; ++a)
+    for (int64_t a = 1; a <= n; ++a) {
       if (n % a == 0) {
         shapes.push_back({a, n / a});
-        for (int64_t b = 1; b <= n / a; ++b)
+        for (int64_t b = 1; b <= n / a; ++b) {
           if ((n / a) % b == 0)
             shapes.push_back({a, b, n / a / b});
+        }
       }
+    }
     for (auto &shape : shapes) {
       auto r = s.layout.reshape(shape);
       // Reference: flatten row-major, unflatten into the new shape. The
@@ -279,9 +288,10 @@ TEST(DistributedLayout, PermuteReshapeExpandSqueezeMatchTables) {
         continue;
       }
       Table rt = tableOf(*r);
-      for (size_t i = 0; i < rt.at.size(); ++i)
+      for (size_t i = 0; i < rt.at.size(); ++i) {
         ASSERT_EQ(rt.at[i], unravel(shape, ravel(s.table.shape, s.table.at[i])))
             << s.text;
+      }
       auto back = r->reshape(s.table.shape);
       ASSERT_TRUE(static_cast<bool>(back));
       ASSERT_EQ(*back, s.layout);

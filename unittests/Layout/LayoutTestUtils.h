@@ -19,6 +19,7 @@
 
 namespace tile::layout {
 /// Lets gtest print layouts in failure messages.
+// NOLINTNEXTLINE(readability-identifier-naming): gtest looks up PrintTo.
 inline void PrintTo(const DistributedLayout &l, std::ostream *os) {
   *os << l.str();
 }
@@ -96,11 +97,12 @@ inline Table tableOf(const DistributedLayout &l) {
   t.shape.assign(l.shape().begin(), l.shape().end());
   t.threads = l.numThreads();
   t.slots = l.localSize();
-  for (int64_t th = 0; th < t.threads; ++th)
+  for (int64_t th = 0; th < t.threads; ++th) {
     for (int64_t s = 0; s < t.slots; ++s) {
       auto c = l.apply(th, s);
       t.at.emplace_back(c.begin(), c.end());
     }
+  }
   return t;
 }
 
@@ -151,7 +153,7 @@ inline Table refProduct(const Table &aIn, const Table &bIn) {
   t.slots = a.slots * b.slots;
   for (size_t d = 0; d < rank; ++d)
     t.shape.push_back(a.shape[d] * b.shape[d]);
-  for (int64_t th = 0; th < t.threads; ++th)
+  for (int64_t th = 0; th < t.threads; ++th) {
     for (int64_t l = 0; l < t.slots; ++l) {
       const Coord &ca = a(th / b.threads, l / b.slots);
       const Coord &cb = b(th % b.threads, l % b.slots);
@@ -160,6 +162,7 @@ inline Table refProduct(const Table &aIn, const Table &bIn) {
         c[d] = ca[d] * b.shape[d] + cb[d];
       t.at.push_back(c);
     }
+  }
   return t;
 }
 
@@ -176,7 +179,7 @@ struct Sample {
 inline std::vector<Sample> primitives(const std::vector<int64_t> &extents,
                                       const std::vector<int64_t> &reps) {
   std::vector<Sample> out;
-  for (int64_t a : extents)
+  for (int64_t a : extents) {
     for (int64_t b : extents) {
       std::vector<int64_t> s{a, b};
       std::string args = std::to_string(a) + "," + std::to_string(b) + ")";
@@ -189,9 +192,11 @@ inline std::vector<Sample> primitives(const std::vector<int64_t> &extents,
       out.push_back({DistributedLayout::columnSpatial(s), refSpatial(s, true),
                      "column_spatial(" + args});
     }
-  for (int64_t k : reps)
+  }
+  for (int64_t k : reps) {
     out.push_back({DistributedLayout::replicate(k), refReplicate(k),
                    "replicate(" + std::to_string(k) + ")"});
+  }
   return out;
 }
 
@@ -200,13 +205,14 @@ inline std::vector<Sample> primitives(const std::vector<int64_t> &extents,
 inline std::vector<Sample> products(const std::vector<Sample> &prims,
                                     int maxFactors, int64_t maxSize) {
   std::vector<Sample> out, frontier;
-  for (const Sample &p : prims)
+  for (const Sample &p : prims) {
     if (p.table.threads * p.table.slots <= maxSize)
       frontier.push_back(p);
+  }
   out = frontier;
   for (int n = 2; n <= maxFactors; ++n) {
     std::vector<Sample> next;
-    for (const Sample &a : frontier)
+    for (const Sample &a : frontier) {
       for (const Sample &p : prims) {
         if (a.table.threads * a.table.slots * p.table.threads * p.table.slots >
             maxSize)
@@ -214,6 +220,7 @@ inline std::vector<Sample> products(const std::vector<Sample> &prims,
         next.push_back({a.layout * p.layout, refProduct(a.table, p.table),
                         a.text + " * " + p.text});
       }
+    }
     out.insert(out.end(), next.begin(), next.end());
     frontier = std::move(next);
   }

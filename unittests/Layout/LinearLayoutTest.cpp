@@ -25,9 +25,10 @@ const std::vector<Sample> &pow2Set() {
 
 uint64_t bruteApply(llvm::ArrayRef<uint64_t> cols, uint64_t x) {
   uint64_t y = 0;
-  for (size_t i = 0; i < cols.size(); ++i)
+  for (size_t i = 0; i < cols.size(); ++i) {
     if (x >> i & 1)
       y ^= cols[i];
+  }
   return y;
 }
 
@@ -96,7 +97,7 @@ TEST(F2Map, RightInversePrefersLowInputs) {
 
 TEST(LinearLayout, RoundTripsAndMatchesTables) {
   int converted = 0;
-  for (const Sample &s : pow2Set())
+  for (const Sample &s : pow2Set()) {
     for (int64_t w : {1, 2, 4, 8}) {
       auto ll = LinearLayout::fromDistributed(s.layout, w);
       if (s.table.threads % w != 0) {
@@ -111,15 +112,17 @@ TEST(LinearLayout, RoundTripsAndMatchesTables) {
       EXPECT_EQ(int64_t(1) << (ll->laneBits() + ll->warpBits()),
                 s.table.threads);
       // Linearity: every (t, l) is the XOR of the bases of its bits.
-      for (int64_t t = 0; t < s.table.threads; ++t)
+      for (int64_t t = 0; t < s.table.threads; ++t) {
         for (int64_t l = 0; l < s.table.slots; ++l) {
           auto c = ll->apply(t, l);
           ASSERT_EQ(Coord(c.begin(), c.end()), s.table(t, l)) << s.text;
         }
+      }
       auto back = ll->toDistributed();
       ASSERT_TRUE(static_cast<bool>(back)) << s.text;
       ASSERT_EQ(*back, s.layout) << s.text;
     }
+  }
   EXPECT_GT(converted, 1000);
 }
 
@@ -141,15 +144,17 @@ TEST(LinearLayout, InvertAndComposeInverse) {
               a.layout.replication() == 1 &&
                   a.table.threads * a.table.slots == product(a.table.shape));
     if (inv) {
-      for (int64_t t = 0; t < a.table.threads; ++t)
-        for (int64_t l = 0; l < a.table.slots; ++l)
+      for (int64_t t = 0; t < a.table.threads; ++t) {
+        for (int64_t l = 0; l < a.table.slots; ++l) {
           ASSERT_EQ(inv->apply(la->applyFlat(t, l)),
                     uint64_t(l) | uint64_t(t) << la->regBits());
+        }
+      }
     }
     // a's inputs -> b's inputs holding the same element.
     auto m = la->composeInverse(*lb);
     ASSERT_TRUE(m);
-    for (int64_t t = 0; t < a.table.threads; ++t)
+    for (int64_t t = 0; t < a.table.threads; ++t) {
       for (int64_t l = 0; l < a.table.slots; ++l) {
         uint64_t x = m->apply(uint64_t(l) | uint64_t(t) << la->regBits());
         int64_t tb = x >> lb->regBits(), lbSlot = x & (b.table.slots - 1);
@@ -158,6 +163,7 @@ TEST(LinearLayout, InvertAndComposeInverse) {
         auto hs = b.layout.holders(a.table(t, l));
         ASSERT_EQ(hs.front().thread, tb);
       }
+    }
     ++checked;
   }
   EXPECT_GT(checked, 200);

@@ -24,13 +24,13 @@ namespace {
 
 using Formula = std::function<Coord(int64_t lane, int64_t i)>;
 
-void expectAtom(const DistributedLayout &l, std::vector<int64_t> shape,
+void expectAtom(const DistributedLayout &l, const std::vector<int64_t> &shape,
                 int64_t lanes, int64_t perLane, const Formula &f) {
   ASSERT_EQ(std::vector<int64_t>(l.shape().begin(), l.shape().end()), shape);
   ASSERT_EQ(l.numThreads(), lanes);
   ASSERT_EQ(l.localSize(), perLane);
   std::set<Coord> covered;
-  for (int64_t lane = 0; lane < lanes; ++lane)
+  for (int64_t lane = 0; lane < lanes; ++lane) {
     for (int64_t i = 0; i < perLane; ++i) {
       auto c = l.apply(lane, i);
       Coord want = f(lane, i);
@@ -38,6 +38,7 @@ void expectAtom(const DistributedLayout &l, std::vector<int64_t> shape,
           << "lane " << lane << " element " << i << " of " << l.str();
       covered.insert(want);
     }
+  }
   // Every atom holds each element exactly once.
   EXPECT_EQ(static_cast<int64_t>(covered.size()), lanes * perLane);
   EXPECT_EQ(static_cast<int64_t>(covered.size()), product(shape));
@@ -91,7 +92,7 @@ TEST(MmaAtoms, NvidiaLdmatrix) {
   // Matrix j is register j; a register holds two b16 (slots 2j, 2j+1).
   // Without .trans thread t gets row t/4, cols 2(t%4), 2(t%4)+1 of each
   // matrix; with .trans the transpose.
-  for (unsigned num : {1u, 2u, 4u})
+  for (unsigned num : {1u, 2u, 4u}) {
     for (unsigned rows : {1u, 2u, 4u}) {
       if (num % rows)
         continue;
@@ -109,6 +110,7 @@ TEST(MmaAtoms, NvidiaLdmatrix) {
                    });
       }
     }
+  }
   // ldmatrix.x4 in 2x2 blocks is exactly the mma A fragment, and .x2.trans
   // stacked vertically is exactly the mma B fragment.
   EXPECT_EQ(*nvidiaLdmatrix(4, false, 2), nvidiaMmaM16N8K16(MmaOperand::A));

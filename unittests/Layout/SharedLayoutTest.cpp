@@ -29,8 +29,8 @@ int64_t refSwizzle(int64_t o, unsigned b, unsigned m, unsigned s) {
 }
 
 TEST(Swizzle, MatchesBitDefinitionAndIsABijection) {
-  for (unsigned b = 0; b <= 3; ++b)
-    for (unsigned m = 0; m <= 3; ++m)
+  for (unsigned b = 0; b <= 3; ++b) {
+    for (unsigned m = 0; m <= 3; ++m) {
       for (unsigned s = std::max(b, 1u); s <= 4; ++s) {
         Swizzle sw{b, m, s};
         unsigned n = b + m + s;
@@ -44,14 +44,17 @@ TEST(Swizzle, MatchesBitDefinitionAndIsABijection) {
         EXPECT_EQ(*image.rbegin(), (int64_t(1) << (n + 1)) - 1);
         EXPECT_EQ(static_cast<int64_t>(image.size()), int64_t(1) << (n + 1));
       }
+    }
+  }
 }
 
 TEST(SharedLayout, OffsetsCosizeTextAndErrors) {
   auto l = SharedLayout::get({4, 6}, {8, 1}); // padded rows
   ASSERT_TRUE(static_cast<bool>(l));
-  for (int64_t r = 0; r < 4; ++r)
+  for (int64_t r = 0; r < 4; ++r) {
     for (int64_t c = 0; c < 6; ++c)
       EXPECT_EQ(l->offset({r, c}), r * 8 + c);
+  }
   EXPECT_EQ(l->cosize(), 3 * 8 + 6);
   EXPECT_TRUE(l->isInjective());
   EXPECT_EQ(SharedLayout::rowMajor({4, 6}, 2), *l);
@@ -65,9 +68,10 @@ TEST(SharedLayout, OffsetsCosizeTextAndErrors) {
   auto sw = SharedLayout::get({8, 64}, {64, 1}, {3, 3, 3});
   ASSERT_TRUE(static_cast<bool>(sw));
   EXPECT_EQ(sw->str(), "swizzle(3,3,3) o (8,64):(64,1)");
-  for (int64_t r = 0; r < 8; ++r)
+  for (int64_t r = 0; r < 8; ++r) {
     for (int64_t c = 0; c < 64; ++c)
       EXPECT_EQ(sw->offset({r, c}), refSwizzle(r * 64 + c, 3, 3, 3));
+  }
   EXPECT_TRUE(sw->isInjective());
   EXPECT_EQ(sw->cosize(), 512);
   auto parsed = SharedLayout::parse(sw->str());
@@ -103,18 +107,20 @@ int64_t refWavefronts(const std::vector<int64_t> &addrs, unsigned bytes,
   int64_t passes = 0;
   for (size_t p = 0; p < addrs.size(); p += phase) {
     std::multiset<int64_t> words;
-    for (size_t i = p; i < std::min(addrs.size(), p + phase); ++i)
+    for (size_t i = p; i < std::min(addrs.size(), p + phase); ++i) {
       for (int64_t b = addrs[i]; b < addrs[i] + bytes; b += width)
         words.insert(b / width);
+    }
     std::set<int64_t> pending(words.begin(), words.end());
     while (!pending.empty()) {
       ++passes;
       std::set<int64_t> busy;
       for (auto it = pending.begin(); it != pending.end();) {
-        if (busy.insert(*it % banks).second)
+        if (busy.insert(*it % banks).second) {
           it = pending.erase(it);
-        else
+        } else {
           ++it;
+        }
       }
     }
   }
@@ -123,18 +129,21 @@ int64_t refWavefronts(const std::vector<int64_t> &addrs, unsigned bytes,
 
 TEST(BankConflicts, MatchesPassByPassModel) {
   std::mt19937 rng(4);
-  for (BankConfig cfg : {BankConfig::nvidia(), BankConfig::amdCDNA()})
-    for (unsigned bytes : {1u, 2u, 4u, 8u, 16u})
+  for (BankConfig cfg : {BankConfig::nvidia(), BankConfig::amdCDNA()}) {
+    for (unsigned bytes : {1u, 2u, 4u, 8u, 16u}) {
       for (int iter = 0; iter < 150; ++iter) {
         int64_t threads = iter % 2 ? 32 : 64;
         std::vector<int64_t> addrs;
         int64_t stride = (rng() % 9) * bytes, spread = 1 + rng() % 4096;
-        for (int64_t t = 0; t < threads; ++t)
+        for (int64_t t = 0; t < threads; ++t) {
           addrs.push_back(iter % 3 ? (t * stride) % spread / bytes * bytes
                                    : int64_t(rng() % 4096) / bytes * bytes);
+        }
         ASSERT_EQ(countWavefronts(addrs, bytes, cfg),
                   refWavefronts(addrs, bytes, cfg.numBanks, cfg.bankBytes));
       }
+    }
+  }
   // Classic cases on NVIDIA.
   std::vector<int64_t> linear, column, same;
   for (int64_t t = 0; t < 32; ++t) {
@@ -162,7 +171,7 @@ TEST(BankConflicts, AnalyzeAccessAndVectorWidth) {
   ASSERT_TRUE(static_cast<bool>(cost));
   // Reference: count over the warps with the independent model.
   int64_t ref = 0;
-  for (int64_t w = 0; w < 4; ++w)
+  for (int64_t w = 0; w < 4; ++w) {
     for (int64_t g = 0; g < 4; ++g) {
       std::vector<int64_t> addrs;
       for (int64_t lane = 0; lane < 32; ++lane) {
@@ -171,6 +180,7 @@ TEST(BankConflicts, AnalyzeAccessAndVectorWidth) {
       }
       ref += refWavefronts(addrs, 16, 32, 4);
     }
+  }
   EXPECT_EQ(cost->wavefronts, ref);
   EXPECT_TRUE(cost->conflictFree());
   auto bad = analyzeAccess(rows, smem, 16, 3, 32, BankConfig::nvidia());
@@ -204,8 +214,8 @@ TEST(SwizzleSearch, FindsConflictFreeSwizzleForTransposedAccess) {
   EXPECT_EQ(chosen.cosize(), base.cosize());
   // Brute force: no valid swizzle does better.
   int64_t best = choice->store.wavefronts + choice->load.wavefronts;
-  for (unsigned b = 1; b <= 4; ++b)
-    for (unsigned m = 3; m <= 8; ++m)
+  for (unsigned b = 1; b <= 4; ++b) {
+    for (unsigned m = 3; m <= 8; ++m) {
       for (unsigned s = b; m + s + b <= 11; ++s) {
         SharedLayout cand = base.withSwizzle({b, m, s});
         auto st = analyzeAccess(store, cand, 16, 8, 32, BankConfig::nvidia());
@@ -213,6 +223,8 @@ TEST(SwizzleSearch, FindsConflictFreeSwizzleForTransposedAccess) {
         ASSERT_TRUE(st && ld);
         EXPECT_GE(st->wavefronts + ld->wavefronts, best);
       }
+    }
+  }
 }
 
 TEST(SwizzleSearch, KeepsIdentityWhenAlreadyConflictFree) {

@@ -19,12 +19,14 @@ using DL = DistributedLayout;
 std::vector<uint32_t> packStream(const std::vector<uint64_t> &values,
                                  unsigned bits) {
   std::vector<uint32_t> words((values.size() * bits + 31) / 32, 0);
-  for (size_t i = 0; i < values.size(); ++i)
-    for (unsigned b = 0; b < bits; ++b)
+  for (size_t i = 0; i < values.size(); ++i) {
+    for (unsigned b = 0; b < bits; ++b) {
       if (values[i] >> b & 1) {
         size_t bit = i * bits + b;
         words[bit / 32] |= uint32_t(1) << (bit % 32);
       }
+    }
+  }
   return words;
 }
 
@@ -78,7 +80,7 @@ std::optional<Table> refBitcast(const Table &x, unsigned fromBits,
   y.shape.back() = rowBits / toBits;
   y.threads = x.threads;
   y.slots = x.slots * fromBits / toBits;
-  for (int64_t t = 0; t < x.threads; ++t)
+  for (int64_t t = 0; t < x.threads; ++t) {
     for (int64_t ly = 0; ly < y.slots; ++ly) {
       // Global bit position of each bit of the chunk.
       std::optional<Coord> elem;
@@ -96,6 +98,7 @@ std::optional<Table> refBitcast(const Table &x, unsigned fromBits,
       }
       y.at.push_back(*elem);
     }
+  }
   return y;
 }
 
@@ -108,8 +111,8 @@ TEST(SubBytePacking, BitcastMatchesBruteForce) {
     const Sample &s = set[i];
     if (s.layout.rank() != 2)
       continue;
-    for (unsigned from : {1u, 2u, 3u, 4u, 6u, 8u, 16u})
-      for (unsigned to : {1u, 2u, 3u, 4u, 5u, 8u, 16u, 32u}) {
+    for (unsigned from : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 16u}) {
+      for (unsigned to : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 16u, 32u}) {
         auto got = bitcastLayout(s.layout, from, to);
         auto ref = refBitcast(s.table, from, to);
         ASSERT_EQ(static_cast<bool>(got), ref.has_value())
@@ -124,6 +127,7 @@ TEST(SubBytePacking, BitcastMatchesBruteForce) {
         ASSERT_EQ(tableOf(*got), *ref);
         EXPECT_EQ(got->localSize() * to, s.layout.localSize() * from);
       }
+    }
   }
   EXPECT_GT(legal, 200);
   EXPECT_GT(illegal, 200);

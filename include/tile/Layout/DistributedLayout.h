@@ -111,8 +111,8 @@ public:
   /// Parses the text form. Errors name the position and what was expected.
   static llvm::Expected<DistributedLayout> parse(llvm::StringRef text);
 
-  unsigned rank() const { return Shape.size(); }
-  llvm::ArrayRef<int64_t> shape() const { return Shape; }
+  unsigned rank() const { return tileShape.size(); }
+  llvm::ArrayRef<int64_t> shape() const { return tileShape; }
   /// T: number of threads.
   int64_t numThreads() const;
   /// L: number of local slots per thread.
@@ -124,11 +124,11 @@ public:
 
   /// Canonical modes: those of dimension 0 (most significant first), then
   /// dimension 1, ..., then the replication modes in thread order.
-  llvm::ArrayRef<Mode> modes() const { return Modes; }
+  llvm::ArrayRef<Mode> modes() const { return modeList; }
   /// Indices into `modes()`, most significant thread digit first.
-  llvm::ArrayRef<unsigned> spatialModes() const { return Spatial; }
+  llvm::ArrayRef<unsigned> spatialModes() const { return spatialIds; }
   /// Indices into `modes()`, most significant slot digit first.
-  llvm::ArrayRef<unsigned> localModes() const { return Local; }
+  llvm::ArrayRef<unsigned> localModes() const { return localIds; }
 
   /// The coordinate held at (thread, slot). Requires 0 <= thread < T and
   /// 0 <= slot < L.
@@ -174,10 +174,11 @@ public:
   std::string str() const;
 
   bool operator==(const DistributedLayout &o) const {
-    return Shape == o.Shape && Modes == o.Modes && Spatial == o.Spatial &&
-           Local == o.Local;
+    return tileShape == o.tileShape && modeList == o.modeList &&
+           spatialIds == o.spatialIds && localIds == o.localIds;
   }
   bool operator!=(const DistributedLayout &o) const { return !(*this == o); }
+  // NOLINTNEXTLINE(readability-identifier-naming): found by llvm::hash_value.
   friend llvm::hash_code hash_value(const DistributedLayout &l);
 
 private:
@@ -195,10 +196,10 @@ private:
   std::optional<DistributedLayout> divide(const DistributedLayout &b,
                                           bool right) const;
 
-  llvm::SmallVector<int64_t, 4> Shape;
-  llvm::SmallVector<Mode, 8> Modes;
-  llvm::SmallVector<unsigned, 8> Spatial;
-  llvm::SmallVector<unsigned, 8> Local;
+  llvm::SmallVector<int64_t, 4> tileShape;
+  llvm::SmallVector<Mode, 8> modeList;
+  llvm::SmallVector<unsigned, 8> spatialIds;
+  llvm::SmallVector<unsigned, 8> localIds;
 };
 
 llvm::raw_ostream &operator<<(llvm::raw_ostream &os,

@@ -32,10 +32,10 @@ public:
   /// The identity on `bits` bits.
   static F2Map identity(unsigned bits);
 
-  unsigned inBits() const { return Columns.size(); }
-  unsigned outBits() const { return OutBits; }
-  llvm::ArrayRef<uint64_t> columns() const { return Columns; }
-  uint64_t column(unsigned i) const { return Columns[i]; }
+  unsigned inBits() const { return cols.size(); }
+  unsigned outBits() const { return outBitCount; }
+  llvm::ArrayRef<uint64_t> columns() const { return cols; }
+  uint64_t column(unsigned i) const { return cols[i]; }
 
   /// The image of `x` (an inBits-bit vector).
   uint64_t apply(uint64_t x) const;
@@ -59,12 +59,12 @@ public:
   bool inImage(uint64_t y) const;
 
   bool operator==(const F2Map &o) const {
-    return OutBits == o.OutBits && Columns == o.Columns;
+    return outBitCount == o.outBitCount && cols == o.cols;
   }
 
 private:
-  unsigned OutBits = 0;
-  llvm::SmallVector<uint64_t, 16> Columns;
+  unsigned outBitCount = 0;
+  llvm::SmallVector<uint64_t, 16> cols;
 };
 
 /// The F2-linear form of a distributed layout whose mode sizes are all
@@ -88,21 +88,21 @@ public:
   /// distinct and cover every output bit.
   llvm::Expected<DistributedLayout> toDistributed() const;
 
-  llvm::ArrayRef<int64_t> shape() const { return Shape; }
-  unsigned regBits() const { return RegBits; }
-  unsigned laneBits() const { return LaneBits; }
-  unsigned warpBits() const { return WarpBits; }
-  const F2Map &map() const { return Map; }
+  llvm::ArrayRef<int64_t> shape() const { return tileShape; }
+  unsigned regBits() const { return regBitCount; }
+  unsigned laneBits() const { return laneBitCount; }
+  unsigned warpBits() const { return warpBitCount; }
+  const F2Map &map() const { return basisMap; }
 
   /// Basis vectors (flat tile indices) of the register / lane / warp bits.
   llvm::ArrayRef<uint64_t> regBases() const {
-    return Map.columns().slice(0, RegBits);
+    return basisMap.columns().slice(0, regBitCount);
   }
   llvm::ArrayRef<uint64_t> laneBases() const {
-    return Map.columns().slice(RegBits, LaneBits);
+    return basisMap.columns().slice(regBitCount, laneBitCount);
   }
   llvm::ArrayRef<uint64_t> warpBases() const {
-    return Map.columns().slice(RegBits + LaneBits, WarpBits);
+    return basisMap.columns().slice(regBitCount + laneBitCount, warpBitCount);
   }
 
   /// The flat tile index held by (thread, slot), thread = warp * W + lane.
@@ -114,7 +114,7 @@ public:
 
   /// For a bijective layout, the map flat index -> input bits
   /// (register | lane << regBits | warp << (regBits + laneBits)).
-  std::optional<F2Map> invert() const { return Map.invert(); }
+  std::optional<F2Map> invert() const { return basisMap.invert(); }
   /// The map from the inputs of `this` to the inputs of `other` that hold
   /// the same element: other^+ o this, where other^+ is `other`'s right
   /// inverse (lowest replica). Requires the same tile shape.
@@ -124,14 +124,15 @@ public:
   std::string str() const;
 
   bool operator==(const LinearLayout &o) const {
-    return Shape == o.Shape && RegBits == o.RegBits && LaneBits == o.LaneBits &&
-           WarpBits == o.WarpBits && Map == o.Map;
+    return tileShape == o.tileShape && regBitCount == o.regBitCount &&
+           laneBitCount == o.laneBitCount && warpBitCount == o.warpBitCount &&
+           basisMap == o.basisMap;
   }
 
 private:
-  llvm::SmallVector<int64_t, 4> Shape;
-  unsigned RegBits = 0, LaneBits = 0, WarpBits = 0;
-  F2Map Map;
+  llvm::SmallVector<int64_t, 4> tileShape;
+  unsigned regBitCount = 0, laneBitCount = 0, warpBitCount = 0;
+  F2Map basisMap;
 };
 
 } // namespace tile::layout

@@ -68,12 +68,12 @@ public:
   /// Prints the form accepted by parse.
   std::string str() const;
 
-  llvm::ArrayRef<int64_t> shape() const { return Shape; }
-  llvm::ArrayRef<int64_t> strides() const { return Strides; }
-  const Swizzle &swizzle() const { return Sw; }
+  llvm::ArrayRef<int64_t> shape() const { return extents; }
+  llvm::ArrayRef<int64_t> strides() const { return strideList; }
+  const Swizzle &swizzle() const { return swz; }
   SharedLayout withSwizzle(Swizzle s) const {
     SharedLayout out = *this;
-    out.Sw = s;
+    out.swz = s;
     return out;
   }
 
@@ -88,18 +88,19 @@ public:
   bool isInjective() const;
 
   bool operator==(const SharedLayout &o) const {
-    return Shape == o.Shape && Strides == o.Strides && Sw == o.Sw;
+    return extents == o.extents && strideList == o.strideList && swz == o.swz;
   }
+  // NOLINTNEXTLINE(readability-identifier-naming): found by llvm::hash_value.
   friend llvm::hash_code hash_value(const SharedLayout &l) {
     return llvm::hash_combine(
-        llvm::hash_combine_range(l.Shape.begin(), l.Shape.end()),
-        llvm::hash_combine_range(l.Strides.begin(), l.Strides.end()), l.Sw.bits,
-        l.Sw.base, l.Sw.shift);
+        llvm::hash_combine_range(l.extents.begin(), l.extents.end()),
+        llvm::hash_combine_range(l.strideList.begin(), l.strideList.end()),
+        l.swz.bits, l.swz.base, l.swz.shift);
   }
 
 private:
-  llvm::SmallVector<int64_t, 4> Shape, Strides;
-  Swizzle Sw;
+  llvm::SmallVector<int64_t, 4> extents, strideList;
+  Swizzle swz;
 };
 
 /// The shared-memory bank model of a target.
