@@ -53,7 +53,7 @@ unsigned mlir::tile::getElementBitWidth(Type type) {
     return intTy.getWidth();
   if (auto floatTy = dyn_cast<mlir::FloatType>(type))
     return floatTy.getWidth();
-  if (auto smallTy = dyn_cast<tile::FloatType>(type))
+  if (auto smallTy = dyn_cast<mlir::tile::FloatType>(type))
     return smallTy.getWidth();
   return 0;
 }
@@ -62,7 +62,7 @@ bool mlir::tile::isTileElementType(Type type) {
   if (auto intTy = dyn_cast<IntegerType>(type))
     return intTy.isSignless() && intTy.getWidth() >= 1 &&
            intTy.getWidth() <= 64;
-  if (isa<tile::FloatType>(type))
+  if (isa<mlir::tile::FloatType>(type))
     return true;
   if (auto floatTy = dyn_cast<mlir::FloatType>(type))
     return floatTy.getWidth() <= 32;
@@ -70,7 +70,7 @@ bool mlir::tile::isTileElementType(Type type) {
 }
 
 bool mlir::tile::isSmallFloatType(Type type) {
-  if (isa<tile::FloatType>(type))
+  if (isa<mlir::tile::FloatType>(type))
     return true;
   auto floatTy = dyn_cast<mlir::FloatType>(type);
   return floatTy && floatTy.getWidth() < 16;
@@ -80,7 +80,7 @@ bool mlir::tile::isSmallFloatType(Type type) {
 // !tile.float<eXmY>
 //===----------------------------------------------------------------------===//
 
-Type tile::FloatType::parse(AsmParser &parser) {
+Type mlir::tile::FloatType::parse(AsmParser &parser) {
   // The spelling is one keyword: e<digits>m<digits>.
   SMLoc loc = parser.getCurrentLocation();
   StringRef spelling;
@@ -97,16 +97,16 @@ Type tile::FloatType::parse(AsmParser &parser) {
   }
   if (parser.parseGreater())
     return {};
-  return parser.getChecked<tile::FloatType>(loc, parser.getContext(),
+  return parser.getChecked<mlir::tile::FloatType>(loc, parser.getContext(),
                                             exponent, mantissa);
 }
 
-void tile::FloatType::print(AsmPrinter &printer) const {
+void mlir::tile::FloatType::print(AsmPrinter &printer) const {
   printer << "<e" << getExponentBits() << "m" << getMantissaBits() << ">";
 }
 
 LogicalResult
-tile::FloatType::verify(function_ref<InFlightDiagnostic()> emitError,
+mlir::tile::FloatType::verify(function_ref<InFlightDiagnostic()> emitError,
                         unsigned exponentBits, unsigned mantissaBits) {
   if (exponentBits < 1)
     return emitError() << "!tile.float needs at least one exponent bit, got e"
@@ -238,6 +238,16 @@ LogicalResult SharedType::verify(function_ref<InFlightDiagnostic()> emitError,
   for (int64_t dim : shape)
     if (dim <= 0)
       return emitError() << "!tile.shared dimensions must be positive";
+  if (encoding) {
+    auto layout = dyn_cast<SharedLayoutAttr>(encoding);
+    if (!layout)
+      return emitError() << "!tile.shared encoding must be a "
+                            "#tile.shared_layout, got "
+                         << encoding;
+    if (layout.getLayout().shape() != shape)
+      return emitError() << "shared layout '" << layout.getLayout().str()
+                         << "' does not have the buffer's shape";
+  }
   return verifyTileElementType(emitError, elementType, "!tile.shared");
 }
 
@@ -246,6 +256,138 @@ int64_t SharedType::getNumElements() const {
   for (int64_t dim : getShape())
     n *= dim;
   return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Layout attributes
+//===----------------------------------------------------------------------===//
+
+/// Reads the tokens of an attribute body up to the closing `>` (not
+/// consumed) back into text, so that the layout libraries parse their own
+/// syntax: `local(2,1) * spatial(8,4)`, `swizzle(2,3,3) o (64,32):(32,1)`.
+static FailureOr<std::string> parseLayoutText(AsmParser &parser) {
+  std::string text;
+  int depth = 0;
+  auto append = [&](StringRef piece) {
+    if (!text.empty() && llvm::isAlnum(text.back()) &&
+        (llvm::isAlnum(piece.front()) || piece.front() == '-'))
+      text += ' ';
+    text += piece;
+  };
+  while (true) {
+    StringRef keyword;
+    int64_t number;
+    if (depth == 0 && succeeded(parser.parseOptionalGreater()))
+      break;
+    if (succeeded(parser.parseOptionalKeyword(&keyword))) {
+      append(keyword);
+    } else if (OptionalParseResult r = parser.parseOptionalInteger(number);
+               r.has_value()) {
+      if (failed(*r))
+        return failure();
+      append(std::to_string(number));
+    } else if (succeeded(parser.parseOptionalLParen())) {
+      append("(");
+      ++depth;
+    } else if (succeeded(parser.parseOptionalLSquare())) {
+      append("[");
+      ++depth;
+    } else if (depth > 0 && succeeded(parser.parseOptionalRParen())) {
+      append(")");
+      --depth;
+    } else if (depth > 0 && succeeded(parser.parseOptionalRSquare())) {
+      append("]");
+      --depth;
+    } else if (succeeded(parser.parseOptionalComma())) {
+      append(",");
+    } else if (succeeded(parser.parseOptionalStar())) {
+      append(" * ");
+    } else if (succeeded(parser.parseOptionalColon())) {
+      append(":");
+    } else if (succeeded(parser.parseOptionalEqual())) {
+      append("=");
+    } else {
+      return parser.emitError(parser.getCurrentLocation(),
+                              "unexpected token in layout '" + text + "'");
+    }
+  }
+  return text;
+}
+
+Attribute LayoutAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess())
+    return {};
+  FailureOr<std::string> text = parseLayoutText(parser);
+  if (failed(text))
+    return {};
+  auto layout = ::tile::layout::DistributedLayout::parse(*text);
+  if (!layout) {
+    parser.emitError(loc, "invalid layout '")
+        << *text << "': " << llvm::toString(layout.takeError());
+    return {};
+  }
+  return LayoutAttr::get(parser.getContext(), *layout);
+}
+
+void LayoutAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getLayout().str() << ">";
+}
+
+LogicalResult
+LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
+                           function_ref<InFlightDiagnostic()> emitError) const {
+  ArrayRef<int64_t> layoutShape = getLayout().shape();
+  if (layoutShape != shape) {
+    InFlightDiagnostic diag = emitError();
+    diag << "layout '" << getLayout().str() << "' covers a tile of shape [";
+    llvm::interleaveComma(layoutShape, diag);
+    diag << "], not [";
+    llvm::interleaveComma(shape, diag);
+    return diag << "]";
+  }
+  return success();
+}
+
+Attribute SharedLayoutAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess())
+    return {};
+  FailureOr<std::string> text = parseLayoutText(parser);
+  if (failed(text))
+    return {};
+  auto layout = ::tile::layout::SharedLayout::parse(*text);
+  if (!layout) {
+    parser.emitError(loc, "invalid shared layout '")
+        << *text << "': " << llvm::toString(layout.takeError());
+    return {};
+  }
+  return SharedLayoutAttr::get(parser.getContext(), *layout);
+}
+
+void SharedLayoutAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getLayout().str() << ">";
+}
+
+/// In a kernel that knows its thread count, every tile layout must use
+/// exactly that many threads.
+static LogicalResult verifyThreadCounts(func::FuncOp func, int64_t threads) {
+  WalkResult result = func.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      auto layout =
+          tensor ? dyn_cast_or_null<LayoutAttr>(tensor.getEncoding()) : nullptr;
+      if (layout && layout.getLayout().numThreads() != threads) {
+        op->emitOpError() << "result layout '" << layout.getLayout().str()
+                          << "' uses " << layout.getLayout().numThreads()
+                          << " threads, but the kernel has " << threads
+                          << " (tile.warps x tile.warp_size)";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }
 
 //===----------------------------------------------------------------------===//
@@ -284,6 +426,20 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError()
              << "'tile.warps' must be an i32 between 1 and 32, got " << value;
     return success();
+  }
+  if (name == kWarpSizeAttr) {
+    if (failed(requireKernel()))
+      return failure();
+    auto warpSize = dyn_cast<IntegerAttr>(value);
+    if (!warpSize || !warpSize.getType().isInteger(32) ||
+        !llvm::is_contained({1, 32, 64}, warpSize.getInt()))
+      return op->emitOpError()
+             << "'tile.warp_size' must be an i32 of 1, 32 or 64, got " << value;
+    auto warps = op->getAttrOfType<IntegerAttr>(kWarpsAttr);
+    if (!warps)
+      return op->emitOpError() << "'tile.warp_size' needs 'tile.warps'";
+    return verifyThreadCounts(cast<func::FuncOp>(op),
+                              warps.getInt() * warpSize.getInt());
   }
   if (name == kGridAttr) {
     if (failed(requireKernel()))

@@ -25,7 +25,8 @@ def Tile_Dialect : Dialect {
     `!tile.float<eXmY>` for the small floats MLIR has no builtin for.
 
     A kernel is a `func.func` carrying the `tile.kernel` attribute; its other
-    discardable attributes (`tile.warps`, `tile.grid`, `tile.constants`) and
+    discardable attributes (`tile.warps`, `tile.warp_size`, `tile.grid`,
+    `tile.constants`) and
     argument attributes (`tile.name`, `tile.dtype`, `tile.shape`, `tile.mut`,
     `tile.dim`) are verified by the dialect.
   }];
@@ -44,6 +45,7 @@ def Tile_Dialect : Dialect {
     // Names of the discardable attributes the dialect verifies.
     static constexpr ::llvm::StringLiteral kKernelAttr = "tile.kernel";
     static constexpr ::llvm::StringLiteral kWarpsAttr = "tile.warps";
+    static constexpr ::llvm::StringLiteral kWarpSizeAttr = "tile.warp_size";
     static constexpr ::llvm::StringLiteral kGridAttr = "tile.grid";
     static constexpr ::llvm::StringLiteral kConstantsAttr = "tile.constants";
     static constexpr ::llvm::StringLiteral kPipelineAttr = "tile.pipeline";
