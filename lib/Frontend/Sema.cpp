@@ -1535,8 +1535,13 @@ bool Checker::checkCall(CallExpr *e) {
       return false;
     }
     ElemType in = x->ty.elem;
-    if (in.kind == ElemType::Bool) {
-      error(e->loc, "dot() is not defined on bool tiles");
+    bool okIn = in.kind == ElemType::F16 || in.kind == ElemType::BF16 ||
+                in.kind == ElemType::F32 || in == ElemType::sint(8) ||
+                (in.kind == ElemType::SmallFloat && in.bits == 8);
+    if (!okIn) {
+      error(e->loc, "dot() operands must be f16, bf16, f32, i8 or an 8-bit "
+                    "float, got " +
+                        in.str() + "; cast them first");
       return false;
     }
     ElemType accT =
@@ -1550,10 +1555,15 @@ bool Checker::checkCall(CallExpr *e) {
                             shapeStr(rs) + ", got " + acc->ty.str());
         return false;
       }
+      bool f16Acc =
+          in.kind == ElemType::F16 && acc->ty.elem.kind == ElemType::F16;
+      if (f16Acc)
+        accT = acc->ty.elem;
       if (acc->ty.elem != accT) {
         error(acc->loc, "dot(): the accumulator of a " + in.str() +
-                            " product must be " + accT.str() + ", got " +
-                            acc->ty.elem.str());
+                            " product must be " + accT.str() +
+                            (in.kind == ElemType::F16 ? " or f16" : "") +
+                            ", got " + acc->ty.elem.str());
         return false;
       }
     }
@@ -1680,6 +1690,14 @@ bool Checker::checkCall(CallExpr *e) {
       error(src->loc, "copy_async()'s source must be a slice of a global "
                       "tensor, got " +
                           src->ty.str());
+      return false;
+    }
+    if (llvm::is_contained(cast<IndexExpr>(src)->extents, 1) &&
+        llvm::any_of(cast<IndexExpr>(src)->entries, [](const IndexEntry &x) {
+          return x.kind == IndexEntry::Index;
+        })) {
+      error(src->loc, "copy_async()'s source must slice every dimension "
+                      "(write 'a : a + 1' instead of an index)");
       return false;
     }
     if (dst->ty.elem != src->ty.elem ||
