@@ -54,19 +54,67 @@ uint64_t Rng::next() {
 
 double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1p-53; }
 
+// This file is compiled with -ffp-contract=off: a fused multiply-add would
+// change the last bits of the series below on some machines.
+
+double tile::rt::detLog(double X) {
+  int E;
+  double M = std::frexp(X, &E);
+  if (M < 0.70710678118654752) {
+    M *= 2;
+    --E;
+  }
+  double F = (M - 1) / (M + 1);
+  double F2 = F * F;
+  double Sum = 0, Term = F;
+  for (int K = 0; K < 20; ++K) {
+    Sum += Term / (2 * K + 1);
+    Term *= F2;
+  }
+  return 2 * Sum + E * 0.6931471805599453;
+}
+
+void tile::rt::detSinCos2Pi(double U, double &Sin, double &Cos) {
+  double X = 4 * U;
+  double Q = std::floor(X);
+  double T = (X - Q) * 1.5707963267948966;
+  double T2 = T * T;
+  double S = 0, C = 0, TermS = T, TermC = 1;
+  for (int K = 0; K < 13; ++K) {
+    S += TermS;
+    C += TermC;
+    TermS = -TermS * T2 / ((2 * K + 2) * (2 * K + 3));
+    TermC = -TermC * T2 / ((2 * K + 1) * (2 * K + 2));
+  }
+  switch (static_cast<int>(Q) & 3) {
+  case 0:
+    Sin = S, Cos = C;
+    break;
+  case 1:
+    Sin = C, Cos = -S;
+    break;
+  case 2:
+    Sin = -S, Cos = -C;
+    break;
+  default:
+    Sin = -C, Cos = S;
+    break;
+  }
+}
+
 double Rng::normal() {
   if (HasSpare) {
     HasSpare = false;
     return Spare;
   }
-  constexpr double TwoPi = 6.283185307179586476925286766559;
   double U1 = uniform();
   double U2 = uniform();
-  double R = std::sqrt(-2.0 * std::log(1.0 - U1));
-  double T = TwoPi * U2;
-  Spare = R * std::sin(T);
+  double R = std::sqrt(-2.0 * detLog(1.0 - U1));
+  double Sin, Cos;
+  detSinCos2Pi(U2, Sin, Cos);
+  Spare = R * Sin;
   HasSpare = true;
-  return R * std::cos(T);
+  return R * Cos;
 }
 
 Expected<std::vector<uint32_t>>

@@ -14,6 +14,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -50,6 +51,50 @@ TEST(RandomTest, NormalsGolden) {
   EXPECT_EQ(*Codes,
             (std::vector<uint32_t>{3213254615u, 1029500051u, 1052247428u,
                                    3196705298u, 3184491382u, 1065405763u}));
+}
+
+TEST(RandomTest, NormalBitsGolden) {
+  // The doubles themselves, before rounding to a format.
+  Rng R = Rng::forTensor(1, "A");
+  const uint64_t Want[6] = {13830778734182629765ull, 4587933897333623660ull,
+                            4600146302227147647ull,  13821893887010995905ull,
+                            13815336590928110494ull, 4607210629792591678ull};
+  for (uint64_t W : Want) {
+    double Z = R.normal();
+    uint64_t Bits;
+    std::memcpy(&Bits, &Z, 8);
+    EXPECT_EQ(Bits, W);
+  }
+}
+
+double fromBits(uint64_t Bits) {
+  double D;
+  std::memcpy(&D, &Bits, 8);
+  return D;
+}
+
+TEST(RandomTest, DeterministicMathGoldensAndAccuracy) {
+  EXPECT_EQ(detLog(1.0), 0.0);
+  EXPECT_EQ(detLog(0.5), fromBits(0xBFE62E42FEFA39EFull));
+  EXPECT_EQ(detLog(0.1), fromBits(0xC0026BB1BBB55515ull));
+  EXPECT_EQ(detLog(1e-300), fromBits(0xC085963447F87FB5ull));
+  double S, C;
+  detSinCos2Pi(0.3, S, C);
+  EXPECT_EQ(S, fromBits(0x3FEE6F0E134454FFull));
+  EXPECT_EQ(C, fromBits(0xBFD3C6EF372FE94Full));
+  detSinCos2Pi(0.75, S, C);
+  EXPECT_EQ(S, -1.0);
+  EXPECT_EQ(C, 0.0);
+  // Within a few ulps of libm everywhere on the ranges used.
+  Rng R(123);
+  for (int I = 0; I < 100000; ++I) {
+    double U = R.uniform();
+    double X = 1.0 - U;
+    EXPECT_NEAR(detLog(X), std::log(X), 1e-15 * std::max(1.0, -std::log(X)));
+    detSinCos2Pi(U, S, C);
+    EXPECT_NEAR(S, std::sin(2 * M_PI * U), 2e-15);
+    EXPECT_NEAR(C, std::cos(2 * M_PI * U), 2e-15);
+  }
 }
 
 TEST(RandomTest, IntegerCodesGolden) {

@@ -1,5 +1,4 @@
-//===- Random.h - Seeded test inputs shared by tilec and tile-run -*- C++
-//-*-===//
+//===- Random.h - Seeded inputs shared by tilec and tile-run ---*- C++ -*-===//
 //
 // Part of tilec. `tilec run`, `tilec bundle` and `tile-run` must produce the
 // very same input tensors from a seed, on every machine. The definition
@@ -11,12 +10,17 @@
 // * Integer formats (uN, iN) draw one 64-bit output per element and keep its
 //   top `bits` bits as the element's code: uniform over all codes.
 // * Float formats draw N(0, 1) values with the Box-Muller transform in
-//   double precision: u = (next() >> 11) * 2^-53 (uniform in [0, 1)), taken
-//   twice as u1, u2 per pair; r = sqrt(-2 ln(1 - u1)), t = 2 pi u2; the pair
-//   yields r cos t, then r sin t. Each value is encoded to the format with
-//   lib/Numerics (round to nearest even, saturating); e8m0, which has no
-//   sign, encodes |z|.
+//   IEEE double arithmetic: u = (next() >> 11) * 2^-53 (uniform in [0, 1)),
+//   taken twice as u1, u2 per pair; r = sqrt(-2 detLog(1 - u1)); the pair
+//   yields r * cos(2 pi u2), then r * sin(2 pi u2), with cos/sin from
+//   detSinCos2Pi. Each value is encoded to the format with lib/Numerics
+//   (round to nearest even, saturating); e8m0, which has no sign, encodes
+//   |z|.
 // * Codes are packed into the dense bit stream (row-major, LSB first).
+//
+// libm's log/sin/cos may differ in the last bit between C libraries, so the
+// transcendental functions are fixed series (below) evaluated without fused
+// multiply-add: the results are bit-identical on every IEEE-754 machine.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +40,20 @@ namespace rt {
 uint64_t splitmix64(uint64_t &State);
 /// 64-bit FNV-1a hash of \p Text.
 uint64_t fnv1a64(std::string_view Text);
+
+/// ln(X) for X in (0, 1], bit-reproducible: with X = m * 2^e, m in
+/// [0.5, 1) (frexp), and m < 0.70710678118654752 replaced by 2m (e - 1):
+/// f = (m - 1) / (m + 1), s = sum over k = 0..19 of f^(2k+1) / (2k+1)
+/// (term = f; for each k: s += term / (2k+1); term *= f * f), and
+/// ln X = 2 s + e * 0.6931471805599453.
+double detLog(double X);
+
+/// sin(2 pi U) and cos(2 pi U) for U in [0, 1), bit-reproducible: with
+/// q = floor(4U) and t = (4U - q) * 1.5707963267948966, sin t and cos t are
+/// Taylor series of 13 terms (term = t (sin) or 1 (cos); for k = 0..12:
+/// sum += term; term = -term * (t * t) / d with d = (2k+2)(2k+3) for sin
+/// and (2k+1)(2k+2) for cos), rotated by quadrant q.
+void detSinCos2Pi(double U, double &Sin, double &Cos);
 
 /// xoshiro256** with a Box-Muller normal generator on top.
 class Rng {
