@@ -1,9 +1,9 @@
 //===- DriverTest.cpp - CUDA/HIP driver loading error paths ---------------===//
 //
 // These run everywhere (label unit): the driver library is redirected with
-// TILE_CUDA_LIBRARY / TILE_HIP_LIBRARY. Tests that need a real GPU carry
-// the label gpu. The fake driver's success is cached for the process, so
-// the test that loads it successfully comes last.
+// TILE_CUDA_LIBRARY / TILE_HIP_LIBRARY to files that are not drivers. The
+// CUDA backend against a simulated driver is FakeCudaTest.cpp; tests that
+// need a real GPU are GpuTest.cpp (label gpu).
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,25 +82,6 @@ TEST(DriverTest, LibraryWithoutTheEntryPoints) {
                                           TILE_TEST_KERNELS +
                                           " lacks hipInit, hipGetErrorName"))
       << D.message();
-}
-
-TEST(DriverTest, DriverErrorsAreTranslated) {
-  ScopedEnv Env("TILE_CUDA_LIBRARY", TILE_FAKE_CUDA);
-  ScopedEnv Init("TILE_FAKE_CUDA_INIT", "100");
-  Expected<Device> D = Device::open("cuda");
-  ASSERT_FALSE(D);
-  EXPECT_EQ(D.message(), "cuInit failed: CUDA_ERROR_NO_DEVICE (no "
-                         "CUDA-capable device is detected)");
-  ScopedEnv Unknown("TILE_FAKE_CUDA_INIT", "12345");
-  EXPECT_EQ(Device::open("cuda").message(), "cuInit failed: CUDA error 12345");
-}
-
-// Must stay last: a successful driver load is kept for the process.
-TEST(DriverTest, NoDevices) {
-  ScopedEnv Env("TILE_CUDA_LIBRARY", TILE_FAKE_CUDA);
-  Expected<Device> D = Device::open("cuda:1");
-  ASSERT_FALSE(D);
-  EXPECT_EQ(D.message(), "no CUDA device cuda:1 (0 present)");
 }
 
 } // namespace

@@ -1,63 +1,236 @@
-//===- FakeCuda.cpp - A stand-in libcuda for the driver error paths -------===//
+//===- FakeCuda.cpp - A simulated libcuda for testing the CUDA backend ----===//
 //
-// Exports the driver entry points the runtime resolves. cuInit returns the
-// value of TILE_FAKE_CUDA_INIT (default 0); there are no devices; every
-// other call fails with CUDA_ERROR_NOT_SUPPORTED (801).
+// Exports the driver entry points the runtime resolves, backed by host
+// memory, so that the CUDA backend's plumbing (context handling, memory,
+// module loading, attributes, launch parameters, events and error
+// translation) is tested on machines without a GPU. A launch of a function
+// named "vadd" runs C = A + B over f32 on the host from the kernel
+// parameters, exactly as the real kernel would read them.
+//
+// Environment: TILE_FAKE_CUDA_INIT (cuInit's result, default 0),
+// TILE_FAKE_CUDA_DEVICES (device count, default 1).
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeCuda.h"
+
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 
 namespace {
-constexpr int NotSupported = 801;
+constexpr int Success = 0;
+constexpr int InvalidValue = 1;
+constexpr int NoDevice = 100;
+constexpr int InvalidContext = 201;
+constexpr int InvalidPtx = 218;
+constexpr int NotFound = 500;
+
+int ContextToken;
+int ModuleToken;
+FakeCudaLaunch Last;
+
+struct Function {
+  std::string Name;
+  int MaxDynamicShared = 48 * 1024;
+};
+
+int envInt(const char *Name, int Default) {
+  const char *V = std::getenv(Name);
+  return V ? std::atoi(V) : Default;
+}
+
+using Clock = std::chrono::steady_clock;
 } // namespace
 
 extern "C" {
-int cuInit(unsigned) {
-  const char *V = std::getenv("TILE_FAKE_CUDA_INIT");
-  return V ? std::atoi(V) : 0;
-}
+const FakeCudaLaunch *fakeCudaLastLaunch() { return &Last; }
+
+int cuInit(unsigned) { return envInt("TILE_FAKE_CUDA_INIT", 0); }
+
 int cuGetErrorName(int R, const char **Out) {
-  *Out = R == 100   ? "CUDA_ERROR_NO_DEVICE"
-         : R == 801 ? "CUDA_ERROR_NOT_SUPPORTED"
-                    : nullptr;
-  return *Out ? 0 : 1;
+  switch (R) {
+  case InvalidValue:
+    *Out = "CUDA_ERROR_INVALID_VALUE";
+    return Success;
+  case NoDevice:
+    *Out = "CUDA_ERROR_NO_DEVICE";
+    return Success;
+  case InvalidContext:
+    *Out = "CUDA_ERROR_INVALID_CONTEXT";
+    return Success;
+  case InvalidPtx:
+    *Out = "CUDA_ERROR_INVALID_PTX";
+    return Success;
+  case NotFound:
+    *Out = "CUDA_ERROR_NOT_FOUND";
+    return Success;
+  }
+  *Out = nullptr;
+  return InvalidValue;
 }
+
 int cuGetErrorString(int R, const char **Out) {
-  *Out = R == 100   ? "no CUDA-capable device is detected"
-         : R == 801 ? "operation not supported"
-                    : nullptr;
-  return *Out ? 0 : 1;
+  switch (R) {
+  case InvalidValue:
+    *Out = "invalid argument";
+    return Success;
+  case NoDevice:
+    *Out = "no CUDA-capable device is detected";
+    return Success;
+  case InvalidContext:
+    *Out = "invalid device context";
+    return Success;
+  case InvalidPtx:
+    *Out = "a PTX JIT compilation failed";
+    return Success;
+  case NotFound:
+    *Out = "named symbol not found";
+    return Success;
+  }
+  *Out = nullptr;
+  return InvalidValue;
 }
+
 int cuDeviceGetCount(int *N) {
-  *N = 0;
-  return 0;
+  *N = envInt("TILE_FAKE_CUDA_DEVICES", 1);
+  return Success;
 }
-#define TILE_FAKE(Name)                                                        \
-  int Name() { return NotSupported; }
-TILE_FAKE(cuDeviceGet)
-TILE_FAKE(cuDeviceGetName)
-TILE_FAKE(cuDeviceGetAttribute)
-TILE_FAKE(cuDevicePrimaryCtxRetain)
-TILE_FAKE(cuCtxSetCurrent)
-TILE_FAKE(cuCtxSynchronize)
-TILE_FAKE(cuModuleLoadDataEx)
-TILE_FAKE(cuModuleUnload)
-TILE_FAKE(cuModuleGetFunction)
-TILE_FAKE(cuFuncSetAttribute)
-TILE_FAKE(cuLaunchKernel)
-TILE_FAKE(cuMemAlloc_v2)
-TILE_FAKE(cuMemFree_v2)
-TILE_FAKE(cuMemcpyHtoD_v2)
-TILE_FAKE(cuMemcpyDtoH_v2)
-TILE_FAKE(cuMemsetD8_v2)
-TILE_FAKE(cuStreamCreate)
-TILE_FAKE(cuStreamDestroy_v2)
-TILE_FAKE(cuStreamSynchronize)
-TILE_FAKE(cuEventCreate)
-TILE_FAKE(cuEventDestroy_v2)
-TILE_FAKE(cuEventRecord)
-TILE_FAKE(cuEventSynchronize)
-TILE_FAKE(cuEventElapsedTime)
-#undef TILE_FAKE
+int cuDeviceGet(int *Dev, int Ordinal) {
+  *Dev = Ordinal;
+  return Success;
+}
+int cuDeviceGetName(char *Name, int Len, int) {
+  std::strncpy(Name, "Fake GPU", Len);
+  return Success;
+}
+int cuDeviceGetAttribute(int *V, int Attr, int) {
+  switch (Attr) {
+  case 75: // Compute capability major.
+    *V = 9;
+    return Success;
+  case 76: // Minor.
+    *V = 0;
+    return Success;
+  case 97: // Max shared memory per block, opt-in.
+    *V = 227 * 1024;
+    return Success;
+  }
+  return InvalidValue;
+}
+int cuDevicePrimaryCtxRetain(void **Ctx, int) {
+  *Ctx = &ContextToken;
+  return Success;
+}
+int cuCtxSetCurrent(void *Ctx) {
+  ++Last.SetCurrentCalls;
+  return Ctx == &ContextToken ? Success : InvalidContext;
+}
+int cuCtxSynchronize() { return Success; }
+
+int cuModuleLoadDataEx(void **Mod, const void *Image, unsigned NumOptions,
+                       int *Options, void **Values) {
+  const char *Text = static_cast<const char *>(Image);
+  if (std::strncmp(Text, "BAD", 3) == 0) {
+    for (unsigned I = 0; I < NumOptions; ++I)
+      if (Options[I] == 5) // CU_JIT_ERROR_LOG_BUFFER
+        std::strcpy(static_cast<char *>(Values[I]),
+                    "ptxas fatal: line 1: syntax error");
+    return InvalidPtx;
+  }
+  *Mod = &ModuleToken;
+  return Success;
+}
+int cuModuleUnload(void *) { return Success; }
+int cuModuleGetFunction(void **F, void *Mod, const char *Name) {
+  if (Mod != &ModuleToken || std::strcmp(Name, "missing") == 0)
+    return NotFound;
+  *F = new Function{Name}; // Leaked: functions live as long as modules.
+  return Success;
+}
+int cuFuncSetAttribute(void *F, int Attr, int Value) {
+  if (Attr != 8)
+    return InvalidValue;
+  static_cast<Function *>(F)->MaxDynamicShared = Value;
+  Last.SetAttributeValue = Value;
+  return Success;
+}
+int cuLaunchKernel(void *F, unsigned Gx, unsigned Gy, unsigned Gz, unsigned Bx,
+                   unsigned By, unsigned Bz, unsigned Shared, void *Stream,
+                   void **Params, void **Extra) {
+  auto *Fn = static_cast<Function *>(F);
+  Last.Grid[0] = Gx, Last.Grid[1] = Gy, Last.Grid[2] = Gz;
+  Last.Block[0] = Bx, Last.Block[1] = By, Last.Block[2] = Bz;
+  Last.Shared = Shared;
+  Last.Stream = Stream;
+  if (Extra || static_cast<int>(Shared) > Fn->MaxDynamicShared)
+    return InvalidValue;
+  if (Fn->Name == "vadd") {
+    auto *A = *static_cast<float **>(Params[0]);
+    auto *B = *static_cast<float **>(Params[1]);
+    auto *C = *static_cast<float **>(Params[2]);
+    int N = *static_cast<int *>(Params[3]);
+    // Only what the launched blocks cover is computed.
+    for (long I = 0; I < N && I < long(Gx) * Bx; ++I)
+      C[I] = A[I] + B[I];
+  }
+  return Success;
+}
+
+int cuMemAlloc_v2(unsigned long long *Ptr, size_t Bytes) {
+  if (Bytes == 0)
+    return InvalidValue;
+  *Ptr = reinterpret_cast<unsigned long long>(std::malloc(Bytes));
+  ++Last.LiveAllocations;
+  return Success;
+}
+int cuMemFree_v2(unsigned long long Ptr) {
+  std::free(reinterpret_cast<void *>(Ptr));
+  --Last.LiveAllocations;
+  return Success;
+}
+int cuMemcpyHtoD_v2(unsigned long long Dst, const void *Src, size_t Bytes) {
+  std::memcpy(reinterpret_cast<void *>(Dst), Src, Bytes);
+  return Success;
+}
+int cuMemcpyDtoH_v2(void *Dst, unsigned long long Src, size_t Bytes) {
+  std::memcpy(Dst, reinterpret_cast<const void *>(Src), Bytes);
+  return Success;
+}
+int cuMemsetD8_v2(unsigned long long Dst, unsigned char V, size_t Bytes) {
+  std::memset(reinterpret_cast<void *>(Dst), V, Bytes);
+  return Success;
+}
+
+int cuStreamCreate(void **S, unsigned) {
+  *S = new int(0);
+  return Success;
+}
+int cuStreamDestroy_v2(void *S) {
+  delete static_cast<int *>(S);
+  return Success;
+}
+int cuStreamSynchronize(void *) { return Success; }
+
+int cuEventCreate(void **E, unsigned) {
+  *E = new Clock::time_point();
+  return Success;
+}
+int cuEventDestroy_v2(void *E) {
+  delete static_cast<Clock::time_point *>(E);
+  return Success;
+}
+int cuEventRecord(void *E, void *) {
+  *static_cast<Clock::time_point *>(E) = Clock::now();
+  return Success;
+}
+int cuEventSynchronize(void *) { return Success; }
+int cuEventElapsedTime(float *Ms, void *Start, void *End) {
+  *Ms = std::chrono::duration<float, std::milli>(
+            *static_cast<Clock::time_point *>(End) -
+            *static_cast<Clock::time_point *>(Start))
+            .count();
+  return Success;
+}
 }

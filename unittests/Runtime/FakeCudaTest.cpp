@@ -1,0 +1,245 @@
+//===- FakeCudaTest.cpp - The CUDA backend against a simulated driver -----===//
+//
+// FakeCuda.cpp stands in for libcuda.so.1 (through TILE_CUDA_LIBRARY), so
+// every CUDA code path of the runtime except the GPU itself runs here: the
+// launch parameters are checked by the fake executing vadd on the host.
+// The driver stays loaded once cuInit succeeded, so the cuInit failure test
+// comes first (ctest runs each test in its own process anyway).
+//
+//===----------------------------------------------------------------------===//
+
+#include "FakeCuda.h"
+
+#include "tile/runtime/Bundle.h"
+#include "tile/runtime/Npy.h"
+#include "tile/runtime/Random.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <filesystem>
+#include <fstream>
+
+using namespace tile::rt;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char *Manifest = R"json({
+  "format": "tilec-bundle", "version": 1,
+  "kernels": [ {
+    "name": "vadd", "target": "sm_90a", "object": "vadd.ptx",
+    "object_kind": "ptx", "threads_per_block": 64, "shared_bytes": 65536,
+    "grid": ["cdiv(N, 64)", "1", "1"],
+    "params": [
+      {"name": "A", "kind": "tensor", "dtype": "f32", "shape": ["N"]},
+      {"name": "B", "kind": "tensor", "dtype": "f32", "shape": ["N"]},
+      {"name": "C", "kind": "tensor", "dtype": "f32", "shape": ["N"], "mut": true},
+      {"name": "N", "kind": "dim"}
+    ],
+    "tests": [ {"sizes": {"N": 1000}, "seed": 8, "expected": {"C": "C.npy"}} ]
+  }, {
+    "name": "old", "target": "sm_80", "object": "vadd.ptx",
+    "object_kind": "cubin", "grid": ["1", "1", "1"], "params": []
+  } ]
+})json";
+
+class FakeCudaTest : public testing::Test {
+protected:
+  void SetUp() override {
+    setenv("TILE_CUDA_LIBRARY", TILE_FAKE_CUDA, 1);
+    unsetenv("TILE_FAKE_CUDA_INIT");
+    unsetenv("TILE_FAKE_CUDA_DEVICES");
+  }
+
+  /// The fake's record of the last launch (the runtime loaded the library
+  /// already; dlopen returns the same instance).
+  const FakeCudaLaunch &last() {
+    void *Lib = dlopen(TILE_FAKE_CUDA, RTLD_NOW | RTLD_NOLOAD);
+    EXPECT_NE(Lib, nullptr);
+    auto Fn = reinterpret_cast<const FakeCudaLaunch *(*)()>(
+        dlsym(Lib, "fakeCudaLastLaunch"));
+    dlclose(Lib);
+    return *Fn();
+  }
+
+  Device open() {
+    Expected<Device> D = Device::open("cuda:0");
+    EXPECT_TRUE(D) << D.message();
+    return D ? *D : Device();
+  }
+
+  std::string makeBundle(const std::string &Name, const std::string &Ptx) {
+    fs::path Dir = fs::path(testing::TempDir()) / ("tile_fakecuda_" + Name);
+    fs::remove_all(Dir);
+    fs::create_directories(Dir);
+    std::ofstream(Dir / "vadd.ptx") << Ptx;
+    std::ofstream(Dir / "manifest.json") << Manifest;
+    return Dir.string();
+  }
+};
+
+TEST_F(FakeCudaTest, InitFailureIsTranslated) {
+  setenv("TILE_FAKE_CUDA_INIT", "100", 1);
+  EXPECT_EQ(Device::open("cuda").message(),
+            "cuInit failed: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is "
+            "detected)");
+  setenv("TILE_FAKE_CUDA_INIT", "12345", 1);
+  EXPECT_EQ(Device::open("cuda").message(), "cuInit failed: CUDA error 12345");
+}
+
+TEST_F(FakeCudaTest, MissingDevice) {
+  setenv("TILE_FAKE_CUDA_DEVICES", "1", 1);
+  EXPECT_EQ(Device::open("cuda:3").message(),
+            "no CUDA device cuda:3 (1 present)");
+}
+
+TEST_F(FakeCudaTest, DeviceAndMemory) {
+  Device D = open();
+  EXPECT_EQ(D.platform(), Platform::Cuda);
+  EXPECT_EQ(D.name(), "Fake GPU");
+  EXPECT_EQ(D.arch(), "sm_90");
+  int Live = last().LiveAllocations;
+  {
+    Expected<Buffer> B = D.allocate(16);
+    ASSERT_TRUE(B) << B.message();
+    EXPECT_EQ(last().LiveAllocations, Live + 1);
+    ASSERT_FALSE(B->fill(0x5A));
+    const uint8_t Data[4] = {1, 2, 3, 4};
+    ASSERT_FALSE(B->upload(Data, 4, 12));
+    Expected<std::vector<uint8_t>> All = B->read();
+    ASSERT_TRUE(All);
+    EXPECT_EQ((*All)[0], 0x5A);
+    EXPECT_EQ((*All)[11], 0x5A);
+    EXPECT_EQ((*All)[15], 4);
+  }
+  EXPECT_EQ(last().LiveAllocations, Live); // Freed with the last handle.
+  Expected<Buffer> Empty = D.allocate(0);  // cuMemAlloc(0) is avoided.
+  EXPECT_TRUE(Empty) << Empty.message();
+}
+
+TEST_F(FakeCudaTest, LaunchPassesGridBlockSharedAndParameters) {
+  Device D = open();
+  std::string Dir = makeBundle("launch", "// PTX text\n");
+  Expected<Bundle> B = Bundle::load(Dir);
+  ASSERT_TRUE(B) << B.message();
+  const KernelInfo &Info = B->manifest().Kernels[0];
+  EXPECT_TRUE(targetRunsOn(Info.Target, Info.Kind, D));
+  EXPECT_FALSE(targetRunsOn("sm_80", ObjectKind::Cubin, D));
+  Expected<Kernel> K = B->loadKernel(D, Info); // Entry defaults to "vadd".
+  ASSERT_TRUE(K) << K.message();
+  EXPECT_EQ(last().SetAttributeValue, 65536); // Above 48 KB: opted in.
+
+  const int64_t N = 1000;
+  auto A = generateTensor("f32", N, 8, "A");
+  auto Bv = generateTensor("f32", N, 8, "B");
+  ASSERT_TRUE(A && Bv);
+  Expected<Buffer> BA = D.allocate(N * 4), BB = D.allocate(N * 4),
+                   BC = D.allocate(N * 4);
+  ASSERT_TRUE(BA && BB && BC);
+  ASSERT_FALSE(BA->upload(*A));
+  ASSERT_FALSE(BB->upload(*Bv));
+  ASSERT_FALSE(BC->fill(PoisonByte));
+  Expected<Stream> S = D.createStream();
+  ASSERT_TRUE(S) << S.message();
+  Expected<Event> Start = S->record();
+  ASSERT_TRUE(Start) << Start.message();
+  Error E = K->launch({ArgValue::tensor(BA->address(), BA->size(), {N}, "f32"),
+                       ArgValue::tensor(BB->address(), BB->size(), {N}, "f32"),
+                       ArgValue::tensor(BC->address(), BC->size(), {N}, "f32")},
+                      {}, &*S);
+  ASSERT_FALSE(E) << E.message();
+  Expected<Event> End = S->record();
+  ASSERT_TRUE(End);
+  Expected<float> Ms = Event::elapsedMs(*Start, *End);
+  ASSERT_TRUE(Ms) << Ms.message();
+  EXPECT_GE(*Ms, 0.0f);
+  const FakeCudaLaunch &L = last();
+  EXPECT_EQ(L.Grid[0], 16u);
+  EXPECT_EQ(L.Grid[1], 1u);
+  EXPECT_EQ(L.Grid[2], 1u);
+  EXPECT_EQ(L.Block[0], 64u);
+  EXPECT_EQ(L.Block[1], 1u);
+  EXPECT_EQ(L.Shared, 65536u);
+  EXPECT_EQ(L.Stream, S->nativeHandle());
+  EXPECT_NE(L.Stream, nullptr);
+  Expected<std::vector<uint8_t>> C = BC->read();
+  ASSERT_TRUE(C);
+  for (int64_t I = 0; I < N; ++I) {
+    float X, Y, Z;
+    std::memcpy(&X, A->data() + 4 * I, 4);
+    std::memcpy(&Y, Bv->data() + 4 * I, 4);
+    std::memcpy(&Z, C->data() + 4 * I, 4);
+    ASSERT_EQ(Z, X + Y) << I;
+  }
+}
+
+TEST_F(FakeCudaTest, ModuleAndFunctionErrors) {
+  Device D = open();
+  std::string Dir = makeBundle("errors", "BAD ptx");
+  Expected<Module> Bad = D.loadModule(Dir + "/vadd.ptx", ObjectKind::Ptx);
+  ASSERT_FALSE(Bad);
+  EXPECT_EQ(Bad.message(), "cuModuleLoadData(" + Dir +
+                               "/vadd.ptx) failed: CUDA_ERROR_INVALID_PTX (a "
+                               "PTX JIT compilation failed)\nptxas fatal: "
+                               "line 1: syntax error");
+  std::vector<uint8_t> Good = {'/', '/', ' ', 'o', 'k'};
+  Expected<Module> M = D.loadModuleData(Good, ObjectKind::Ptx);
+  ASSERT_TRUE(M) << M.message();
+  KernelSignature Sig;
+  Sig.Name = "k";
+  EXPECT_EQ(M->getKernel("missing", Sig).message(),
+            "cuModuleGetFunction(missing) failed: CUDA_ERROR_NOT_FOUND (named "
+            "symbol not found)");
+  EXPECT_EQ(M->getKernel("vadd", Sig, {128, 300 * 1024}).message(),
+            "vadd needs 307200 bytes of shared memory but the device allows "
+            "232448");
+  EXPECT_EQ(D.loadModule(Dir + "/vadd.ptx", ObjectKind::HostSO).message(),
+            "cannot load a host-so code object on a cuda device: " + Dir +
+                "/vadd.ptx");
+}
+
+TEST_F(FakeCudaTest, TileRunWithTheSimulatedDriver) {
+  std::string Dir = makeBundle("tile_run", "// PTX\n");
+  // The entry defaults to the name ("vadd"), which the fake executes.
+  const int64_t N = 1000;
+  auto A = generateTensor("f32", N, 8, "A");
+  auto B = generateTensor("f32", N, 8, "B");
+  ASSERT_TRUE(A && B);
+  std::vector<uint8_t> C(N * 4);
+  for (int64_t I = 0; I < N; ++I) {
+    float X, Y;
+    std::memcpy(&X, A->data() + 4 * I, 4);
+    std::memcpy(&Y, B->data() + 4 * I, 4);
+    float Z = X + Y;
+    std::memcpy(C.data() + 4 * I, &Z, 4);
+  }
+  Expected<NpyArray> CN = toNpy("f32", {N}, C);
+  ASSERT_TRUE(CN);
+  ASSERT_FALSE(writeNpy(Dir + "/C.npy", *CN));
+  std::string Cmd =
+      std::string(TILE_RUN_EXE) + " " + Dir + " --device cuda --repeat 3 2>&1";
+  FILE *P = popen(Cmd.c_str(), "r");
+  ASSERT_NE(P, nullptr);
+  std::string Out;
+  char Line[512];
+  while (fgets(Line, sizeof(Line), P))
+    Out += Line;
+  int Status = pclose(P);
+  EXPECT_TRUE(WIFEXITED(Status) && WEXITSTATUS(Status) == 0) << Out;
+  EXPECT_NE(Out.find("device Fake GPU [sm_90]"), std::string::npos) << Out;
+  EXPECT_NE(Out.find("PASS vadd[N=1000 seed=8] C: max_abs=0"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("TIME vadd[N=1000 seed=8]: median"), std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("SKIP old: cubin code for sm_80 does not run on sm_90"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("1 passed, 0 failed, 1 skipped"), std::string::npos)
+      << Out;
+}
+
+} // namespace
