@@ -222,71 +222,110 @@ Expected<SharedLayout> SharedLayout::parse(StringRef text) {
 // Bank conflicts
 //===----------------------------------------------------------------------===//
 
-int64_t countWavefronts(ArrayRef<int64_t> byteAddrs, unsigned accessBytes,
-                        const BankConfig &banks) {
+namespace {
+/// Wavefronts and ideal wavefronts of one warp-wide access (see
+/// countWavefronts). The ideal is what the same amount of data needs
+/// without conflicts: per phase, its distinct words spread over all banks.
+std::pair<int64_t, int64_t> wavefrontsOf(ArrayRef<int64_t> byteAddrs,
+                                         unsigned accessBytes,
+                                         const BankConfig &banks) {
+  unsigned bytes = std::max(1u, accessBytes);
   int64_t lineBytes = int64_t(banks.numBanks) * banks.bankBytes;
-  size_t phase = std::max<int64_t>(1, lineBytes / std::max(1u, accessBytes));
-  int64_t total = 0;
+  size_t phase = std::max<int64_t>(1, lineBytes / bytes);
+  int64_t total = 0, ideal = 0;
+  std::vector<int64_t> words;
+  std::vector<int64_t> perBank(banks.numBanks);
   for (size_t start = 0; start < byteAddrs.size(); start += phase) {
-    std::map<int64_t, std::set<int64_t>> wordsOfBank;
+    words.clear();
     for (size_t i = start; i < std::min(byteAddrs.size(), start + phase); ++i) {
       int64_t a = byteAddrs[i];
       if (a < 0)
         continue;
       for (int64_t w = a / banks.bankBytes;
-           w <= (a + std::max(1u, accessBytes) - 1) / banks.bankBytes; ++w)
-        wordsOfBank[w % banks.numBanks].insert(w);
+           w <= (a + bytes - 1) / banks.bankBytes; ++w)
+        words.push_back(w);
     }
-    size_t worst = 0;
-    for (auto &[bank, words] : wordsOfBank)
-      worst = std::max(worst, words.size());
+    if (words.empty())
+      continue;
+    llvm::sort(words);
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    std::fill(perBank.begin(), perBank.end(), 0);
+    int64_t worst = 0;
+    for (int64_t w : words)
+      worst = std::max(worst, ++perBank[w % banks.numBanks]);
     total += worst;
+    ideal += divideCeil(words.size(), banks.numBanks);
   }
-  return total;
+  return {total, ideal};
 }
 
-/// Ideal wavefronts: every phase with active threads needs at least one
-/// pass, and as many as its distinct words fill the banks.
-static int64_t idealWavefronts(ArrayRef<int64_t> byteAddrs,
-                               unsigned accessBytes, const BankConfig &banks) {
-  int64_t lineBytes = int64_t(banks.numBanks) * banks.bankBytes;
-  size_t phase = std::max<int64_t>(1, lineBytes / std::max(1u, accessBytes));
-  int64_t total = 0;
-  for (size_t start = 0; start < byteAddrs.size(); start += phase) {
-    std::set<int64_t> words;
-    for (size_t i = start; i < std::min(byteAddrs.size(), start + phase); ++i) {
-      int64_t a = byteAddrs[i];
-      if (a < 0)
-        continue;
-      for (int64_t w = a / banks.bankBytes;
-           w <= (a + std::max(1u, accessBytes) - 1) / banks.bankBytes; ++w)
-        words.insert(w);
-    }
-    if (!words.empty())
-      total += divideCeil(words.size(), banks.numBanks);
-  }
-  return total;
-}
+/// The unswizzled offsets of every (thread, slot) of a distributed layout in
+/// a shared layout, computed once so that swizzle candidates are cheap.
+struct OffsetTable {
+  int64_t threads, slots;
+  std::vector<int64_t> linear; // [thread * slots + slot]
 
-int64_t maxVectorWidth(const DistributedLayout &layout,
-                       const SharedLayout &smem, unsigned elemBits) {
-  int64_t l = layout.localSize(), t = layout.numThreads();
+  OffsetTable(const DistributedLayout &l, const SharedLayout &smem)
+      : threads(l.numThreads()), slots(l.localSize()) {
+    linear.reserve(threads * slots);
+    for (int64_t t = 0; t < threads; ++t)
+      for (int64_t s = 0; s < slots; ++s)
+        linear.push_back(smem.linearOffset(l.apply(t, s)));
+  }
+  int64_t offset(Swizzle sw, int64_t t, int64_t s) const {
+    return sw.apply(linear[t * slots + s]);
+  }
+};
+
+int64_t vectorWidth(const OffsetTable &tab, Swizzle sw, unsigned elemBits) {
+  int64_t l = tab.slots;
   for (int64_t v = int64_t(llvm::bit_floor(uint64_t(l))); v >= 1; v /= 2) {
     if (l % v != 0 || v * elemBits > 128 || (v * elemBits) % 8 != 0)
       continue;
     bool ok = true;
-    for (int64_t th = 0; th < t && ok; ++th) {
+    for (int64_t t = 0; t < tab.threads && ok; ++t) {
       for (int64_t g = 0; g < l / v && ok; ++g) {
-        int64_t first = smem.offset(layout.apply(th, g * v));
+        int64_t first = tab.offset(sw, t, g * v);
         ok = first % v == 0;
         for (int64_t k = 1; k < v && ok; ++k)
-          ok = smem.offset(layout.apply(th, g * v + k)) == first + k;
+          ok = tab.offset(sw, t, g * v + k) == first + k;
       }
     }
     if (ok)
       return v;
   }
   return 0;
+}
+
+AccessCost accessCost(const OffsetTable &tab, Swizzle sw, unsigned elemBits,
+                      int64_t vec, int64_t warpSize, const BankConfig &banks) {
+  unsigned accessBytes = vec * elemBits / 8;
+  AccessCost cost;
+  SmallVector<int64_t, 64> addrs;
+  for (int64_t w0 = 0; w0 < tab.threads; w0 += warpSize) {
+    for (int64_t g = 0; g < tab.slots / vec; ++g) {
+      addrs.clear();
+      for (int64_t t = w0; t < std::min(tab.threads, w0 + warpSize); ++t)
+        addrs.push_back(tab.offset(sw, t, g * vec) * elemBits / 8);
+      auto [waves, ideal] = wavefrontsOf(addrs, accessBytes, banks);
+      cost.wavefronts += waves;
+      cost.ideal += ideal;
+    }
+  }
+  return cost;
+}
+} // namespace
+
+int64_t countWavefronts(ArrayRef<int64_t> byteAddrs, unsigned accessBytes,
+                        const BankConfig &banks) {
+  return wavefrontsOf(byteAddrs, accessBytes, banks).first;
+}
+
+int64_t maxVectorWidth(const DistributedLayout &layout,
+                       const SharedLayout &smem, unsigned elemBits) {
+  if (layout.shape() != smem.shape())
+    return 0;
+  return vectorWidth(OffsetTable(layout, smem), smem.swizzle(), elemBits);
 }
 
 Expected<AccessCost> analyzeAccess(const DistributedLayout &layout,
@@ -304,19 +343,8 @@ Expected<AccessCost> analyzeAccess(const DistributedLayout &layout,
   }
   if (warpSize < 1)
     return createStringError("warp size must be positive");
-  int64_t t = layout.numThreads(), l = layout.localSize();
-  unsigned accessBytes = vec * elemBits / 8;
-  AccessCost cost;
-  for (int64_t w0 = 0; w0 < t; w0 += warpSize) {
-    for (int64_t g = 0; g < l / vec; ++g) {
-      SmallVector<int64_t, 64> addrs;
-      for (int64_t th = w0; th < std::min(t, w0 + warpSize); ++th)
-        addrs.push_back(smem.offset(layout.apply(th, g * vec)) * elemBits / 8);
-      cost.wavefronts += countWavefronts(addrs, accessBytes, banks);
-      cost.ideal += idealWavefronts(addrs, accessBytes, banks);
-    }
-  }
-  return cost;
+  return accessCost(OffsetTable(layout, smem), smem.swizzle(), elemBits, vec,
+                    warpSize, banks);
 }
 
 Expected<SwizzleChoice> searchSwizzle(const SharedLayout &base,
@@ -325,48 +353,62 @@ Expected<SwizzleChoice> searchSwizzle(const SharedLayout &base,
                                       unsigned elemBits, int64_t warpSize,
                                       const BankConfig &banks,
                                       int64_t maxStoreVec, int64_t maxLoadVec) {
+  if (storeLayout.shape() != base.shape() ||
+      loadLayout.shape() != base.shape()) {
+    return createStringError("the store, load and shared layouts must cover "
+                             "the same tile shape");
+  }
+  if (warpSize < 1)
+    return createStringError("warp size must be positive");
+  OffsetTable store(storeLayout, base), load(loadLayout, base);
   auto cap = [](int64_t v, int64_t c) { return c > 0 ? std::min(v, c) : v; };
-  int64_t sv = cap(maxVectorWidth(storeLayout, base, elemBits), maxStoreVec);
-  int64_t lv = cap(maxVectorWidth(loadLayout, base, elemBits), maxLoadVec);
+  int64_t sv = cap(vectorWidth(store, Swizzle{}, elemBits), maxStoreVec);
+  int64_t lv = cap(vectorWidth(load, Swizzle{}, elemBits), maxLoadVec);
   if (sv == 0 || lv == 0) {
     return createStringError(
         "no byte-aligned vector access exists for the store or load layout "
         "(sub-byte elements need at least a byte of contiguous slots)");
   }
+  // Unswizzled offsets of the whole tile, to check that a candidate keeps
+  // the footprint.
+  std::vector<int64_t> tile;
+  forEachCoord(base.shape(), [&](ArrayRef<int64_t> c) {
+    tile.push_back(base.linearOffset(c));
+  });
   int64_t size = base.cosize();
   unsigned sizeBits = Log2_64_Ceil(size);
+  auto cosizeWith = [&](Swizzle sw) {
+    int64_t m = 0;
+    for (int64_t o : tile)
+      m = std::max(m, sw.apply(o));
+    return m + 1;
+  };
+
   std::optional<SwizzleChoice> best;
-  auto consider = [&](Swizzle s) -> Error {
-    SharedLayout cand = base.withSwizzle(s);
-    if (!s.isIdentity() && (cand.cosize() != size ||
-                            maxVectorWidth(storeLayout, cand, elemBits) < sv ||
-                            maxVectorWidth(loadLayout, cand, elemBits) < lv))
-      return Error::success();
-    auto st = analyzeAccess(storeLayout, cand, elemBits, sv, warpSize, banks);
-    if (!st)
-      return st.takeError();
-    auto ld = analyzeAccess(loadLayout, cand, elemBits, lv, warpSize, banks);
-    if (!ld)
-      return ld.takeError();
-    int64_t c = st->wavefronts + ld->wavefronts;
-    if (!best || c < best->store.wavefronts + best->load.wavefronts)
-      best = SwizzleChoice{s, *st, *ld, sv, lv};
-    return Error::success();
+  auto consider = [&](Swizzle sw) {
+    if (!sw.isIdentity() &&
+        (cosizeWith(sw) != size || vectorWidth(store, sw, elemBits) < sv ||
+         vectorWidth(load, sw, elemBits) < lv))
+      return;
+    AccessCost st = accessCost(store, sw, elemBits, sv, warpSize, banks);
+    AccessCost ld = accessCost(load, sw, elemBits, lv, warpSize, banks);
+    if (!best || st.wavefronts + ld.wavefronts <
+                     best->store.wavefronts + best->load.wavefronts)
+      best = SwizzleChoice{sw, st, ld, sv, lv};
   };
   // Candidates in increasing (B, M, S) order; stop at the first that is
-  // conflict-free since nothing can beat it.
+  // conflict-free since nothing can beat it. M below log2 of a vector width
+  // would split vectors, so those are skipped.
   auto optimal = [&] {
     return best->store.wavefronts + best->load.wavefronts ==
            best->store.ideal + best->load.ideal;
   };
-  if (Error e = consider(Swizzle{}))
-    return e;
+  consider(Swizzle{});
+  unsigned minBase = Log2_64(std::max(sv, lv));
   for (unsigned b = 1; b <= 4 && !optimal(); ++b) {
-    for (unsigned m = 0; m + b <= sizeBits && !optimal(); ++m) {
-      for (unsigned s = b; m + s + b <= sizeBits && !optimal(); ++s) {
-        if (Error e = consider(Swizzle{b, m, s}))
-          return e;
-      }
+    for (unsigned m = minBase; m + b <= sizeBits && !optimal(); ++m) {
+      for (unsigned s = b; m + s + b <= sizeBits && !optimal(); ++s)
+        consider(Swizzle{b, m, s});
     }
   }
   return *best;

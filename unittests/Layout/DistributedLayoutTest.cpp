@@ -316,6 +316,118 @@ TEST(DistributedLayout, PermuteReshapeExpandSqueezeMatchTables) {
   consumeError(badPerm.takeError());
 }
 
+/// A random layout in the general mode form (most are not products of
+/// primitives) and its table computed straight from the definition.
+struct RandomModes {
+  std::vector<llvm::SmallVector<int64_t, 4>> dims;
+  std::vector<int64_t> spatial, local; // mode ids; -k = replication of k
+};
+
+RandomModes randomModes(std::mt19937 &rng) {
+  RandomModes m;
+  unsigned rank = 1 + rng() % 3;
+  std::vector<int64_t> ids;
+  for (unsigned d = 0; d < rank; ++d) {
+    m.dims.emplace_back();
+    for (unsigned k = rng() % 3; k > 0; --k) {
+      m.dims.back().push_back(2 + rng() % 2);
+      ids.push_back(ids.size());
+    }
+  }
+  for (int64_t id : ids)
+    (rng() % 2 ? m.spatial : m.local).push_back(id);
+  std::shuffle(m.spatial.begin(), m.spatial.end(), rng);
+  std::shuffle(m.local.begin(), m.local.end(), rng);
+  if (rng() % 3 == 0)
+    m.spatial.insert(m.spatial.begin() + rng() % (m.spatial.size() + 1),
+                     -int64_t(2 + rng() % 2));
+  return m;
+}
+
+Table refModesTable(const RandomModes &m) {
+  std::vector<int64_t> sizes;
+  Table t;
+  for (auto &d : m.dims) {
+    t.shape.push_back(1);
+    for (int64_t n : d) {
+      sizes.push_back(n);
+      t.shape.back() *= n;
+    }
+  }
+  auto sizeOf = [&](int64_t id) { return id < 0 ? -id : sizes[id]; };
+  for (int64_t id : m.spatial)
+    t.threads *= sizeOf(id);
+  for (int64_t id : m.local)
+    t.slots *= sizeOf(id);
+  for (int64_t th = 0; th < t.threads; ++th)
+    for (int64_t l = 0; l < t.slots; ++l) {
+      std::vector<int64_t> digit(sizes.size(), 0);
+      int64_t rest = th;
+      for (size_t i = m.spatial.size(); i-- > 0;) {
+        int64_t id = m.spatial[i];
+        if (id >= 0)
+          digit[id] = rest % sizeOf(id);
+        rest /= sizeOf(id);
+      }
+      rest = l;
+      for (size_t i = m.local.size(); i-- > 0;) {
+        digit[m.local[i]] = rest % sizeOf(m.local[i]);
+        rest /= sizeOf(m.local[i]);
+      }
+      Coord c;
+      size_t id = 0;
+      for (auto &d : m.dims) {
+        int64_t v = 0;
+        for (int64_t n : d)
+          v = v * n + digit[id++];
+        c.push_back(v);
+      }
+      t.at.push_back(c);
+    }
+  return t;
+}
+
+TEST(DistributedLayout, GeneralFormsAgainstTheirDefinition) {
+  std::mt19937 rng(31);
+  std::map<Table, DL> seen;
+  auto divisors = products(primitives({1, 2, 3}, {2}), 1, 12);
+  int divided = 0, general = 0;
+  for (int iter = 0; iter < 4000; ++iter) {
+    RandomModes m = randomModes(rng);
+    auto l = DL::fromModes(m.dims, m.spatial, m.local);
+    ASSERT_TRUE(static_cast<bool>(l)) << toString(l.takeError());
+    Table ref = refModesTable(m);
+    ASSERT_EQ(tableOf(*l), ref);
+    // Text round trip (product form or general form).
+    auto parsed = DL::parse(l->str());
+    ASSERT_TRUE(static_cast<bool>(parsed)) << l->str();
+    general += llvm::StringRef(l->str()).starts_with("modes(");
+    ASSERT_EQ(*parsed, *l) << l->str();
+    // Canonical forms are unique per table.
+    auto [it, inserted] = seen.insert({ref, *l});
+    if (!inserted) {
+      ASSERT_EQ(it->second, *l);
+    }
+    // Division by primitives against brute force.
+    const Sample &b = divisors[rng() % divisors.size()];
+    auto q = l->divideRight(b.layout);
+    auto qRef = refDivideRight(ref, b.table);
+    ASSERT_EQ(q.has_value(), qRef.has_value())
+        << l->str() << " / " << b.layout.str();
+    if (q) {
+      ++divided;
+      ASSERT_EQ(tableOf(*q), *qRef);
+    }
+  }
+  EXPECT_GT(divided, 300);
+  EXPECT_GT(general, 300); // many are not products of primitives
+  // Distinct tables have distinct printed forms.
+  std::set<std::string> texts;
+  for (auto &[table, layout] : seen)
+    texts.insert(layout.str());
+  EXPECT_EQ(texts.size(), seen.size());
+}
+
 TEST(DistributedLayout, OrderedPrimitivesAndGeneralForm) {
   // local with an explicit order equals the row/column variants.
   auto row = DL::local({2, 3, 4}, {0, 1, 2});

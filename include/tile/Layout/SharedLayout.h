@@ -134,7 +134,7 @@ struct AccessCost {
 /// 128 bits, and a whole number of bytes) that every thread can move with
 /// one vector access: their offsets are consecutive and aligned. Returns 0
 /// when not even one byte-aligned access exists (sub-byte elements spread
-/// across threads).
+/// across threads) or when the layouts cover different shapes.
 int64_t maxVectorWidth(const DistributedLayout &layout,
                        const SharedLayout &smem, unsigned elemBits);
 
@@ -154,12 +154,14 @@ struct SwizzleChoice {
   int64_t storeVec = 0, loadVec = 0;
 };
 
-/// Picks the swizzle (B <= 4, M, S) for `base` (usually an unswizzled
-/// layout) that minimizes the wavefronts of storing with `storeLayout` and
-/// loading with `loadLayout`, each at its widest vector width capped by
-/// `maxStoreVec` / `maxLoadVec` slots (0 = no cap). Only swizzles that keep
-/// both vector widths and keep cosize unchanged are considered; ties go to
-/// the identity, then the smallest (B, M, S).
+/// Picks the swizzle (B <= 4, M, S) to compose with `base` (whose own
+/// swizzle is ignored) that minimizes the wavefronts of storing with
+/// `storeLayout` and loading with `loadLayout`, each at its widest vector
+/// width (maxVectorWidth on the unswizzled layout) capped by `maxStoreVec` /
+/// `maxLoadVec` slots (0 = no cap). Only swizzles that keep both vector
+/// widths and the cosize are considered; ties go to the identity, then the
+/// smallest (B, M, S). Fails when the shapes differ or no byte-aligned
+/// vector access exists.
 llvm::Expected<SwizzleChoice>
 searchSwizzle(const SharedLayout &base, const DistributedLayout &storeLayout,
               const DistributedLayout &loadLayout, unsigned elemBits,
