@@ -341,6 +341,7 @@ std::unique_ptr<KernelDecl> Parser::parseKernel() {
     return nullptr;
   }
   k->name = tok.text.str();
+  k->loc = tok.loc; // Diagnostics about the kernel point at its name.
   consume();
   if (consumeIf(Tok::Lt)) {
     if (!tok.is(Tok::Gt)) {

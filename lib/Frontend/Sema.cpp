@@ -1401,6 +1401,12 @@ bool Checker::checkCall(CallExpr *e) {
                       "0 or -inf");
         return false;
       }
+      if (src->ty.elem.isStorageOnly()) {
+        error(v->loc, "'other' is not supported for the storage-only type " +
+                          src->ty.elem.str() +
+                          "; cast the loaded tile and use where(...)");
+        return false;
+      }
       if (!convertibleTo(v, src->ty.elem, v->loc, "'other'"))
         return false;
       if (v->cv.kind == ConstVal::Float && src->ty.elem.isInteger()) {
