@@ -268,9 +268,10 @@ struct OffsetTable {
   OffsetTable(const DistributedLayout &l, const SharedLayout &smem)
       : threads(l.numThreads()), slots(l.localSize()) {
     linear.reserve(threads * slots);
-    for (int64_t t = 0; t < threads; ++t)
+    for (int64_t t = 0; t < threads; ++t) {
       for (int64_t s = 0; s < slots; ++s)
         linear.push_back(smem.linearOffset(l.apply(t, s)));
+    }
   }
   int64_t offset(Swizzle sw, int64_t t, int64_t s) const {
     return sw.apply(linear[t * slots + s]);

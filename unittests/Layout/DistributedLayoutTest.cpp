@@ -338,9 +338,10 @@ RandomModes randomModes(std::mt19937 &rng) {
     (rng() % 2 ? m.spatial : m.local).push_back(id);
   std::shuffle(m.spatial.begin(), m.spatial.end(), rng);
   std::shuffle(m.local.begin(), m.local.end(), rng);
-  if (rng() % 3 == 0)
+  if (rng() % 3 == 0) {
     m.spatial.insert(m.spatial.begin() + rng() % (m.spatial.size() + 1),
                      -int64_t(2 + rng() % 2));
+  }
   return m;
 }
 
@@ -359,7 +360,7 @@ Table refModesTable(const RandomModes &m) {
     t.threads *= sizeOf(id);
   for (int64_t id : m.local)
     t.slots *= sizeOf(id);
-  for (int64_t th = 0; th < t.threads; ++th)
+  for (int64_t th = 0; th < t.threads; ++th) {
     for (int64_t l = 0; l < t.slots; ++l) {
       std::vector<int64_t> digit(sizes.size(), 0);
       int64_t rest = th;
@@ -384,6 +385,7 @@ Table refModesTable(const RandomModes &m) {
       }
       t.at.push_back(c);
     }
+  }
   return t;
 }
 
