@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FakeCuda.h"
+#include "FakeDriver.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -29,7 +29,10 @@ constexpr int NotFound = 500;
 
 int ContextToken;
 int ModuleToken;
-FakeCudaLaunch Last;
+FakeLaunch Last;
+/// Like the real driver, the current context is per thread.
+thread_local void *CurrentContext = nullptr;
+bool noContext() { return CurrentContext != &ContextToken; }
 
 struct Function {
   std::string Name;
@@ -45,7 +48,7 @@ using Clock = std::chrono::steady_clock;
 } // namespace
 
 extern "C" {
-const FakeCudaLaunch *fakeCudaLastLaunch() { return &Last; }
+const FakeLaunch *fakeCudaLastLaunch() { return &Last; }
 
 int cuInit(unsigned) { return envInt("TILE_FAKE_CUDA_INIT", 0); }
 
@@ -124,13 +127,15 @@ int cuDevicePrimaryCtxRetain(void **Ctx, int) {
   return Success;
 }
 int cuCtxSetCurrent(void *Ctx) {
-  ++Last.SetCurrentCalls;
+  CurrentContext = Ctx;
   return Ctx == &ContextToken ? Success : InvalidContext;
 }
 int cuCtxSynchronize() { return Success; }
 
 int cuModuleLoadDataEx(void **Mod, const void *Image, unsigned NumOptions,
                        int *Options, void **Values) {
+  if (noContext())
+    return InvalidContext;
   const char *Text = static_cast<const char *>(Image);
   if (std::strncmp(Text, "BAD", 3) == 0) {
     for (unsigned I = 0; I < NumOptions; ++I)
@@ -144,6 +149,8 @@ int cuModuleLoadDataEx(void **Mod, const void *Image, unsigned NumOptions,
 }
 int cuModuleUnload(void *) { return Success; }
 int cuModuleGetFunction(void **F, void *Mod, const char *Name) {
+  if (noContext())
+    return InvalidContext;
   if (Mod != &ModuleToken || std::strcmp(Name, "missing") == 0)
     return NotFound;
   *F = new Function{Name}; // Leaked: functions live as long as modules.
@@ -159,6 +166,8 @@ int cuFuncSetAttribute(void *F, int Attr, int Value) {
 int cuLaunchKernel(void *F, unsigned Gx, unsigned Gy, unsigned Gz, unsigned Bx,
                    unsigned By, unsigned Bz, unsigned Shared, void *Stream,
                    void **Params, void **Extra) {
+  if (noContext())
+    return InvalidContext;
   auto *Fn = static_cast<Function *>(F);
   Last.Grid[0] = Gx, Last.Grid[1] = Gy, Last.Grid[2] = Gz;
   Last.Block[0] = Bx, Last.Block[1] = By, Last.Block[2] = Bz;
@@ -179,6 +188,8 @@ int cuLaunchKernel(void *F, unsigned Gx, unsigned Gy, unsigned Gz, unsigned Bx,
 }
 
 int cuMemAlloc_v2(unsigned long long *Ptr, size_t Bytes) {
+  if (noContext())
+    return InvalidContext;
   if (Bytes == 0)
     return InvalidValue;
   *Ptr = reinterpret_cast<unsigned long long>(std::malloc(Bytes));
@@ -191,19 +202,27 @@ int cuMemFree_v2(unsigned long long Ptr) {
   return Success;
 }
 int cuMemcpyHtoD_v2(unsigned long long Dst, const void *Src, size_t Bytes) {
+  if (noContext())
+    return InvalidContext;
   std::memcpy(reinterpret_cast<void *>(Dst), Src, Bytes);
   return Success;
 }
 int cuMemcpyDtoH_v2(void *Dst, unsigned long long Src, size_t Bytes) {
+  if (noContext())
+    return InvalidContext;
   std::memcpy(Dst, reinterpret_cast<const void *>(Src), Bytes);
   return Success;
 }
 int cuMemsetD8_v2(unsigned long long Dst, unsigned char V, size_t Bytes) {
+  if (noContext())
+    return InvalidContext;
   std::memset(reinterpret_cast<void *>(Dst), V, Bytes);
   return Success;
 }
 
 int cuStreamCreate(void **S, unsigned) {
+  if (noContext())
+    return InvalidContext;
   *S = new int(0);
   return Success;
 }
@@ -214,6 +233,8 @@ int cuStreamDestroy_v2(void *S) {
 int cuStreamSynchronize(void *) { return Success; }
 
 int cuEventCreate(void **E, unsigned) {
+  if (noContext())
+    return InvalidContext;
   *E = new Clock::time_point();
   return Success;
 }

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FakeCuda.h"
+#include "FakeDriver.h"
 
 #include "tile/runtime/Bundle.h"
 #include "tile/runtime/Npy.h"
@@ -21,6 +21,7 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 using namespace tile::rt;
 namespace fs = std::filesystem;
@@ -56,10 +57,10 @@ protected:
 
   /// The fake's record of the last launch (the runtime loaded the library
   /// already; dlopen returns the same instance).
-  const FakeCudaLaunch &last() {
+  const FakeLaunch &last() {
     void *Lib = dlopen(TILE_FAKE_CUDA, RTLD_NOW | RTLD_NOLOAD);
     EXPECT_NE(Lib, nullptr);
-    auto Fn = reinterpret_cast<const FakeCudaLaunch *(*)()>(
+    auto Fn = reinterpret_cast<const FakeLaunch *(*)()>(
         dlsym(Lib, "fakeCudaLastLaunch"));
     dlclose(Lib);
     return *Fn();
@@ -156,7 +157,7 @@ TEST_F(FakeCudaTest, LaunchPassesGridBlockSharedAndParameters) {
   Expected<float> Ms = Event::elapsedMs(*Start, *End);
   ASSERT_TRUE(Ms) << Ms.message();
   EXPECT_GE(*Ms, 0.0f);
-  const FakeCudaLaunch &L = last();
+  const FakeLaunch &L = last();
   EXPECT_EQ(L.Grid[0], 16u);
   EXPECT_EQ(L.Grid[1], 1u);
   EXPECT_EQ(L.Grid[2], 1u);
@@ -174,6 +175,42 @@ TEST_F(FakeCudaTest, LaunchPassesGridBlockSharedAndParameters) {
     std::memcpy(&Z, C->data() + 4 * I, 4);
     ASSERT_EQ(Z, X + Y) << I;
   }
+}
+
+TEST_F(FakeCudaTest, WorksFromAnyThread) {
+  // The driver's current context is per thread; the runtime makes its
+  // context current in every call.
+  Device D = open();
+  std::string Dir = makeBundle("threads", "// PTX\n");
+  Expected<Bundle> B = Bundle::load(Dir);
+  ASSERT_TRUE(B);
+  Expected<Kernel> K = B->loadKernel(D, B->manifest().Kernels[0]);
+  ASSERT_TRUE(K) << K.message();
+  Error Result = Error::success();
+  std::thread T([&] {
+    Expected<Buffer> Buf = D.allocate(64 * 4);
+    if (!Buf) {
+      Result = Buf.takeError();
+      return;
+    }
+    std::vector<uint8_t> Ones(64 * 4, 0);
+    for (int I = 0; I < 64; ++I) {
+      float One = 1.0f;
+      std::memcpy(Ones.data() + 4 * I, &One, 4);
+    }
+    if ((Result = Buf->upload(Ones)))
+      return;
+    ArgValue A = ArgValue::tensor(Buf->address(), Buf->size(), {64}, "f32");
+    if ((Result = K->launch({A, A, A})))
+      return;
+    Expected<std::vector<uint8_t>> Out = Buf->read();
+    float First;
+    std::memcpy(&First, Out->data(), 4);
+    if (First != 2.0f)
+      Result = makeError("wrong result " + std::to_string(First));
+  });
+  T.join();
+  EXPECT_FALSE(Result) << Result.message();
 }
 
 TEST_F(FakeCudaTest, ModuleAndFunctionErrors) {
