@@ -81,6 +81,13 @@ Expected<TuneResult> Autotuner::tune(const std::string &Key,
         std::fprintf(Options.Progress, "[%zu/%zu] %s: skipped: %s\n", I + 1,
                      Space.size(), Name.c_str(), Why.c_str());
     };
+    if (Options.Prune) {
+      std::string Why = Options.Prune(C);
+      if (!Why.empty()) {
+        skip("pruned: " + Why);
+        continue;
+      }
+    }
     Expected<Runner> Run = Fn(C);
     if (!Run) {
       skip("compile failed: " + Run.message());

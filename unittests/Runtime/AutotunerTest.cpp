@@ -53,6 +53,24 @@ TEST(AutotunerTest, PicksTheFastestAndSkipsFailures) {
   EXPECT_EQ(Runs, 5 * 6); // 1 warm-up + 5 timed for each that compiled.
 }
 
+TEST(AutotunerTest, PrunedConfigurationsAreNotCompiled) {
+  int Compiles = 0, Runs = 0;
+  TuneOptions O{1, 3, nullptr, ""};
+  O.Prune = [](const TuneConfig &C) -> std::string {
+    return C.at("BM").getInteger() == 32 ? "BM = 32 is too small" : "";
+  };
+  Autotuner T(O);
+  Expected<TuneResult> R = T.tune("k", space(), fakeCompiler(Compiles, Runs));
+  ASSERT_TRUE(R) << R.message();
+  EXPECT_EQ(Compiles, 4);
+  ASSERT_EQ(R->Skipped.size(), 3u);
+  EXPECT_EQ(R->Skipped[0].second, "pruned: BM = 32 is too small");
+  // Without BM = 32 the best is BM = 16 or 64 with u4 (16.5 ms each); the
+  // first one found is kept.
+  EXPECT_EQ(configToString(R->Best), "BM=16 T=u4");
+  EXPECT_DOUBLE_EQ(R->TimeMs, 16.5);
+}
+
 TEST(AutotunerTest, RunFailuresAreSkippedAndAllFailingIsAnError) {
   Autotuner T(TuneOptions{0, 3, nullptr, ""});
   auto Failing = [](const TuneConfig &) -> Expected<Autotuner::Runner> {

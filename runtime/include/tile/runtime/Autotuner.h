@@ -38,6 +38,9 @@ struct TuneOptions {
   unsigned Repeats = 10;         ///< Timed runs; the median is kept.
   std::FILE *Progress = nullptr; ///< Progress lines go here when set.
   std::string CachePath;         ///< JSON cache file; empty: no persistence.
+  /// Optional pruning before compiling: a non-empty reason skips the
+  /// configuration (e.g. "needs 300 KB of shared memory").
+  std::function<std::string(const TuneConfig &)> Prune;
 };
 
 /// The outcome of tuning one key.
