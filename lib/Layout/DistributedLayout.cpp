@@ -169,6 +169,8 @@ DistributedLayout::build(ArrayRef<int64_t> shape, ArrayRef<Mode> modesIn,
 DistributedLayout DistributedLayout::primitive(ArrayRef<int64_t> shape,
                                                ArrayRef<unsigned> majorToMinor,
                                                bool isSpatial) {
+  assert(llvm::all_of(shape, [](int64_t n) { return n >= 1; }) &&
+         "layout extents must be positive");
   SmallVector<Mode, 8> modes;
   SmallVector<SmallVector<unsigned, 4>, 4> dims(shape.size());
   for (auto [d, n] : enumerate(shape)) {
@@ -245,6 +247,7 @@ DistributedLayout::spatial(ArrayRef<int64_t> shape,
 }
 
 DistributedLayout DistributedLayout::replicate(int64_t k) {
+  assert(k >= 1 && "replication must be positive");
   Mode m{k, Mode::kReplicated};
   unsigned id = 0;
   return build({}, m, {}, id, {});

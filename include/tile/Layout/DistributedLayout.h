@@ -78,6 +78,8 @@ public:
   DistributedLayout() = default;
 
   /// `local(n0,...)`: one thread holds the whole tile, slots row-major.
+  /// The extents of these four factories must be >= 1 (asserted); use the
+  /// `majorToMinor` overloads or `parse` for unchecked input.
   static DistributedLayout local(llvm::ArrayRef<int64_t> shape);
   /// `spatial(n0,...)`: one element per thread, threads row-major.
   static DistributedLayout spatial(llvm::ArrayRef<int64_t> shape);
@@ -94,7 +96,7 @@ public:
   /// Spatial layout with thread digits in `majorToMinor` order.
   static llvm::Expected<DistributedLayout>
   spatial(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<unsigned> majorToMinor);
-  /// `replicate(k)`: a rank-0 layout of k threads all holding the same
+  /// `replicate(k)`: a rank-0 layout of k >= 1 threads all holding the same
   /// (only) element.
   static DistributedLayout replicate(int64_t k);
 
