@@ -7,6 +7,8 @@
 //            buffers are aligned host memory, programs run on a thread pool;
 //   cuda:N - libcuda.so.1, loaded with dlopen at first use;
 //   hip:N  - libamdhip64.so, loaded with dlopen at first use.
+// Every handle may be used from any thread (the GPU backends make their
+// context current in each call; host launches run one at a time).
 //
 //===----------------------------------------------------------------------===//
 
