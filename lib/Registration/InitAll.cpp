@@ -7,6 +7,13 @@
 #include "tile/InitAll.h"
 
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#ifdef TILE_HAVE_CODEGEN_HOST
+#include "tile/Codegen/Host/HostCodegen.h"
+#include "tile/Codegen/Passes.h"
+#endif
+#ifdef TILE_HAVE_TRANSFORMS
+#include "tile/Transforms/Passes.h"
+#endif
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -23,9 +30,18 @@ void tile::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::tensor::TensorDialect, mlir::gpu::GPUDialect,
                   mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
                   mlir::ROCDL::ROCDLDialect>();
+#ifdef TILE_HAVE_CODEGEN_HOST
+  tile::host::registerHostCodegenDialects(registry);
+#endif
 }
 
 void tile::registerAllPasses() {
   // tilec's own passes register here as they are added (Transforms/,
   // Codegen/).
+#ifdef TILE_HAVE_CODEGEN_HOST
+  mlir::tile::registerCodegenPasses();
+#endif
+#ifdef TILE_HAVE_TRANSFORMS
+  mlir::tile::registerTransformsPasses();
+#endif
 }

@@ -1,0 +1,279 @@
+//===- LowerTileCasts.cpp - tile.cast / tile.bitcast on the host ----------===//
+//
+// Part of tilec. Patterns of tile-host-lower-tile for the numeric conversion
+// (tile.cast) and the bit reinterpretation (tile.bitcast) of scalars and
+// tiles. Casts are bit-exact with lib/Numerics: where no pure-arith
+// lowering is provably identical, the generated code calls the C ABI
+// function tile_num_convert() per element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Numerics/CAPI.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+Type host::getStorageType(Type elementType) {
+  if (isSmallFloatType(elementType))
+    return IntegerType::get(elementType.getContext(),
+                            getElementBitWidth(elementType));
+  return elementType;
+}
+
+FailureOr<uint32_t> host::getFormatId(Type type, bool isUnsigned) {
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    unsigned width = intType.getWidth();
+    if (width < 1 || width > 32)
+      return failure();
+    return TILE_NUM_FORMAT_ID(isUnsigned ? TILE_NUM_KIND_UINT
+                                         : TILE_NUM_KIND_SINT,
+                              width, 0, 0);
+  }
+  if (type.isF16())
+    return TILE_NUM_FORMAT_ID(TILE_NUM_KIND_F16, 16, 5, 10);
+  if (type.isBF16())
+    return TILE_NUM_FORMAT_ID(TILE_NUM_KIND_BF16, 16, 8, 7);
+  if (type.isF32())
+    return TILE_NUM_FORMAT_ID(TILE_NUM_KIND_F32, 32, 8, 23);
+  if (isa<Float8E8M0FNUType>(type))
+    return TILE_NUM_FORMAT_ID(TILE_NUM_KIND_E8M0, 8, 8, 0);
+  auto smallFloat = [](unsigned e, unsigned m) -> uint32_t {
+    return TILE_NUM_FORMAT_ID(TILE_NUM_KIND_SMALL_FLOAT, 1 + e + m, e, m);
+  };
+  if (isa<Float8E4M3FNType>(type))
+    return smallFloat(4, 3);
+  if (isa<Float8E5M2Type>(type))
+    return smallFloat(5, 2);
+  if (isa<Float6E2M3FNType>(type))
+    return smallFloat(2, 3);
+  if (isa<Float6E3M2FNType>(type))
+    return smallFloat(3, 2);
+  if (isa<Float4E2M1FNType>(type))
+    return smallFloat(2, 1);
+  if (auto tileFloat = dyn_cast<tile::FloatType>(type))
+    return smallFloat(tileFloat.getExponentBits(),
+                      tileFloat.getMantissaBits());
+  return failure();
+}
+
+/// An i32 constant.
+static Value i32Const(OpBuilder &b, Location loc, uint32_t value) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                      static_cast<int64_t>(value));
+}
+
+/// Reinterprets a scalar storage value as the integer of its width.
+static Value toBits(OpBuilder &b, Location loc, Value value) {
+  Type type = value.getType();
+  if (isa<IntegerType>(type))
+    return value;
+  auto intType = b.getIntegerType(type.getIntOrFloatBitWidth());
+  return arith::BitcastOp::create(b, loc, intType, value);
+}
+
+/// Reinterprets integer bits as the storage type \p storage.
+static Value fromBits(OpBuilder &b, Location loc, Value bits, Type storage) {
+  if (bits.getType() == storage)
+    return bits;
+  return arith::BitcastOp::create(b, loc, storage, bits);
+}
+
+Value host::emitScalarCast(OpBuilder &b, Location loc, Value value,
+                           Type srcType, Type dstType, bool srcUnsigned,
+                           bool dstUnsigned) {
+  auto srcInt = dyn_cast<IntegerType>(srcType);
+  auto dstInt = dyn_cast<IntegerType>(dstType);
+  if (srcType == dstType && (!srcInt || srcUnsigned == dstUnsigned))
+    return value;
+  // Integer widening keeps every value when the destination can hold the
+  // whole source range: same signedness, or unsigned into wider signed.
+  if (srcInt && dstInt && dstInt.getWidth() > srcInt.getWidth() &&
+      (srcUnsigned == dstUnsigned || (srcUnsigned && !dstUnsigned))) {
+    if (srcUnsigned)
+      return arith::ExtUIOp::create(b, loc, dstInt, value);
+    return arith::ExtSIOp::create(b, loc, dstInt, value);
+  }
+  // f16 / bf16 -> f32 is exact (and NaN stays NaN).
+  if ((srcType.isF16() || srcType.isBF16()) && dstType.isF32())
+    return arith::ExtFOp::create(b, loc, dstType, value);
+
+  uint32_t fromId = *getFormatId(srcType, srcUnsigned);
+  uint32_t toId = *getFormatId(dstType, dstUnsigned);
+  Type i32 = b.getI32Type();
+  Value code = toBits(b, loc, value);
+  if (code.getType().getIntOrFloatBitWidth() < 32)
+    code = arith::ExtUIOp::create(b, loc, i32, code);
+  auto call = func::CallOp::create(
+      b, loc, kConvertFn, TypeRange{i32},
+      ValueRange{code, i32Const(b, loc, fromId), i32Const(b, loc, toId)});
+  Value result = call.getResult(0);
+  Type storage = getStorageType(dstType);
+  unsigned width = storage.getIntOrFloatBitWidth();
+  if (width < 32)
+    result = arith::TruncIOp::create(b, loc, b.getIntegerType(width), result);
+  return fromBits(b, loc, result, storage);
+}
+
+/// A linalg.generic of type \p resultType over the identity iteration space
+/// of its result, reading \p inputs elementwise; \p body makes the element.
+static Value
+buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                 ValueRange inputs,
+                 function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  unsigned rank = resultType.getRank();
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  SmallVector<AffineMap> maps(inputs.size() + 1,
+                              b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value element = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, element);
+      });
+  return generic.getResult(0);
+}
+
+namespace {
+
+struct CastLowering : public OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type srcElem = getElementTypeOrSelf(op.getSrc().getType());
+    Type dstElem = getElementTypeOrSelf(op.getType());
+    bool srcUnsigned = op.getSrcUnsigned(), dstUnsigned = op.getDstUnsigned();
+    if (failed(host::getFormatId(srcElem, srcUnsigned)) ||
+        failed(host::getFormatId(dstElem, dstUnsigned)))
+      return op.emitOpError() << "cannot convert " << srcElem << " to "
+                              << dstElem << " on the host: no numeric format";
+    Location loc = op.getLoc();
+    auto resultType = dyn_cast_or_null<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    if (!resultType) {
+      rewriter.replaceOp(op, host::emitScalarCast(rewriter, loc,
+                                                  adaptor.getSrc(), srcElem,
+                                                  dstElem, srcUnsigned,
+                                                  dstUnsigned));
+      return success();
+    }
+    Value result = buildElementwise(
+        rewriter, loc, resultType, adaptor.getSrc(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return host::emitScalarCast(b, l, args[0], srcElem, dstElem,
+                                      srcUnsigned, dstUnsigned);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct BitcastLowering : public OpConversionPattern<BitcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(BitcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value src = adaptor.getSrc();
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "unconvertible result type");
+    Type srcStorage = getElementTypeOrSelf(src.getType());
+    Type dstStorage = getElementTypeOrSelf(resultType);
+    unsigned srcBits = srcStorage.getIntOrFloatBitWidth();
+    unsigned dstBits = dstStorage.getIntOrFloatBitWidth();
+    auto reinterpret = [&](OpBuilder &b, Location l, Value v) -> Value {
+      if (srcStorage == dstStorage)
+        return v;
+      return arith::BitcastOp::create(b, l, dstStorage, v);
+    };
+    auto tensorType = dyn_cast<RankedTensorType>(resultType);
+    if (!tensorType) {
+      rewriter.replaceOp(op, reinterpret(rewriter, loc, src));
+      return success();
+    }
+    if (srcBits == dstBits) {
+      if (src.getType() == resultType) {
+        rewriter.replaceOp(op, src);
+        return success();
+      }
+      rewriter.replaceOp(
+          op, buildElementwise(rewriter, loc, tensorType, src,
+                               [&](OpBuilder &b, Location l, ValueRange args) {
+                                 return reinterpret(b, l, args[0]);
+                               }));
+      return success();
+    }
+    // Different widths: element j of a result row is bits
+    // [j * dstBits, (j + 1) * dstBits) of the source row, gathered from the
+    // source elements covering them (LSB-first).
+    auto srcType = cast<RankedTensorType>(src.getType());
+    unsigned rank = tensorType.getRank();
+    int64_t srcLast = srcType.getShape().back();
+    unsigned count = (srcBits - 1 + dstBits + srcBits - 1) / srcBits;
+    Value init = tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(),
+                                         dstStorage);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, tensorType, ValueRange{}, ValueRange{init},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)}, iterators,
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Type i64 = b.getI64Type();
+          auto idx = [&](int64_t v) {
+            return arith::ConstantIndexOp::create(b, l, v).getResult();
+          };
+          SmallVector<Value> indices;
+          for (unsigned d = 0; d < rank; ++d)
+            indices.push_back(linalg::IndexOp::create(b, l, d));
+          Value bit = arith::MulIOp::create(b, l, indices.back(), idx(dstBits));
+          Value first = arith::DivUIOp::create(b, l, bit, idx(srcBits));
+          Value shift = arith::RemUIOp::create(b, l, bit, idx(srcBits));
+          Value acc = arith::ConstantIntOp::create(b, l, i64, 0);
+          for (unsigned k = 0; k < count; ++k) {
+            Value at = arith::AddIOp::create(b, l, first, idx(k));
+            at = arith::MinUIOp::create(b, l, at, idx(srcLast - 1));
+            SmallVector<Value> srcIndices(indices);
+            srcIndices.back() = at;
+            Value element = tensor::ExtractOp::create(b, l, src, srcIndices);
+            Value bits = toBits(b, l, element);
+            if (srcBits < 64)
+              bits = arith::ExtUIOp::create(b, l, i64, bits);
+            if (k != 0)
+              bits = arith::ShLIOp::create(
+                  b, l, bits,
+                  arith::ConstantIntOp::create(b, l, i64, k * srcBits));
+            acc = arith::OrIOp::create(b, l, acc, bits);
+          }
+          Value shift64 = arith::IndexCastUIOp::create(b, l, i64, shift);
+          Value part = arith::ShRUIOp::create(b, l, acc, shift64);
+          Value element = arith::TruncIOp::create(
+              b, l, b.getIntegerType(dstBits), part);
+          linalg::YieldOp::create(b, l, fromBits(b, l, element, dstStorage));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void host::populateCastPatterns(const TypeConverter &converter,
+                                RewritePatternSet &patterns) {
+  patterns.add<CastLowering, BitcastLowering>(converter,
+                                              patterns.getContext());
+}

@@ -1,0 +1,54 @@
+//===- Lowering.h - Shared helpers of the host lowering ---------*- C++ -*-===//
+//
+// Part of tilec. Private to lib/Codegen/Host: what the tile-host-lower-tile
+// pass (LowerTile.cpp) shares with its cast patterns (LowerTileCasts.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_CODEGEN_HOST_LOWERING_H
+#define TILE_LIB_CODEGEN_HOST_LOWERING_H
+
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Types.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+
+#include <cstdint>
+
+namespace mlir {
+class OpBuilder;
+class RewritePatternSet;
+class TypeConverter;
+namespace tile {
+namespace host {
+
+/// Name of the lib/Numerics C function the generated code calls for casts:
+/// uint32_t tile_num_convert(uint32_t code, uint32_t fromId, uint32_t toId).
+inline constexpr const char *kConvertFn = "tile_num_convert";
+
+/// The storage type of an element on the host: small floats (builtin 4/6/8
+/// bit floats and !tile.float) become integers of their width; every other
+/// type is unchanged.
+Type getStorageType(Type elementType);
+
+/// The lib/Numerics format id (include/tile/Numerics/CAPI.h) of an element
+/// type; integers are read as unsigned when \p isUnsigned. Fails for types
+/// the language has no format for (f64, index, ...).
+FailureOr<uint32_t> getFormatId(Type elementType, bool isUnsigned);
+
+/// Converts the scalar \p value (of the storage type of \p srcType) to
+/// \p dstType with the language's cast() rules; returns a value of the
+/// storage type of \p dstType. Uses pure arith where that is exact (float and
+/// integer widening), otherwise calls kConvertFn.
+Value emitScalarCast(OpBuilder &b, Location loc, Value value, Type srcType,
+                     Type dstType, bool srcUnsigned, bool dstUnsigned);
+
+/// Adds the patterns for tile.cast and tile.bitcast.
+void populateCastPatterns(const TypeConverter &converter,
+                          RewritePatternSet &patterns);
+
+} // namespace host
+} // namespace tile
+} // namespace mlir
+
+#endif // TILE_LIB_CODEGEN_HOST_LOWERING_H

@@ -1,0 +1,798 @@
+//===- HostExecutionTest.cpp - Tile kernels JIT-compiled and run on the CPU ===//
+//
+// Part of tilec. Hand-written tile-dialect kernels (the front end's contract:
+// func.func with tile.kernel, !tile.ptr parameters, i32 dims) lowered by the
+// host pipeline, JIT-compiled and run over grids on random inputs. Outputs
+// are poisoned first and compared with independent references written here
+// as float64 loops; small-float and integer conversions in the references
+// are brute-force searches over all codes, not lib/Numerics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Codegen/Host/HostCodegen.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace tile::host;
+
+namespace {
+
+/// A compiled kernel (the executable keeps the code alive).
+struct Compiled {
+  std::unique_ptr<HostExecutable> exe;
+  KernelEntry entry = nullptr;
+};
+
+/// Compiles \p source and looks up \p name; fails the test on errors.
+::testing::AssertionResult compile(const std::string &source,
+                                   const char *name, Compiled &out,
+                                   bool optimize = true) {
+  HostCompileOptions options;
+  options.optimize = optimize;
+  auto exe = HostExecutable::createFromSource(source, options);
+  if (!exe)
+    return ::testing::AssertionFailure() << llvm::toString(exe.takeError());
+  auto entry = (*exe)->lookup(name);
+  if (!entry)
+    return ::testing::AssertionFailure() << llvm::toString(entry.takeError());
+  out.exe = std::move(*exe);
+  out.entry = *entry;
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult run(const Compiled &kernel, void **args,
+                               std::array<uint32_t, 3> grid,
+                               unsigned threads = 0) {
+  if (llvm::Error error = runGrid(kernel.entry, args, grid, threads))
+    return ::testing::AssertionFailure() << llvm::toString(std::move(error));
+  return ::testing::AssertionSuccess();
+}
+
+uint32_t cdiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+std::vector<float> randomFloats(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> values(n);
+  for (float &v : values)
+    v = dist(gen);
+  return values;
+}
+
+/// IEEE binary16 bits -> value (independent decoder).
+double f16Value(uint16_t h) {
+  int sign = h >> 15, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
+  double v;
+  if (exp == 0)
+    v = std::ldexp(double(man), -24);
+  else if (exp == 31)
+    v = man ? std::numeric_limits<double>::quiet_NaN()
+            : std::numeric_limits<double>::infinity();
+  else
+    v = std::ldexp(double(1024 + man), exp - 25);
+  return sign ? -v : v;
+}
+
+/// Value -> nearest binary16 bits (ties to even), by search over the codes.
+uint16_t f16Bits(double x) {
+  uint16_t best = 0;
+  double bestErr = std::numeric_limits<double>::infinity();
+  for (uint32_t c = 0; c < 0x7C00; ++c) {
+    double err = std::fabs(std::fabs(x) - f16Value(uint16_t(c)));
+    if (err < bestErr || (err == bestErr && (c & 1) == 0 && (best & 1))) {
+      best = uint16_t(c);
+      bestErr = err;
+    }
+  }
+  return uint16_t(best | (x < 0 ? 0x8000 : 0));
+}
+
+/// Value of a small float code sEeMm (bias 2^(E-1)-1, subnormals); NaN for
+/// the OCP e4m3 NaN codes when \p e4m3 is set.
+double smallFloatValue(uint32_t code, int e, int m, bool e4m3 = false) {
+  int width = 1 + e + m;
+  code &= (1u << width) - 1;
+  int sign = code >> (e + m);
+  int exp = (code >> m) & ((1 << e) - 1);
+  int man = code & ((1 << m) - 1);
+  if (e4m3 && exp == 15 && man == 7)
+    return std::numeric_limits<double>::quiet_NaN();
+  int bias = (1 << (e - 1)) - 1;
+  double v = exp == 0 ? std::ldexp(double(man), 1 - bias - m)
+                      : std::ldexp(double((1 << m) + man), exp - bias - m);
+  return sign ? -v : v;
+}
+
+/// Nearest small-float code to \p x: round to nearest, ties to the even
+/// code, saturating to the largest finite magnitude (brute force).
+uint32_t smallFloatEncode(double x, int e, int m, bool e4m3 = false) {
+  int width = 1 + e + m;
+  uint32_t signBit = 1u << (width - 1);
+  uint32_t best = 0;
+  double bestErr = std::numeric_limits<double>::infinity();
+  for (uint32_t c = 0; c < signBit; ++c) {
+    double v = smallFloatValue(c, e, m, e4m3);
+    if (std::isnan(v))
+      continue;
+    double err = std::fabs(std::fabs(x) - v);
+    if (err < bestErr || (err == bestErr && (c & 1) == 0)) {
+      best = c;
+      bestErr = err;
+    }
+  }
+  return best | (x < 0 ? signBit : 0);
+}
+
+/// Packs codes of \p bits bits LSB-first (independent of lib/Numerics).
+void packBits(std::vector<uint8_t> &bytes, size_t index, unsigned bits,
+              uint32_t code) {
+  for (unsigned b = 0; b < bits; ++b) {
+    size_t bit = index * bits + b;
+    uint8_t mask = uint8_t(1u << (bit % 8));
+    if ((code >> b) & 1)
+      bytes[bit / 8] |= mask;
+    else
+      bytes[bit / 8] &= uint8_t(~mask);
+  }
+}
+
+uint32_t unpackBits(const std::vector<uint8_t> &bytes, size_t index,
+                    unsigned bits) {
+  uint32_t code = 0;
+  for (unsigned b = 0; b < bits; ++b) {
+    size_t bit = index * bits + b;
+    code |= uint32_t((bytes[bit / 8] >> (bit % 8)) & 1) << b;
+  }
+  return code;
+}
+
+constexpr float kPoison = -12345.0f;
+
+//===----------------------------------------------------------------------===//
+// Vector add over a grid with a masked tail
+//===----------------------------------------------------------------------===//
+
+const char *kVectorAdd = R"mlir(
+func.func @vadd(%x: !tile.ptr<f32> {tile.name = "x", tile.dtype = "f32", tile.shape = ["N"]},
+                %y: !tile.ptr<f32> {tile.name = "y", tile.dtype = "f32", tile.shape = ["N"]},
+                %z: !tile.ptr<f32> {tile.name = "z", tile.dtype = "f32", tile.shape = ["N"], tile.mut},
+                %n: i32 {tile.dim = "N"})
+    attributes {tile.kernel, tile.warps = 4 : i32, tile.grid = ["cdiv(N, 64)", "1", "1"]} {
+  %pid = tile.program_id x : i32
+  %c64 = arith.constant 64 : i32
+  %off = arith.muli %pid, %c64 : i32
+  %vx = tile.view %x(%n) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %vy = tile.view %y(%n) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %vz = tile.view %z(%n) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %a = tile.load %vx[%off] : !tile.view<?xf32> -> tensor<64xf32>
+  %b = tile.load %vy[%off] : !tile.view<?xf32> -> tensor<64xf32>
+  %s = arith.addf %a, %b : tensor<64xf32>
+  tile.store %vz[%off], %s : !tile.view<?xf32>, tensor<64xf32>
+  return
+}
+)mlir";
+
+TEST(HostExecution, VectorAddMaskedTail) {
+  for (bool optimize : {true, false}) {
+    Compiled kernel;
+    ASSERT_TRUE(compile(kVectorAdd, "vadd", kernel, optimize));
+    for (uint32_t n : {1u, 64u, 1000u}) {
+      std::vector<float> x = randomFloats(n, 1 + n), y = randomFloats(n, 2 + n);
+      // Room past the end: stores there would be out-of-bounds writes.
+      std::vector<float> z(n + 70, kPoison);
+      float *px = x.data(), *py = y.data(), *pz = z.data();
+      int32_t dim = int32_t(n);
+      void *args[] = {&px, &py, &pz, &dim};
+      ASSERT_TRUE(run(kernel, args, {cdiv(n, 64), 1, 1}));
+      for (uint32_t i = 0; i < n; ++i)
+        ASSERT_EQ(z[i], float(double(x[i]) + double(y[i]))) << "i=" << i;
+      for (uint32_t i = n; i < n + 70; ++i)
+        ASSERT_EQ(z[i], kPoison) << "write past the end at " << i;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax rows: reduce, expand_dims, broadcast, exp, -inf padding
+//===----------------------------------------------------------------------===//
+
+const char *kSoftmax = R"mlir(
+func.func @softmax(%x: !tile.ptr<f32> {tile.name = "x", tile.dtype = "f32", tile.shape = ["M", "N"]},
+                   %y: !tile.ptr<f16> {tile.name = "y", tile.dtype = "f16", tile.shape = ["M", "N"], tile.mut},
+                   %m: i32 {tile.dim = "M"}, %n: i32 {tile.dim = "N"})
+    attributes {tile.kernel, tile.grid = ["cdiv(M, 4)", "1", "1"]} {
+  %pid = tile.program_id x : i32
+  %c4 = arith.constant 4 : i32
+  %c0 = arith.constant 0 : i32
+  %r0 = arith.muli %pid, %c4 : i32
+  %vx = tile.view %x(%m, %n) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %vy = tile.view %y(%m, %n) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %t = tile.load %vx[%r0, %c0] padding(0xFF800000 : f32) : !tile.view<?x?xf32> -> tensor<4x128xf32>
+  %mx = tile.reduce max %t axis = 1 : tensor<4x128xf32> -> tensor<4xf32>
+  %mx2 = tile.expand_dims %mx axis = 1 : tensor<4xf32> -> tensor<4x1xf32>
+  %mb = tile.broadcast %mx2 : tensor<4x1xf32> -> tensor<4x128xf32>
+  %d = arith.subf %t, %mb : tensor<4x128xf32>
+  %e = math.exp %d : tensor<4x128xf32>
+  %s = tile.reduce sum %e axis = 1 : tensor<4x128xf32> -> tensor<4xf32>
+  %s2 = tile.expand_dims %s axis = 1 : tensor<4xf32> -> tensor<4x1xf32>
+  %sb = tile.broadcast %s2 : tensor<4x1xf32> -> tensor<4x128xf32>
+  %o = arith.divf %e, %sb : tensor<4x128xf32>
+  %h = tile.cast %o : tensor<4x128xf32> -> tensor<4x128xf16>
+  tile.store %vy[%r0, %c0], %h : !tile.view<?x?xf16>, tensor<4x128xf16>
+  return
+}
+)mlir";
+
+TEST(HostExecution, SoftmaxRows) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kSoftmax, "softmax", kernel));
+  for (auto [m, n] : {std::pair<uint32_t, uint32_t>{10, 100}, {1, 128},
+                      {5, 7}}) {
+    std::vector<float> x = randomFloats(size_t(m) * n, m * 31 + n);
+    for (float &v : x)
+      v *= 3.0f;
+    std::vector<uint16_t> y(size_t(m) * n + 8, 0xBEEF);
+    float *px = x.data();
+    uint16_t *py = y.data();
+    int32_t dm = int32_t(m), dn = int32_t(n);
+    void *args[] = {&px, &py, &dm, &dn};
+    ASSERT_TRUE(run(kernel, args, {cdiv(m, 4), 1, 1}));
+    for (uint32_t r = 0; r < m; ++r) {
+      double mx = -INFINITY, sum = 0;
+      for (uint32_t c = 0; c < n; ++c)
+        mx = std::max(mx, double(x[r * n + c]));
+      for (uint32_t c = 0; c < n; ++c)
+        sum += std::exp(double(x[r * n + c]) - mx);
+      for (uint32_t c = 0; c < n; ++c) {
+        double want = std::exp(double(x[r * n + c]) - mx) / sum;
+        double got = f16Value(y[r * n + c]);
+        ASSERT_NEAR(got, want, 1e-3 * want + 1e-6)
+            << "m=" << m << " n=" << n << " r=" << r << " c=" << c;
+      }
+    }
+    for (size_t i = size_t(m) * n; i < y.size(); ++i)
+      ASSERT_EQ(y[i], 0xBEEF);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM: tile.dot in an scf.for over K, 2-D grid
+//===----------------------------------------------------------------------===//
+
+const char *kGemm = R"mlir(
+func.func @gemm(%a: !tile.ptr<f16> {tile.name = "A", tile.dtype = "f16", tile.shape = ["M", "K"]},
+                %b: !tile.ptr<f16> {tile.name = "B", tile.dtype = "f16", tile.shape = ["K", "N"]},
+                %c: !tile.ptr<f32> {tile.name = "C", tile.dtype = "f32", tile.shape = ["M", "N"], tile.mut},
+                %m: i32 {tile.dim = "M"}, %k: i32 {tile.dim = "K"}, %n: i32 {tile.dim = "N"})
+    attributes {tile.kernel, tile.grid = ["cdiv(N, 16)", "cdiv(M, 16)", "1"]} {
+  %px = tile.program_id x : i32
+  %py = tile.program_id y : i32
+  %c0 = arith.constant 0 : i32
+  %c8 = arith.constant 8 : i32
+  %c16 = arith.constant 16 : i32
+  %m0 = arith.muli %py, %c16 : i32
+  %n0 = arith.muli %px, %c16 : i32
+  %va = tile.view %a(%m, %k) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %vb = tile.view %b(%k, %n) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %vc = tile.view %c(%m, %n) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %acc = scf.for %kk = %c0 to %k step %c8 iter_args(%acc_in = %zero) -> (tensor<16x16xf32>) : i32 {
+    %ta = tile.load %va[%m0, %kk] : !tile.view<?x?xf16> -> tensor<16x8xf16>
+    %tb = tile.load %vb[%kk, %n0] : !tile.view<?x?xf16> -> tensor<8x16xf16>
+    %d = tile.dot %ta, %tb, %acc_in : tensor<16x8xf16>, tensor<8x16xf16>, tensor<16x16xf32> -> tensor<16x16xf32>
+    scf.yield %d : tensor<16x16xf32>
+  } {tile.pipeline = 2 : i32}
+  tile.store %vc[%m0, %n0], %acc : !tile.view<?x?xf32>, tensor<16x16xf32>
+  return
+}
+
+func.func @gemm_i8(%a: !tile.ptr<i8> {tile.name = "A", tile.dtype = "i8", tile.shape = ["M", "K"]},
+                   %b: !tile.ptr<i8> {tile.name = "B", tile.dtype = "i8", tile.shape = ["K", "N"]},
+                   %c: !tile.ptr<i32> {tile.name = "C", tile.dtype = "i32", tile.shape = ["M", "N"], tile.mut},
+                   %m: i32 {tile.dim = "M"}, %k: i32 {tile.dim = "K"}, %n: i32 {tile.dim = "N"})
+    attributes {tile.kernel, tile.grid = ["cdiv(N, 8)", "cdiv(M, 8)", "1"]} {
+  %px = tile.program_id x : i32
+  %py = tile.program_id y : i32
+  %c0 = arith.constant 0 : i32
+  %c8 = arith.constant 8 : i32
+  %m0 = arith.muli %py, %c8 : i32
+  %n0 = arith.muli %px, %c8 : i32
+  %va = tile.view %a(%m, %k) : !tile.ptr<i8> -> !tile.view<?x?xi8>
+  %vb = tile.view %b(%k, %n) : !tile.ptr<i8> -> !tile.view<?x?xi8>
+  %vc = tile.view %c(%m, %n) : !tile.ptr<i32> -> !tile.view<?x?xi32>
+  %zero = arith.constant dense<0> : tensor<8x8xi32>
+  %acc = scf.for %kk = %c0 to %k step %c8 iter_args(%acc_in = %zero) -> (tensor<8x8xi32>) : i32 {
+    %ta = tile.load %va[%m0, %kk] : !tile.view<?x?xi8> -> tensor<8x8xi8>
+    %tb = tile.load %vb[%kk, %n0] : !tile.view<?x?xi8> -> tensor<8x8xi8>
+    %d = tile.dot %ta, %tb, %acc_in : tensor<8x8xi8>, tensor<8x8xi8>, tensor<8x8xi32> -> tensor<8x8xi32>
+    scf.yield %d : tensor<8x8xi32>
+  }
+  tile.store %vc[%m0, %n0], %acc : !tile.view<?x?xi32>, tensor<8x8xi32>
+  return
+}
+)mlir";
+
+TEST(HostExecution, GemmF16) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kGemm, "gemm", kernel));
+  for (auto [m, n, k] : {std::tuple<uint32_t, uint32_t, uint32_t>{37, 29, 45},
+                         {1, 16, 8}, {16, 3, 1}}) {
+    std::vector<float> af = randomFloats(size_t(m) * k, m + 7 * k);
+    std::vector<float> bf = randomFloats(size_t(k) * n, n + 11 * k);
+    std::vector<uint16_t> a(af.size()), b(bf.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = f16Bits(af[i]);
+    for (size_t i = 0; i < b.size(); ++i)
+      b[i] = f16Bits(bf[i]);
+    std::vector<float> c(size_t(m) * n, kPoison);
+    uint16_t *pa = a.data(), *pb = b.data();
+    float *pc = c.data();
+    int32_t dm = int32_t(m), dk = int32_t(k), dn = int32_t(n);
+    void *args[] = {&pa, &pb, &pc, &dm, &dk, &dn};
+    ASSERT_TRUE(run(kernel, args, {cdiv(n, 16), cdiv(m, 16), 1}));
+    for (uint32_t i = 0; i < m; ++i)
+      for (uint32_t j = 0; j < n; ++j) {
+        double want = 0, scale = 0;
+        for (uint32_t p = 0; p < k; ++p) {
+          double prod = f16Value(a[i * k + p]) * f16Value(b[p * n + j]);
+          want += prod;
+          scale += std::fabs(prod);
+        }
+        ASSERT_NEAR(c[i * n + j], want, 1e-5 * scale + 1e-6)
+            << "m=" << m << " n=" << n << " k=" << k << " at " << i << ","
+            << j;
+      }
+  }
+}
+
+TEST(HostExecution, GemmI8) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kGemm, "gemm_i8", kernel));
+  uint32_t m = 13, n = 11, k = 21;
+  std::mt19937 gen(5);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  std::vector<int8_t> a(size_t(m) * k), b(size_t(k) * n);
+  for (int8_t &v : a)
+    v = int8_t(dist(gen));
+  for (int8_t &v : b)
+    v = int8_t(dist(gen));
+  std::vector<int32_t> c(size_t(m) * n, -7);
+  int8_t *pa = a.data(), *pb = b.data();
+  int32_t *pc = c.data();
+  int32_t dm = int32_t(m), dk = int32_t(k), dn = int32_t(n);
+  void *args[] = {&pa, &pb, &pc, &dm, &dk, &dn};
+  ASSERT_TRUE(run(kernel, args, {cdiv(n, 8), cdiv(m, 8), 1}));
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < n; ++j) {
+      int64_t want = 0;
+      for (uint32_t p = 0; p < k; ++p)
+        want += int64_t(a[i * k + p]) * int64_t(b[p * n + j]);
+      ASSERT_EQ(c[i * n + j], want) << i << "," << j;
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// Casts between packed low-bit codes and f16/f32
+//===----------------------------------------------------------------------===//
+
+const char *kCasts = R"mlir(
+func.func @u4_to_f16(%w: !tile.ptr<i4> {tile.name = "w", tile.dtype = "u4", tile.shape = ["N"]},
+                     %o: !tile.ptr<f16> {tile.name = "o", tile.dtype = "f16", tile.shape = ["N"], tile.mut},
+                     %n: i32 {tile.dim = "N"})
+    attributes {tile.kernel, tile.grid = ["cdiv(N, 32)", "1", "1"]} {
+  %pid = tile.program_id x : i32
+  %c32 = arith.constant 32 : i32
+  %off = arith.muli %pid, %c32 : i32
+  %vw = tile.view %w(%n) : !tile.ptr<i4> -> !tile.view<?xi4>
+  %vo = tile.view %o(%n) : !tile.ptr<f16> -> !tile.view<?xf16>
+  %t = tile.load %vw[%off] : !tile.view<?xi4> -> tensor<32xi4>
+  %h = tile.cast %t {src_unsigned} : tensor<32xi4> -> tensor<32xf16>
+  tile.store %vo[%off], %h : !tile.view<?xf16>, tensor<32xf16>
+  return
+}
+
+func.func @f32_to_i3(%x: !tile.ptr<f32> {tile.name = "x", tile.dtype = "f32", tile.shape = ["N"]},
+                     %q: !tile.ptr<i3> {tile.name = "q", tile.dtype = "i3", tile.shape = ["N"], tile.mut},
+                     %n: i32 {tile.dim = "N"})
+    attributes {tile.kernel, tile.grid = ["cdiv(N, 16)", "1", "1"]} {
+  %pid = tile.program_id x : i32
+  %c16 = arith.constant 16 : i32
+  %off = arith.muli %pid, %c16 : i32
+  %vx = tile.view %x(%n) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %vq = tile.view %q(%n) : !tile.ptr<i3> -> !tile.view<?xi3>
+  %t = tile.load %vx[%off] : !tile.view<?xf32> -> tensor<16xf32>
+  %c = tile.cast %t : tensor<16xf32> -> tensor<16xi3>
+  tile.store %vq[%off], %c : !tile.view<?xi3>, tensor<16xi3>
+  return
+}
+
+func.func @f6_roundtrip(%x: !tile.ptr<f6E3M2FN> {tile.name = "x", tile.dtype = "f6e3m2", tile.shape = ["N"]},
+                        %o: !tile.ptr<f32> {tile.name = "o", tile.dtype = "f32", tile.shape = ["N"], tile.mut},
+                        %q: !tile.ptr<f6E3M2FN> {tile.name = "q", tile.dtype = "f6e3m2", tile.shape = ["N"], tile.mut},
+                        %n: i32 {tile.dim = "N"})
+    attributes {tile.kernel, tile.grid = ["cdiv(N, 8)", "1", "1"]} {
+  %pid = tile.program_id x : i32
+  %c8 = arith.constant 8 : i32
+  %off = arith.muli %pid, %c8 : i32
+  %vx = tile.view %x(%n) : !tile.ptr<f6E3M2FN> -> !tile.view<?xf6E3M2FN>
+  %vo = tile.view %o(%n) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %vq = tile.view %q(%n) : !tile.ptr<f6E3M2FN> -> !tile.view<?xf6E3M2FN>
+  %t = tile.load %vx[%off] : !tile.view<?xf6E3M2FN> -> tensor<8xf6E3M2FN>
+  %f = tile.cast %t : tensor<8xf6E3M2FN> -> tensor<8xf32>
+  tile.store %vo[%off], %f : !tile.view<?xf32>, tensor<8xf32>
+  %two = arith.constant dense<2.5> : tensor<8xf32>
+  %g = arith.mulf %f, %two : tensor<8xf32>
+  %r = tile.cast %g : tensor<8xf32> -> tensor<8xf6E3M2FN>
+  tile.store %vq[%off], %r : !tile.view<?xf6E3M2FN>, tensor<8xf6E3M2FN>
+  return
+}
+
+func.func @f8_roundtrip(%x: !tile.ptr<f32> {tile.name = "x", tile.dtype = "f32", tile.shape = ["N"]},
+                        %q: !tile.ptr<f8E4M3FN> {tile.name = "q", tile.dtype = "f8e4m3", tile.shape = ["N"], tile.mut},
+                        %o: !tile.ptr<f16> {tile.name = "o", tile.dtype = "f16", tile.shape = ["N"], tile.mut},
+                        %n: i32 {tile.dim = "N"})
+    attributes {tile.kernel, tile.grid = ["cdiv(N, 64)", "1", "1"]} {
+  %pid = tile.program_id x : i32
+  %c64 = arith.constant 64 : i32
+  %off = arith.muli %pid, %c64 : i32
+  %vx = tile.view %x(%n) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %vq = tile.view %q(%n) : !tile.ptr<f8E4M3FN> -> !tile.view<?xf8E4M3FN>
+  %vo = tile.view %o(%n) : !tile.ptr<f16> -> !tile.view<?xf16>
+  %t = tile.load %vx[%off] : !tile.view<?xf32> -> tensor<64xf32>
+  %e = tile.cast %t : tensor<64xf32> -> tensor<64xf8E4M3FN>
+  tile.store %vq[%off], %e : !tile.view<?xf8E4M3FN>, tensor<64xf8E4M3FN>
+  %h = tile.cast %e : tensor<64xf8E4M3FN> -> tensor<64xf16>
+  tile.store %vo[%off], %h : !tile.view<?xf16>, tensor<64xf16>
+  return
+}
+)mlir";
+
+TEST(HostExecution, CastU4ToF16) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kCasts, "u4_to_f16", kernel));
+  uint32_t n = 77;
+  std::mt19937 gen(9);
+  std::vector<uint32_t> codes(n);
+  std::vector<uint8_t> packed((n * 4 + 7) / 8, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    codes[i] = gen() & 15;
+    packBits(packed, i, 4, codes[i]);
+  }
+  std::vector<uint16_t> out(n + 4, 0xBEEF);
+  uint8_t *pw = packed.data();
+  uint16_t *po = out.data();
+  int32_t dn = int32_t(n);
+  void *args[] = {&pw, &po, &dn};
+  ASSERT_TRUE(run(kernel, args, {cdiv(n, 32), 1, 1}));
+  for (uint32_t i = 0; i < n; ++i)
+    ASSERT_EQ(f16Value(out[i]), double(codes[i])) << i;
+  for (uint32_t i = n; i < n + 4; ++i)
+    ASSERT_EQ(out[i], 0xBEEF);
+}
+
+TEST(HostExecution, CastF32ToPackedI3Saturates) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kCasts, "f32_to_i3", kernel));
+  uint32_t n = 45; // 135 bits: the last byte is shared with the poison.
+  std::vector<float> x = randomFloats(n, 17);
+  for (float &v : x)
+    v *= 3.0f;
+  x[0] = 9.6f;   // saturates to 3
+  x[1] = -9.6f;  // saturates to -4
+  x[2] = 2.5f;   // ties to even: 2
+  x[3] = -0.5f;  // ties to even: 0
+  x[4] = 1.5f;   // ties to even: 2
+  std::vector<uint8_t> q((n * 3 + 7) / 8 + 2, 0xA5);
+  std::vector<uint8_t> poison = q;
+  float *px = x.data();
+  uint8_t *pq = q.data();
+  int32_t dn = int32_t(n);
+  void *args[] = {&px, &pq, &dn};
+  ASSERT_TRUE(run(kernel, args, {cdiv(n, 16), 1, 1}, /*threads=*/3));
+  for (uint32_t i = 0; i < n; ++i) {
+    double r = std::nearbyint(double(x[i])); // ties to even (default mode)
+    int64_t want = int64_t(std::min(3.0, std::max(-4.0, r)));
+    int32_t code = int32_t(unpackBits(q, i, 3));
+    int32_t got = code >= 4 ? code - 8 : code;
+    ASSERT_EQ(got, want) << "i=" << i << " x=" << x[i];
+  }
+  // Bits past the last element keep their poison.
+  for (size_t bit = n * 3; bit < q.size() * 8; ++bit)
+    ASSERT_EQ((q[bit / 8] >> (bit % 8)) & 1, (poison[bit / 8] >> (bit % 8)) & 1)
+        << "bit " << bit;
+}
+
+TEST(HostExecution, CastF6E3M2RoundTrip) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kCasts, "f6_roundtrip", kernel));
+  uint32_t n = 64 + 19; // every code, then random ones
+  std::mt19937 gen(23);
+  std::vector<uint32_t> codes(n);
+  std::vector<uint8_t> packed((n * 6 + 7) / 8, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    codes[i] = i < 64 ? i : gen() & 63;
+    packBits(packed, i, 6, codes[i]);
+  }
+  std::vector<float> out(n, kPoison);
+  std::vector<uint8_t> q(packed.size(), 0x5A);
+  uint8_t *px = packed.data(), *pq = q.data();
+  float *po = out.data();
+  int32_t dn = int32_t(n);
+  void *args[] = {&px, &po, &pq, &dn};
+  ASSERT_TRUE(run(kernel, args, {cdiv(n, 8), 1, 1}));
+  for (uint32_t i = 0; i < n; ++i) {
+    double value = smallFloatValue(codes[i], 3, 2);
+    ASSERT_EQ(double(out[i]), value) << "code " << codes[i];
+    uint32_t want = smallFloatEncode(value * 2.5, 3, 2);
+    uint32_t got = unpackBits(q, i, 6);
+    // -0 and +0 are both zero: compare values, and signs of non-zeros.
+    ASSERT_EQ(smallFloatValue(got, 3, 2), smallFloatValue(want, 3, 2))
+        << "code " << codes[i] << " x2.5 = " << value * 2.5;
+  }
+}
+
+TEST(HostExecution, CastF8E4M3RoundTrip) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kCasts, "f8_roundtrip", kernel));
+  uint32_t n = 200;
+  std::vector<float> x = randomFloats(n, 29);
+  for (uint32_t i = 0; i < n; ++i)
+    x[i] *= float(1 << (i % 12)); // up to 2048: past 448 saturates
+  x[0] = 1e6f;
+  x[1] = -1e6f;
+  x[2] = 0.0f;
+  std::vector<uint8_t> q(n + 3, 0x77);
+  std::vector<uint16_t> o(n, 0xBEEF);
+  float *px = x.data();
+  uint8_t *pq = q.data();
+  uint16_t *po = o.data();
+  int32_t dn = int32_t(n);
+  void *args[] = {&px, &pq, &po, &dn};
+  ASSERT_TRUE(run(kernel, args, {cdiv(n, 64), 1, 1}));
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t want = smallFloatEncode(x[i], 4, 3, /*e4m3=*/true);
+    ASSERT_EQ(uint32_t(q[i]), want) << "x=" << x[i];
+    ASSERT_EQ(f16Value(o[i]), smallFloatValue(want, 4, 3, true)) << x[i];
+  }
+  for (uint32_t i = n; i < n + 3; ++i)
+    ASSERT_EQ(q[i], 0x77);
+}
+
+//===----------------------------------------------------------------------===//
+// Bitcast, shape ops, iota + where, reductions
+//===----------------------------------------------------------------------===//
+
+const char *kShapes = R"mlir(
+func.func @bitcasts(%x: !tile.ptr<i8> {tile.name = "x", tile.dtype = "u8", tile.shape = ["R", "8"]},
+                    %o4: !tile.ptr<i32> {tile.name = "o4", tile.dtype = "i32", tile.shape = ["R", "16"], tile.mut},
+                    %o3: !tile.ptr<i32> {tile.name = "o3", tile.dtype = "i32", tile.shape = ["R", "8"], tile.mut},
+                    %r: i32 {tile.dim = "R"})
+    attributes {tile.kernel, tile.grid = ["1", "1", "1"]} {
+  %c0 = arith.constant 0 : i32
+  %vx = tile.view %x(%r) : !tile.ptr<i8> -> !tile.view<?x8xi8>
+  %v4 = tile.view %o4(%r) : !tile.ptr<i32> -> !tile.view<?x16xi32>
+  %v3 = tile.view %o3(%r) : !tile.ptr<i32> -> !tile.view<?x16xi32>
+  %t = tile.load %vx[%c0, %c0] : !tile.view<?x8xi8> -> tensor<4x8xi8>
+  %n = tile.bitcast %t : tensor<4x8xi8> -> tensor<4x16xi4>
+  %w = tile.cast %n {src_unsigned} : tensor<4x16xi4> -> tensor<4x16xi32>
+  tile.store %v4[%c0, %c0], %w : !tile.view<?x16xi32>, tensor<4x16xi32>
+  %s = tile.load %vx[%c0, %c0] : !tile.view<?x8xi8> -> tensor<4x6xi8>
+  %t3 = tile.bitcast %s : tensor<4x6xi8> -> tensor<4x16xi3>
+  %w3 = tile.cast %t3 : tensor<4x16xi3> -> tensor<4x16xi32>
+  tile.store %v3[%c0, %c0], %w3 : !tile.view<?x16xi32>, tensor<4x16xi32>
+  return
+}
+
+func.func @shapes(%x: !tile.ptr<f32> {tile.name = "x", tile.dtype = "f32", tile.shape = ["8", "4"]},
+                  %o: !tile.ptr<f32> {tile.name = "o", tile.dtype = "f32", tile.shape = ["2", "16"], tile.mut})
+    attributes {tile.kernel, tile.grid = ["1", "1", "1"]} {
+  %c0 = arith.constant 0 : i32
+  %vx = tile.view %x() : !tile.ptr<f32> -> !tile.view<8x4xf32>
+  %vo = tile.view %o() : !tile.ptr<f32> -> !tile.view<2x16xf32>
+  %t = tile.load %vx[%c0, %c0] : !tile.view<8x4xf32> -> tensor<8x4xf32>
+  %tr = tile.trans %t : tensor<8x4xf32> -> tensor<4x8xf32>
+  %f = tile.reshape %tr : tensor<4x8xf32> -> tensor<32xf32>
+  %e = tile.expand_dims %f axis = 0 : tensor<32xf32> -> tensor<1x32xf32>
+  %g = tile.reshape %e : tensor<1x32xf32> -> tensor<2x16xf32>
+  tile.store %vo[%c0, %c0], %g : !tile.view<2x16xf32>, tensor<2x16xf32>
+  return
+}
+
+func.func @where(%x: !tile.ptr<f32> {tile.name = "x", tile.dtype = "f32", tile.shape = ["N"]},
+                 %o: !tile.ptr<f32> {tile.name = "o", tile.dtype = "f32", tile.shape = ["N"], tile.mut},
+                 %stats: !tile.ptr<f32> {tile.name = "stats", tile.dtype = "f32", tile.shape = ["4"], tile.mut},
+                 %k: i32 {tile.name = "k", tile.dtype = "i32"},
+                 %n: i32 {tile.dim = "N"})
+    attributes {tile.kernel, tile.grid = ["1", "1", "1"]} {
+  %c0 = arith.constant 0 : i32
+  %vx = tile.view %x(%n) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %vo = tile.view %o(%n) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %vs = tile.view %stats() : !tile.ptr<f32> -> !tile.view<4xf32>
+  %t = tile.load %vx[%c0] : !tile.view<?xf32> -> tensor<64xf32>
+  %i = tile.iota : tensor<64xi32>
+  %ks = tile.splat %k : i32 -> tensor<64xi32>
+  %lt = arith.cmpi slt, %i, %ks : tensor<64xi32>
+  %neg = arith.negf %t : tensor<64xf32>
+  %w = arith.select %lt, %t, %neg : tensor<64xi1>, tensor<64xf32>
+  tile.store %vo[%c0], %w : !tile.view<?xf32>, tensor<64xf32>
+  %mx = tile.reduce max %w axis = 0 : tensor<64xf32> -> f32
+  %mn = tile.reduce min %w axis = 0 : tensor<64xf32> -> f32
+  %ui = tile.reduce max %i axis = 0 {is_unsigned} : tensor<64xi32> -> i32
+  %uf = tile.cast %ui : i32 -> f32
+  %nan = arith.constant 0x7FC00000 : f32
+  %sn = tile.splat %nan : f32 -> tensor<64xf32>
+  %hasnan = arith.select %lt, %t, %sn : tensor<64xi1>, tensor<64xf32>
+  %mnan = tile.reduce max %hasnan axis = 0 : tensor<64xf32> -> f32
+  %r = tile.splat %mx : f32 -> tensor<4xf32>
+  %idx = tile.iota : tensor<4xi32>
+  %c1 = arith.constant dense<1> : tensor<4xi32>
+  %c2 = arith.constant dense<2> : tensor<4xi32>
+  %c3 = arith.constant dense<3> : tensor<4xi32>
+  %s1 = tile.splat %mn : f32 -> tensor<4xf32>
+  %s2 = tile.splat %uf : f32 -> tensor<4xf32>
+  %s3 = tile.splat %mnan : f32 -> tensor<4xf32>
+  %is1 = arith.cmpi eq, %idx, %c1 : tensor<4xi32>
+  %is2 = arith.cmpi eq, %idx, %c2 : tensor<4xi32>
+  %is3 = arith.cmpi eq, %idx, %c3 : tensor<4xi32>
+  %r1 = arith.select %is1, %s1, %r : tensor<4xi1>, tensor<4xf32>
+  %r2 = arith.select %is2, %s2, %r1 : tensor<4xi1>, tensor<4xf32>
+  %r3 = arith.select %is3, %s3, %r2 : tensor<4xi1>, tensor<4xf32>
+  tile.store %vs[%c0], %r3 : !tile.view<4xf32>, tensor<4xf32>
+  return
+}
+)mlir";
+
+TEST(HostExecution, Bitcasts) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kShapes, "bitcasts", kernel));
+  uint32_t rows = 3; // the tile has 4 rows: the last one is masked
+  std::mt19937 gen(31);
+  std::vector<uint8_t> x(rows * 8);
+  for (uint8_t &v : x)
+    v = uint8_t(gen());
+  std::vector<int32_t> o4(rows * 16 + 16, -99), o3(rows * 16 + 16, -99);
+  uint8_t *px = x.data();
+  int32_t *p4 = o4.data(), *p3 = o3.data();
+  int32_t dr = int32_t(rows);
+  void *args[] = {&px, &p4, &p3, &dr};
+  ASSERT_TRUE(run(kernel, args, {1, 1, 1}));
+  for (uint32_t r = 0; r < rows; ++r) {
+    std::vector<uint8_t> row(x.begin() + r * 8, x.begin() + r * 8 + 8);
+    for (uint32_t j = 0; j < 16; ++j) {
+      ASSERT_EQ(o4[r * 16 + j], int32_t(unpackBits(row, j, 4))) << r << "," << j;
+      int32_t code = int32_t(unpackBits(row, j, 3));
+      ASSERT_EQ(o3[r * 16 + j], code >= 4 ? code - 8 : code) << r << "," << j;
+    }
+  }
+  for (uint32_t i = rows * 16; i < o4.size(); ++i) {
+    ASSERT_EQ(o4[i], -99);
+    ASSERT_EQ(o3[i], -99);
+  }
+}
+
+TEST(HostExecution, TransReshapeExpandDims) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kShapes, "shapes", kernel));
+  std::vector<float> x = randomFloats(32, 37), o(32, kPoison);
+  float *px = x.data(), *po = o.data();
+  void *args[] = {&px, &po};
+  ASSERT_TRUE(run(kernel, args, {1, 1, 1}));
+  // o (2x16) row-major = flatten(trans(x)) where x is 8x4.
+  for (uint32_t f = 0; f < 32; ++f) {
+    uint32_t i = f / 8, j = f % 8; // trans(x)[i][j] = x[j][i]
+    ASSERT_EQ(o[f], x[j * 4 + i]) << f;
+  }
+}
+
+TEST(HostExecution, IotaWhereReductions) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kShapes, "where", kernel));
+  uint32_t n = 50; // elements past n read as 0
+  std::vector<float> x = randomFloats(n, 41);
+  std::vector<float> o(n + 14, kPoison), stats(4, kPoison);
+  float *px = x.data(), *po = o.data(), *ps = stats.data();
+  int32_t k = 20, dn = int32_t(n);
+  void *args[] = {&px, &po, &ps, &k, &dn};
+  ASSERT_TRUE(run(kernel, args, {1, 1, 1}));
+  double mx = -INFINITY, mn = INFINITY;
+  for (uint32_t i = 0; i < 64; ++i) {
+    double xi = i < n ? x[i] : 0.0;
+    double w = int32_t(i) < k ? xi : -xi;
+    if (i < n)
+      ASSERT_EQ(o[i], float(w)) << i;
+    mx = std::max(mx, w);
+    mn = std::min(mn, w);
+  }
+  for (uint32_t i = n; i < o.size(); ++i)
+    ASSERT_EQ(o[i], kPoison);
+  EXPECT_EQ(stats[0], float(mx));
+  EXPECT_EQ(stats[1], float(mn));
+  EXPECT_EQ(stats[2], 63.0f);
+  EXPECT_TRUE(std::isnan(stats[3])) << "max must propagate NaN";
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory: copy_async (masked), wait, barrier, shared_load/store
+//===----------------------------------------------------------------------===//
+
+const char *kShared = R"mlir(
+func.func @staged(%x: !tile.ptr<f32> {tile.name = "x", tile.dtype = "f32", tile.shape = ["M", "N"]},
+                  %o: !tile.ptr<f32> {tile.name = "o", tile.dtype = "f32", tile.shape = ["M", "N"], tile.mut},
+                  %m: i32 {tile.dim = "M"}, %n: i32 {tile.dim = "N"})
+    attributes {tile.kernel, tile.grid = ["cdiv(N, 8)", "cdiv(M, 16)", "1"]} {
+  %px = tile.program_id x : i32
+  %py = tile.program_id y : i32
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c8 = arith.constant 8 : i32
+  %c16 = arith.constant 16 : i32
+  %r0 = arith.muli %py, %c16 : i32
+  %q0 = arith.muli %px, %c8 : i32
+  %vx = tile.view %x(%m, %n) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %vo = tile.view %o(%m, %n) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %s = tile.alloc_shared : !tile.shared<2x16x8xf32>
+  tile.copy_async %vx[%r0, %q0] -> %s[%c1, %c0, %c0] : !tile.view<?x?xf32> -> !tile.shared<2x16x8xf32>
+  tile.wait 0
+  tile.barrier
+  %t = tile.shared_load %s[%c1, %c0, %c0] : !tile.shared<2x16x8xf32> -> tensor<16x8xf32>
+  %two = arith.constant dense<2.0> : tensor<16x8xf32>
+  %d = arith.mulf %t, %two : tensor<16x8xf32>
+  %one = arith.constant dense<1.0> : tensor<16x8xf32>
+  %d1 = arith.addf %d, %one : tensor<16x8xf32>
+  tile.shared_store %s[%c0, %c0, %c0], %d1 : !tile.shared<2x16x8xf32>, tensor<16x8xf32>
+  tile.barrier
+  %top = tile.shared_load %s[%c0, %c0, %c0] : !tile.shared<2x16x8xf32> -> tensor<8x8xf32>
+  %bot = tile.shared_load %s[%c0, %c8, %c0] : !tile.shared<2x16x8xf32> -> tensor<8x8xf32>
+  %r8 = arith.addi %r0, %c8 : i32
+  tile.store %vo[%r0, %q0], %top : !tile.view<?x?xf32>, tensor<8x8xf32>
+  tile.store %vo[%r8, %q0], %bot : !tile.view<?x?xf32>, tensor<8x8xf32>
+  return
+}
+)mlir";
+
+TEST(HostExecution, CopyAsyncSharedLoad) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kShared, "staged", kernel));
+  uint32_t m = 21, n = 13;
+  std::vector<float> x = randomFloats(size_t(m) * n, 43);
+  std::vector<float> o(size_t(m) * n + 9, kPoison);
+  float *px = x.data(), *po = o.data();
+  int32_t dm = int32_t(m), dn = int32_t(n);
+  void *args[] = {&px, &po, &dm, &dn};
+  ASSERT_TRUE(run(kernel, args, {cdiv(n, 8), cdiv(m, 16), 1}));
+  for (uint32_t i = 0; i < m * n; ++i)
+    ASSERT_EQ(o[i], float(2.0 * x[i] + 1.0)) << i;
+  for (size_t i = size_t(m) * n; i < o.size(); ++i)
+    ASSERT_EQ(o[i], kPoison);
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+TEST(HostExecution, ErrorsAreReported) {
+  auto bad = HostExecutable::createFromSource("func.func @k( {");
+  ASSERT_FALSE(bool(bad));
+  EXPECT_NE(llvm::toString(bad.takeError()).find("cannot parse"),
+            std::string::npos);
+
+  Compiled kernel;
+  ASSERT_TRUE(compile(kVectorAdd, "vadd", kernel));
+  auto missing = kernel.exe->lookup("no_such_kernel");
+  ASSERT_FALSE(bool(missing));
+  EXPECT_NE(llvm::toString(missing.takeError()).find("no_such_kernel"),
+            std::string::npos);
+  llvm::Error noEntry = runGrid(nullptr, nullptr, {1, 1, 1});
+  EXPECT_TRUE(bool(noEntry));
+  llvm::consumeError(std::move(noEntry));
+}
+
+} // namespace
