@@ -658,20 +658,6 @@ struct EraseLowering : public HostPattern<OpTy> {
   }
 };
 
-/// Program ids must have been replaced by tile-host-emit-entry.
-template <typename OpTy>
-struct ProgramIdError : public HostPattern<OpTy> {
-  using HostPattern<OpTy>::HostPattern;
-
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor,
-                  ConversionPatternRewriter &) const override {
-    return op.emitOpError()
-           << "must be replaced by tile-host-emit-entry before "
-              "tile-host-lower-tile (is it outside a tile.kernel function?)";
-  }
-};
-
 //===----------------------------------------------------------------------===//
 // Patterns: computation
 //===----------------------------------------------------------------------===//
@@ -956,11 +942,10 @@ struct ConvertAnyOpTypes : public ConversionPattern {
                  });
     if (legal)
       return failure();
+    // Arithmetic on small floats was rejected by checkLowerable().
     if (isa_and_nonnull<arith::ArithDialect, math::MathDialect>(dialect) &&
         !isa<arith::SelectOp>(op))
-      return op->emitOpError()
-             << "on small-float (storage) types is not supported; cast to "
-                "f16 or f32 first";
+      return failure();
     SmallVector<Type> resultTypes;
     if (failed(converter->convertTypes(op->getResultTypes(), resultTypes)))
       return failure();
@@ -984,9 +969,39 @@ struct ConvertAnyOpTypes : public ConversionPattern {
 
 struct LowerTilePass
     : public mlir::tile::impl::TileHostLowerTileBase<LowerTilePass> {
+  /// Reports what the host cannot lower, once per op, before conversion.
+  static LogicalResult checkLowerable(ModuleOp module) {
+    bool ok = true;
+    module.walk([&](Operation *op) {
+      if (isa<ProgramIdOp, NumProgramsOp>(op)) {
+        op->emitOpError() << "must be replaced by tile-host-emit-entry "
+                             "before tile-host-lower-tile (is it outside a "
+                             "tile.kernel function?)";
+        ok = false;
+        return;
+      }
+      if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+              op->getDialect()) ||
+          isa<arith::SelectOp, arith::ConstantOp>(op))
+        return;
+      auto isSmall = [](Type type) {
+        return isSmallFloatType(getElementTypeOrSelf(type));
+      };
+      if (llvm::any_of(op->getOperandTypes(), isSmall) ||
+          llvm::any_of(op->getResultTypes(), isSmall)) {
+        op->emitOpError() << "on small-float (storage) types is not "
+                             "supported; cast to f16 or f32 first";
+        ok = false;
+      }
+    });
+    return success(ok);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    if (failed(checkLowerable(module)))
+      return signalPassFailure();
 
     // The lib/Numerics entry point casts call.
     func::FuncOp convertFn =
@@ -1020,7 +1035,6 @@ struct LowerTilePass
     patterns.add<LoadLowering, StoreLowering, AllocSharedLowering,
                  SharedLoadLowering, SharedStoreLowering, CopyAsyncLowering,
                  EraseLowering<WaitOp>, EraseLowering<BarrierOp>,
-                 ProgramIdError<ProgramIdOp>, ProgramIdError<NumProgramsOp>,
                  DotLowering, ReduceLowering, BroadcastLowering, SplatLowering,
                  ReshapeLowering<ReshapeOp>, ReshapeLowering<ExpandDimsOp>,
                  TransLowering, IotaLowering, ConvertLayoutLowering,

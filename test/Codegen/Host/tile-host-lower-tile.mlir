@@ -1,0 +1,164 @@
+// RUN: tile-opt %s -split-input-file -tile-host-lower-tile -canonicalize -verify-diagnostics | FileCheck %s
+
+// Loads fill a fresh buffer through bounds-checked element loads (padding
+// outside), stores write only elements inside the view.
+// CHECK-LABEL: func.func @load_store
+// CHECK-SAME: (%[[P:.*]]: !llvm.ptr, %[[Q:.*]]: !llvm.ptr, %[[M:.*]]: i32, %[[N:.*]]: i32)
+// CHECK-DAG: %[[PAD:.*]] = arith.constant 0xFC00 : f16
+// CHECK: %[[BUF:.*]] = memref.alloc() : memref<4x8xf16>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: arith.cmpi slt
+// CHECK: %[[V:.*]] = scf.if %{{.*}} -> (f16) {
+// CHECK: %[[A:.*]] = llvm.getelementptr %[[P]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f16
+// CHECK: llvm.load %[[A]] : !llvm.ptr -> f16
+// CHECK: } else {
+// CHECK: scf.yield %[[PAD]] : f16
+// CHECK: memref.store %[[V]], %[[BUF]]
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[BUF]] restrict writable : memref<4x8xf16> to tensor<4x8xf16>
+// CHECK: scf.if
+// CHECK: %[[E:.*]] = tensor.extract %[[T]]
+// CHECK: %[[B:.*]] = llvm.getelementptr %[[Q]]
+// CHECK: llvm.store %[[E]], %[[B]] : f16, !llvm.ptr
+// CHECK-NOT: tile.
+func.func @load_store(%p: !tile.ptr<f16>, %q: !tile.ptr<f16>, %m: i32, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %v = tile.view %p(%m, %n) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %w = tile.view %q(%m, %n) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %t = tile.load %v[%m, %c0] padding(0xFC00 : f16) : !tile.view<?x?xf16> -> tensor<4x8xf16>
+  tile.store %w[%c0, %n], %t : !tile.view<?x?xf16>, tensor<4x8xf16>
+  return
+}
+
+// -----
+
+// Sub-byte elements: bytes of the LSB-first stream, shifted and truncated;
+// stores update bits atomically through __tile_host_update_byte. Narrowing
+// integer casts saturate in lib/Numerics (i4 = 1025, i3 = 769).
+// CHECK: llvm.func internal @__tile_host_update_byte(%{{.*}}: !llvm.ptr, %{{.*}}: i8, %{{.*}}: i8)
+// CHECK: llvm.atomicrmw _and
+// CHECK: llvm.atomicrmw _or
+// CHECK: func.func private @tile_num_convert(i32, i32, i32) -> i32
+// CHECK-LABEL: func.func @sub_byte
+// CHECK-DAG: %[[I4:.*]] = arith.constant 1025 : i32
+// CHECK-DAG: %[[I3:.*]] = arith.constant 769 : i32
+// CHECK: memref.alloc() : memref<16xi4>
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> i8
+// CHECK: arith.shrui
+// CHECK: arith.trunci %{{.*}} : i64 to i4
+// CHECK: linalg.generic
+// CHECK: %[[C:.*]] = arith.extui %{{.*}} : i4 to i32
+// CHECK: func.call @tile_num_convert(%[[C]], %[[I4]], %[[I3]])
+// CHECK: arith.trunci %{{.*}} : i32 to i3
+// CHECK: llvm.call @__tile_host_update_byte
+func.func @sub_byte(%p: !tile.ptr<i4>, %q: !tile.ptr<i3>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %v = tile.view %p(%n) : !tile.ptr<i4> -> !tile.view<?xi4>
+  %w = tile.view %q(%n) : !tile.ptr<i3> -> !tile.view<?xi3>
+  %t = tile.load %v[%c0] : !tile.view<?xi4> -> tensor<16xi4>
+  %u = tile.cast %t : tensor<16xi4> -> tensor<16xi3>
+  tile.store %w[%c0], %u : !tile.view<?xi3>, tensor<16xi3>
+  return
+}
+
+// -----
+
+// Small floats are stored as integers of their width; exact widenings are
+// plain arith.
+// CHECK-LABEL: func.func @casts
+// CHECK-SAME: (%{{.*}}: tensor<8xi8>, %{{.*}}: tensor<8xf16>, %{{.*}}: tensor<8xi4>) -> (tensor<8xf32>, tensor<8xi8>, tensor<8xi32>, tensor<8x2xi4>)
+// CHECK: linalg.generic
+// CHECK: func.call @tile_num_convert
+// CHECK: arith.bitcast %{{.*}} : i32 to f32
+// CHECK: linalg.generic
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: func.call @tile_num_convert
+// CHECK: linalg.generic
+// CHECK: arith.extui %{{.*}} : i4 to i32
+// CHECK-NOT: tile_num_convert
+// CHECK: linalg.generic
+// CHECK: linalg.index 1
+// CHECK: tensor.extract
+// CHECK: arith.trunci %{{.*}} : i64 to i4
+func.func @casts(%a: tensor<8xf8E4M3FN>, %h: tensor<8xf16>, %u: tensor<8xi4>)
+    -> (tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<8x2xi4>) {
+  %f = tile.cast %a : tensor<8xf8E4M3FN> -> tensor<8xf32>
+  %g = tile.cast %h : tensor<8xf16> -> tensor<8xf32>
+  %e = tile.cast %g : tensor<8xf32> -> tensor<8xf8E4M3FN>
+  %w = tile.cast %u {src_unsigned} : tensor<8xi4> -> tensor<8xi32>
+  %r = tile.reshape %u : tensor<8xi4> -> tensor<8x1xi4>
+  %b = tile.bitcast %a : tensor<8xf8E4M3FN> -> tensor<8xi8>
+  %s = tile.reshape %b : tensor<8xi8> -> tensor<8x1xi8>
+  %n = tile.bitcast %s : tensor<8x1xi8> -> tensor<8x2xi4>
+  return %f, %e, %w, %n : tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<8x2xi4>
+}
+
+// -----
+
+// Computation: dot promotes f16 operands exactly to f32 and uses
+// linalg.matmul; reductions are linalg.reduce (max with NaN-propagating
+// maximumf from -inf); broadcast reads size-1 dims at index 0.
+// CHECK-DAG: #[[BCAST:.*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-LABEL: func.func @compute
+// CHECK-DAG: arith.constant 0xFF800000 : f32
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x8xf32>, tensor<8x4xf32>) outs(%{{.*}} : tensor<16x4xf32>)
+// CHECK: linalg.reduce { arith.maximumf } ins(%{{.*}} : tensor<16x4xf32>) outs(%{{.*}} : tensor<16xf32>) dimensions = [1]
+// CHECK: tensor.expand_shape
+// CHECK: linalg.generic {indexing_maps = [#[[BCAST]], #{{.*}}]
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<16x4xf32>) outs(%{{.*}} : tensor<4x16xf32>) permutation = [1, 0]
+// CHECK: linalg.index 0
+// CHECK: arith.index_cast %{{.*}} : index to i32
+// CHECK: linalg.fill
+// CHECK: arith.maxui
+// CHECK: tensor.extract %{{.*}}[] : tensor<i32>
+func.func @compute(%a: tensor<16x8xf16>, %b: tensor<8x4xf16>, %acc: tensor<16x4xf32>, %s: i32)
+    -> (tensor<16x4xf32>, tensor<4x16xf32>, tensor<64xi32>, i32) {
+  %d = tile.dot %a, %b, %acc : tensor<16x8xf16>, tensor<8x4xf16>, tensor<16x4xf32> -> tensor<16x4xf32>
+  %m = tile.reduce max %d axis = 1 : tensor<16x4xf32> -> tensor<16xf32>
+  %e = tile.expand_dims %m axis = 1 : tensor<16xf32> -> tensor<16x1xf32>
+  %bb = tile.broadcast %e : tensor<16x1xf32> -> tensor<16x4xf32>
+  %t = tile.trans %d : tensor<16x4xf32> -> tensor<4x16xf32>
+  %i = tile.iota : tensor<64xi32>
+  %sp = tile.splat %s : i32 -> tensor<64xi32>
+  %x = arith.addi %i, %sp : tensor<64xi32>
+  %u = tile.reduce max %x axis = 0 {is_unsigned} : tensor<64xi32> -> i32
+  return %bb, %t, %x, %u : tensor<16x4xf32>, tensor<4x16xf32>, tensor<64xi32>, i32
+}
+
+// -----
+
+// Shared memory is a per-program buffer; wait and barrier vanish.
+// CHECK-LABEL: func.func @shared
+// CHECK: %[[S:.*]] = memref.alloc() : memref<2x16x8xf32>
+// CHECK-NOT: tile.wait
+// CHECK-NOT: tile.barrier
+// CHECK: memref.store %{{.*}}, %[[S]]
+// CHECK: memref.load %[[S]]
+func.func @shared(%p: !tile.ptr<f32>, %m: i32) -> tensor<16x8xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.view %p(%m) : !tile.ptr<f32> -> !tile.view<?x8xf32>
+  %s = tile.alloc_shared : !tile.shared<2x16x8xf32>
+  tile.copy_async %v[%c0, %c0] -> %s[%c1, %c0, %c0] : !tile.view<?x8xf32> -> !tile.shared<2x16x8xf32>
+  tile.wait 0
+  tile.barrier
+  %t = tile.shared_load %s[%c1, %c0, %c0] : !tile.shared<2x16x8xf32> -> tensor<16x8xf32>
+  return %t : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @program_id_outside_kernel() -> i32 {
+  // expected-error @+1 {{must be replaced by tile-host-emit-entry before tile-host-lower-tile}}
+  %p = tile.program_id x : i32
+  return %p : i32
+}
+
+// -----
+
+func.func @small_float_arith(%a: tensor<8xf8E4M3FN>) -> tensor<8xf8E4M3FN> {
+  // expected-error @+1 {{on small-float (storage) types is not supported; cast to f16 or f32 first}}
+  %b = arith.addf %a, %a : tensor<8xf8E4M3FN>
+  return %b : tensor<8xf8E4M3FN>
+}
