@@ -1,0 +1,204 @@
+//===- Compiler.cpp - Compile .tile source to code objects at run time ----===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/JIT.h"
+
+#include "KernelMetadata.h"
+
+#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Codegen/Host/HostCodegen.h"
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Frontend/Frontend.h"
+#include "tile/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tile;
+using namespace tile::jit;
+
+static rt::Error fromLLVM(llvm::Error err) {
+  if (!err)
+    return rt::Error::success();
+  return rt::makeError(llvm::toString(std::move(err)));
+}
+
+/// Reads a whole file into bytes.
+static rt::Expected<std::vector<uint8_t>> readBytes(const std::string &path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer)
+    return rt::makeError("cannot read " + path + ": " +
+                         buffer.getError().message());
+  llvm::StringRef data = (*buffer)->getBuffer();
+  return std::vector<uint8_t>(data.begin(), data.end());
+}
+
+/// Host: one shared object holding every kernel of the module.
+static rt::Expected<std::vector<uint8_t>>
+buildHostObject(mlir::ModuleOp module, const CompileOptions &options) {
+  host::HostCompileOptions hostOptions;
+  hostOptions.optimize = options.optimize;
+  if (rt::Error err =
+          fromLLVM(host::lowerToHostLLVM(module, hostOptions)))
+    return err;
+  llvm::SmallString<128> path;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tilec-jit", "so", path))
+    return rt::makeError("cannot create a temporary file: " + ec.message());
+  rt::Error err = fromLLVM(
+      host::emitHostSharedObject(module, path.str(), hostOptions));
+  rt::Expected<std::vector<uint8_t>> bytes =
+      err ? rt::Expected<std::vector<uint8_t>>(err) : readBytes(path.c_str());
+  llvm::sys::fs::remove(path);
+  return bytes;
+}
+
+rt::Expected<CompiledKernels>
+Compiler::compileUncached(std::string_view source, std::string_view sourceName,
+                          const CompileOptions &options,
+                          std::string_view kernel, const std::string &key) {
+  std::optional<TargetInfo> target = TargetInfo::lookup(options.target);
+  if (!target) {
+    std::string known;
+    for (llvm::StringRef name : TargetInfo::knownTargets())
+      known += (known.empty() ? "" : ", ") + name.str();
+    return rt::makeError("unknown target '" + options.target +
+                         "' (known: " + known + ")");
+  }
+  if (!target->isHost())
+    return rt::makeError("JIT compilation for target " + target->name +
+                         " is not available yet: only `host` code "
+                         "generation is wired into the JIT");
+
+  mlir::DialectRegistry registry;
+  tile::registerAllDialects(registry);
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(source.data(), source.size()),
+          llvm::StringRef(sourceName.data(), sourceName.size())),
+      llvm::SMLoc());
+  frontend::CompileOptions feOptions;
+  feOptions.defines = options.defines;
+  feOptions.kernel = std::string(kernel);
+  std::string diagnostics;
+  llvm::raw_string_ostream diagOS(diagnostics);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      frontend::compileToMLIR(sourceMgr, context, feOptions, &diagOS);
+  if (!module)
+    return rt::makeError(diagnostics.empty() ? "compilation failed"
+                                             : diagnostics);
+
+  // The launch description is read before lowering rewrites the kernels.
+  std::vector<rt::KernelInfo> infos;
+  for (auto func : module->getOps<mlir::func::FuncOp>()) {
+    if (!func->hasAttr(mlir::tile::TileDialect::kKernelAttr))
+      continue;
+    rt::Expected<rt::KernelInfo> info = kernelInfoFromFunc(func, *target);
+    if (!info)
+      return info.takeError();
+    infos.push_back(std::move(*info));
+  }
+  if (infos.empty())
+    return rt::makeError(std::string(sourceName) + ": no kernel to compile");
+
+  rt::Expected<std::vector<uint8_t>> object =
+      buildHostObject(*module, options);
+  if (!object)
+    return object.takeError();
+  auto shared =
+      std::make_shared<const std::vector<uint8_t>>(std::move(*object));
+
+  CompiledKernels kernels;
+  std::string objectName = key + ".host.so";
+  for (rt::KernelInfo &info : infos) {
+    auto compiled = std::make_shared<CompiledKernel>();
+    info.Object = objectName;
+    info.Kind = rt::ObjectKind::HostSO;
+    compiled->Info = std::move(info);
+    compiled->Object = shared;
+    compiled->CacheKey = key;
+    kernels.push_back(std::move(compiled));
+  }
+  return kernels;
+}
+
+rt::Expected<CompiledKernels> Compiler::compile(std::string_view source,
+                                                std::string_view sourceName,
+                                                const CompileOptions &options,
+                                                std::string_view kernel) {
+  std::string key = cacheKey(source, options, kernel);
+  {
+    std::lock_guard<std::mutex> lock(Mutex);
+    auto it = Memory.find(key);
+    if (it != Memory.end()) {
+      ++Counters.MemoryHits;
+      return it->second;
+    }
+  }
+  if (!CacheDir.empty()) {
+    rt::Expected<CompiledKernels> cached = loadFromDisk(key);
+    if (cached) {
+      std::lock_guard<std::mutex> lock(Mutex);
+      ++Counters.DiskHits;
+      return Memory.emplace(key, std::move(*cached)).first->second;
+    }
+  }
+  rt::Expected<CompiledKernels> compiled =
+      compileUncached(source, sourceName, options, kernel, key);
+  if (!compiled)
+    return compiled;
+  if (!CacheDir.empty())
+    storeToDisk(key, *compiled);
+  std::lock_guard<std::mutex> lock(Mutex);
+  ++Counters.Compilations;
+  // Another thread may have finished the same compilation first: keep one.
+  return Memory.emplace(key, std::move(*compiled)).first->second;
+}
+
+rt::Expected<std::shared_ptr<const CompiledKernel>>
+Compiler::compileKernel(std::string_view source, std::string_view sourceName,
+                        std::string_view kernel,
+                        const CompileOptions &options) {
+  rt::Expected<CompiledKernels> kernels =
+      compile(source, sourceName, options, kernel);
+  if (!kernels)
+    return kernels.takeError();
+  for (const auto &k : *kernels)
+    if (k->Info.name() == kernel)
+      return k;
+  return rt::makeError("no kernel named '" + std::string(kernel) + "' in " +
+                       std::string(sourceName));
+}
+
+rt::Expected<CompiledKernels>
+Compiler::compileFile(const std::string &path, const CompileOptions &options,
+                      std::string_view kernel) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return rt::makeError("cannot read " + path + ": " +
+                         buffer.getError().message());
+  return compile((*buffer)->getBuffer(), path, options, kernel);
+}
+
+rt::Expected<rt::Kernel> Compiler::load(const CompiledKernel &k,
+                                        rt::Device &device) {
+  rt::Expected<rt::Module> module =
+      device.loadModuleData(*k.Object, k.Info.Kind);
+  if (!module)
+    return module.takeError();
+  return module->getKernel(k.Info.Entry, k.Info.Signature, k.Info.Launch);
+}

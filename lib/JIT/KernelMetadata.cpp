@@ -1,0 +1,105 @@
+//===- KernelMetadata.cpp - Launch description of a tile.kernel -----------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelMetadata.h"
+
+#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+using namespace tile;
+using mlir::tile::TileDialect;
+
+static std::string stringAttr(mlir::DictionaryAttr attrs,
+                              llvm::StringRef name) {
+  if (!attrs)
+    return {};
+  auto value = attrs.getAs<mlir::StringAttr>(name);
+  return value ? value.getValue().str() : std::string();
+}
+
+/// Converts a compile-time value (i64, bool, string) to JSON.
+static rt::json::Value toJson(mlir::Attribute attr) {
+  if (auto b = mlir::dyn_cast<mlir::BoolAttr>(attr))
+    return rt::json::Value(b.getValue());
+  if (auto i = mlir::dyn_cast<mlir::IntegerAttr>(attr)) {
+    if (i.getType().isInteger(1))
+      return rt::json::Value(i.getValue().getBoolValue());
+    return rt::json::Value(i.getValue().getSExtValue());
+  }
+  if (auto f = mlir::dyn_cast<mlir::FloatAttr>(attr))
+    return rt::json::Value(f.getValueAsDouble());
+  if (auto s = mlir::dyn_cast<mlir::StringAttr>(attr))
+    return rt::json::Value(s.getValue().str());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  attr.print(os);
+  return rt::json::Value(text);
+}
+
+rt::Expected<rt::KernelInfo>
+jit::kernelInfoFromFunc(mlir::func::FuncOp func, const TargetInfo &target) {
+  rt::KernelInfo info;
+  std::string name = func.getSymName().str();
+  info.Entry = name;
+  info.Target = target.name;
+  info.Signature.Name = name;
+
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    mlir::DictionaryAttr attrs = func.getArgAttrDict(i);
+    mlir::Type type = func.getArgumentTypes()[i];
+    rt::ParamInfo param;
+    if (std::string dim = stringAttr(attrs, TileDialect::kArgDimAttr);
+        !dim.empty()) {
+      param.Name = dim;
+      param.Kind = rt::ParamKind::Dim;
+      param.DType = "i32";
+    } else {
+      param.Name = stringAttr(attrs, TileDialect::kArgNameAttr);
+      param.DType = stringAttr(attrs, TileDialect::kArgDTypeAttr);
+      if (param.Name.empty() || param.DType.empty())
+        return rt::makeError("kernel " + name + ": argument #" +
+                             std::to_string(i) +
+                             " has no tile.name / tile.dtype attribute");
+      if (mlir::isa<mlir::tile::PtrType>(type)) {
+        param.Kind = rt::ParamKind::Tensor;
+        param.Mut = attrs && attrs.get(TileDialect::kArgMutAttr);
+        auto shape = attrs.getAs<mlir::ArrayAttr>(TileDialect::kArgShapeAttr);
+        if (!shape)
+          return rt::makeError("kernel " + name + ": tensor " + param.Name +
+                               " has no tile.shape attribute");
+        for (mlir::Attribute dim : shape)
+          param.Shape.push_back(
+              mlir::cast<mlir::StringAttr>(dim).getValue().str());
+      } else {
+        param.Kind = rt::ParamKind::Scalar;
+      }
+    }
+    info.Signature.Params.push_back(std::move(param));
+  }
+
+  if (auto grid = func->getAttrOfType<mlir::ArrayAttr>(TileDialect::kGridAttr))
+    for (auto [axis, expr] : llvm::enumerate(grid))
+      if (axis < 3)
+        info.Signature.Grid[axis] =
+            mlir::cast<mlir::StringAttr>(expr).getValue().str();
+
+  auto warps = func->getAttrOfType<mlir::IntegerAttr>(TileDialect::kWarpsAttr);
+  info.Warps = warps ? warps.getInt() : 4;
+  info.Launch.ThreadsPerBlock = info.Warps * target.warpSize;
+  if (auto shared = func->getAttrOfType<mlir::IntegerAttr>("tile.shared_bytes"))
+    info.Launch.SharedBytes = shared.getInt();
+
+  rt::json::Object constants;
+  if (auto dict =
+          func->getAttrOfType<mlir::DictionaryAttr>(TileDialect::kConstantsAttr))
+    for (mlir::NamedAttribute entry : dict)
+      constants.emplace_back(entry.getName().str(), toJson(entry.getValue()));
+  info.Constants = rt::json::Value(std::move(constants));
+
+  if (rt::Error err = info.Signature.verify())
+    return rt::makeError("kernel " + name + ": " + err.message());
+  return info;
+}

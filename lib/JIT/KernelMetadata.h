@@ -1,0 +1,30 @@
+//===- KernelMetadata.h - Launch description of a tile.kernel ---*- C++ -*-===//
+//
+// Part of tilec (lib/JIT, private). Reads the runtime's view of a kernel —
+// signature, grid, launch configuration, compile-time values — from the
+// attributes the front end puts on a `tile.kernel` function.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_JIT_KERNELMETADATA_H
+#define TILE_LIB_JIT_KERNELMETADATA_H
+
+#include "tile/runtime/Bundle.h"
+
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
+
+namespace tile {
+struct TargetInfo;
+namespace jit {
+
+/// The KernelInfo of \p Func for \p Target. The object file name and kind
+/// are left to the caller.
+rt::Expected<rt::KernelInfo> kernelInfoFromFunc(mlir::func::FuncOp Func,
+                                                const TargetInfo &Target);
+
+} // namespace jit
+} // namespace tile
+
+#endif // TILE_LIB_JIT_KERNELMETADATA_H

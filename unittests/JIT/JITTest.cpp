@@ -1,0 +1,270 @@
+//===- JITTest.cpp - The compiler as a library ----------------------------===//
+//
+// Compiles .tile source at run time for the host, launches it through the
+// runtime on random inputs (outputs poisoned first) and compares with plain
+// loops; checks the in-memory and on-disk caches, their invalidation,
+// concurrent use and the errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/JIT.h"
+#include "tile/Numerics/CAPI.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <thread>
+
+using namespace tile;
+using namespace tile::jit;
+
+namespace {
+
+// Keeps the Numerics C ABI in the test binary, exported for host kernels.
+[[maybe_unused]] auto *keepNumerics = &tile_num_convert;
+
+const char *kVectorAdd = R"(
+kernel vector_add<BLOCK: int = 1024>(x: f32[N], y: f32[N], z: mut f32[N])
+    grid(cdiv(N, BLOCK)) warps 4
+{
+    let i0 = program_id(0) * BLOCK;
+    store(z[i0 : i0 + BLOCK], load(x[i0 : i0 + BLOCK]) + load(y[i0 : i0 + BLOCK]));
+}
+)";
+
+const char *kScaleRows = R"(
+kernel scale_rows<ROWS: int = 2, COLS: int = 64>(x: f32[M, N], s: f32, y: mut f16[M, N])
+    grid(cdiv(M, ROWS)) warps 4
+{
+    let r0 = program_id(0) * ROWS;
+    let t = load(x[r0 : r0 + ROWS, 0 : COLS]);
+    store(y[r0 : r0 + ROWS, 0 : COLS], cast(f16, t * s - max(t, 1)[:, None]));
+}
+)";
+
+/// A private cache folder, removed at the end of the test.
+class TempDir {
+public:
+  TempDir() {
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("tile-jit-test", Path));
+  }
+  ~TempDir() { llvm::sys::fs::remove_directories(Path); }
+  std::string str() const { return std::string(Path); }
+
+private:
+  llvm::SmallString<128> Path;
+};
+
+std::vector<float> randomFloats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist;
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+rt::Buffer upload(rt::Device &device, const void *data, size_t bytes) {
+  auto buffer = device.allocate(bytes);
+  EXPECT_TRUE(bool(buffer)) << buffer.message();
+  EXPECT_FALSE(bool(buffer->upload(data, bytes)));
+  return *buffer;
+}
+
+/// Runs vector_add with N elements through \p compiler and checks it.
+void checkVectorAdd(Compiler &compiler, int64_t n, const CompileOptions &opts) {
+  auto compiled =
+      compiler.compileKernel(kVectorAdd, "vector_add.tile", "vector_add", opts);
+  ASSERT_TRUE(bool(compiled)) << compiled.message();
+  auto device = rt::Device::open("host");
+  ASSERT_TRUE(bool(device)) << device.message();
+  auto kernel = compiler.load(**compiled, *device);
+  ASSERT_TRUE(bool(kernel)) << kernel.message();
+
+  std::vector<float> x = randomFloats(n, 1 + n), y = randomFloats(n, 2 + n);
+  rt::Buffer bx = upload(*device, x.data(), n * 4);
+  rt::Buffer by = upload(*device, y.data(), n * 4);
+  auto bz = device->allocate(n * 4);
+  ASSERT_TRUE(bool(bz));
+  ASSERT_FALSE(bool(bz->fill(0xFF))); // poison: NaN everywhere
+  rt::Error err = kernel->launch({rt::ArgValue::tensor(bx.address(), n * 4, {n}, "f32"),
+                                  rt::ArgValue::tensor(by.address(), n * 4, {n}, "f32"),
+                                  rt::ArgValue::tensor(bz->address(), n * 4, {n}, "f32")});
+  ASSERT_FALSE(bool(err)) << err.message();
+  std::vector<float> z(n);
+  ASSERT_FALSE(bool(bz->download(z.data(), n * 4)));
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(z[i], x[i] + y[i]) << "element " << i << " of " << n;
+}
+
+TEST(JIT, VectorAddRunsOnTheHost) {
+  TempDir cache;
+  Compiler compiler({cache.str(), true});
+  CompileOptions opts;
+  for (int64_t n : {1, 1000, 1024, 4097})
+    checkVectorAdd(compiler, n, opts);
+  opts.defines["BLOCK"] = "128";
+  checkVectorAdd(compiler, 1000, opts);
+}
+
+TEST(JIT, TwoDimensionalKernelWithScalarAndCast) {
+  Compiler compiler({"", false});
+  auto compiled = compiler.compileKernel(kScaleRows, "scale_rows.tile",
+                                         "scale_rows", CompileOptions());
+  ASSERT_TRUE(bool(compiled)) << compiled.message();
+  auto device = rt::Device::open("host");
+  auto kernel = compiler.load(**compiled, *device);
+  ASSERT_TRUE(bool(kernel)) << kernel.message();
+  const int64_t m = 5, n = 50; // N < COLS: masked columns
+  std::vector<float> x = randomFloats(m * n, 9);
+  rt::Buffer bx = upload(*device, x.data(), x.size() * 4);
+  auto by = device->allocate(m * n * 2);
+  ASSERT_FALSE(bool(by->fill(0xFF)));
+  const float s = 1.75f;
+  rt::Error err = kernel->launch(
+      {rt::ArgValue::tensor(bx.address(), m * n * 4, {m, n}, "f32"),
+       rt::ArgValue::scalar(s),
+       rt::ArgValue::tensor(by->address(), m * n * 2, {m, n}, "f16")});
+  ASSERT_FALSE(bool(err)) << err.message();
+  std::vector<uint16_t> y(m * n);
+  ASSERT_FALSE(bool(by->download(y.data(), y.size() * 2)));
+  for (int64_t r = 0; r < m; ++r) {
+    // Out-of-range columns read as 0, so the row max includes 0.
+    double rowMax = 0;
+    for (int64_t c = 0; c < n; ++c)
+      rowMax = std::max(rowMax, double(x[r * n + c]));
+    for (int64_t c = 0; c < n; ++c) {
+      float value = x[r * n + c] * s - float(rowMax);
+      EXPECT_EQ(y[r * n + c], tile_num_f32_to_f16(value))
+          << "row " << r << " col " << c;
+    }
+  }
+}
+
+TEST(JIT, MemoryCacheHitsAndInvalidation) {
+  Compiler compiler({"", false});
+  CompileOptions opts;
+  ASSERT_TRUE(bool(compiler.compile(kVectorAdd, "a.tile", opts)));
+  ASSERT_TRUE(bool(compiler.compile(kVectorAdd, "a.tile", opts)));
+  EXPECT_EQ(compiler.stats().Compilations, 1u);
+  EXPECT_EQ(compiler.stats().MemoryHits, 1u);
+  // Another override, another target option, another source: recompiled.
+  opts.defines["BLOCK"] = "256";
+  ASSERT_TRUE(bool(compiler.compile(kVectorAdd, "a.tile", opts)));
+  std::string changed = std::string(kVectorAdd) + "\n// changed\n";
+  ASSERT_TRUE(bool(compiler.compile(changed, "a.tile", opts)));
+  opts.optimize = false;
+  ASSERT_TRUE(bool(compiler.compile(changed, "a.tile", opts)));
+  EXPECT_EQ(compiler.stats().Compilations, 4u);
+  EXPECT_EQ(compiler.stats().MemoryHits, 1u);
+}
+
+TEST(JIT, CacheKeysSeparateEveryInput) {
+  CompileOptions a, b;
+  b.defines["BLOCK"] = "1";
+  EXPECT_NE(Compiler::cacheKey("src", a, ""), Compiler::cacheKey("src", b, ""));
+  EXPECT_NE(Compiler::cacheKey("src", a, ""), Compiler::cacheKey("src2", a, ""));
+  EXPECT_NE(Compiler::cacheKey("src", a, ""), Compiler::cacheKey("src", a, "k"));
+  CompileOptions c = a;
+  c.target = "sm_90a";
+  EXPECT_NE(Compiler::cacheKey("src", a, ""), Compiler::cacheKey("src", c, ""));
+  EXPECT_EQ(Compiler::cacheKey("src", a, ""), Compiler::cacheKey("src", a, ""));
+  // Field boundaries are unambiguous: ("ab", "c") differs from ("a", "bc").
+  CompileOptions d, e;
+  d.defines["ab"] = "c";
+  e.defines["a"] = "bc";
+  EXPECT_NE(Compiler::cacheKey("s", d, ""), Compiler::cacheKey("s", e, ""));
+}
+
+TEST(JIT, DiskCacheSurvivesTheCompiler) {
+  TempDir cache;
+  CompileOptions opts;
+  {
+    Compiler first({cache.str(), true});
+    ASSERT_TRUE(bool(first.compileKernel(kVectorAdd, "vector_add.tile",
+                                         "vector_add", opts)));
+    EXPECT_EQ(first.stats().Compilations, 1u);
+  }
+  Compiler second({cache.str(), true});
+  checkVectorAdd(second, 3000, opts);
+  EXPECT_EQ(second.stats().Compilations, 0u);
+  EXPECT_EQ(second.stats().DiskHits, 1u);
+}
+
+TEST(JIT, ConcurrentUseIsSafe) {
+  TempDir cache;
+  Compiler compiler({cache.str(), true});
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(4);
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&, i] {
+      CompileOptions opts;
+      opts.defines["BLOCK"] = i % 2 ? "256" : "512";
+      auto k = compiler.compile(kVectorAdd, "a.tile", opts);
+      if (!k)
+        errors[i] = k.message();
+    });
+  for (auto &t : threads)
+    t.join();
+  for (const std::string &e : errors)
+    EXPECT_EQ(e, "");
+  Compiler::Stats stats = compiler.stats();
+  // Two distinct requests; each compiled at most once per thread racing.
+  EXPECT_GE(stats.Compilations + stats.MemoryHits + stats.DiskHits, 4u);
+  EXPECT_EQ(compiler.compile(kVectorAdd, "a.tile", [] {
+              CompileOptions o;
+              o.defines["BLOCK"] = "256";
+              return o;
+            }())->size(), 1u);
+  checkVectorAdd(compiler, 777, [] {
+    CompileOptions o;
+    o.defines["BLOCK"] = "512";
+    return o;
+  }());
+}
+
+TEST(JIT, ErrorsCarrySourceLocations) {
+  Compiler compiler({"", false});
+  auto bad = compiler.compile("kernel k() grid(1) warps 4 { let x = ; }",
+                              "bad.tile", CompileOptions());
+  ASSERT_FALSE(bool(bad));
+  EXPECT_NE(bad.message().find("bad.tile:1:"), std::string::npos)
+      << bad.message();
+  CompileOptions unknown;
+  unknown.target = "sm_70";
+  auto noTarget = compiler.compile(kVectorAdd, "a.tile", unknown);
+  ASSERT_FALSE(bool(noTarget));
+  EXPECT_NE(noTarget.message().find("unknown target 'sm_70'"),
+            std::string::npos)
+      << noTarget.message();
+  auto noKernel = compiler.compileKernel(kVectorAdd, "a.tile", "nope",
+                                         CompileOptions());
+  ASSERT_FALSE(bool(noKernel));
+}
+
+TEST(JIT, BundlesRoundTrip) {
+  TempDir dir;
+  Compiler compiler({"", false});
+  auto kernels = compiler.compile(kVectorAdd, "a.tile", CompileOptions());
+  ASSERT_TRUE(bool(kernels)) << kernels.message();
+  ASSERT_FALSE(bool(writeBundle(dir.str(), *kernels)));
+  auto bundle = rt::Bundle::load(dir.str());
+  ASSERT_TRUE(bool(bundle)) << bundle.message();
+  ASSERT_EQ(bundle->manifest().Kernels.size(), 1u);
+  const rt::KernelInfo &info = bundle->manifest().Kernels[0];
+  EXPECT_EQ(info.name(), "vector_add");
+  EXPECT_EQ(info.Signature.Grid[0], "cdiv(N, 1024)");
+  ASSERT_EQ(info.Signature.Params.size(), 4u);
+  EXPECT_EQ(info.Signature.Params[3].Kind, rt::ParamKind::Dim);
+  EXPECT_TRUE(info.Signature.Params[2].Mut);
+  auto device = rt::Device::open("host");
+  auto kernel = bundle->loadKernel(*device, info);
+  EXPECT_TRUE(bool(kernel)) << kernel.message();
+}
+
+} // namespace
