@@ -16,6 +16,7 @@
 #include "tile/runtime/Compare.h"
 #include "tile/runtime/Npy.h"
 #include "tile/runtime/Random.h"
+#include "tile/runtime/TestRun.h"
 
 #include "tile/Numerics/Format.h"
 
@@ -107,13 +108,6 @@ std::string label(const KernelInfo &K, const TestCase &T) {
 }
 
 /// One tensor argument of a test.
-struct TensorData {
-  const ParamInfo *Param;
-  std::vector<int64_t> Shape;
-  uint64_t NumElements = 1;
-  Buffer Buf;
-};
-
 /// Times \p N launches after two warm-up launches; returns the median.
 Expected<float> timeKernel(Kernel &K, BoundArgs &B, Device &D, int N,
                            float &Min) {
@@ -150,68 +144,17 @@ void runTest(const Bundle &B, Kernel &K, const KernelInfo &Info,
     ++C.Failed;
   };
 
-  std::vector<TensorData> Tensors;
-  std::vector<ArgValue> Args;
-  for (const ParamInfo &P : Info.Signature.Params) {
-    if (P.Kind == ParamKind::Dim)
-      continue;
-    if (P.Kind == ParamKind::Scalar) {
-      Args.push_back(ArgValue::scalar(T.Scalars.at(P.Name)));
-      continue;
-    }
-    TensorData TD;
-    TD.Param = &P;
-    Expected<std::vector<int64_t>> Shape = evaluateShape(P, T.Sizes);
-    if (!Shape)
-      return fail(Shape.message());
-    TD.Shape = *Shape;
-    for (int64_t E : TD.Shape)
-      TD.NumElements *= static_cast<uint64_t>(E);
-    unsigned Bits = tile::numerics::parseFormat(P.DType)->bits();
-    uint64_t Bytes = denseBytes(TD.NumElements, Bits);
-    Expected<Buffer> Buf = D.allocate(Bytes);
-    if (!Buf)
-      return fail(Buf.message());
-    TD.Buf = *Buf;
-
-    bool Poison =
-        P.Mut && !T.InputFiles.count(P.Name) &&
-        std::find(T.InOut.begin(), T.InOut.end(), P.Name) == T.InOut.end();
-    Error Init = Error::success();
-    if (Poison) {
-      Init = TD.Buf.fill(PoisonByte);
-    } else if (auto It = T.InputFiles.find(P.Name); It != T.InputFiles.end()) {
-      Expected<NpyArray> A = readNpy(B.path(It->second));
-      if (!A)
-        return fail(A.message());
-      Expected<std::vector<uint8_t>> Data = fromNpy(*A, P.DType, TD.Shape);
-      if (!Data)
-        return fail(B.path(It->second) + ": " + Data.message());
-      Init = TD.Buf.upload(*Data);
-    } else {
-      Expected<std::vector<uint8_t>> Data =
-          generateTensor(P.DType, TD.NumElements, T.Seed, P.Name);
-      if (!Data)
-        return fail(Data.message());
-      Init = TD.Buf.upload(*Data);
-    }
-    if (Init)
-      return fail(Init.message());
-    Args.push_back(
-        ArgValue::tensor(TD.Buf.address(), Bytes, TD.Shape, P.DType));
-    Tensors.push_back(std::move(TD));
-  }
-
-  Expected<BoundArgs> Bound = bindArguments(Info.Signature, Args, T.Sizes);
-  if (!Bound)
-    return fail(Bound.message());
+  Expected<PreparedRun> Run = prepareRun(Info.Signature, T, D, B.directory());
+  if (!Run)
+    return fail(Run.message());
+  BoundArgs *Bound = &Run->Bound;
   if (Error E = K.launch(*Bound))
     return fail(E.message());
   if (Error E = D.synchronize())
     return fail(E.message());
 
   int Checked = 0;
-  for (TensorData &TD : Tensors) {
+  for (TensorArg &TD : Run->Tensors) {
     const ParamInfo &P = *TD.Param;
     auto It = T.ExpectedFiles.find(P.Name);
     if (It == T.ExpectedFiles.end())
