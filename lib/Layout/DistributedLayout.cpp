@@ -420,7 +420,7 @@ DistributedLayout DistributedLayout::padRank(unsigned newRank) const {
       m.dim += pad;
   }
   r.shape.insert(r.shape.begin(), pad, 1);
-  r.dims.insert(r.dims.begin(), pad, {});
+  r.dims.insert(r.dims.begin(), pad, SmallVector<unsigned, 4>());
   return build(r.shape, r.modes, r.dims, r.spatial, r.local);
 }
 
@@ -649,7 +649,7 @@ Expected<DistributedLayout> DistributedLayout::expandDims(unsigned axis) const {
       ++m.dim;
   }
   r.shape.insert(r.shape.begin() + axis, 1);
-  r.dims.insert(r.dims.begin() + axis, {});
+  r.dims.insert(r.dims.begin() + axis, SmallVector<unsigned, 4>());
   return build(r.shape, r.modes, r.dims, r.spatial, r.local);
 }
 

@@ -176,16 +176,20 @@ LinearLayout::fromDistributed(const DistributedLayout &layout,
     outBits += Log2_64(n);
   if (regBits + laneBits + warpBits >= 64 || outBits >= 64)
     return createStringError("layout too large for an F2-linear form");
-  LinearLayout out(layout.shape(), regBits, laneBits, warpBits,
-                   F2Map(0, outBits, {}));
   // The layout is linear, so the images of unit inputs are the bases.
+  auto flat = [&](ArrayRef<int64_t> coord) {
+    uint64_t f = 0;
+    for (auto [c, n] : zip(coord, layout.shape()))
+      f = f * n + c;
+    return f;
+  };
   SmallVector<uint64_t, 16> cols;
   for (unsigned i = 0; i < regBits; ++i)
-    cols.push_back(out.flatten(layout.apply(0, int64_t(1) << i)));
+    cols.push_back(flat(layout.apply(0, int64_t(1) << i)));
   for (unsigned i = 0; i < laneBits + warpBits; ++i)
-    cols.push_back(out.flatten(layout.apply(int64_t(1) << i, 0)));
-  out.basisMap = F2Map(cols.size(), outBits, cols);
-  return out;
+    cols.push_back(flat(layout.apply(int64_t(1) << i, 0)));
+  return LinearLayout(layout.shape(), regBits, laneBits, warpBits,
+                      F2Map(cols.size(), outBits, cols));
 }
 
 uint64_t LinearLayout::applyFlat(int64_t thread, int64_t slot) const {
