@@ -468,6 +468,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << value;
     return success();
   }
+  // Written by tile-allocate-shared (docs/Passes.md): byte offsets/sizes.
+  if (name == "tile.offset" || name == "tile.shared_bytes" ||
+      name == "tile.scratch_offset" || name == "tile.scratch_bytes") {
+    auto bytes = dyn_cast<IntegerAttr>(value);
+    if (!bytes || !bytes.getType().isInteger(64) || bytes.getInt() < 0)
+      return op->emitOpError() << "'" << name
+                               << "' must be a non-negative i64, got " << value;
+    return success();
+  }
   return op->emitOpError() << "unknown tile dialect attribute '" << name
                            << "'";
 }

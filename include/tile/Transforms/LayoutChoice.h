@@ -1,0 +1,68 @@
+//===- LayoutChoice.h - The layouts tile-infer-layouts chooses --*- C++ -*-===//
+//
+// Part of tilec. The layout choices of tile-infer-layouts as plain functions
+// (no MLIR), so that a lowering that must make the same choice (for
+// instance the thread mapping of a tile.copy_async) and the tests can call
+// them. See docs/Passes.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_TRANSFORMS_LAYOUTCHOICE_H
+#define TILE_TRANSFORMS_LAYOUTCHOICE_H
+
+#include "tile/Layout/DistributedLayout.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+
+namespace tile {
+struct TargetInfo;
+
+namespace layout {
+
+/// Elements one thread moves along the contiguous (last) dimension of a
+/// global access of `elemBits`-bit elements: the smallest power of two whose
+/// bits reach 128 (16 bytes), so every chunk is a whole number of 32-bit
+/// registers (u3: 64 elements = 192 bits, u4: 32, f16: 8, f32: 4), reduced
+/// to the largest power of two dividing `lastExtent` when the row is
+/// shorter.
+int64_t coalescedVectorWidth(unsigned elemBits, int64_t lastExtent);
+
+/// The coalesced layout of a global load/store/copy of a tile: each thread
+/// holds coalescedVectorWidth() contiguous elements of the last dimension,
+/// consecutive threads take consecutive chunks (last dimension first, then
+/// the dimensions before it), the pattern repeats over the tile in local
+/// slots, and threads left over when the tile is small replicate it.
+DistributedLayout coalescedLayout(llvm::ArrayRef<int64_t> shape,
+                                  unsigned elemBits, int64_t numThreads);
+
+/// The operand layouts of one tile.dot.
+struct DotLayouts {
+  DistributedLayout a, b, c;
+  /// True when they tile a matrix instruction (mma.sync / MFMA) whose
+  /// operand layouts are `atomA`, `atomB`, `atomC`; false for the FMA
+  /// layouts (every thread holds full rows of A and full columns of B for
+  /// its accumulator elements).
+  bool isMma = false;
+  DistributedLayout atomA, atomB, atomC;
+  /// Warps along M and N (their product may be less than the warp count
+  /// when the tile is small: the rest replicate).
+  int64_t warpsM = 1, warpsN = 1;
+};
+
+/// Chooses the layouts of an (M x K) x (K x N) + (M x N) dot with operands
+/// of `operandBits`-bit elements (`operandIsFloat` says whether they are
+/// floats) for `numWarps` warps of `target`: NVIDIA mma.sync m16n8k16
+/// (16-bit floats) or m16n8k32 (8-bit operands) when the target has it and
+/// the shape is a multiple of the atom; AMD MFMA 32x32x8 / 16x16x16 for
+/// 16-bit floats; otherwise FMA layouts built from a coalesced-like
+/// accumulator layout.
+DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
+                            unsigned operandBits, bool operandIsFloat,
+                            int64_t numWarps, const TargetInfo &target);
+
+} // namespace layout
+} // namespace tile
+
+#endif // TILE_TRANSFORMS_LAYOUTCHOICE_H

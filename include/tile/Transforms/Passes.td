@@ -1,0 +1,88 @@
+//===- Passes.td - Target-independent tile passes ------------*- tablegen -*-===//
+//
+// Part of tilec. The passes between the front end and a GPU lowering
+// (DESIGN.md section 6). They are parameterized by a target name that
+// tile::TargetInfo::lookup knows; docs/Passes.md describes the IR contract
+// they establish for the NVVM/ROCDL lowerings.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_TRANSFORMS_PASSES_TD
+#define TILE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileInferLayouts : Pass<"tile-infer-layouts", "::mlir::ModuleOp"> {
+  let summary = "give every tile of every kernel a distributed layout";
+  let description = [{
+    For each `func.func` with `tile.kernel`, sets `tile.warp_size` from the
+    target and gives every tensor value a `#tile.layout` encoding whose
+    thread count is `tile.warps` x warp size. Anchors: `tile.dot` operands
+    and accumulator take the target's matrix-instruction layouts (NVIDIA
+    mma.sync m16n8k16 / m16n8k32 for 8-bit operands, AMD MFMA 32x32x8 or
+    16x16x16 on wave64) tiled over the warps, or FMA layouts derived from
+    the accumulator when no instruction fits; `tile.load` results and
+    `tile.store` values take coalesced layouts with at least 16 bytes per
+    thread along the contiguous dimension, counted in bits; pinned
+    `tile.convert_layout` results keep their layout. Layouts propagate
+    forward through elementwise ops, casts, bitcasts, reductions,
+    expand_dims, trans, reshape and scf.for/scf.if, and backward into
+    broadcasts, splats, iotas and constants. `tile.convert_layout` is
+    inserted wherever a value's layout differs from what a user needs.
+    `target=host` leaves the module unchanged.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "target name (sm_80, sm_90a, gfx942, host, ...)">
+  ];
+}
+
+def TileRemoveConversions
+    : Pass<"tile-remove-conversions", "::mlir::ModuleOp"> {
+  let summary = "fold, rematerialize and hoist tile.convert_layout ops";
+  let description = [{
+    Removes conversions to the layout a value already has, folds chains of
+    conversions, merges duplicate conversions of one value, recreates cheap
+    producers (constants, tile.splat, tile.iota, tile.broadcast of a
+    rematerializable value, tile.expand_dims of one) directly in the
+    layout that is needed instead of converting them, and hoists
+    conversions of loop-invariant values out of scf.for loops.
+  }];
+}
+
+def TilePipeline : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
+  let summary = "software-pipeline tile.load ops of loops marked tile.pipeline";
+  let description = [{
+    For every scf.for with `tile.pipeline = S` (S >= 2) that writes no
+    global memory, each `tile.load` of its body whose view is loop-invariant
+    and whose offsets depend only on the induction variable and
+    loop-invariant values (through side-effect-free ops) and that pads with
+    zero becomes a ring `!tile.shared<S x shape x T>` filled by
+    `tile.copy_async`: S-1 stages are issued before the loop; each
+    iteration waits for its stage (`tile.wait`, `tile.barrier`), reads it
+    with `tile.shared_load` (directly in the layout of a lone
+    `tile.convert_layout` user) and issues the copy for the iteration S-1
+    ahead. A `tile.wait 0` follows the loop. S = 1 drops the attribute.
+  }];
+}
+
+def TileAllocateShared : Pass<"tile-allocate-shared", "::mlir::ModuleOp"> {
+  let summary = "assign shared-memory offsets, swizzles and scratch space";
+  let description = [{
+    Chooses a bank-conflict-minimizing swizzled `#tile.shared_layout` for
+    each `tile.alloc_shared` without one (from the layouts it is written
+    and read with), reserves scratch space for layout conversions that go
+    through shared memory and for cross-warp reductions, and packs all of
+    them by liveness: `tile.offset` (bytes) on each `tile.alloc_shared`,
+    `tile.scratch_offset` / `tile.scratch_bytes` on each op that needs
+    scratch, and `tile.shared_bytes` on the kernel. Needing more than the
+    target's shared memory is an error at the location of the allocation
+    that does not fit.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "target name (sm_80, sm_90a, gfx942, host, ...)">
+  ];
+}
+
+#endif // TILE_TRANSFORMS_PASSES_TD

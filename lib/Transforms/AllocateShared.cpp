@@ -1,0 +1,349 @@
+//===- AllocateShared.cpp - Shared-memory offsets, swizzles, scratch ------===//
+//
+// Part of tilec. Implements tile-allocate-shared (see Passes.td and
+// docs/Passes.md).
+//
+// Every user of shared memory becomes an interval [first op, last op] of a
+// pre-order numbering of the kernel's ops, with a size and an alignment:
+//  - a tile.alloc_shared lives from its definition to the end of the op (in
+//    its block) that contains its last use, extended to the next
+//    `tile.wait 0` when async copies write it;
+//  - a tile.convert_layout that the conversion planner routes through shared
+//    memory, and a tile.reduce whose reduced dimension spans several warps,
+//    need scratch only while they run.
+// Intervals are placed greedily, largest first, at the lowest aligned offset
+// that overlaps no interval alive at the same time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include "tile/Transforms/LayoutChoice.h"
+#include "tile/Transforms/Passes.h"
+
+#include "tile/Layout/ConversionPlan.h"
+#include "tile/Layout/SharedLayout.h"
+
+#include "mlir/IR/Builders.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEALLOCATESHARED
+#include "tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using mlir::tile::detail::elementBits;
+using mlir::tile::detail::getLayout;
+using DL = ::tile::layout::DistributedLayout;
+using SL = ::tile::layout::SharedLayout;
+
+namespace {
+
+constexpr int64_t kBufferAlign = 128;
+constexpr int64_t kReduceAlign = 16;
+
+struct Interval {
+  Operation *op;
+  int64_t start, end; ///< Op numbers, inclusive.
+  int64_t bytes, align;
+  bool scratch;
+  int64_t offset = -1;
+};
+
+int64_t alignTo(int64_t value, int64_t align) {
+  return (value + align - 1) / align * align;
+}
+
+int64_t bytesOf(int64_t elements, unsigned bits) {
+  return (elements * bits + 7) / 8;
+}
+
+class Allocator {
+public:
+  Allocator(func::FuncOp func, const ::tile::TargetInfo &target)
+      : func(func), target(target),
+        banks{target.sharedBanks ? target.sharedBanks : 32,
+              target.sharedBankBytes ? target.sharedBankBytes : 4} {
+    auto warps =
+        func->getAttrOfType<IntegerAttr>(mlir::tile::TileDialect::kWarpsAttr);
+    auto warpSize = func->getAttrOfType<IntegerAttr>(
+        mlir::tile::TileDialect::kWarpSizeAttr);
+    numWarps = warps ? warps.getInt() : 1;
+    this->warpSize = warpSize ? warpSize.getInt() : target.warpSize;
+  }
+
+  LogicalResult run();
+
+private:
+  void number();
+  SL chooseLayout(mlir::tile::AllocSharedOp alloc);
+  Interval bufferInterval(mlir::tile::AllocSharedOp alloc, int64_t bytes);
+  std::optional<int64_t> convertScratch(mlir::tile::ConvertLayoutOp op);
+  std::optional<int64_t> reduceScratch(mlir::tile::ReduceOp op);
+  void place(SmallVectorImpl<Interval> &intervals);
+
+  func::FuncOp func;
+  const ::tile::TargetInfo &target;
+  ::tile::layout::BankConfig banks;
+  int64_t numWarps = 1, warpSize = 1;
+  llvm::DenseMap<Operation *, int64_t> first, last;
+};
+
+void Allocator::number() {
+  int64_t counter = 0;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) { first[op] = counter++; });
+  func.walk<WalkOrder::PostOrder>([&](Operation *op) {
+    int64_t end = first[op];
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Operation &nested : block)
+          end = std::max(end, last[&nested]);
+    last[op] = end;
+  });
+}
+
+SL Allocator::chooseLayout(mlir::tile::AllocSharedOp alloc) {
+  auto type = cast<mlir::tile::SharedType>(alloc.getType());
+  SL plain = SL::rowMajor(type.getShape());
+  unsigned bits = elementBits(type.getElementType());
+  std::optional<DL> store, load;
+  for (Operation *user : alloc->getUsers()) {
+    if (auto shared = dyn_cast<mlir::tile::SharedLoadOp>(user)) {
+      if (!load)
+        load = getLayout(shared.getType());
+    } else if (auto shared = dyn_cast<mlir::tile::SharedStoreOp>(user)) {
+      if (!store)
+        store = getLayout(shared.getValue().getType());
+    } else if (auto copy = dyn_cast<mlir::tile::CopyAsyncOp>(user)) {
+      // The lowering moves copies with the coalesced layout (docs/Passes.md).
+      unsigned rank = copy.getSrc().getType().getRank();
+      if (!store && rank <= type.getRank())
+        store = ::tile::layout::coalescedLayout(
+            type.getShape().take_back(rank), bits, numWarps * warpSize);
+    }
+  }
+  if (!store)
+    store = load;
+  if (!load)
+    load = store;
+  if (!store || store->shape() != load->shape() ||
+      store->rank() > type.getRank() ||
+      store->shape() != type.getShape().take_back(store->rank()))
+    return plain;
+  SL tile = SL::rowMajor(store->shape());
+  llvm::Expected<::tile::layout::SwizzleChoice> choice =
+      ::tile::layout::searchSwizzle(tile, *store, *load, bits, warpSize, banks);
+  if (!choice) {
+    llvm::consumeError(choice.takeError());
+    return plain;
+  }
+  SL swizzled = plain.withSwizzle(choice->swizzle);
+  if (swizzled.cosize() != plain.cosize())
+    return plain;
+  return swizzled;
+}
+
+Interval Allocator::bufferInterval(mlir::tile::AllocSharedOp alloc,
+                                   int64_t bytes) {
+  Block *block = alloc->getBlock();
+  int64_t end = first[alloc];
+  Operation *lastUser = nullptr;
+  bool async = false;
+  for (Operation *user : alloc->getUsers()) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (!ancestor)
+      continue;
+    async |= isa<mlir::tile::CopyAsyncOp>(user);
+    if (last[ancestor] >= end) {
+      end = last[ancestor];
+      lastUser = ancestor;
+    }
+  }
+  // Copies may still land until the next full wait.
+  if (async && lastUser) {
+    Operation *op = lastUser->getNextNode();
+    for (; op; op = op->getNextNode()) {
+      end = std::max(end, last[op]);
+      auto wait = dyn_cast<mlir::tile::WaitOp>(op);
+      if (wait && wait.getPending() == 0)
+        break;
+    }
+  }
+  return Interval{alloc, first[alloc], end, bytes, kBufferAlign, false};
+}
+
+std::optional<int64_t>
+Allocator::convertScratch(mlir::tile::ConvertLayoutOp op) {
+  std::optional<DL> src = getLayout(op.getSrc().getType());
+  std::optional<DL> dst = getLayout(op.getType());
+  if (!src || !dst || *src == *dst)
+    return std::nullopt;
+  unsigned bits = elementBits(op.getType());
+  llvm::Expected<::tile::layout::ConversionPlan> plan =
+      ::tile::layout::planConversion(*src, *dst, warpSize, bits, banks);
+  if (!plan) {
+    llvm::consumeError(plan.takeError());
+    return std::nullopt;
+  }
+  if (plan->kind != ::tile::layout::ConversionKind::SharedMemory)
+    return std::nullopt;
+  return bytesOf(plan->smem.cosize(), bits);
+}
+
+std::optional<int64_t> Allocator::reduceScratch(mlir::tile::ReduceOp op) {
+  std::optional<DL> src = getLayout(op.getSrc().getType());
+  if (!src)
+    return std::nullopt;
+  // Does a thread digit above the lanes (a warp digit) belong to the axis?
+  bool crossesWarps = false;
+  int64_t below = 1;
+  for (unsigned index : llvm::reverse(src->spatialModes())) {
+    const ::tile::layout::Mode &mode = src->modes()[index];
+    if (below * mode.size > warpSize && mode.dim == int(op.getAxis()))
+      crossesWarps = true;
+    below *= mode.size;
+  }
+  if (!crossesWarps)
+    return std::nullopt;
+  int64_t elements = 1;
+  if (auto result = dyn_cast<RankedTensorType>(op.getType()))
+    elements = result.getNumElements();
+  int64_t slotBytes = std::max<int64_t>(4, bytesOf(1, elementBits(op.getType())));
+  return numWarps * elements * slotBytes;
+}
+
+void Allocator::place(SmallVectorImpl<Interval> &intervals) {
+  SmallVector<Interval *> order;
+  for (Interval &interval : intervals)
+    order.push_back(&interval);
+  llvm::stable_sort(order, [](const Interval *a, const Interval *b) {
+    if (a->bytes != b->bytes)
+      return a->bytes > b->bytes;
+    return a->start < b->start;
+  });
+  SmallVector<Interval *> placed;
+  for (Interval *interval : order) {
+    SmallVector<Interval *> live;
+    for (Interval *other : placed)
+      if (other->start <= interval->end && interval->start <= other->end)
+        live.push_back(other);
+    llvm::sort(live, [](const Interval *a, const Interval *b) {
+      return a->offset < b->offset;
+    });
+    int64_t offset = 0;
+    bool moved = true;
+    while (moved) {
+      moved = false;
+      for (Interval *other : live) {
+        if (offset < other->offset + other->bytes &&
+            other->offset < offset + interval->bytes) {
+          offset = alignTo(other->offset + other->bytes, interval->align);
+          moved = true;
+        }
+      }
+    }
+    interval->offset = offset;
+    placed.push_back(interval);
+  }
+}
+
+LogicalResult Allocator::run() {
+  number();
+  MLIRContext *ctx = func.getContext();
+  SmallVector<Interval> intervals;
+  bool failed = false;
+  func.walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<mlir::tile::AllocSharedOp>(op)) {
+      auto type = cast<mlir::tile::SharedType>(alloc.getType());
+      SL layout;
+      if (auto attr = dyn_cast_or_null<mlir::tile::SharedLayoutAttr>(
+              type.getEncoding())) {
+        layout = attr.getLayout();
+      } else {
+        layout = chooseLayout(alloc);
+        alloc.getResult().setType(mlir::tile::SharedType::get(
+            ctx, type.getShape(), type.getElementType(),
+            mlir::tile::SharedLayoutAttr::get(ctx, layout)));
+      }
+      int64_t bytes =
+          bytesOf(layout.cosize(), elementBits(type.getElementType()));
+      intervals.push_back(bufferInterval(alloc, bytes));
+      return;
+    }
+    std::optional<int64_t> scratch;
+    int64_t align = kBufferAlign;
+    if (auto convert = dyn_cast<mlir::tile::ConvertLayoutOp>(op)) {
+      scratch = convertScratch(convert);
+    } else if (auto reduce = dyn_cast<mlir::tile::ReduceOp>(op)) {
+      scratch = reduceScratch(reduce);
+      align = kReduceAlign;
+    }
+    if (scratch)
+      intervals.push_back(
+          Interval{op, first[op], first[op], *scratch, align, true});
+  });
+  if (failed)
+    return failure();
+  place(intervals);
+  int64_t total = 0;
+  Interval *largest = nullptr;
+  for (Interval &interval : intervals) {
+    if (interval.offset + interval.bytes > total) {
+      total = interval.offset + interval.bytes;
+      largest = &interval;
+    }
+  }
+  total = alignTo(total, 16);
+  auto i64 = IntegerType::get(ctx, 64);
+  if (largest && total > int64_t(target.maxSharedBytes)) {
+    InFlightDiagnostic diag = largest->op->emitError()
+                              << "kernel needs " << total
+                              << " bytes of shared memory, but target '"
+                              << target.name << "' has "
+                              << target.maxSharedBytes << " bytes available";
+    for (const Interval &interval : intervals)
+      diag.attachNote(interval.op->getLoc())
+          << (interval.scratch ? "scratch" : "buffer") << " of "
+          << interval.bytes << " bytes at offset " << interval.offset;
+    return failure();
+  }
+  for (const Interval &interval : intervals) {
+    if (interval.scratch) {
+      interval.op->setAttr(mlir::tile::kScratchOffsetAttr,
+                           IntegerAttr::get(i64, interval.offset));
+      interval.op->setAttr(mlir::tile::kScratchBytesAttr,
+                           IntegerAttr::get(i64, interval.bytes));
+    } else {
+      interval.op->setAttr(mlir::tile::kOffsetAttr,
+                           IntegerAttr::get(i64, interval.offset));
+    }
+  }
+  func->setAttr(mlir::tile::kSharedBytesAttr, IntegerAttr::get(i64, total));
+  return success();
+}
+
+struct AllocateSharedPass
+    : public mlir::tile::impl::TileAllocateSharedBase<AllocateSharedPass> {
+  using TileAllocateSharedBase::TileAllocateSharedBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<::tile::TargetInfo> info =
+        mlir::tile::detail::lookupTarget(module, target);
+    if (!info)
+      return signalPassFailure();
+    if (info->isHost())
+      return;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!mlir::tile::detail::isKernel(func) || func.isExternal())
+        continue;
+      Allocator allocator(func, *info);
+      if (failed(allocator.run()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,59 @@
+//===- Common.h - Helpers shared by the tile passes -------------*- C++ -*-===//
+//
+// Part of tilec. Private to lib/Transforms.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_TRANSFORMS_COMMON_H
+#define TILE_LIB_TRANSFORMS_COMMON_H
+
+#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+#include <optional>
+
+namespace mlir::tile::detail {
+
+/// The distributed layout of a tensor type's encoding, if it has one.
+inline std::optional<::tile::layout::DistributedLayout> getLayout(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return std::nullopt;
+  if (auto attr = dyn_cast_or_null<LayoutAttr>(tensor.getEncoding()))
+    return attr.getLayout();
+  return std::nullopt;
+}
+
+/// \p type with its encoding replaced by \p layout.
+inline RankedTensorType withLayout(RankedTensorType type,
+                                   const ::tile::layout::DistributedLayout &l) {
+  return RankedTensorType::get(type.getShape(), type.getElementType(),
+                               LayoutAttr::get(type.getContext(), l));
+}
+
+/// Whether \p func is a tile kernel.
+inline bool isKernel(func::FuncOp func) {
+  return func->hasAttr(TileDialect::kKernelAttr);
+}
+
+/// Looks up the target named by a pass option; emits an error on \p op and
+/// returns std::nullopt for unknown names.
+inline std::optional<::tile::TargetInfo> lookupTarget(Operation *op,
+                                                      StringRef name) {
+  std::optional<::tile::TargetInfo> info = ::tile::TargetInfo::lookup(name);
+  if (!info)
+    op->emitError() << "unknown target '" << name << "'";
+  return info;
+}
+
+/// Element width in bits of a tensor's element type (at least 1).
+inline unsigned elementBits(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    type = shaped.getElementType();
+  unsigned bits = getElementBitWidth(type);
+  return bits == 0 ? 32 : bits;
+}
+
+} // namespace mlir::tile::detail
+
+#endif // TILE_LIB_TRANSFORMS_COMMON_H

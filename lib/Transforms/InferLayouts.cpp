@@ -1,0 +1,501 @@
+//===- InferLayouts.cpp - Give every tile a distributed layout ------------===//
+//
+// Part of tilec. Implements tile-infer-layouts (see Passes.td and
+// docs/Passes.md).
+//
+// Algorithm: anchors first (global loads/stores: coalesced; dot operands and
+// results: matrix-instruction layouts; existing encodings: pinned). Then,
+// until every tensor value has a layout: propagate forward in program order
+// through ops whose result layout follows from their operands' (elementwise,
+// cast, bitcast, reduce, expand_dims, trans, reshape, scf.for, scf.if); when
+// that stalls, propagate backward from users into values nothing defines yet
+// (broadcast, splat, iota, constants, shared_load, loop-carried values);
+// when that stalls too, give the first value still without a layout the
+// coalesced layout of its type. Finally rewrite the types and insert
+// tile.convert_layout where a user needs another layout than its operand
+// has.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include "tile/Transforms/LayoutChoice.h"
+#include "tile/Transforms/Passes.h"
+
+#include "tile/Layout/SubBytePacking.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEINFERLAYOUTS
+#include "tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using mlir::tile::detail::getLayout;
+using mlir::tile::detail::withLayout;
+using DL = ::tile::layout::DistributedLayout;
+
+namespace {
+
+/// Converts an llvm::Expected to an optional, dropping the error.
+std::optional<DL> opt(llvm::Expected<DL> value) {
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return std::nullopt;
+  }
+  return std::move(*value);
+}
+
+bool isTensor(Value value) { return isa<RankedTensorType>(value.getType()); }
+
+RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// Ops whose tensor results have the layout of their tensor operands.
+bool isElementwise(Operation *op) {
+  if (isa<mlir::tile::CastOp>(op))
+    return true;
+  if (!op->hasTrait<OpTrait::Elementwise>())
+    return false;
+  if (op->getNumResults() == 0)
+    return false;
+  for (Value result : op->getResults())
+    if (!isTensor(result))
+      return false;
+  return true;
+}
+
+/// Dimensions of a broadcast that are expanded from extent 1.
+SmallVector<unsigned> broadcastDims(mlir::tile::BroadcastOp op) {
+  SmallVector<unsigned> dims;
+  auto src = tensorType(op.getSrc()), dst = tensorType(op.getResult());
+  for (unsigned d = 0; d < src.getRank(); ++d)
+    if (src.getDimSize(d) != dst.getDimSize(d))
+      dims.push_back(d);
+  return dims;
+}
+
+class LayoutInference {
+public:
+  LayoutInference(func::FuncOp func, const ::tile::TargetInfo &target,
+                  int64_t numWarps)
+      : func(func), target(target), numWarps(numWarps),
+        numThreads(numWarps * std::max<unsigned>(1, target.warpSize)) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult collectAndAnchor();
+  bool forwardPass();
+  bool backwardPass();
+  bool assignDefault();
+  LogicalResult rewrite();
+
+  std::optional<DL> known(Value value) const {
+    auto it = layouts.find(value);
+    if (it == layouts.end())
+      return std::nullopt;
+    return it->second;
+  }
+  bool assign(Value value, std::optional<DL> layout) {
+    if (!layout || !isTensor(value) || layouts.count(value))
+      return false;
+    if (layout->shape() != tensorType(value).getShape() ||
+        layout->numThreads() != numThreads)
+      return false;
+    layouts.try_emplace(value, std::move(*layout));
+    return true;
+  }
+  DL coalesced(Value value) const {
+    auto type = tensorType(value);
+    return ::tile::layout::coalescedLayout(
+        type.getShape(), mlir::tile::detail::elementBits(type), numThreads);
+  }
+  /// A layout every op can work with: every thread holds the whole tile.
+  DL replicatedLocal(RankedTensorType type) const {
+    return DL::replicate(numThreads) * DL::local(type.getShape());
+  }
+  const ::tile::layout::DotLayouts &dotLayouts(mlir::tile::DotOp dot);
+  std::optional<DL> forward(Operation *op, unsigned resultIndex);
+  std::optional<DL> requirement(OpOperand &use);
+  Value convert(OpBuilder &builder, Location loc, Value value, const DL &to);
+
+  func::FuncOp func;
+  const ::tile::TargetInfo &target;
+  int64_t numWarps, numThreads;
+  /// Every tensor value of the kernel, in program order.
+  SmallVector<Value> values;
+  llvm::DenseMap<Value, DL> layouts;
+  llvm::DenseMap<Operation *, ::tile::layout::DotLayouts> dots;
+};
+
+const ::tile::layout::DotLayouts &
+LayoutInference::dotLayouts(mlir::tile::DotOp dot) {
+  auto it = dots.find(dot);
+  if (it != dots.end())
+    return it->second;
+  auto a = tensorType(dot.getA()), c = tensorType(dot.getAcc());
+  Type elem = a.getElementType();
+  auto layouts = ::tile::layout::chooseDotLayouts(
+      c.getDimSize(0), c.getDimSize(1), a.getDimSize(1),
+      mlir::tile::detail::elementBits(a), isa<FloatType>(elem) ||
+                                              isa<mlir::tile::FloatType>(elem),
+      numWarps, target);
+  return dots.try_emplace(dot, std::move(layouts)).first->second;
+}
+
+LogicalResult LayoutInference::collectAndAnchor() {
+  bool failed = false;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (isTensor(arg))
+            values.push_back(arg);
+    for (Value result : op->getResults())
+      if (isTensor(result))
+        values.push_back(result);
+  });
+  for (Value value : values) {
+    // Existing encodings (pinned conversions, a second run) are kept.
+    if (std::optional<DL> layout = getLayout(value.getType())) {
+      if (layout->numThreads() != numThreads) {
+        Location loc = value.getDefiningOp()
+                           ? value.getDefiningOp()->getLoc()
+                           : value.getParentRegion()->getParentOp()->getLoc();
+        emitError(loc) << "layout '" << layout->str() << "' uses "
+                       << layout->numThreads()
+                       << " threads, but the kernel has " << numThreads << " ("
+                       << numWarps << " warps of " << target.warpSize << ")";
+        failed = true;
+        continue;
+      }
+      layouts.try_emplace(value, *layout);
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    if (isa_and_nonnull<mlir::tile::LoadOp>(def))
+      assign(value, coalesced(value));
+    else if (auto dot = dyn_cast_or_null<mlir::tile::DotOp>(def))
+      assign(value, dotLayouts(dot).c);
+  }
+  return failure(failed);
+}
+
+std::optional<DL> LayoutInference::forward(Operation *op,
+                                           unsigned resultIndex) {
+  auto firstOperand = [&]() -> std::optional<DL> {
+    Value result = op->getResult(resultIndex);
+    for (Value operand : op->getOperands())
+      if (isTensor(operand) &&
+          tensorType(operand).getShape() == tensorType(result).getShape())
+        if (std::optional<DL> layout = known(operand))
+          return layout;
+    return std::nullopt;
+  };
+  if (isElementwise(op))
+    return firstOperand();
+  if (auto convert = dyn_cast<mlir::tile::ConvertLayoutOp>(op))
+    return known(convert.getSrc());
+  if (auto bitcast = dyn_cast<mlir::tile::BitcastOp>(op)) {
+    std::optional<DL> src = known(bitcast.getSrc());
+    if (!src)
+      return std::nullopt;
+    return opt(::tile::layout::bitcastLayout(
+        *src, mlir::tile::detail::elementBits(bitcast.getSrc().getType()),
+        mlir::tile::detail::elementBits(bitcast.getResult().getType())));
+  }
+  if (auto reduce = dyn_cast<mlir::tile::ReduceOp>(op)) {
+    std::optional<DL> src = known(reduce.getSrc());
+    if (!src)
+      return std::nullopt;
+    return opt(src->reduce(reduce.getAxis(), /*keepDim=*/false));
+  }
+  if (auto expand = dyn_cast<mlir::tile::ExpandDimsOp>(op)) {
+    std::optional<DL> src = known(expand.getSrc());
+    if (!src)
+      return std::nullopt;
+    return opt(src->expandDims(expand.getAxis()));
+  }
+  if (auto trans = dyn_cast<mlir::tile::TransOp>(op)) {
+    std::optional<DL> src = known(trans.getSrc());
+    if (!src)
+      return std::nullopt;
+    SmallVector<unsigned> perm;
+    for (int32_t p : trans.getPermutation())
+      perm.push_back(p);
+    return opt(src->permute(perm));
+  }
+  if (auto reshape = dyn_cast<mlir::tile::ReshapeOp>(op)) {
+    std::optional<DL> src = known(reshape.getSrc());
+    if (!src)
+      return std::nullopt;
+    return opt(src->reshape(tensorType(reshape.getResult()).getShape()));
+  }
+  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+    if (std::optional<DL> init = known(forOp.getInitArgs()[resultIndex]))
+      return init;
+    return known(forOp.getYieldedValues()[resultIndex]);
+  }
+  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+    if (std::optional<DL> then =
+            known(ifOp.thenYield().getOperand(resultIndex)))
+      return then;
+    if (!ifOp.getElseRegion().empty())
+      return known(ifOp.elseYield().getOperand(resultIndex));
+  }
+  return std::nullopt;
+}
+
+std::optional<DL> LayoutInference::requirement(OpOperand &use) {
+  Operation *user = use.getOwner();
+  unsigned index = use.getOperandNumber();
+  Value operand = use.get();
+  if (!isTensor(operand))
+    return std::nullopt;
+  auto resultLayout = [&](unsigned i = 0) -> std::optional<DL> {
+    return known(user->getResult(i));
+  };
+  if (auto dot = dyn_cast<mlir::tile::DotOp>(user)) {
+    const auto &l = dotLayouts(dot);
+    return index == 0 ? l.a : index == 1 ? l.b : l.c;
+  }
+  if (auto store = dyn_cast<mlir::tile::StoreOp>(user))
+    return coalesced(store.getValue());
+  if (isElementwise(user)) {
+    std::optional<DL> r = resultLayout();
+    if (r && r->shape() == tensorType(operand).getShape())
+      return r;
+    return std::nullopt;
+  }
+  if (isa<mlir::tile::ConvertLayoutOp>(user))
+    return resultLayout();
+  if (auto bitcast = dyn_cast<mlir::tile::BitcastOp>(user)) {
+    std::optional<DL> r = resultLayout();
+    if (!r)
+      return std::nullopt;
+    return opt(::tile::layout::bitcastLayout(
+        *r, mlir::tile::detail::elementBits(bitcast.getResult().getType()),
+        mlir::tile::detail::elementBits(bitcast.getSrc().getType())));
+  }
+  if (auto broadcast = dyn_cast<mlir::tile::BroadcastOp>(user)) {
+    std::optional<DL> r = resultLayout();
+    for (unsigned d : broadcastDims(broadcast)) {
+      if (!r)
+        return std::nullopt;
+      r = opt(r->reduce(d, /*keepDim=*/true));
+    }
+    return r;
+  }
+  if (auto expand = dyn_cast<mlir::tile::ExpandDimsOp>(user)) {
+    std::optional<DL> r = resultLayout();
+    return r ? opt(r->squeeze(expand.getAxis())) : std::nullopt;
+  }
+  if (auto trans = dyn_cast<mlir::tile::TransOp>(user)) {
+    std::optional<DL> r = resultLayout();
+    if (!r)
+      return std::nullopt;
+    SmallVector<int32_t> perm = trans.getPermutation();
+    SmallVector<unsigned> inverse(perm.size());
+    for (unsigned i = 0; i < perm.size(); ++i)
+      inverse[perm[i]] = i;
+    return opt(r->permute(inverse));
+  }
+  if (auto reshape = dyn_cast<mlir::tile::ReshapeOp>(user)) {
+    std::optional<DL> r = resultLayout();
+    return r ? opt(r->reshape(tensorType(operand).getShape())) : std::nullopt;
+  }
+  if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+    Operation *parent = yield->getParentOp();
+    if (auto forOp = dyn_cast<scf::ForOp>(parent))
+      return known(forOp.getRegionIterArgs()[index]);
+    if (isa<scf::IfOp>(parent))
+      return known(parent->getResult(index));
+    return std::nullopt;
+  }
+  if (auto forOp = dyn_cast<scf::ForOp>(user)) {
+    unsigned numControl = forOp.getNumControlOperands();
+    if (index < numControl)
+      return std::nullopt;
+    return known(forOp.getRegionIterArgs()[index - numControl]);
+  }
+  return std::nullopt;
+}
+
+bool LayoutInference::forwardPass() {
+  bool changed = false;
+  for (Value value : values) {
+    if (layouts.count(value))
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      // scf.for iteration arguments follow the loop's results.
+      auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!forOp || arg.getArgNumber() < forOp.getNumInductionVars())
+        continue;
+      unsigned i = arg.getArgNumber() - forOp.getNumInductionVars();
+      changed |= assign(value, forward(forOp, i));
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    unsigned i = cast<OpResult>(value).getResultNumber();
+    changed |= assign(value, forward(def, i));
+  }
+  return changed;
+}
+
+bool LayoutInference::backwardPass() {
+  bool changed = false;
+  for (Value value : llvm::reverse(values)) {
+    if (layouts.count(value))
+      continue;
+    // A reduction's layout is always the one of its source.
+    if (isa_and_nonnull<mlir::tile::ReduceOp>(value.getDefiningOp()))
+      continue;
+    for (OpOperand &use : value.getUses()) {
+      if (assign(value, requirement(use))) {
+        changed = true;
+        break;
+      }
+    }
+  }
+  return changed;
+}
+
+bool LayoutInference::assignDefault() {
+  for (Value value : values) {
+    if (layouts.count(value))
+      continue;
+    if (isa_and_nonnull<mlir::tile::ReduceOp>(value.getDefiningOp()))
+      continue;
+    return assign(value, coalesced(value));
+  }
+  // Only reductions of values without a layout are left: impossible, since
+  // their sources come first in program order.
+  return false;
+}
+
+Value LayoutInference::convert(OpBuilder &builder, Location loc, Value value,
+                               const DL &to) {
+  if (getLayout(value.getType()) == to)
+    return value;
+  return mlir::tile::ConvertLayoutOp::create(
+      builder, loc, withLayout(tensorType(value), to), value);
+}
+
+LogicalResult LayoutInference::rewrite() {
+  // 1. Types.
+  for (Value value : values) {
+    const DL &layout = layouts.find(value)->second;
+    auto type = withLayout(tensorType(value), layout);
+    if (value.getType() == type)
+      continue;
+    value.setType(type);
+    if (auto constant = value.getDefiningOp<arith::ConstantOp>())
+      if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+        constant.setValueAttr(dense.reshape(type));
+  }
+  // 2. Results whose layout does not follow from their sources although it
+  // must (reductions; bitcasts and reshapes that cannot be inverted).
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) { ops.push_back(op); });
+  OpBuilder builder(func.getContext());
+  for (Operation *op : ops) {
+    if (!isa<mlir::tile::ReduceOp, mlir::tile::BitcastOp,
+             mlir::tile::ReshapeOp>(op))
+      continue;
+    Value result = op->getResult(0);
+    if (!isTensor(result))
+      continue;
+    if (isa<mlir::tile::BitcastOp, mlir::tile::ReshapeOp>(op) &&
+        requirement(op->getOpOperand(0)))
+      continue;
+    DL wanted = layouts.find(result)->second;
+    std::optional<DL> fromSource = forward(op, 0);
+    if (!fromSource) {
+      // Go through the layout in which every thread holds everything.
+      Value src = op->getOperand(0);
+      builder.setInsertionPoint(op);
+      DL local = replicatedLocal(tensorType(src));
+      Value converted = convert(builder, op->getLoc(), src, local);
+      op->setOperand(0, converted);
+      layouts[converted] = local;
+      fromSource = forward(op, 0);
+      if (!fromSource)
+        return op->emitError("no register layout makes this op legal");
+    }
+    if (*fromSource == wanted)
+      continue;
+    result.setType(withLayout(tensorType(result), *fromSource));
+    builder.setInsertionPointAfter(op);
+    Value converted = convert(builder, op->getLoc(), result, wanted);
+    result.replaceAllUsesExcept(converted, converted.getDefiningOp());
+  }
+  // 3. Operands in another layout than their user needs.
+  for (Operation *op : ops) {
+    for (OpOperand &use : op->getOpOperands()) {
+      if (!isTensor(use.get()))
+        continue;
+      std::optional<DL> needed = requirement(use);
+      if (!needed || getLayout(use.get().getType()) == *needed)
+        continue;
+      builder.setInsertionPoint(op);
+      use.set(convert(builder, op->getLoc(), use.get(), *needed));
+    }
+  }
+  return success();
+}
+
+LogicalResult LayoutInference::run() {
+  if (failed(collectAndAnchor()))
+    return failure();
+  while (true) {
+    if (forwardPass() || backwardPass() || assignDefault())
+      continue;
+    break;
+  }
+  for (Value value : values)
+    if (!layouts.count(value))
+      return emitError(value.getLoc()) << "could not infer a layout";
+  if (failed(rewrite()))
+    return failure();
+  func->setAttr(mlir::tile::TileDialect::kWarpSizeAttr,
+                IntegerAttr::get(IntegerType::get(func.getContext(), 32),
+                                 target.warpSize));
+  return success();
+}
+
+struct InferLayoutsPass
+    : public mlir::tile::impl::TileInferLayoutsBase<InferLayoutsPass> {
+  using TileInferLayoutsBase::TileInferLayoutsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<::tile::TargetInfo> info =
+        mlir::tile::detail::lookupTarget(module, target);
+    if (!info)
+      return signalPassFailure();
+    if (info->isHost())
+      return;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!mlir::tile::detail::isKernel(func) || func.isExternal())
+        continue;
+      auto warps =
+          func->getAttrOfType<IntegerAttr>(mlir::tile::TileDialect::kWarpsAttr);
+      if (!warps) {
+        func.emitError("kernel has no 'tile.warps' attribute");
+        return signalPassFailure();
+      }
+      LayoutInference inference(func, *info, warps.getInt());
+      if (failed(inference.run()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

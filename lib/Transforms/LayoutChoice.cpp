@@ -1,0 +1,159 @@
+//===- LayoutChoice.cpp - The layouts tile-infer-layouts chooses ----------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Transforms/LayoutChoice.h"
+
+#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Layout/MmaAtoms.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <numeric>
+
+namespace tile::layout {
+
+int64_t coalescedVectorWidth(unsigned elemBits, int64_t lastExtent) {
+  if (elemBits == 0)
+    elemBits = 8;
+  int64_t vec = 1;
+  while (vec * elemBits < 128)
+    vec *= 2;
+  if (lastExtent <= 0)
+    return 1;
+  while (vec > 1 && lastExtent % vec != 0)
+    vec /= 2;
+  return vec;
+}
+
+DistributedLayout coalescedLayout(llvm::ArrayRef<int64_t> shape,
+                                  unsigned elemBits, int64_t numThreads) {
+  if (shape.empty())
+    return DistributedLayout::replicate(numThreads);
+  unsigned rank = shape.size();
+  llvm::SmallVector<int64_t, 4> vec(rank, 1), threads(rank, 1), reps(rank, 1);
+  vec[rank - 1] = coalescedVectorWidth(elemBits, shape[rank - 1]);
+  int64_t remaining = numThreads;
+  for (unsigned i = 0; i < rank; ++i) {
+    unsigned d = rank - 1 - i;
+    int64_t avail = shape[d] / vec[d];
+    threads[d] = std::gcd(avail, remaining);
+    remaining /= threads[d];
+    reps[d] = avail / threads[d];
+  }
+  DistributedLayout result = DistributedLayout::local(reps) *
+                             DistributedLayout::spatial(threads) *
+                             DistributedLayout::local(vec);
+  if (remaining > 1)
+    result = DistributedLayout::replicate(remaining) * result;
+  return result;
+}
+
+namespace {
+
+/// The matrix instruction a dot can use, if any.
+struct Atom {
+  DistributedLayout a, b, c;
+};
+
+std::optional<Atom> pickAtom(int64_t m, int64_t n, int64_t k,
+                             unsigned operandBits, bool operandIsFloat,
+                             const TargetInfo &target) {
+  auto fits = [&](const Atom &atom) {
+    return m % atom.c.shape()[0] == 0 && n % atom.c.shape()[1] == 0 &&
+           k % atom.a.shape()[1] == 0;
+  };
+  if (target.isNVIDIA() && target.hasMmaSync) {
+    std::optional<Atom> atom;
+    if (operandBits == 16 && operandIsFloat)
+      atom = Atom{nvidiaMmaM16N8K16(MmaOperand::A),
+                  nvidiaMmaM16N8K16(MmaOperand::B),
+                  nvidiaMmaM16N8K16(MmaOperand::C)};
+    else if (operandBits == 8 && (!operandIsFloat || target.hasFp8Mma))
+      atom = Atom{nvidiaMmaM16N8K32Int8(MmaOperand::A),
+                  nvidiaMmaM16N8K32Int8(MmaOperand::B),
+                  nvidiaMmaM16N8K32Int8(MmaOperand::C)};
+    if (atom && fits(*atom))
+      return atom;
+    return std::nullopt;
+  }
+  if (target.isAMD() && target.hasMfma && operandBits == 16 &&
+      operandIsFloat) {
+    for (auto [am, an, ak] : {std::tuple<unsigned, unsigned, unsigned>{32, 32, 8},
+                              {16, 16, 16}}) {
+      auto a = amdMfma(am, an, ak, MmaOperand::A);
+      auto b = amdMfma(am, an, ak, MmaOperand::B);
+      auto c = amdMfma(am, an, ak, MmaOperand::C);
+      if (!a || !b || !c) {
+        llvm::consumeError(a.takeError());
+        llvm::consumeError(b.takeError());
+        llvm::consumeError(c.takeError());
+        continue;
+      }
+      Atom atom{*a, *b, *c};
+      if (fits(atom))
+        return atom;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
+                            unsigned operandBits, bool operandIsFloat,
+                            int64_t numWarps, const TargetInfo &target) {
+  DotLayouts out;
+  int64_t warpSize = std::max<int64_t>(1, target.warpSize);
+  std::optional<Atom> atom =
+      pickAtom(m, n, k, operandBits, operandIsFloat, target);
+  if (!atom || atom->c.numThreads() != warpSize) {
+    // FMA: every thread holds full rows of A and full columns of B for the
+    // accumulator elements it owns.
+    out.c = coalescedLayout({m, n}, 32, numWarps * warpSize);
+    out.a = llvm::cantFail(out.c.reduce(1, /*keepDim=*/true)) *
+            DistributedLayout::local({1, k});
+    out.b = llvm::cantFail(out.c.reduce(0, /*keepDim=*/true)) *
+            DistributedLayout::local({k, 1});
+    return out;
+  }
+  int64_t am = atom->c.shape()[0], an = atom->c.shape()[1],
+          ak = atom->a.shape()[1];
+  // Warps along M first (ties go to M), doubling the side with more atom
+  // repetitions left, as long as the warps still divide the tile.
+  int64_t wm = 1, wn = 1;
+  while (wm * wn * 2 <= numWarps && numWarps % (wm * wn * 2) == 0) {
+    bool canM = (m / am) % (wm * 2) == 0, canN = (n / an) % (wn * 2) == 0;
+    bool preferM = m / (am * wm) >= n / (an * wn);
+    if (preferM && canM)
+      wm *= 2;
+    else if (canN)
+      wn *= 2;
+    else if (canM)
+      wm *= 2;
+    else
+      break;
+  }
+  int64_t rep = numWarps / (wm * wn);
+  DistributedLayout replicas = DistributedLayout::replicate(rep);
+  out.c = replicas * DistributedLayout::local({m / (am * wm), n / (an * wn)}) *
+          DistributedLayout::spatial({wm, wn}) * atom->c;
+  out.a = replicas * DistributedLayout::local({m / (am * wm), k / ak}) *
+          DistributedLayout::spatial({wm, 1}) *
+          DistributedLayout::replicate(wn) * atom->a;
+  out.b = replicas * DistributedLayout::local({k / ak, n / (an * wn)}) *
+          DistributedLayout::replicate(wm) *
+          DistributedLayout::spatial({1, wn}) * atom->b;
+  out.isMma = true;
+  out.atomA = atom->a;
+  out.atomB = atom->b;
+  out.atomC = atom->c;
+  out.warpsM = wm;
+  out.warpsN = wn;
+  return out;
+}
+
+} // namespace tile::layout

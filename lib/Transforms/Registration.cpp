@@ -1,0 +1,47 @@
+//===- Registration.cpp - Register the tile passes and pipelines ----------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::tile {
+namespace {
+#define GEN_PASS_REGISTRATION
+#include "tile/Transforms/Passes.h.inc"
+
+struct GpuPrepareOptions : public PassPipelineOptions<GpuPrepareOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("target name (sm_90a, gfx942, ...)"),
+                             llvm::cl::init("sm_90a")};
+};
+} // namespace
+
+void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createTileInferLayouts(TileInferLayoutsOptions{target}));
+  pm.addPass(createTileRemoveConversions());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createTilePipeline());
+  pm.addPass(createTileAllocateShared(TileAllocateSharedOptions{target}));
+}
+
+void registerTransformsPasses() {
+  registerTileTransformsPasses();
+  PassPipelineRegistration<GpuPrepareOptions>(
+      "tile-gpu-prepare",
+      "canonicalize, tile-infer-layouts, tile-remove-conversions, "
+      "canonicalize, cse, tile-pipeline, tile-allocate-shared for a target",
+      [](OpPassManager &pm, const GpuPrepareOptions &options) {
+        buildGpuPreparePipeline(pm, options.target);
+      });
+}
+
+} // namespace mlir::tile

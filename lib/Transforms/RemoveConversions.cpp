@@ -1,0 +1,213 @@
+//===- RemoveConversions.cpp - Fewer tile.convert_layout ops --------------===//
+//
+// Part of tilec. Implements tile-remove-conversions (see Passes.td and
+// docs/Passes.md). Every rewrite keeps the program's meaning: a conversion
+// only moves data between threads, so replacing it by a producer recreated
+// in the target layout, moving it earlier, or merging it with another
+// conversion of the same value changes nothing but the cost.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include "tile/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEREMOVECONVERSIONS
+#include "tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using mlir::tile::ConvertLayoutOp;
+using mlir::tile::detail::getLayout;
+using mlir::tile::detail::withLayout;
+using DL = ::tile::layout::DistributedLayout;
+
+namespace {
+
+std::optional<DL> opt(llvm::Expected<DL> value) {
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return std::nullopt;
+  }
+  return std::move(*value);
+}
+
+/// Recreates \p value in layout \p layout before \p builder's insertion point
+/// when it is made by a cheap op that has no data dependence on other tiles
+/// (constants, splat, iota, and broadcasts / expand_dims of those); returns
+/// a null Value otherwise.
+Value rematerialize(OpBuilder &builder, Value value, const DL &layout,
+                    unsigned depth = 0) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  Operation *def = value.getDefiningOp();
+  if (!type || !def || depth > 4 || layout.shape() != type.getShape())
+    return {};
+  auto newType = withLayout(type, layout);
+  Location loc = def->getLoc();
+  if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
+    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!dense)
+      return {};
+    return arith::ConstantOp::create(builder, loc, newType,
+                                     dense.reshape(newType));
+  }
+  if (auto splat = dyn_cast<mlir::tile::SplatOp>(def))
+    return mlir::tile::SplatOp::create(builder, loc, newType, splat.getSrc());
+  if (isa<mlir::tile::IotaOp>(def))
+    return mlir::tile::IotaOp::create(builder, loc, newType);
+  if (auto broadcast = dyn_cast<mlir::tile::BroadcastOp>(def)) {
+    auto srcType = cast<RankedTensorType>(broadcast.getSrc().getType());
+    std::optional<DL> srcLayout = layout;
+    for (unsigned d = 0; d < srcType.getRank() && srcLayout; ++d)
+      if (srcType.getDimSize(d) != type.getDimSize(d))
+        srcLayout = opt(srcLayout->reduce(d, /*keepDim=*/true));
+    if (!srcLayout)
+      return {};
+    Value src = getLayout(srcType) == *srcLayout
+                    ? broadcast.getSrc()
+                    : rematerialize(builder, broadcast.getSrc(), *srcLayout,
+                                    depth + 1);
+    if (!src)
+      return {};
+    return mlir::tile::BroadcastOp::create(builder, loc, newType, src);
+  }
+  if (auto expand = dyn_cast<mlir::tile::ExpandDimsOp>(def)) {
+    std::optional<DL> srcLayout = opt(layout.squeeze(expand.getAxis()));
+    if (!srcLayout)
+      return {};
+    Value src = getLayout(expand.getSrc().getType()) == *srcLayout
+                    ? expand.getSrc()
+                    : rematerialize(builder, expand.getSrc(), *srcLayout,
+                                    depth + 1);
+    if (!src)
+      return {};
+    return mlir::tile::ExpandDimsOp::create(builder, loc, newType, src,
+                                            expand.getAxisAttr());
+  }
+  return {};
+}
+
+/// The outermost scf.for around \p op that does not contain the definition
+/// of \p value, or null.
+scf::ForOp hoistTarget(Operation *op, Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    def = value.getParentBlock()->getParentOp();
+  scf::ForOp target;
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    auto forOp = dyn_cast<scf::ForOp>(parent);
+    if (!forOp || forOp->isAncestor(def))
+      break;
+    target = forOp;
+  }
+  return target;
+}
+
+/// One sweep over the conversions of \p root; returns whether anything
+/// changed.
+bool simplifyOnce(Operation *root) {
+  SmallVector<ConvertLayoutOp> converts;
+  root->walk([&](ConvertLayoutOp op) { converts.push_back(op); });
+  bool changed = false;
+  OpBuilder builder(root->getContext());
+  llvm::DenseSet<Operation *> erased;
+  for (ConvertLayoutOp op : converts) {
+    if (erased.count(op))
+      continue;
+    Value src = op.getSrc();
+    // Fold a chain: convert(convert(x)) -> convert(x).
+    if (auto inner = src.getDefiningOp<ConvertLayoutOp>()) {
+      op.getSrcMutable().assign(inner.getSrc());
+      if (inner->use_empty()) {
+        erased.insert(inner);
+        inner->erase();
+      }
+      src = op.getSrc();
+      changed = true;
+    }
+    // A conversion to the layout the value already has.
+    if (src.getType() == op.getType()) {
+      op.replaceAllUsesWith(src);
+      erased.insert(op);
+      op->erase();
+      changed = true;
+      continue;
+    }
+    // Recreate cheap producers in the needed layout.
+    std::optional<DL> wanted = getLayout(op.getType());
+    if (wanted) {
+      builder.setInsertionPoint(op);
+      if (Value remat = rematerialize(builder, src, *wanted)) {
+        op.replaceAllUsesWith(remat);
+        erased.insert(op);
+        op->erase();
+        changed = true;
+        continue;
+      }
+    }
+    // Hoist conversions of loop-invariant values.
+    if (scf::ForOp loop = hoistTarget(op, src)) {
+      op->moveBefore(loop);
+      changed = true;
+    }
+  }
+  // Merge conversions of one value to one layout when one dominates the
+  // other.
+  DominanceInfo dominance(root);
+  llvm::DenseMap<std::pair<Value, Type>, SmallVector<ConvertLayoutOp, 2>>
+      groups;
+  root->walk([&](ConvertLayoutOp op) {
+    groups[{op.getSrc(), op.getType()}].push_back(op);
+  });
+  for (auto &entry : groups) {
+    SmallVector<ConvertLayoutOp, 2> &ops = entry.second;
+    for (unsigned i = 0; i < ops.size(); ++i) {
+      if (!ops[i])
+        continue;
+      for (unsigned j = 0; j < ops.size(); ++j) {
+        if (i == j || !ops[j] || !dominance.dominates(ops[i].getOperation(), ops[j].getOperation()))
+          continue;
+        ops[j].replaceAllUsesWith(ops[i].getResult());
+        ops[j]->erase();
+        ops[j] = nullptr;
+        changed = true;
+      }
+    }
+  }
+  // Producers left without users.
+  SmallVector<Operation *> dead;
+  root->walk([&](Operation *op) {
+    if (isa<arith::ConstantOp, mlir::tile::SplatOp, mlir::tile::IotaOp,
+            mlir::tile::BroadcastOp, mlir::tile::ExpandDimsOp,
+            ConvertLayoutOp>(op) &&
+        op->use_empty())
+      dead.push_back(op);
+  });
+  for (Operation *op : llvm::reverse(dead)) {
+    op->erase();
+    changed = true;
+  }
+  return changed;
+}
+
+struct RemoveConversionsPass
+    : public mlir::tile::impl::TileRemoveConversionsBase<
+          RemoveConversionsPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      // Bounded: every sweep removes or hoists something.
+      for (unsigned i = 0; i < 32 && simplifyOnce(func); ++i) {
+      }
+    }
+  }
+};
+
+} // namespace
