@@ -10,8 +10,20 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Codegen/Host/HostCodegen.h"
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include "gtest/gtest.h"
+
+#include <dlfcn.h>
+#include <malloc.h>
 
 #include <cmath>
 #include <cstdint>
@@ -772,6 +784,146 @@ TEST(HostExecution, CopyAsyncSharedLoad) {
     ASSERT_EQ(o[i], float(2.0 * x[i] + 1.0)) << i;
   for (size_t i = size_t(m) * n; i < o.size(); ++i)
     ASSERT_EQ(o[i], kPoison);
+}
+
+//===----------------------------------------------------------------------===//
+// bf16, explicit strides, math on tiles
+//===----------------------------------------------------------------------===//
+
+const char *kStrided = R"mlir(
+func.func @strided_bf16(%x: !tile.ptr<bf16> {tile.name = "x", tile.dtype = "bf16", tile.shape = ["N", "M"]},
+                        %o: !tile.ptr<bf16> {tile.name = "o", tile.dtype = "bf16", tile.shape = ["M", "N"], tile.mut},
+                        %m: i32 {tile.dim = "M"}, %n: i32 {tile.dim = "N"})
+    attributes {tile.kernel, tile.grid = ["cdiv(N, 8)", "cdiv(M, 8)", "1"]} {
+  %px = tile.program_id x : i32
+  %py = tile.program_id y : i32
+  %c1 = arith.constant 1 : i32
+  %c8 = arith.constant 8 : i32
+  %r0 = arith.muli %py, %c8 : i32
+  %q0 = arith.muli %px, %c8 : i32
+  %vx = tile.view %x(%m, %n) strides(%c1, %m) : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %vo = tile.view %o(%m, %n) : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %t = tile.load %vx[%r0, %q0] : !tile.view<?x?xbf16> -> tensor<8x8xbf16>
+  %f = tile.cast %t : tensor<8x8xbf16> -> tensor<8x8xf32>
+  %e = math.tanh %f : tensor<8x8xf32>
+  %b = tile.cast %e : tensor<8x8xf32> -> tensor<8x8xbf16>
+  %s = arith.addf %b, %t : tensor<8x8xbf16>
+  tile.store %vo[%r0, %q0], %s : !tile.view<?x?xbf16>, tensor<8x8xbf16>
+  return
+}
+)mlir";
+
+uint16_t toBF16(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  bits += 0x7FFF + ((bits >> 16) & 1);
+  return uint16_t(bits >> 16);
+}
+
+double bf16Value(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+TEST(HostExecution, StridedViewBF16) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kStrided, "strided_bf16", kernel));
+  uint32_t m = 11, n = 19;
+  std::vector<float> xf = randomFloats(size_t(m) * n, 47);
+  // x is column-major: element (i, j) at j * m + i.
+  std::vector<uint16_t> x(xf.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = toBF16(xf[i]);
+  std::vector<uint16_t> o(size_t(m) * n + 5, 0xBEEF);
+  uint16_t *px = x.data(), *po = o.data();
+  int32_t dm = int32_t(m), dn = int32_t(n);
+  void *args[] = {&px, &po, &dm, &dn};
+  ASSERT_TRUE(run(kernel, args, {cdiv(n, 8), cdiv(m, 8), 1}));
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < n; ++j) {
+      double v = bf16Value(x[j * m + i]);
+      double want = bf16Value(toBF16(float(std::tanh(v)))) + v;
+      double got = bf16Value(o[i * n + j]);
+      // Two bf16 roundings (tanh, then the sum): within 2 ulp of 2^-8.
+      ASSERT_NEAR(got, want, std::ldexp(std::fabs(want), -7) + 1e-30)
+          << i << "," << j;
+    }
+  for (size_t i = size_t(m) * n; i < o.size(); ++i)
+    ASSERT_EQ(o[i], 0xBEEF);
+}
+
+//===----------------------------------------------------------------------===//
+// No buffer leaks across loop iterations
+//===----------------------------------------------------------------------===//
+
+TEST(HostExecution, LoopsDoNotLeak) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kGemm, "gemm", kernel));
+  uint32_t m = 16, n = 16, k = 1024; // 128 iterations of the K loop
+  std::vector<uint16_t> a(size_t(m) * k, 0x3C00), b(size_t(k) * n, 0x3800);
+  std::vector<float> c(size_t(m) * n, kPoison);
+  uint16_t *pa = a.data(), *pb = b.data();
+  float *pc = c.data();
+  int32_t dm = int32_t(m), dk = int32_t(k), dn = int32_t(n);
+  void *args[] = {&pa, &pb, &pc, &dm, &dk, &dn};
+  ASSERT_TRUE(run(kernel, args, {1, 1, 1}, 1)); // warm up in this thread
+  size_t before = mallinfo2().uordblks;
+  for (int rep = 0; rep < 4; ++rep)
+    ASSERT_TRUE(run(kernel, args, {1, 1, 1}, 1));
+  size_t after = mallinfo2().uordblks;
+  // One leaked tile per iteration would be >= 512 KB here.
+  EXPECT_LT(after, before + 4096) << "bytes in use grew by " << after - before;
+  for (float v : c)
+    ASSERT_EQ(v, 512.0f); // 1024 x (1 * 0.5)
+}
+
+//===----------------------------------------------------------------------===//
+// Object files and shared objects
+//===----------------------------------------------------------------------===//
+
+TEST(HostExecution, SharedObjectRunsThroughDlopen) {
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::tile::TileDialect>();
+  registerHostCodegenDialects(registry);
+  mlir::MLIRContext context(registry);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(kVectorAdd, &context);
+  ASSERT_TRUE(module);
+  llvm::Error lowered = lowerToHostLLVM(*module);
+  ASSERT_FALSE(bool(lowered)) << llvm::toString(std::move(lowered));
+
+  llvm::SmallString<128> object, library;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("host-test", "o", object));
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("host-test", "so", library));
+  llvm::FileRemover removeObject(object), removeLibrary(library);
+  llvm::Error written = emitHostObject(*module, object);
+  ASSERT_FALSE(bool(written)) << llvm::toString(std::move(written));
+  auto buffer = llvm::MemoryBuffer::getFile(object);
+  ASSERT_TRUE(bool(buffer));
+  ASSERT_TRUE((*buffer)->getBuffer().starts_with("\x7f" "ELF"));
+
+  llvm::Error linked = emitHostSharedObject(*module, library);
+  ASSERT_FALSE(bool(linked)) << llvm::toString(std::move(linked));
+  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  auto entry = reinterpret_cast<KernelEntry>(dlsym(handle, "vadd"));
+  ASSERT_NE(entry, nullptr) << dlerror();
+  EXPECT_EQ(dlsym(handle, "__tile_host_impl_vadd"), nullptr)
+      << "the kernel body should be internal";
+  uint32_t n = 300;
+  std::vector<float> x = randomFloats(n, 53), y = randomFloats(n, 59);
+  std::vector<float> z(n + 8, kPoison);
+  float *px = x.data(), *py = y.data(), *pz = z.data();
+  int32_t dn = int32_t(n);
+  void *args[] = {&px, &py, &pz, &dn};
+  llvm::Error ran = runGrid(entry, args, {cdiv(n, 64), 1, 1});
+  ASSERT_FALSE(bool(ran)) << llvm::toString(std::move(ran));
+  for (uint32_t i = 0; i < n; ++i)
+    ASSERT_EQ(z[i], x[i] + y[i]) << i;
+  for (uint32_t i = n; i < n + 8; ++i)
+    ASSERT_EQ(z[i], kPoison);
+  dlclose(handle);
 }
 
 //===----------------------------------------------------------------------===//
