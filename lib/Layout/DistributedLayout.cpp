@@ -340,6 +340,20 @@ int64_t DistributedLayout::replication() const {
   return numThreads() * localSize() / numElements();
 }
 
+int64_t DistributedLayout::replicaIndex(int64_t thread) const {
+  assert(thread >= 0 && thread < numThreads() && "thread out of range");
+  int64_t index = 0, weight = 1;
+  for (unsigned id : reverse(spatialIds)) {
+    int64_t digit = thread % modeList[id].size;
+    thread /= modeList[id].size;
+    if (modeList[id].isReplicated()) {
+      index += digit * weight;
+      weight *= modeList[id].size;
+    }
+  }
+  return index;
+}
+
 SmallVector<int64_t, 4> DistributedLayout::apply(int64_t thread,
                                                  int64_t slot) const {
   assert(thread >= 0 && thread < numThreads() && "thread out of range");

@@ -264,11 +264,14 @@ std::pair<int64_t, int64_t> wavefrontsOf(ArrayRef<int64_t> byteAddrs,
 struct OffsetTable {
   int64_t threads, slots;
   std::vector<int64_t> linear; // [thread * slots + slot]
+  std::vector<bool> active;    // [thread]
 
-  OffsetTable(const DistributedLayout &l, const SharedLayout &smem)
+  OffsetTable(const DistributedLayout &l, const SharedLayout &smem,
+              bool primaryOnly = false)
       : threads(l.numThreads()), slots(l.localSize()) {
     linear.reserve(threads * slots);
     for (int64_t t = 0; t < threads; ++t) {
+      active.push_back(!primaryOnly || l.replicaIndex(t) == 0);
       for (int64_t s = 0; s < slots; ++s)
         linear.push_back(smem.linearOffset(l.apply(t, s)));
     }
@@ -306,8 +309,10 @@ AccessCost accessCost(const OffsetTable &tab, Swizzle sw, unsigned elemBits,
   for (int64_t w0 = 0; w0 < tab.threads; w0 += warpSize) {
     for (int64_t g = 0; g < tab.slots / vec; ++g) {
       addrs.clear();
-      for (int64_t t = w0; t < std::min(tab.threads, w0 + warpSize); ++t)
-        addrs.push_back(tab.offset(sw, t, g * vec) * elemBits / 8);
+      for (int64_t t = w0; t < std::min(tab.threads, w0 + warpSize); ++t) {
+        addrs.push_back(
+            tab.active[t] ? tab.offset(sw, t, g * vec) * elemBits / 8 : -1);
+      }
       auto [waves, ideal] = wavefrontsOf(addrs, accessBytes, banks);
       cost.wavefronts += waves;
       cost.ideal += ideal;
@@ -332,7 +337,7 @@ int64_t maxVectorWidth(const DistributedLayout &layout,
 Expected<AccessCost> analyzeAccess(const DistributedLayout &layout,
                                    const SharedLayout &smem, unsigned elemBits,
                                    int64_t vec, int64_t warpSize,
-                                   const BankConfig &banks) {
+                                   const BankConfig &banks, bool primaryOnly) {
   if (layout.shape() != smem.shape()) {
     return createStringError("distributed and shared layouts cover different "
                              "tile shapes");
@@ -344,8 +349,8 @@ Expected<AccessCost> analyzeAccess(const DistributedLayout &layout,
   }
   if (warpSize < 1)
     return createStringError("warp size must be positive");
-  return accessCost(OffsetTable(layout, smem), smem.swizzle(), elemBits, vec,
-                    warpSize, banks);
+  return accessCost(OffsetTable(layout, smem, primaryOnly), smem.swizzle(),
+                    elemBits, vec, warpSize, banks);
 }
 
 Expected<SwizzleChoice> searchSwizzle(const SharedLayout &base,
@@ -361,7 +366,8 @@ Expected<SwizzleChoice> searchSwizzle(const SharedLayout &base,
   }
   if (warpSize < 1)
     return createStringError("warp size must be positive");
-  OffsetTable store(storeLayout, base), load(loadLayout, base);
+  OffsetTable store(storeLayout, base, /*primaryOnly=*/true),
+      load(loadLayout, base);
   auto cap = [](int64_t v, int64_t c) { return c > 0 ? std::min(v, c) : v; };
   int64_t sv = cap(vectorWidth(store, Swizzle{}, elemBits), maxStoreVec);
   int64_t lv = cap(vectorWidth(load, Swizzle{}, elemBits), maxLoadVec);

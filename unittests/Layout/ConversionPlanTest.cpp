@@ -71,12 +71,15 @@ Regs execute(const ConversionPlan &plan, const DL &src, const DL &dst,
     Table ts = tableOf(src), td = tableOf(dst);
     // Stores in vectors: the vector's slots must be contiguous offsets.
     for (int64_t th = 0; th < t; ++th) {
+      if (src.replicaIndex(th) != 0)
+        continue;
       for (int64_t g = 0; g < ts.slots / plan.storeVec; ++g) {
         int64_t base = plan.smem.offset(ts(th, g * plan.storeVec));
         EXPECT_EQ(base % plan.storeVec, 0);
         for (int64_t k = 0; k < plan.storeVec; ++k) {
           int64_t s = g * plan.storeVec + k;
           EXPECT_EQ(plan.smem.offset(ts(th, s)), base + k);
+          EXPECT_EQ(smem[base + k], -1) << "element stored twice";
           smem[base + k] = in[th][s];
         }
       }

@@ -74,6 +74,15 @@ TEST(DistributedLayout, HoldersInvertTheTable) {
     }
     EXPECT_EQ(s.layout.replication() * product(s.table.shape),
               s.table.threads * s.table.slots);
+    // The holders of an element are one per replica index, and the primary
+    // replicas (index 0) hold every element exactly once.
+    for (auto &[c, hs] : ref) {
+      std::set<int64_t> indices;
+      for (ThreadSlot h : hs)
+        indices.insert(s.layout.replicaIndex(h.thread));
+      ASSERT_EQ(static_cast<int64_t>(indices.size()), s.layout.replication());
+      ASSERT_EQ(*indices.rbegin(), s.layout.replication() - 1) << s.text;
+    }
   }
   DL l = DL::spatial({2, 2});
   EXPECT_TRUE(l.holders({2, 0}).empty());

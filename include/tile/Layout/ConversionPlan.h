@@ -49,10 +49,11 @@ struct ShuffleRound {
 ///    with localSource[t * dstLocalSize + l] >= 0,
 ///    dst[t][l] = src[t][localSource[...]]; then every shuffle round writes
 ///    the remaining destination registers.
-///  - SharedMemory: every (t, l) stores src[t][l] at offset
-///    smem.offset(srcLayout.apply(t, l)) (replicas store equal values), in
-///    vectors of storeVec slots; barrier; every (t, l) loads dst[t][l] from
-///    smem.offset(dstLayout.apply(t, l)) in vectors of loadVec slots.
+///  - SharedMemory: every thread t with src.replicaIndex(t) == 0 stores
+///    each src[t][l] at offset smem.offset(src.apply(t, l)), in vectors of
+///    storeVec slots (other replicas hold the same values and skip the
+///    store); barrier; every (t, l) loads dst[t][l] from
+///    smem.offset(dst.apply(t, l)) in vectors of loadVec slots.
 struct ConversionPlan {
   ConversionKind kind = ConversionKind::NoOp;
   int64_t numThreads = 0, warpSize = 0;

@@ -123,6 +123,11 @@ public:
   int64_t numElements() const;
   /// How many (thread, slot) pairs hold each element (T * L / elements).
   int64_t replication() const;
+  /// The value of `thread`'s replication digits (0 .. replication() - 1).
+  /// Replicas of an element differ only in these digits, so the threads
+  /// with replicaIndex 0 hold every element exactly once: they are the ones
+  /// that should store a replicated tile.
+  int64_t replicaIndex(int64_t thread) const;
 
   /// Canonical modes: those of dimension 0 (most significant first), then
   /// dimension 1, ..., then the replication modes in thread order.

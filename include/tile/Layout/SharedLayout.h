@@ -141,11 +141,12 @@ int64_t maxVectorWidth(const DistributedLayout &layout,
 /// Bank cost of every thread accessing its slots `vec` at a time (vec must
 /// be a valid vector width as computed by maxVectorWidth or a divisor of
 /// it). Threads are grouped into warps of `warpSize`.
-llvm::Expected<AccessCost> analyzeAccess(const DistributedLayout &layout,
-                                         const SharedLayout &smem,
-                                         unsigned elemBits, int64_t vec,
-                                         int64_t warpSize,
-                                         const BankConfig &banks);
+/// With `primaryOnly`, only threads with layout.replicaIndex(t) == 0 access
+/// (the others are inactive), as in a store of a replicated tile.
+llvm::Expected<AccessCost>
+analyzeAccess(const DistributedLayout &layout, const SharedLayout &smem,
+              unsigned elemBits, int64_t vec, int64_t warpSize,
+              const BankConfig &banks, bool primaryOnly = false);
 
 /// Result of the swizzle search.
 struct SwizzleChoice {
@@ -156,11 +157,11 @@ struct SwizzleChoice {
 
 /// Picks the swizzle (B <= 4, M, S) to compose with `base` (whose own
 /// swizzle is ignored) that minimizes the wavefronts of storing with
-/// `storeLayout` and loading with `loadLayout`, each at its widest vector
-/// width (maxVectorWidth on the unswizzled layout) capped by `maxStoreVec` /
-/// `maxLoadVec` slots (0 = no cap). Only swizzles that keep both vector
-/// widths and the cosize are considered; ties go to the identity, then the
-/// smallest (B, M, S). Fails when the shapes differ or no byte-aligned
+/// `storeLayout` (primary replicas only) and loading with `loadLayout`, each at
+/// its widest vector width (maxVectorWidth on the unswizzled layout) capped by
+/// `maxStoreVec` / `maxLoadVec` slots (0 = no cap). Only swizzles that keep
+/// both vector widths and the cosize are considered; ties go to the identity,
+/// then the smallest (B, M, S). Fails when the shapes differ or no byte-aligned
 /// vector access exists.
 llvm::Expected<SwizzleChoice>
 searchSwizzle(const SharedLayout &base, const DistributedLayout &storeLayout,
