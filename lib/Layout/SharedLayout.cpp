@@ -23,6 +23,8 @@ namespace tile::layout {
 // SharedLayout
 //===----------------------------------------------------------------------===//
 
+static constexpr int64_t kMaxExtent = int64_t(1) << 24;
+
 static Error checkSwizzle(Swizzle s) {
   if (s.bits == 0)
     return Error::success();
@@ -52,6 +54,18 @@ Expected<SharedLayout> SharedLayout::get(ArrayRef<int64_t> shape,
   for (int64_t s : strides) {
     if (s < 0)
       return createStringError("shared layout strides must be non-negative");
+  }
+  // Keep every offset well inside int64_t and the tile enumerable.
+  int64_t elements = 1, maxOffset = 0;
+  for (auto [n, s] : zip(shape, strides)) {
+    if (n > kMaxExtent || s > kMaxExtent)
+      return createStringError("shared layout extents and strides must be "
+                               "below 2^24");
+    elements *= n;
+    maxOffset += (n - 1) * s;
+    if (elements > kMaxExtent || maxOffset > kMaxExtent * kMaxExtent)
+      return createStringError("shared layout too large (at most 2^24 "
+                               "elements and 2^48 offsets)");
   }
   if (Error e = checkSwizzle(swizzle))
     return e;

@@ -6,6 +6,8 @@
 
 #include "gtest/gtest.h"
 
+#include <random>
+
 using namespace tile::layout;
 using namespace tile::layout::test;
 
@@ -121,6 +123,51 @@ TEST(LayoutText, ErrorsSayWhereAndWhat) {
 
   e = parseError("modes(dims=[[4]], spatial=[], local=[r2])");
   EXPECT_NE(e.find("an integer"), std::string::npos) << e;
+}
+
+TEST(LayoutText, MangledTextNeverCrashes) {
+  // Random edits of valid texts either parse (and then print back to the
+  // same layout) or fail with a positioned message.
+  std::vector<std::string> seeds = {
+      "local(2,1) * spatial(8,4) * local(1,2)",
+      "column_local(2,2) * column_spatial(4,8) * replicate(2)",
+      "modes(dims=[[4,8],[2]], spatial=[1,r2,0], local=[2])"};
+  const std::string alphabet = "0123456789(),*[]=r lospatialmdex_";
+  std::mt19937 rng(13);
+  int parsed = 0, failed = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    std::string text = seeds[rng() % seeds.size()];
+    for (int e = 1 + rng() % 3; e > 0; --e) {
+      size_t pos = rng() % (text.size() + 1);
+      switch (rng() % 3) {
+      case 0:
+        text.insert(pos, 1, alphabet[rng() % alphabet.size()]);
+        break;
+      case 1:
+        if (pos < text.size())
+          text.erase(pos, 1);
+        break;
+      default:
+        if (pos < text.size())
+          text[pos] = alphabet[rng() % alphabet.size()];
+        break;
+      }
+    }
+    auto l = DL::parse(text);
+    if (!l) {
+      ++failed;
+      std::string msg = toString(l.takeError());
+      ASSERT_NE(msg.find("position"), std::string::npos) << msg;
+      continue;
+    }
+    ++parsed;
+    auto again = DL::parse(l->str());
+    ASSERT_TRUE(static_cast<bool>(again)) << text << " -> " << l->str();
+    ASSERT_EQ(*again, *l);
+  }
+  // Both outcomes are exercised.
+  EXPECT_GT(parsed, 500);
+  EXPECT_GT(failed, 5000);
 }
 
 } // namespace

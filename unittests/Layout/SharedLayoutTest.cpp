@@ -97,6 +97,10 @@ TEST(SharedLayout, OffsetsCosizeTextAndErrors) {
             std::string::npos);
   EXPECT_NE(err("(0,4):(4,1)").find("positive"), std::string::npos);
   EXPECT_NE(err("(4,4):(4,1) x").find("end of text"), std::string::npos);
+  EXPECT_NE(err("(16777216,2):(2,1)").find("2^24"), std::string::npos);
+  EXPECT_NE(err("(8192,8192):(8192,1)").find("too large"), std::string::npos);
+  EXPECT_NE(err("(4,4):(99999999999999999999,1)").find("integer"),
+            std::string::npos);
 }
 
 /// Independent bank model: serve the requests pass by pass, each bank

@@ -49,8 +49,9 @@ struct Swizzle {
 class SharedLayout {
 public:
   SharedLayout() = default;
-  /// Validates: equal ranks, positive extents, non-negative strides, a
-  /// valid swizzle (S >= B, M + S + B < 40).
+  /// Validates: equal ranks, positive extents, non-negative strides, at
+  /// most 2^24 elements, extents and strides below 2^24, and a valid
+  /// swizzle (S >= B, M + S + B < 40).
   static llvm::Expected<SharedLayout> get(llvm::ArrayRef<int64_t> shape,
                                           llvm::ArrayRef<int64_t> strides,
                                           Swizzle swizzle = {});
