@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Commands.h"
+
 #include "tile/Frontend/Frontend.h"
 #include "tile/Frontend/KernelInfo.h"
 #include "tile/InitAll.h"
@@ -240,7 +242,13 @@ int main(int argc, char **argv) {
       "[--kernel=NAME] [-o OUT]\n\n"
       "Compiles the kernels of FILE (a .tile program, or a .mlir module in "
       "the tile dialect, which is parsed and passed on) and prints the "
-      "requested stage. Exit code 1 on any error.\n");
+      "requested stage. Exit code 1 on any error.\n\n"
+      "  tilec run FILE --kernel K --size M=64,N=30 [--target T] ...\n"
+      "  tilec check FILE --kernel K --size ... --target T\n"
+      "  tilec bundle FILE... -o DIR [--target T] [--size ...]...\n\n"
+      "run, check and bundle execute kernels: see `tilec run --help`.\n");
+  if (int rc = 0; tile::driver::runSelectedSubcommand(rc))
+    return rc;
 
   std::map<std::string, std::string> defs;
   if (!parseDefines(defs))

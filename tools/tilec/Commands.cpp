@@ -1,0 +1,551 @@
+//===- Commands.cpp - tilec run / check / bundle --------------------------===//
+//
+// Part of tilec. Each subcommand compiles through the JIT library (with its
+// caches), sets launches up with the runtime's prepareRun — the same seeded
+// inputs and poisoned outputs tile-run uses — and runs them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "tile/JIT.h"
+#include "tile/Numerics/Format.h"
+#include "tile/Numerics/Pack.h"
+#include "tile/runtime/Compare.h"
+#include "tile/runtime/Npy.h"
+#include "tile/runtime/Random.h"
+#include "tile/runtime/TestRun.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <limits>
+
+namespace cl = llvm::cl;
+using namespace tile;
+
+namespace {
+
+cl::SubCommand runCmd("run", "Compile a kernel, run it on seeded random "
+                             "inputs and summarize its outputs");
+cl::SubCommand checkCmd("check", "Run a kernel on a target and on the host "
+                                 "reference with the same inputs; compare");
+cl::SubCommand bundleCmd("bundle", "Compile kernels into a bundle directory "
+                                   "(code objects + manifest.json) with "
+                                   "reference outputs for tile-run");
+
+cl::OptionCategory commandCat("tilec run/check/bundle options");
+
+cl::opt<std::string> runFile(cl::Positional, cl::desc("<.tile file>"),
+                             cl::Required, cl::sub(runCmd), cl::sub(checkCmd),
+                             cl::cat(commandCat));
+cl::list<std::string> bundleFiles(cl::Positional, cl::desc("<.tile files>"),
+                                  cl::OneOrMore, cl::sub(bundleCmd),
+                                  cl::cat(commandCat));
+cl::opt<std::string> kernelOpt("kernel", cl::desc("Kernel to run"),
+                               cl::value_desc("name"), cl::sub(runCmd),
+                               cl::sub(checkCmd), cl::sub(bundleCmd),
+                               cl::cat(commandCat));
+cl::list<std::string>
+    sizeOpt("size",
+            cl::desc("Runtime dimensions, DIM=V,... (bundle: one test per "
+                     "--size)"),
+            cl::value_desc("M=64,N=30"), cl::sub(runCmd), cl::sub(checkCmd),
+            cl::sub(bundleCmd), cl::cat(commandCat));
+cl::opt<std::string> targetOpt("target",
+                               cl::desc("host (default), sm_80 ... sm_90a, "
+                                        "gfx942, gfx950"),
+                               cl::init("host"), cl::sub(runCmd),
+                               cl::sub(checkCmd), cl::sub(bundleCmd),
+                               cl::cat(commandCat));
+cl::opt<std::string>
+    deviceOpt("device",
+              cl::desc("Device to run on (default: from the target: host, "
+                       "cuda, hip)"),
+              cl::sub(runCmd), cl::sub(checkCmd), cl::cat(commandCat));
+cl::opt<uint64_t> seedOpt("seed", cl::desc("Seed of the generated inputs"),
+                          cl::init(1), cl::sub(runCmd), cl::sub(checkCmd),
+                          cl::sub(bundleCmd), cl::cat(commandCat));
+cl::list<std::string> argOpt("arg", cl::desc("Scalar argument NAME=VALUE"),
+                             cl::value_desc("NAME=VALUE"), cl::sub(runCmd),
+                             cl::sub(checkCmd), cl::sub(bundleCmd),
+                             cl::cat(commandCat));
+cl::list<std::string>
+    inputOpt("input", cl::desc("Read tensor NAME from a .npy file"),
+             cl::value_desc("NAME=F.npy"), cl::sub(runCmd), cl::sub(checkCmd),
+             cl::cat(commandCat));
+cl::list<std::string>
+    inoutOpt("inout",
+             cl::desc("A mut tensor that is also read: generate it instead of "
+                      "poisoning it"),
+             cl::value_desc("NAME"), cl::sub(runCmd), cl::sub(checkCmd),
+             cl::sub(bundleCmd), cl::cat(commandCat));
+cl::list<std::string> defineOpt("D", cl::Prefix,
+                                cl::desc("Set a compile-time parameter"),
+                                cl::value_desc("NAME=VALUE"), cl::sub(runCmd),
+                                cl::sub(checkCmd), cl::sub(bundleCmd),
+                                cl::cat(commandCat));
+cl::opt<std::string>
+    dumpOpt("dump",
+            cl::desc("Write every tensor before (NAME.in.npy) and after "
+                     "(NAME.out.npy) the run, and manifest.json, to DIR"),
+            cl::value_desc("DIR"), cl::sub(runCmd), cl::cat(commandCat));
+cl::opt<unsigned> repeatOpt("repeat",
+                            cl::desc("Time N launches (median) after the run"),
+                            cl::init(0), cl::sub(runCmd), cl::cat(commandCat));
+cl::opt<std::string> bundleOut("o", cl::desc("Bundle directory"),
+                               cl::value_desc("DIR"), cl::Required,
+                               cl::sub(bundleCmd), cl::cat(commandCat));
+cl::opt<bool> noCache("no-cache", cl::desc("Do not use the disk cache"),
+                      cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
+                      cl::cat(commandCat));
+
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "tilec: error: " << message << "\n";
+  return 1;
+}
+
+/// Splits NAME=VALUE.
+bool splitAssignment(llvm::StringRef text, std::string &name,
+                     std::string &value) {
+  auto [lhs, rhs] = text.split('=');
+  if (lhs.empty() || !text.contains('='))
+    return false;
+  name = lhs.trim().str();
+  value = rhs.trim().str();
+  return true;
+}
+
+/// Parses "M=64,N=30" into dimensions.
+bool parseSizes(llvm::StringRef text, rt::DimMap &dims) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef part : parts) {
+    std::string name, value;
+    int64_t n;
+    if (!splitAssignment(part, name, value) ||
+        llvm::StringRef(value).getAsInteger(10, n) || n < 0) {
+      fail("--size expects DIM=V with V a non-negative integer, got '" +
+           part + "'");
+      return false;
+    }
+    dims[name] = n;
+  }
+  return true;
+}
+
+/// Builds the test case described by the options (sizes from \p sizeText).
+bool makeTestCase(llvm::StringRef sizeText, rt::TestCase &test) {
+  if (!parseSizes(sizeText, test.Sizes))
+    return false;
+  test.Seed = seedOpt;
+  for (const std::string &a : argOpt) {
+    std::string name, value;
+    double number;
+    if (!splitAssignment(a, name, value) ||
+        llvm::StringRef(value).getAsDouble(number)) {
+      fail("--arg expects NAME=NUMBER, got '" + a + "'");
+      return false;
+    }
+    test.Scalars[name] = number;
+  }
+  for (const std::string &in : inputOpt) {
+    std::string name, path;
+    if (!splitAssignment(in, name, path)) {
+      fail("--input expects NAME=FILE.npy, got '" + in + "'");
+      return false;
+    }
+    llvm::SmallString<256> absolute(path);
+    llvm::sys::fs::make_absolute(absolute);
+    test.InputFiles[name] = std::string(absolute);
+  }
+  test.InOut.assign(inoutOpt.begin(), inoutOpt.end());
+  return true;
+}
+
+bool collectDefines(std::map<std::string, std::string> &defines) {
+  for (const std::string &d : defineOpt) {
+    std::string name, value;
+    if (!splitAssignment(d, name, value)) {
+      fail("-D expects NAME=VALUE, got '" + d + "'");
+      return false;
+    }
+    defines[name] = value;
+  }
+  return true;
+}
+
+jit::Compiler makeCompiler() {
+  jit::Compiler::Config config;
+  config.DiskCache = !noCache;
+  return jit::Compiler(config);
+}
+
+std::string defaultDevice(llvm::StringRef target) {
+  if (target.starts_with("sm_"))
+    return "cuda";
+  if (target.starts_with("gfx"))
+    return "hip";
+  return "host";
+}
+
+/// Compiles FILE for \p options and picks the kernel named by --kernel (or
+/// the only one).
+rt::Expected<std::shared_ptr<const jit::CompiledKernel>>
+compileSelected(jit::Compiler &compiler, const std::string &file,
+                const jit::CompileOptions &options) {
+  rt::Expected<jit::CompiledKernels> kernels =
+      compiler.compileFile(file, options, kernelOpt);
+  if (!kernels)
+    return kernels.takeError();
+  if (kernelOpt.empty() && kernels->size() != 1) {
+    std::string names;
+    for (const auto &k : *kernels)
+      names += (names.empty() ? "" : ", ") + k->Info.name();
+    return rt::makeError(file + " has several kernels (" + names +
+                         "): choose one with --kernel");
+  }
+  return kernels->front();
+}
+
+/// Decodes a packed tensor to doubles.
+std::vector<double> decodeAll(const std::string &dtype,
+                              const std::vector<uint8_t> &packed,
+                              uint64_t n) {
+  auto format = numerics::parseFormat(dtype);
+  std::vector<uint32_t> codes(n);
+  (void)numerics::unpackBits(packed.data(), n, format->bits(), codes.data());
+  std::vector<double> values(n);
+  for (uint64_t i = 0; i < n; ++i)
+    values[i] = numerics::decode(*format, codes[i]);
+  return values;
+}
+
+void printSummary(llvm::raw_ostream &os, const rt::TensorArg &t,
+                  const std::vector<uint8_t> &packed) {
+  std::vector<double> values = decodeAll(t.Param->DType, packed, t.NumElements);
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
+  uint64_t finite = 0, nan = 0;
+  for (double v : values) {
+    if (std::isnan(v)) {
+      ++nan;
+      continue;
+    }
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    if (std::isfinite(v)) {
+      sum += v;
+      ++finite;
+    }
+  }
+  os << t.Param->Name << ": " << t.Param->DType << "[";
+  llvm::interleaveComma(t.Shape, os);
+  os << "]";
+  if (values.empty()) {
+    os << " (empty)\n";
+    return;
+  }
+  os << llvm::format("  min %.6g  max %.6g  mean %.6g", lo, hi,
+                     finite ? sum / finite : 0.0);
+  if (nan)
+    os << "  nan " << nan;
+  uint64_t checksum = rt::fnv1a64(std::string_view(
+      reinterpret_cast<const char *>(packed.data()), packed.size()));
+  os << "  checksum " << llvm::format_hex_no_prefix(checksum, 16) << "\n";
+}
+
+rt::Error writeTensorNpy(const std::string &path, const rt::TensorArg &t,
+                         const std::vector<uint8_t> &packed) {
+  rt::Expected<rt::NpyArray> array = rt::toNpy(t.Param->DType, t.Shape, packed);
+  if (!array)
+    return array.takeError();
+  return rt::writeNpy(path, *array);
+}
+
+rt::Error writeDumpManifest(const std::string &dir,
+                            const rt::KernelInfo &info,
+                            const rt::PreparedRun &run,
+                            const rt::TestCase &test) {
+  rt::json::Array args;
+  for (const rt::ParamInfo &p : info.Signature.Params) {
+    rt::json::Object entry{{"name", p.Name}, {"dtype", p.DType}};
+    switch (p.Kind) {
+    case rt::ParamKind::Tensor: {
+      entry.emplace_back("kind", "tensor");
+      for (const rt::TensorArg &t : run.Tensors)
+        if (t.Param == &p) {
+          rt::json::Array shape;
+          for (int64_t d : t.Shape)
+            shape.emplace_back(d);
+          entry.emplace_back("shape", std::move(shape));
+        }
+      entry.emplace_back("mut", p.Mut);
+      entry.emplace_back("before", p.Name + ".in.npy");
+      entry.emplace_back("after", p.Name + ".out.npy");
+      break;
+    }
+    case rt::ParamKind::Scalar:
+      entry.emplace_back("kind", "scalar");
+      entry.emplace_back("value", test.Scalars.at(p.Name));
+      break;
+    case rt::ParamKind::Dim:
+      entry.emplace_back("kind", "dim");
+      entry.emplace_back("value", test.Sizes.at(p.Name));
+      break;
+    }
+    args.emplace_back(std::move(entry));
+  }
+  rt::json::Object root{{"kernel", info.name()},
+                        {"target", info.Target},
+                        {"seed", static_cast<int64_t>(test.Seed)},
+                        {"args", std::move(args)}};
+  return rt::json::writeFile(dir + "/manifest.json",
+                             rt::json::Value(std::move(root)));
+}
+
+/// Compiles, prepares and launches one kernel; the outputs are read back
+/// into \p outputs (parallel to run.Tensors).
+struct Execution {
+  std::shared_ptr<const jit::CompiledKernel> kernel;
+  rt::Device device;
+  rt::PreparedRun run;
+  std::vector<std::vector<uint8_t>> outputs;
+};
+
+rt::Expected<Execution> execute(jit::Compiler &compiler, const std::string &file,
+                                const jit::CompileOptions &options,
+                                const std::string &deviceSpec,
+                                const rt::TestCase &test) {
+  Execution exec;
+  auto kernel = compileSelected(compiler, file, options);
+  if (!kernel)
+    return kernel.takeError();
+  exec.kernel = *kernel;
+  auto device = rt::Device::open(deviceSpec);
+  if (!device)
+    return device.takeError();
+  exec.device = *device;
+  if (!rt::targetRunsOn(exec.kernel->Info.Target, exec.kernel->Info.Kind,
+                        exec.device))
+    return rt::makeError("code for " + exec.kernel->Info.Target +
+                         " cannot run on " + exec.device.name() + " (" +
+                         exec.device.arch() + ")");
+  auto loaded = compiler.load(*exec.kernel, exec.device);
+  if (!loaded)
+    return loaded.takeError();
+  auto run = rt::prepareRun(exec.kernel->Info.Signature, test, exec.device);
+  if (!run)
+    return run.takeError();
+  exec.run = std::move(*run);
+  if (rt::Error e = loaded->launch(exec.run.Bound))
+    return e;
+  if (rt::Error e = exec.device.synchronize())
+    return e;
+  for (const rt::TensorArg &t : exec.run.Tensors) {
+    std::vector<uint8_t> bytes(t.Bytes);
+    if (t.Bytes)
+      if (rt::Error e = t.Buf.download(bytes.data(), t.Bytes))
+        return e;
+    exec.outputs.push_back(std::move(bytes));
+  }
+  if (repeatOpt > 0 && exec.device.platform() != rt::Platform::Host) {
+    // Timing: 2 warm-up launches, then the median of N.
+    std::vector<float> times;
+    for (unsigned i = 0; i < repeatOpt + 2; ++i) {
+      rt::Stream stream = exec.device.defaultStream();
+      auto start = stream.record();
+      if (rt::Error e = loaded->launch(exec.run.Bound, &stream))
+        return e;
+      auto end = stream.record();
+      if (!start || !end)
+        return rt::makeError("cannot record timing events");
+      auto ms = rt::Event::elapsedMs(*start, *end);
+      if (!ms)
+        return ms.takeError();
+      if (i >= 2)
+        times.push_back(*ms);
+    }
+    std::sort(times.begin(), times.end());
+    llvm::outs() << llvm::format("time: median %.4f ms over %u runs\n",
+                                 times[times.size() / 2], repeatOpt.getValue());
+  }
+  return exec;
+}
+
+int runMain() {
+  jit::CompileOptions options;
+  options.target = targetOpt;
+  if (!collectDefines(options.defines))
+    return 1;
+  if (sizeOpt.size() > 1)
+    return fail("tilec run takes one --size list");
+  rt::TestCase test;
+  if (!makeTestCase(sizeOpt.empty() ? "" : sizeOpt.front(), test))
+    return 1;
+  jit::Compiler compiler = makeCompiler();
+  std::string deviceSpec =
+      deviceOpt.empty() ? defaultDevice(targetOpt) : std::string(deviceOpt);
+  auto exec = execute(compiler, runFile, options, deviceSpec, test);
+  if (!exec)
+    return fail(exec.message());
+
+  llvm::outs() << exec->kernel->Info.name() << " on " << exec->device.name()
+               << ", grid [" << exec->run.Bound.Grid[0] << ", "
+               << exec->run.Bound.Grid[1] << ", " << exec->run.Bound.Grid[2]
+               << "], seed " << test.Seed << "\n";
+  for (size_t i = 0; i < exec->run.Tensors.size(); ++i)
+    if (exec->run.Tensors[i].Param->Mut)
+      printSummary(llvm::outs(), exec->run.Tensors[i], exec->outputs[i]);
+
+  if (!dumpOpt.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpOpt))
+      return fail("cannot create " + dumpOpt + ": " + ec.message());
+    for (size_t i = 0; i < exec->run.Tensors.size(); ++i) {
+      const rt::TensorArg &t = exec->run.Tensors[i];
+      std::string base = dumpOpt + "/" + t.Param->Name;
+      if (rt::Error e = writeTensorNpy(base + ".in.npy", t, t.Initial))
+        return fail(e.message());
+      if (rt::Error e = writeTensorNpy(base + ".out.npy", t, exec->outputs[i]))
+        return fail(e.message());
+    }
+    if (rt::Error e =
+            writeDumpManifest(dumpOpt, exec->kernel->Info, exec->run, test))
+      return fail(e.message());
+  }
+  return 0;
+}
+
+int checkMain() {
+  jit::CompileOptions options;
+  options.target = targetOpt;
+  if (!collectDefines(options.defines))
+    return 1;
+  if (sizeOpt.size() != 1)
+    return fail("tilec check takes one --size list");
+  rt::TestCase test;
+  if (!makeTestCase(sizeOpt.front(), test))
+    return 1;
+  jit::Compiler compiler = makeCompiler();
+  std::string deviceSpec =
+      deviceOpt.empty() ? defaultDevice(targetOpt) : std::string(deviceOpt);
+  auto exec = execute(compiler, runFile, options, deviceSpec, test);
+  if (!exec)
+    return fail(exec.message());
+  // The reference: the host target; for --target host, the unoptimized
+  // host lowering (a second, independent compilation).
+  jit::CompileOptions refOptions = options;
+  refOptions.target = "host";
+  refOptions.optimize = options.target != "host";
+  auto ref = execute(compiler, runFile, refOptions, "host", test);
+  if (!ref)
+    return fail("reference: " + ref.message());
+
+  llvm::outs() << exec->kernel->Info.name() << ": " << options.target
+               << " on " << exec->device.name() << " vs host reference"
+               << (refOptions.optimize ? "" : " (unoptimized)") << "\n";
+  unsigned failures = 0, compared = 0;
+  for (size_t i = 0; i < exec->run.Tensors.size(); ++i) {
+    const rt::TensorArg &t = exec->run.Tensors[i];
+    if (!t.Param->Mut)
+      continue;
+    ++compared;
+    auto stats = rt::compareTensors(t.Param->DType, exec->outputs[i].data(),
+                                    ref->outputs[i].data(), t.NumElements);
+    if (!stats)
+      return fail(stats.message());
+    bool ok = stats->Mismatches == 0;
+    failures += !ok;
+    llvm::outs() << (ok ? "PASS " : "FAIL ") << t.Param->Name << ": "
+                 << (stats->Exact ? "exact, " : "") << stats->summary()
+                 << "\n";
+  }
+  if (compared == 0)
+    return fail("kernel has no mut tensor to compare");
+  return failures ? 1 : 0;
+}
+
+int bundleMain() {
+  jit::CompileOptions options;
+  options.target = targetOpt;
+  if (!collectDefines(options.defines))
+    return 1;
+  jit::Compiler compiler = makeCompiler();
+  jit::CompiledKernels all;
+  std::vector<std::vector<rt::TestCase>> tests;
+  for (const std::string &file : bundleFiles) {
+    auto kernels = compiler.compileFile(file, options, kernelOpt);
+    if (!kernels)
+      return fail(kernels.message());
+    for (const auto &k : *kernels) {
+      all.push_back(k);
+      tests.emplace_back();
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::create_directories(bundleOut))
+    return fail("cannot create " + bundleOut + ": " + ec.message());
+
+  // Reference outputs: every test case runs on the host target; the runner
+  // regenerates the same seeded inputs and compares against these.
+  if (!sizeOpt.empty()) {
+    if (bundleFiles.size() != 1 || all.size() != 1)
+      return fail("--size in a bundle needs exactly one kernel (use "
+                  "--kernel)");
+    jit::CompileOptions refOptions = options;
+    refOptions.target = "host";
+    for (auto [index, sizes] : llvm::enumerate(sizeOpt)) {
+      rt::TestCase test;
+      if (!makeTestCase(sizes, test))
+        return 1;
+      auto ref = execute(compiler, bundleFiles.front(), refOptions, "host",
+                         test);
+      if (!ref)
+        return fail("reference for --size " + sizes + ": " + ref.message());
+      for (size_t i = 0; i < ref->run.Tensors.size(); ++i) {
+        const rt::TensorArg &t = ref->run.Tensors[i];
+        if (!t.Param->Mut)
+          continue;
+        std::string file = all.front()->Info.name() + ".test" +
+                           std::to_string(index) + "." + t.Param->Name +
+                           ".npy";
+        if (rt::Error e =
+                writeTensorNpy(bundleOut + "/" + file, t, ref->outputs[i]))
+          return fail(e.message());
+        test.ExpectedFiles[t.Param->Name] = file;
+      }
+      tests.front().push_back(std::move(test));
+    }
+  }
+  if (rt::Error e = jit::writeBundle(bundleOut, all, tests))
+    return fail(e.message());
+  llvm::outs() << "wrote " << bundleOut << ": " << all.size() << " kernel"
+               << (all.size() == 1 ? "" : "s") << " for " << options.target;
+  if (!sizeOpt.empty())
+    llvm::outs() << ", " << sizeOpt.size() << " test"
+                 << (sizeOpt.size() == 1 ? "" : "s");
+  llvm::outs() << "\n";
+  return 0;
+}
+
+} // namespace
+
+bool tile::driver::runSelectedSubcommand(int &exitCode) {
+  if (runCmd) {
+    exitCode = runMain();
+    return true;
+  }
+  if (checkCmd) {
+    exitCode = checkMain();
+    return true;
+  }
+  if (bundleCmd) {
+    exitCode = bundleMain();
+    return true;
+  }
+  return false;
+}
