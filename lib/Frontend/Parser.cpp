@@ -141,6 +141,25 @@ private:
   bool parseCallArgs(CallExpr &call);
   bool parseIndexEntries(IndexExpr &idx);
 
+  /// Sets the height of \p e from its children; reports trees taller than
+  /// kMaxNestingDepth (e.g. `a + a + ... + a` with thousands of terms).
+  bool setHeight(Expr &e, std::initializer_list<const Expr *> children) {
+    unsigned h = e.height - 1;
+    for (const Expr *c : children)
+      if (c)
+        h = std::max(h, c->height);
+    e.height = h + 1;
+    if (e.height <= kMaxNestingDepth)
+      return true;
+    if (!depthReported) {
+      depthReported = true;
+      diags.error(e.loc, "expression nested too deeply (more than " +
+                             llvm::Twine(kMaxNestingDepth) +
+                             " levels); split it with 'let'");
+    }
+    return false;
+  }
+
   /// Depth guard against stack exhaustion.
   struct DepthGuard {
     Parser &p;
@@ -632,8 +651,11 @@ ExprPtr Parser::parseExpr(int minPrec, bool noGreater) {
         return nullptr;
       }
     }
-    lhs =
+    auto bin =
         std::make_unique<BinaryExpr>(opLoc, op, std::move(lhs), std::move(rhs));
+    if (!setHeight(*bin, {bin->lhs.get(), bin->rhs.get()}))
+      return nullptr;
+    lhs = std::move(bin);
   }
 }
 
@@ -655,7 +677,10 @@ ExprPtr Parser::parseUnary(bool noGreater) {
   ExprPtr sub = parseUnary(noGreater);
   if (!sub)
     return nullptr;
-  return std::make_unique<UnaryExpr>(loc, op, std::move(sub));
+  auto un = std::make_unique<UnaryExpr>(loc, op, std::move(sub));
+  if (!setHeight(*un, {un->operand.get()}))
+    return nullptr;
+  return un;
 }
 
 ExprPtr Parser::parsePostfix(bool noGreater) {
@@ -674,6 +699,12 @@ ExprPtr Parser::parsePostfix(bool noGreater) {
       consume();
       if (!parseCallArgs(*call))
         return nullptr;
+      for (auto &a : call->args)
+        if (!setHeight(*call, {a.get()}))
+          return nullptr;
+      for (auto &k : call->kwargs)
+        if (!setHeight(*call, {k.value.get()}))
+          return nullptr;
       e = std::move(call);
       continue;
     }
@@ -683,6 +714,11 @@ ExprPtr Parser::parsePostfix(bool noGreater) {
       consume();
       if (!parseIndexEntries(*idx))
         return nullptr;
+      if (!setHeight(*idx, {idx->base.get()}))
+        return nullptr;
+      for (auto &ent : idx->entries)
+        if (!setHeight(*idx, {ent.lo.get(), ent.hi.get()}))
+          return nullptr;
       e = std::move(idx);
       continue;
     }
@@ -803,6 +839,9 @@ ExprPtr Parser::parsePrimary() {
     }
     if (!expect(Tok::RBracket, "to close the list"))
       return nullptr;
+    for (auto &e : list->elems)
+      if (!setHeight(*list, {e.get()}))
+        return nullptr;
     return list;
   }
   case Tok::KwNone:

@@ -158,6 +158,21 @@ TEST(Parser, NestingDepthIsBounded) {
   EXPECT_GE(q->errors, 1u);
 }
 
+TEST(Parser, LongOperatorChainsAreBounded) {
+  // Left-associative chains build deep trees without parser recursion; the
+  // height limit keeps later recursive walks safe.
+  std::string terms = "1";
+  for (int i = 0; i < 50000; ++i)
+    terms += " + 1";
+  auto p = parse(wrap("let x = " + terms + ";"));
+  EXPECT_EQ(p->errors, 1u);
+  EXPECT_NE(p->diags.find("expression nested too deeply"), std::string::npos);
+  std::string ok = "1";
+  for (int i = 0; i < 200; ++i)
+    ok += " + 1";
+  EXPECT_EQ(parse(wrap("let x = " + ok + ";"))->errors, 0u);
+}
+
 TEST(Parser, ChainedComparisonIsAnError) {
   auto p = parse(wrap("let x = a < b < c;"));
   EXPECT_EQ(p->errors, 1u);

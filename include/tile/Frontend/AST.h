@@ -45,6 +45,9 @@ struct Expr {
 
   const Kind kind;
   llvm::SMLoc loc;
+  /// Height of the expression tree (1 for a leaf); bounded by the parser so
+  /// that recursive walks cannot exhaust the stack.
+  unsigned height = 1;
 
   // Annotations written by semantic analysis.
   Ty ty;       ///< Type of the value.

@@ -55,6 +55,8 @@ cases["unterminated-comment"] = GOOD + "/* ..."
 cases["deep-parens"] = GOOD.replace("let m0 = ", "let m0 = " + "(" * 2000, 1)
 cases["deep-blocks"] = GOOD.replace("var acc", "{" * 2000 + "var acc", 1)
 cases["deep-unary"] = GOOD.replace("let m0 = ", "let m0 = " + "-" * 5000, 1)
+cases["long-sum"] = GOOD.replace("let m0 = ", "let m0 = " + " + ".join(["1"] * 20000) + " + ", 1)
+cases["long-call-chain"] = GOOD.replace("let m0 = ", "let m0 = " + "abs(" * 3000 + "1" + ")" * 3000 + " + ", 1)
 cases["huge-int"] = GOOD.replace("BM: int = 64", "BM: int = 123456789012345678901234567890", 1)
 cases["huge-float"] = GOOD.replace("2.0", "1e999", 1)
 cases["overflow-fold"] = GOOD.replace("BM: int = 64", "BM: int = 9223372036854775807 + 1", 1)
