@@ -1,0 +1,382 @@
+//===- ExamplesTest.cpp - Every example on the host vs. float64 loops -----===//
+//
+// Each example program of shared/examples is compiled for the host through
+// the JIT library and run on seeded random inputs (outputs poisoned first)
+// at several sizes — sizes that do not divide the tile sizes and M = 1
+// included. Its outputs are compared with a reference written here as plain
+// float64 loops over the decoded inputs (lib/Numerics only decodes and
+// rounds); the reference never uses the compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/JIT.h"
+#include "tile/Numerics/CAPI.h"
+#include "tile/Numerics/Format.h"
+#include "tile/Numerics/Pack.h"
+#include "tile/runtime/TestRun.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+using namespace tile;
+namespace num = tile::numerics;
+
+namespace {
+
+// Keeps the Numerics C ABI in the binary, exported for host kernels.
+[[maybe_unused]] auto *keepNumerics = &tile_num_convert;
+
+std::string examplePath(const std::string &name) {
+  return std::string(TILE_SHARED_EXAMPLES_DIR) + "/" + name;
+}
+
+jit::Compiler &compiler() {
+  static jit::Compiler instance({"", /*DiskCache=*/false});
+  return instance;
+}
+
+/// Decoded tensors of one run, by parameter name.
+struct Tensor {
+  std::string dtype;
+  std::vector<int64_t> shape;
+  std::vector<double> values;
+  double operator[](size_t i) const { return values[i]; }
+};
+
+std::vector<double> decodeAll(const std::string &dtype,
+                              const std::vector<uint8_t> &packed,
+                              uint64_t n) {
+  num::Format format = *num::parseFormat(dtype);
+  std::vector<double> values(n);
+  for (uint64_t i = 0; i < n; ++i)
+    values[i] = num::decode(format, num::readPacked(packed.data(), i,
+                                                    format.bits()));
+  return values;
+}
+
+/// Replaces NaN and infinite codes of float inputs by code 0 so that every
+/// output element checks arithmetic (one NaN in a dot row hides the rest).
+void sanitize(rt::TensorArg &t) {
+  num::Format format = *num::parseFormat(t.Param->DType);
+  bool changed = false;
+  for (uint64_t i = 0; i < t.NumElements; ++i) {
+    uint32_t code = num::readPacked(t.Initial.data(), i, format.bits());
+    if (!std::isfinite(num::decode(format, code))) {
+      num::writePacked(t.Initial.data(), i, format.bits(), 0);
+      changed = true;
+    }
+  }
+  if (changed)
+    ASSERT_FALSE(bool(t.Buf.upload(t.Initial.data(), t.Bytes)));
+}
+
+struct Result {
+  std::map<std::string, Tensor> in, out;
+  std::map<std::string, int64_t> dims;
+};
+
+/// Compiles \p file with \p defines, runs kernel \p kernel on the host with
+/// \p sizes / \p scalars and returns the decoded inputs and outputs.
+Result run(const std::string &file, const std::string &kernel,
+           std::map<std::string, std::string> defines, rt::DimMap sizes,
+           std::map<std::string, double> scalars = {}, uint64_t seed = 7) {
+  Result result;
+  jit::CompileOptions options;
+  options.defines = std::move(defines);
+  auto compiled =
+      compiler().compileKernel([&] {
+        std::ifstream in(examplePath(file));
+        EXPECT_TRUE(in.good()) << "missing " << examplePath(file)
+                               << ": the shared/ folder must sit next to the "
+                                  "checkout";
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+      }(), examplePath(file), kernel, options);
+  EXPECT_TRUE(bool(compiled)) << compiled.message();
+  if (!compiled)
+    return result;
+  auto device = rt::Device::open("host");
+  auto loaded = compiler().load(**compiled, *device);
+  EXPECT_TRUE(bool(loaded)) << loaded.message();
+  if (!loaded)
+    return result;
+  rt::TestCase test;
+  test.Sizes = sizes;
+  test.Scalars = scalars;
+  test.Seed = seed;
+  auto prepared = rt::prepareRun((*compiled)->Info.Signature, test, *device);
+  EXPECT_TRUE(bool(prepared)) << prepared.message();
+  if (!prepared)
+    return result;
+  for (rt::TensorArg &t : prepared->Tensors)
+    if (!t.Poisoned)
+      sanitize(t);
+  rt::Error err = loaded->launch(prepared->Bound);
+  EXPECT_FALSE(bool(err)) << err.message();
+  for (rt::TensorArg &t : prepared->Tensors) {
+    Tensor decoded{t.Param->DType, t.Shape, {}};
+    if (t.Poisoned) {
+      auto bytes = t.Buf.read();
+      EXPECT_TRUE(bool(bytes));
+      decoded.values = decodeAll(t.Param->DType, *bytes, t.NumElements);
+      result.out[t.Param->Name] = decoded;
+    } else {
+      decoded.values = decodeAll(t.Param->DType, t.Initial, t.NumElements);
+      result.in[t.Param->Name] = decoded;
+    }
+  }
+  result.dims = prepared->Bound.Dims;
+  return result;
+}
+
+/// Expects |got - want| <= atol + rtol * |want| everywhere (NaN never
+/// passes); reports the first few mismatches.
+void expectClose(const Tensor &got, const std::vector<double> &want,
+                 double atol, double rtol, const std::string &what) {
+  ASSERT_EQ(got.values.size(), want.size()) << what;
+  size_t bad = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    double g = got.values[i], w = want[i];
+    bool ok = std::isfinite(g) && std::fabs(g - w) <= atol + rtol * std::fabs(w);
+    if (!ok && ++bad <= 5)
+      ADD_FAILURE() << what << ": element " << i << " is " << g
+                    << ", expected " << w;
+  }
+  EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << want.size()
+                     << " elements out of tolerance";
+}
+
+double roundF16(double x) {
+  return num::f16ToF32(num::f32ToF16(static_cast<float>(x)));
+}
+
+//===----------------------------------------------------------------------===//
+// vector_add
+//===----------------------------------------------------------------------===//
+
+TEST(ExamplesHost, VectorAdd) {
+  for (int64_t n : {1, 1000, 1024, 5000}) {
+    Result r = run("vector_add.tile", "vector_add", {}, {{"N", n}});
+    std::vector<double> want(n);
+    for (int64_t i = 0; i < n; ++i)
+      want[i] = static_cast<float>(r.in["x"][i] + r.in["y"][i]);
+    expectClose(r.out["z"], want, 0, 0, "vector_add N=" + std::to_string(n));
+  }
+  Result r = run("vector_add.tile", "vector_add", {{"BLOCK", "64"}},
+                 {{"N", 130}});
+  std::vector<double> want(130);
+  for (int i = 0; i < 130; ++i)
+    want[i] = static_cast<float>(r.in["x"][i] + r.in["y"][i]);
+  expectClose(r.out["z"], want, 0, 0, "vector_add BLOCK=64");
+}
+
+//===----------------------------------------------------------------------===//
+// softmax
+//===----------------------------------------------------------------------===//
+
+void checkSoftmax(std::map<std::string, std::string> defines, int64_t m,
+                  int64_t n) {
+  Result r = run("softmax.tile", "softmax", defines, {{"M", m}, {"N", n}});
+  std::vector<double> want(m * n);
+  for (int64_t i = 0; i < m; ++i) {
+    double mx = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < n; ++j)
+      mx = std::max(mx, r.in["x"][i * n + j]);
+    for (int64_t j = 0; j < n; ++j)
+      sum += std::exp(r.in["x"][i * n + j] - mx);
+    for (int64_t j = 0; j < n; ++j)
+      want[i * n + j] = std::exp(r.in["x"][i * n + j] - mx) / sum;
+  }
+  expectClose(r.out["y"], want, 1e-5, 1.0 / 1024,
+              "softmax M=" + std::to_string(m) + " N=" + std::to_string(n));
+}
+
+TEST(ExamplesHost, Softmax) {
+  checkSoftmax({}, 1, 1000);
+  checkSoftmax({}, 7, 1024);
+  checkSoftmax({}, 9, 1);
+  checkSoftmax({{"COLS", "128"}, {"ROWS", "2"}}, 5, 100);
+}
+
+//===----------------------------------------------------------------------===//
+// rmsnorm_quant
+//===----------------------------------------------------------------------===//
+
+void checkRmsnorm(const std::string &type, int64_t m, int64_t n) {
+  const double eps = 1e-5;
+  Result r = run("rmsnorm_quant.tile", "rmsnorm_quant", {{"T", type}},
+                 {{"M", m}, {"N", n}}, {{"eps", eps}});
+  unsigned bits = num::parseFormat(type)->bits();
+  double qmax = (1 << (bits - 1)) - 1;
+  std::vector<double> wantQ(m * n), wantS(m);
+  for (int64_t i = 0; i < m; ++i) {
+    double ss = 0;
+    for (int64_t j = 0; j < n; ++j)
+      ss += r.in["x"][i * n + j] * r.in["x"][i * n + j];
+    double inv = 1 / std::sqrt(ss / n + eps);
+    double amax = 0;
+    std::vector<double> y(n);
+    for (int64_t j = 0; j < n; ++j) {
+      y[j] = r.in["x"][i * n + j] * inv * r.in["w"][j];
+      amax = std::max(amax, std::fabs(y[j]));
+    }
+    double s = std::max(amax / qmax, 1e-8);
+    wantS[i] = s;
+    for (int64_t j = 0; j < n; ++j)
+      wantQ[i * n + j] =
+          std::clamp(std::nearbyint(y[j] / s), -qmax - 1, qmax);
+  }
+  std::string what = "rmsnorm_quant T=" + type + " M=" + std::to_string(m) +
+                     " N=" + std::to_string(n);
+  expectClose(r.out["scale"], wantS, 0, 1e-5, what + " scale");
+  // f32 in the kernel vs float64 here: a value within 1e-5 of a rounding
+  // boundary may land on the neighbouring code.
+  expectClose(r.out["q"], wantQ, 1, 0, what + " q");
+}
+
+TEST(ExamplesHost, RmsnormQuant) {
+  checkRmsnorm("i8", 1, 4096);
+  checkRmsnorm("i8", 5, 4096);
+  checkRmsnorm("i4", 3, 1000);
+  checkRmsnorm("i3", 2, 777);
+}
+
+//===----------------------------------------------------------------------===//
+// gemm_f16
+//===----------------------------------------------------------------------===//
+
+void checkGemm(std::map<std::string, std::string> defines, int64_t m,
+               int64_t k, int64_t n) {
+  Result r = run("gemm_f16.tile", "gemm_f16", defines,
+                 {{"M", m}, {"K", k}, {"N", n}});
+  std::vector<double> want(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t l = 0; l < k; ++l)
+        acc += r.in["A"][i * k + l] * r.in["B"][l * n + j];
+      want[i * n + j] = acc;
+    }
+  expectClose(r.out["C"], want, 1e-2, 1.0 / 1024,
+              "gemm_f16 M=" + std::to_string(m) + " K=" + std::to_string(k) +
+                  " N=" + std::to_string(n));
+}
+
+TEST(ExamplesHost, GemmF16) {
+  checkGemm({}, 1, 64, 130);
+  checkGemm({}, 70, 96, 90);
+  checkGemm({{"BM", "64"}, {"BN", "64"}, {"BK", "32"}}, 129, 40, 257);
+}
+
+//===----------------------------------------------------------------------===//
+// gemm_wq: every low-bit weight type
+//===----------------------------------------------------------------------===//
+
+void checkGemmWQ(const std::string &type, bool zp, int64_t m, int64_t k,
+                 int64_t n) {
+  const int64_t g = 128;
+  Result r = run("gemm_wq.tile", "gemm_wq",
+                 {{"T", type}, {"ZP", zp ? "true" : "false"}},
+                 {{"M", m}, {"K", k}, {"N", n}});
+  // Dequantize as the program does, each f16 operation rounded once.
+  std::vector<double> w(k * n);
+  for (int64_t l = 0; l < k; ++l)
+    for (int64_t j = 0; j < n; ++j) {
+      double v = roundF16(r.in["W"][l * n + j]);
+      if (zp)
+        v = roundF16(v - r.in["Z"][(l / g) * n + j]);
+      w[l * n + j] = roundF16(v * r.in["S"][(l / g) * n + j]);
+    }
+  std::vector<double> want(m * n);
+  double scale = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t l = 0; l < k; ++l)
+        acc += r.in["A"][i * k + l] * w[l * n + j];
+      want[i * n + j] = acc;
+      scale = std::max(scale, std::fabs(acc));
+    }
+  expectClose(r.out["C"], want, 1e-3 * (1 + scale), 1.0 / 512,
+              "gemm_wq T=" + type + (zp ? "" : " ZP=false") +
+                  " M=" + std::to_string(m));
+}
+
+class GemmWQ : public testing::TestWithParam<const char *> {};
+
+TEST_P(GemmWQ, EveryWeightType) {
+  checkGemmWQ(GetParam(), /*zp=*/true, 17, 256, 130);
+  checkGemmWQ(GetParam(), /*zp=*/true, 1, 128, 64);
+}
+
+INSTANTIATE_TEST_SUITE_P(ExamplesHost, GemmWQ,
+                         testing::Values("u1", "u2", "u3", "u4", "u5", "u6",
+                                         "u7", "u8", "i2", "i3", "i4", "i5",
+                                         "i6", "i7", "i8", "f4e2m1", "f6e3m2",
+                                         "f5e2m2", "f8e4m3"));
+
+TEST(ExamplesHost, GemmWQWithoutZeroPoints) {
+  checkGemmWQ("i4", /*zp=*/false, 5, 256, 72);
+}
+
+//===----------------------------------------------------------------------===//
+// attention_fwd
+//===----------------------------------------------------------------------===//
+
+void checkAttention(bool causal, int64_t b, int64_t h, int64_t hkv,
+                    int64_t n) {
+  const int64_t d = 128;
+  const double scale = 1 / std::sqrt(double(d));
+  Result r = run("attention_fwd.tile", "attention_fwd",
+                 {{"CAUSAL", causal ? "true" : "false"}},
+                 {{"B", b}, {"H", h}, {"HKV", hkv}, {"N", n}},
+                 {{"scale", scale}});
+  const Tensor &q = r.in["Q"], &kk = r.in["K"], &v = r.in["V"];
+  std::vector<double> want(b * h * n * d);
+  for (int64_t bi = 0; bi < b; ++bi)
+    for (int64_t hi = 0; hi < h; ++hi) {
+      int64_t hk = hi / (h / hkv);
+      for (int64_t i = 0; i < n; ++i) {
+        std::vector<double> s(n, -INFINITY);
+        double mx = -INFINITY;
+        for (int64_t j = 0; j < n; ++j) {
+          if (causal && j > i)
+            continue;
+          double dotp = 0;
+          for (int64_t e = 0; e < d; ++e)
+            dotp += q[((bi * h + hi) * n + i) * d + e] *
+                    kk[((bi * hkv + hk) * n + j) * d + e];
+          s[j] = dotp * scale;
+          mx = std::max(mx, s[j]);
+        }
+        double sum = 0;
+        for (int64_t j = 0; j < n; ++j)
+          sum += s[j] == -INFINITY ? 0 : std::exp(s[j] - mx);
+        for (int64_t e = 0; e < d; ++e) {
+          double o = 0;
+          for (int64_t j = 0; j < n; ++j)
+            if (s[j] != -INFINITY)
+              o += std::exp(s[j] - mx) / sum *
+                   v[((bi * hkv + hk) * n + j) * d + e];
+          want[((bi * h + hi) * n + i) * d + e] = o;
+        }
+      }
+    }
+  expectClose(r.out["O"], want, 4e-3, 1e-2,
+              std::string("attention_fwd") + (causal ? " causal" : "") +
+                  " N=" + std::to_string(n));
+}
+
+TEST(ExamplesHost, AttentionForward) {
+  checkAttention(false, 1, 2, 1, 100);
+  checkAttention(true, 1, 2, 1, 100);
+  checkAttention(false, 2, 2, 2, 64);
+  checkAttention(true, 1, 4, 2, 1);
+}
+
+} // namespace
