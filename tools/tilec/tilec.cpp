@@ -6,12 +6,14 @@
 //         [--kernel=NAME] [-o OUT]
 //
 // The front end produces the tile dialect (--emit=mlir). Later stages (tile
-// passes, LLVM, assembly, objects) plug in through runPipeline().
+// passes, LLVM, assembly, objects) come from tile/Driver/Pipeline.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
 
+#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Driver/Pipeline.h"
 #include "tile/Frontend/Frontend.h"
 #include "tile/Frontend/KernelInfo.h"
 #include "tile/InitAll.h"
@@ -32,6 +34,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -47,8 +50,9 @@ namespace {
 /// Compilation targets.
 enum class Target { Host, SM80, SM86, SM89, SM90, SM90a, GFX942, GFX950 };
 
-/// Output stages, in pipeline order.
-enum class Stage { MLIR, Tile, LLVM, Asm, Obj };
+/// Output stages, in pipeline order (tile/Driver/Pipeline.h says what each
+/// means for each target).
+using Stage = tile::driver::Stage;
 
 cl::OptionCategory tilecCat("tilec options");
 
@@ -102,6 +106,11 @@ cl::opt<bool> listKernelsOpt(
              "parameters, defaults and tune spaces as JSON, then exit"),
     cl::cat(tilecCat));
 
+cl::opt<bool> verbose("v",
+                      cl::desc("Print the code object's resource report "
+                               "(registers, spills, shared memory) to stderr"),
+                      cl::cat(tilecCat));
+
 cl::opt<unsigned>
     maxErrors("max-errors",
               cl::desc("Stop after this many errors (default 20)"),
@@ -127,35 +136,6 @@ const char *targetName(Target t) {
     return "gfx950";
   }
   return "?";
-}
-
-const char *stageName(Stage s) {
-  switch (s) {
-  case Stage::MLIR:
-    return "mlir";
-  case Stage::Tile:
-    return "tile";
-  case Stage::LLVM:
-    return "llvm";
-  case Stage::Asm:
-    return "asm";
-  case Stage::Obj:
-    return "obj";
-  }
-  return "?";
-}
-
-/// Lowers \p module from the tile dialect to \p stage for \p tgt. The
-/// front-end output (Stage::MLIR) needs nothing. Later stages are added here
-/// as the pass pipeline and the backends land; \p pm carries the
-/// --mlir-print-ir-* and --mlir-timing options.
-mlir::LogicalResult runPipeline(mlir::ModuleOp module, Stage stage, Target tgt,
-                                mlir::PassManager &pm) {
-  if (stage == Stage::MLIR)
-    return pm.run(module); // Empty: verifies, honours --mlir-* options.
-  llvm::errs() << "tilec: error: --emit=" << stageName(stage) << " for target "
-               << targetName(tgt) << " is not implemented yet\n";
-  return mlir::failure();
 }
 
 /// Splits NAME=VALUE options into a map; reports malformed ones.
@@ -305,6 +285,16 @@ int main(int argc, char **argv) {
       return 1;
   }
 
+  std::optional<tile::TargetInfo> info =
+      tile::TargetInfo::lookup(targetName(target));
+  if (emitStage == Stage::Obj && outputFilename == "-" &&
+      llvm::sys::Process::StandardOutIsDisplayed()) {
+    llvm::errs() << "tilec: error: --emit=obj writes a binary object: give "
+                    "an output file with -o\n";
+    return 1;
+  }
+  llvm::Expected<tile::driver::StageOutput> out =
+      llvm::createStringError("not compiled");
   {
     mlir::SourceMgrDiagnosticHandler handler(sm, &ctx);
     mlir::DefaultTimingManager tm;
@@ -314,10 +304,16 @@ int main(int argc, char **argv) {
     if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
       return 1;
     pm.enableTiming(timing);
-    if (mlir::failed(runPipeline(*module, emitStage, target, pm)))
-      return 1;
+    out = tile::driver::compileToStage(*module, *info, emitStage, pm);
   }
-  module->print(output->os());
+  if (!out) {
+    llvm::errs() << "tilec: error: " << llvm::toString(out.takeError())
+                 << "\n";
+    return 1;
+  }
+  if (verbose && !out->report.empty())
+    llvm::errs() << out->report;
+  output->os() << out->data;
   output->keep();
   return 0;
 }

@@ -1,0 +1,69 @@
+//===- Pipeline.h - From the tile dialect to every output stage -*- C++ -*-===//
+//
+// Part of tilec. The one definition of what each `--emit` stage means for
+// each target, shared by the `tilec` driver and the JIT library:
+//
+//   stage  host                    NVIDIA (sm_XY)            AMD (gfx9XX)
+//   tile   canonicalized tile IR   after tile-gpu-prepare    after tile-gpu-prepare
+//   llvm   LLVM IR (optimized)     LLVM IR with NVVM         LLVM IR with AMDGPU
+//   asm    x86-64/AArch64 asm      PTX                       AMDGCN assembly
+//   obj    ELF relocatable object  cubin (ptxas)             HSACO (ld.lld)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DRIVER_PIPELINE_H
+#define TILE_DRIVER_PIPELINE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+class ModuleOp;
+class PassManager;
+} // namespace mlir
+
+namespace tile {
+struct TargetInfo;
+namespace driver {
+
+/// Output stages, in pipeline order.
+enum class Stage { MLIR, Tile, LLVM, Asm, Obj };
+
+/// The name of a stage as `--emit` spells it.
+llvm::StringRef stageName(Stage stage);
+/// Parses an `--emit` value.
+std::optional<Stage> parseStage(llvm::StringRef name);
+
+/// What a stage produced.
+struct StageOutput {
+  /// Text (IR, assembly) or the bytes of an object.
+  std::string data;
+  bool binary = false;
+  /// Resource report of the object (ptxas -v; register/LDS use), if any.
+  std::string report;
+};
+
+/// Options of a compilation past the front end.
+struct PipelineOptions {
+  /// Optimize (MLIR canonicalization/CSE, LLVM at O3). False: the plain
+  /// lowering at O0 (a second, independent host result for `tilec check`).
+  bool optimize = true;
+};
+
+/// Compiles \p module — front-end output in the tile dialect — for \p target
+/// up to \p stage. \p pm carries the user's pass-manager options
+/// (--mlir-print-ir-*, --mlir-timing); the tile passes run in it. The module
+/// is modified in place. Diagnostics go to the context's handler; the
+/// returned error says which step failed.
+llvm::Expected<StageOutput> compileToStage(mlir::ModuleOp module,
+                                           const TargetInfo &target,
+                                           Stage stage, mlir::PassManager &pm,
+                                           const PipelineOptions &options = {});
+
+} // namespace driver
+} // namespace tile
+
+#endif // TILE_DRIVER_PIPELINE_H

@@ -1,0 +1,129 @@
+//===- Pipeline.cpp - From the tile dialect to every output stage ---------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Driver/Pipeline.h"
+
+#include "tile/Codegen/Common/Serialize.h"
+#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Codegen/Host/HostCodegen.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tile;
+using namespace tile::driver;
+
+llvm::StringRef driver::stageName(Stage stage) {
+  switch (stage) {
+  case Stage::MLIR:
+    return "mlir";
+  case Stage::Tile:
+    return "tile";
+  case Stage::LLVM:
+    return "llvm";
+  case Stage::Asm:
+    return "asm";
+  case Stage::Obj:
+    return "obj";
+  }
+  llvm_unreachable("unknown stage");
+}
+
+std::optional<Stage> driver::parseStage(llvm::StringRef name) {
+  for (Stage s :
+       {Stage::MLIR, Stage::Tile, Stage::LLVM, Stage::Asm, Stage::Obj})
+    if (stageName(s) == name)
+      return s;
+  return std::nullopt;
+}
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Runs \p pm on \p module. Its diagnostics go to the context's handler
+/// (tilec prints them with the source line; the JIT collects them).
+static llvm::Error runPasses(mlir::PassManager &pm, mlir::ModuleOp module) {
+  if (mlir::failed(pm.run(module)))
+    return makeError("compilation failed in the tile passes");
+  return llvm::Error::success();
+}
+
+static std::string printModule(mlir::ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return text;
+}
+
+/// Host: tile → LLVM through lib/Codegen/Host, then LLVM's own backend.
+static llvm::Expected<StageOutput>
+compileHost(mlir::ModuleOp module, const TargetInfo &target, Stage stage,
+            const PipelineOptions &options) {
+  host::HostCompileOptions hostOptions;
+  hostOptions.optimize = options.optimize;
+  if (llvm::Error err = host::lowerToHostLLVM(module, hostOptions))
+    return std::move(err);
+  llvm::LLVMContext context;
+  auto llvmModule = host::translateToLLVMIR(module, context);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  if (llvm::Error err =
+          optimizeModule(**llvmModule, target, options.optimize ? 3 : 0))
+    return std::move(err);
+  StageOutput out;
+  switch (stage) {
+  case Stage::LLVM: {
+    llvm::raw_string_ostream os(out.data);
+    (*llvmModule)->print(os, nullptr);
+    return out;
+  }
+  case Stage::Asm: {
+    auto text = emitAssembly(**llvmModule, target);
+    if (!text)
+      return text.takeError();
+    out.data = std::move(*text);
+    return out;
+  }
+  case Stage::Obj: {
+    auto object = emitRelocatable(**llvmModule, target);
+    if (!object)
+      return object.takeError();
+    out.data = std::move(*object);
+    out.binary = true;
+    return out;
+  }
+  default:
+    llvm_unreachable("handled by the caller");
+  }
+}
+
+llvm::Expected<StageOutput>
+driver::compileToStage(mlir::ModuleOp module, const TargetInfo &target,
+                       Stage stage, mlir::PassManager &pm,
+                       const PipelineOptions &options) {
+  // The tile passes run in the caller's pass manager so that its IR
+  // printing and timing options apply.
+  if (stage != Stage::MLIR && options.optimize) {
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::createCSEPass());
+  }
+  if (!target.isHost() && stage != Stage::MLIR)
+    return makeError("--emit=" + stageName(stage) + " for target " +
+                     target.name +
+                     " is not available yet: GPU code generation is not "
+                     "wired into the driver");
+  if (llvm::Error err = runPasses(pm, module))
+    return std::move(err);
+  if (stage == Stage::MLIR || stage == Stage::Tile)
+    return StageOutput{printModule(module), false, ""};
+  return compileHost(module, target, stage, options);
+}
