@@ -18,20 +18,20 @@ namespace {
 
 using DL = DistributedLayout;
 
-std::vector<Sample> smallSet() {
+const std::vector<Sample> &smallSet() {
   static const std::vector<Sample> set =
       products(primitives({1, 2, 3}, {2, 3}), 3, 72);
   return set;
 }
 
-std::vector<Sample> tinySet() {
+const std::vector<Sample> &tinySet() {
   static const std::vector<Sample> set =
       products(primitives({1, 2, 3}, {2}), 2, 24);
   return set;
 }
 
 TEST(DistributedLayout, ProductMatchesTableForAllSmallProducts) {
-  auto set = smallSet();
+  const auto &set = smallSet();
   ASSERT_GT(set.size(), 15000u);
   for (const Sample &s : set) {
     Table t = tableOf(s.layout);
@@ -91,7 +91,7 @@ TEST(DistributedLayout, HoldersInvertTheTable) {
 }
 
 TEST(DistributedLayout, ProductIsAssociative) {
-  auto set = tinySet();
+  const auto &set = tinySet();
   std::mt19937 rng(7);
   std::uniform_int_distribution<size_t> pick(0, set.size() - 1);
   for (int i = 0; i < 3000; ++i) {
@@ -144,7 +144,7 @@ std::optional<Table> refDivideRight(const Table &c, const Table &bIn) {
 }
 
 TEST(DistributedLayout, DivideRightMatchesBruteForce) {
-  auto set = tinySet();
+  const auto &set = tinySet();
   std::mt19937 rng(11);
   std::uniform_int_distribution<size_t> pick(0, set.size() - 1);
   int successes = 0, failures = 0;
@@ -168,7 +168,7 @@ TEST(DistributedLayout, DivideRightMatchesBruteForce) {
 }
 
 TEST(DistributedLayout, DivideUndoesProduct) {
-  auto set = tinySet();
+  const auto &set = tinySet();
   for (size_t i = 0; i < set.size(); i += 3) {
     for (size_t j = 0; j < set.size(); j += 5) {
       const DL &a = set[i].layout, &b = set[j].layout;
@@ -185,7 +185,7 @@ TEST(DistributedLayout, DivideUndoesProduct) {
 
 TEST(DistributedLayout, DivideLeftMatchesBruteForce) {
   // A with C = B * A: brute force by trying every candidate of the set.
-  auto set = tinySet();
+  const auto &set = tinySet();
   std::mt19937 rng(5);
   std::uniform_int_distribution<size_t> pick(0, set.size() - 1);
   std::map<Table, DL> byTable;
@@ -207,7 +207,9 @@ TEST(DistributedLayout, DivideLeftMatchesBruteForce) {
 }
 
 TEST(DistributedLayout, ReduceMatchesProjection) {
-  for (const Sample &s : smallSet()) {
+  const auto &set = smallSet();
+  for (size_t i = 0; i < set.size(); i += 2) {
+    const Sample &s = set[i];
     for (unsigned dim = 0; dim < s.layout.rank(); ++dim) {
       for (bool keep : {false, true}) {
         auto r = s.layout.reduce(dim, keep);
@@ -264,8 +266,8 @@ TEST(DistributedLayout, PermuteReshapeExpandSqueezeMatchTables) {
     EXPECT_EQ(*sq, s.layout);
 
     // Reshape to every factorization of the element count into 1..3 dims
-    // (on a quarter of the samples, to keep the test fast).
-    if (sampleIndex++ % 4 != 0)
+    // (on an eighth of the samples, to keep the test fast).
+    if (sampleIndex++ % 8 != 0)
       continue;
     int64_t n = product(s.table.shape);
     std::vector<std::vector<int64_t>> shapes{{n}};
