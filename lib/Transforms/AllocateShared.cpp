@@ -149,22 +149,19 @@ Interval Allocator::bufferInterval(mlir::tile::AllocSharedOp alloc,
                                    int64_t bytes) {
   Block *block = alloc->getBlock();
   int64_t end = first[alloc];
-  Operation *lastUser = nullptr;
-  bool async = false;
+  Operation *lastCopy = nullptr;
   for (Operation *user : alloc->getUsers()) {
     Operation *ancestor = block->findAncestorOpInBlock(*user);
     if (!ancestor)
       continue;
-    async |= isa<mlir::tile::CopyAsyncOp>(user);
-    if (last[ancestor] >= end) {
-      end = last[ancestor];
-      lastUser = ancestor;
-    }
+    end = std::max(end, last[ancestor]);
+    if (isa<mlir::tile::CopyAsyncOp>(user) &&
+        (!lastCopy || lastCopy->isBeforeInBlock(ancestor)))
+      lastCopy = ancestor;
   }
-  // Copies may still land until the next full wait.
-  if (async && lastUser) {
-    Operation *op = lastUser->getNextNode();
-    for (; op; op = op->getNextNode()) {
+  // Async copies may still land until the next full wait.
+  if (lastCopy) {
+    for (Operation *op = lastCopy->getNextNode(); op; op = op->getNextNode()) {
       end = std::max(end, last[op]);
       auto wait = dyn_cast<mlir::tile::WaitOp>(op);
       if (wait && wait.getPending() == 0)
@@ -288,17 +285,20 @@ LogicalResult Allocator::run() {
     return failure();
   place(intervals);
   int64_t total = 0;
-  Interval *largest = nullptr;
-  for (Interval &interval : intervals) {
-    if (interval.offset + interval.bytes > total) {
-      total = interval.offset + interval.bytes;
-      largest = &interval;
-    }
-  }
+  for (Interval &interval : intervals)
+    total = std::max(total, interval.offset + interval.bytes);
   total = alignTo(total, 16);
   auto i64 = IntegerType::get(ctx, 64);
-  if (largest && total > int64_t(target.maxSharedBytes)) {
-    InFlightDiagnostic diag = largest->op->emitError()
+  if (total > int64_t(target.maxSharedBytes)) {
+    // Blame the first allocation (in program order) that ends past the limit.
+    Interval *culprit = nullptr;
+    for (Interval &interval : intervals)
+      if (interval.offset + interval.bytes > int64_t(target.maxSharedBytes) &&
+          (!culprit || interval.start < culprit->start))
+        culprit = &interval;
+    if (!culprit)
+      culprit = &intervals.front();
+    InFlightDiagnostic diag = culprit->op->emitError()
                               << "kernel needs " << total
                               << " bytes of shared memory, but target '"
                               << target.name << "' has "

@@ -152,7 +152,11 @@ LayoutInference::dotLayouts(mlir::tile::DotOp dot) {
 
 LogicalResult LayoutInference::collectAndAnchor() {
   bool failed = false;
+  // The kernel's own arguments keep their types (kernels take pointers and
+  // scalars; a tensor argument is converted where it is used).
   func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == func.getOperation())
+      return;
     for (Region &region : op->getRegions())
       for (Block &block : region)
         for (BlockArgument arg : block.getArguments())
@@ -172,7 +176,7 @@ LogicalResult LayoutInference::collectAndAnchor() {
         emitError(loc) << "layout '" << layout->str() << "' uses "
                        << layout->numThreads()
                        << " threads, but the kernel has " << numThreads << " ("
-                       << numWarps << " warps of " << target.warpSize << ")";
+                       << "tile.warps = " << numWarps << " x warp size " << target.warpSize << ")";
         failed = true;
         continue;
       }
@@ -436,8 +440,11 @@ LogicalResult LayoutInference::rewrite() {
     Value converted = convert(builder, op->getLoc(), result, wanted);
     result.replaceAllUsesExcept(converted, converted.getDefiningOp());
   }
-  // 3. Operands in another layout than their user needs.
+  // 3. Operands in another layout than their user needs (a conversion
+  // accepts any layout).
   for (Operation *op : ops) {
+    if (isa<mlir::tile::ConvertLayoutOp>(op))
+      continue;
     for (OpOperand &use : op->getOpOperands()) {
       if (!isTensor(use.get()))
         continue;

@@ -30,6 +30,7 @@ void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createTilePipeline());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createTileAllocateShared(TileAllocateSharedOptions{target}));
 }
 
@@ -38,7 +39,8 @@ void registerTransformsPasses() {
   PassPipelineRegistration<GpuPrepareOptions>(
       "tile-gpu-prepare",
       "canonicalize, tile-infer-layouts, tile-remove-conversions, "
-      "canonicalize, cse, tile-pipeline, tile-allocate-shared for a target",
+      "canonicalize, cse, tile-pipeline, canonicalize, tile-allocate-shared "
+      "for a target",
       [](OpPassManager &pm, const GpuPrepareOptions &options) {
         buildGpuPreparePipeline(pm, options.target);
       });

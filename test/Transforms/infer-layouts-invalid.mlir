@@ -1,0 +1,19 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics -tile-infer-layouts=target=sm_90a
+
+// A pinned layout must use the kernel's threads (2 warps x 32).
+func.func @wrong_threads(%X: !tile.ptr<f32>, %N: i32) attributes {tile.kernel, tile.warps = 2 : i32} {
+  %x = tile.view %X(%N) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %x[%c0] : !tile.view<?xf32> -> tensor<64xf32>
+  // expected-error @below {{layout 'spatial(32) * local(2)' uses 32 threads, but the kernel has 64 (tile.warps = 2 x warp size 32)}}
+  %p = tile.convert_layout %t : tensor<64xf32> -> tensor<64xf32, #tile.layout<spatial(32) * local(2)>>
+  tile.store %x[%c0], %p : !tile.view<?xf32>, tensor<64xf32, #tile.layout<spatial(32) * local(2)>>
+  return
+}
+
+// -----
+
+// expected-error @below {{kernel has no 'tile.warps' attribute}}
+func.func @no_warps(%X: !tile.ptr<f32>, %N: i32) attributes {tile.kernel} {
+  return
+}

@@ -1,0 +1,87 @@
+// RUN: tile-opt %s -split-input-file -tile-remove-conversions | FileCheck %s
+
+#A = #tile.layout<spatial(8,4) * local(2,4)>
+#B = #tile.layout<local(2,1) * spatial(8,4) * local(1,4)>
+#C = #tile.layout<spatial(16,2) * local(1,8)>
+
+// A chain A -> B -> C becomes A -> C; a conversion back to the layout the
+// value already has disappears.
+// CHECK-LABEL: func.func @chains
+// CHECK-SAME: (%[[X:.*]]: tensor<16x16xf32, #tile.layout<spatial(8,4) * local(2,4)>>
+// CHECK: %[[C:.*]] = tile.convert_layout %[[X]] : tensor<16x16xf32, #tile.layout<spatial(8,4) * local(2,4)>> -> tensor<16x16xf32, #tile.layout<spatial(16,2) * local(1,8)>>
+// CHECK-NOT: tile.convert_layout
+// CHECK: return %[[C]], %[[X]]
+func.func @chains(%x: tensor<16x16xf32, #A>) -> (tensor<16x16xf32, #C>, tensor<16x16xf32, #A>) attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32} {
+  %0 = tile.convert_layout %x : tensor<16x16xf32, #A> -> tensor<16x16xf32, #B>
+  %1 = tile.convert_layout %0 : tensor<16x16xf32, #B> -> tensor<16x16xf32, #C>
+  %2 = tile.convert_layout %0 : tensor<16x16xf32, #B> -> tensor<16x16xf32, #A>
+  return %1, %2 : tensor<16x16xf32, #C>, tensor<16x16xf32, #A>
+}
+
+// -----
+
+#A = #tile.layout<spatial(8,4) * local(2,4)>
+#B = #tile.layout<local(2,1) * spatial(8,4) * local(1,4)>
+
+// Cheap producers are recreated in the layout that is needed: splat, iota,
+// a dense constant, and a broadcast of an expand_dims of a splat.
+// CHECK-LABEL: func.func @rematerialize
+// CHECK-NOT: tile.convert_layout
+// CHECK-DAG: tile.splat %{{.*}} : f32 -> tensor<16x16xf32, #tile.layout<local(2,1) * spatial(8,4) * local(1,4)>>
+// CHECK-DAG: tile.iota : tensor<16xi32, #tile.layout<spatial(8) * replicate(4) * local(2)>>
+// CHECK-DAG: arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00, 9.000000e+00, 1.000000e+01, 1.100000e+01, 1.200000e+01, 1.300000e+01, 1.400000e+01, 1.500000e+01, 1.600000e+01]> : tensor<16xf32, #tile.layout<spatial(8) * replicate(4) * local(2)>>
+// CHECK-DAG: tile.splat %{{.*}} : f32 -> tensor<16xf32, #tile.layout<local(2) * spatial(8) * replicate(4)>>
+// CHECK-DAG: tile.expand_dims %{{.*}} axis = 1 : tensor<16xf32, #tile.layout<local(2) * spatial(8) * replicate(4)>> -> tensor<16x1xf32, #tile.layout<local(2,1) * spatial(8,1) * replicate(4)>>
+// CHECK-DAG: tile.broadcast %{{.*}} : tensor<16x1xf32, #tile.layout<local(2,1) * spatial(8,1) * replicate(4)>> -> tensor<16x16xf32, #tile.layout<local(2,1) * spatial(8,4) * local(1,4)>>
+// CHECK-NOT: tile.convert_layout
+// CHECK: return
+func.func @rematerialize(%s: f32) -> (tensor<16x16xf32, #B>, tensor<16xi32, #tile.layout<spatial(8) * replicate(4) * local(2)>>, tensor<16xf32, #tile.layout<spatial(8) * replicate(4) * local(2)>>, tensor<16x16xf32, #B>) attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32} {
+  %0 = tile.splat %s : f32 -> tensor<16x16xf32, #A>
+  %1 = tile.convert_layout %0 : tensor<16x16xf32, #A> -> tensor<16x16xf32, #B>
+  %2 = tile.iota : tensor<16xi32, #tile.layout<spatial(16) * replicate(2) * local(1)>>
+  %3 = tile.convert_layout %2 : tensor<16xi32, #tile.layout<spatial(16) * replicate(2) * local(1)>> -> tensor<16xi32, #tile.layout<spatial(8) * replicate(4) * local(2)>>
+  %4 = arith.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0]> : tensor<16xf32, #tile.layout<spatial(16) * replicate(2) * local(1)>>
+  %5 = tile.convert_layout %4 : tensor<16xf32, #tile.layout<spatial(16) * replicate(2) * local(1)>> -> tensor<16xf32, #tile.layout<spatial(8) * replicate(4) * local(2)>>
+  %6 = tile.splat %s : f32 -> tensor<16xf32, #tile.layout<spatial(16) * replicate(2) * local(1)>>
+  %7 = tile.expand_dims %6 axis = 1 : tensor<16xf32, #tile.layout<spatial(16) * replicate(2) * local(1)>> -> tensor<16x1xf32, #tile.layout<spatial(16,1) * replicate(2)>>
+  %8 = tile.broadcast %7 : tensor<16x1xf32, #tile.layout<spatial(16,1) * replicate(2)>> -> tensor<16x16xf32, #A>
+  %9 = tile.convert_layout %8 : tensor<16x16xf32, #A> -> tensor<16x16xf32, #B>
+  return %1, %3, %5, %9 : tensor<16x16xf32, #B>, tensor<16xi32, #tile.layout<spatial(8) * replicate(4) * local(2)>>, tensor<16xf32, #tile.layout<spatial(8) * replicate(4) * local(2)>>, tensor<16x16xf32, #B>
+}
+
+// -----
+
+#A = #tile.layout<spatial(8,4) * local(2,4)>
+#B = #tile.layout<local(2,1) * spatial(8,4) * local(1,4)>
+
+// A conversion of a loop-invariant value leaves the (nested) loops; one of
+// a loop-carried value stays. Two conversions of one value to one layout
+// become one.
+// CHECK-LABEL: func.func @hoist
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<16x16xf32, #tile.layout<spatial(8,4) * local(2,4)>>
+// CHECK: %[[H:.*]] = tile.convert_layout %[[X]] : {{.*}} -> tensor<16x16xf32, #tile.layout<local(2,1) * spatial(8,4) * local(1,4)>>
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: scf.for {{.*}} iter_args(%[[ACC:[^ ]*]] =
+// CHECK-NEXT: %[[C:.*]] = tile.convert_layout %[[ACC]]
+// CHECK-NEXT: arith.addf %[[C]], %[[H]]
+// CHECK-NEXT: arith.mulf %[[C]], %[[H]]
+func.func @hoist(%x: tensor<16x16xf32, #A>, %n: i32) -> tensor<16x16xf32, #B> attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = tile.convert_layout %x : tensor<16x16xf32, #A> -> tensor<16x16xf32, #B>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%o = %z) -> (tensor<16x16xf32, #B>) : i32 {
+    %r2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<16x16xf32, #A>) : i32 {
+      %a = tile.convert_layout %acc : tensor<16x16xf32, #A> -> tensor<16x16xf32, #B>
+      %b = tile.convert_layout %x : tensor<16x16xf32, #A> -> tensor<16x16xf32, #B>
+      %c = arith.addf %a, %b : tensor<16x16xf32, #B>
+      %b2 = tile.convert_layout %x : tensor<16x16xf32, #A> -> tensor<16x16xf32, #B>
+      %d = arith.mulf %a, %b2 : tensor<16x16xf32, #B>
+      %e = arith.addf %c, %d : tensor<16x16xf32, #B>
+      %f = tile.convert_layout %e : tensor<16x16xf32, #B> -> tensor<16x16xf32, #A>
+      scf.yield %f : tensor<16x16xf32, #A>
+    }
+    %g = tile.convert_layout %r2 : tensor<16x16xf32, #A> -> tensor<16x16xf32, #B>
+    scf.yield %g : tensor<16x16xf32, #B>
+  }
+  return %r : tensor<16x16xf32, #B>
+}
