@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The main job: installs the dependencies (Debian 12), builds tilec and
-# compiles every example program (../shared/examples and examples/) as far as
-# the compiler goes today, printing what it did for each.
+# The main job: installs the dependencies (Debian 12), builds tilec, and for
+# every example program compiles it and runs it on the host on seeded random
+# inputs (`tilec run`), then checks the optimized host result against a
+# second, unoptimized host compilation (`tilec check`). Programs without
+# known sizes are compiled to the tile dialect only. Prints what it did.
 #
 #   bash scripts/run-examples.sh
 set -euo pipefail
@@ -14,6 +16,22 @@ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)" --target tilec tile-opt
 
 TILEC="$BUILD_DIR/bin/tilec"
+
+# Sizes and scalar arguments of the examples that take them.
+declare -A ARGS=(
+  [vector_add]="--size N=100003"
+  [softmax]="--size M=33,N=1000"
+  [rmsnorm_quant]="--size M=17,N=4096 --arg eps=1e-5"
+  [gemm_f16]="--size M=129,K=256,N=200"
+  [gemm_wq]="--size M=16,K=512,N=256"
+  [attention_fwd]="--size B=1,H=4,HKV=2,N=200 --arg scale=0.0884"
+  [dequant_fp4]="--size M=33,N=512"
+  [gemm_i8]="--size M=65,K=128,N=130"
+  [gemm_shared]="--size M=65,K=96,N=70"
+  [layernorm]="--size M=9,N=1000 --arg eps=1e-5"
+  [swiglu]="--size M=40,F2=512,F=256"
+)
+
 examples=()
 for dir in ../shared/examples examples; do
   [ -d "$dir" ] && examples+=("$dir"/*.tile)
@@ -22,11 +40,23 @@ done
 ok=0
 failed=0
 for f in "${examples[@]}"; do
-  if "$TILEC" "$f" --emit=mlir -o /dev/null; then
-    echo "compiled  $f  (--emit=mlir)"
+  name=$(basename "$f" .tile)
+  echo "== $f"
+  if ! "$TILEC" "$f" --emit=mlir -o /dev/null; then
+    echo "FAILED to compile $f"
+    failed=$((failed + 1))
+    continue
+  fi
+  if [ -z "${ARGS[$name]:-}" ]; then
+    echo "compiled (no sizes known for a run)"
+    ok=$((ok + 1))
+    continue
+  fi
+  # shellcheck disable=SC2086
+  if "$TILEC" run "$f" ${ARGS[$name]} && "$TILEC" check "$f" ${ARGS[$name]}; then
     ok=$((ok + 1))
   else
-    echo "FAILED    $f"
+    echo "FAILED $f"
     failed=$((failed + 1))
   fi
 done
