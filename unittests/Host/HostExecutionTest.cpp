@@ -11,6 +11,7 @@
 
 #include "tile/Codegen/Host/HostCodegen.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Numerics/CAPI.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -784,6 +785,174 @@ TEST(HostExecution, CopyAsyncSharedLoad) {
     ASSERT_EQ(o[i], float(2.0 * x[i] + 1.0)) << i;
   for (size_t i = size_t(m) * n; i < o.size(); ++i)
     ASSERT_EQ(o[i], kPoison);
+}
+
+//===----------------------------------------------------------------------===//
+// Bit-exactness with lib/Numerics, exhaustive over the codes of each format
+//===----------------------------------------------------------------------===//
+
+/// A format of the exhaustive test: MLIR element type, language name, width,
+/// and whether integers are read as unsigned.
+struct CodeFormat {
+  const char *mlirType;
+  const char *name;
+  unsigned bits;
+  bool isUnsigned;
+};
+
+const CodeFormat kCodeFormats[] = {
+    {"f4E2M1FN", "f4e2m1", 4, false},   {"f6E2M3FN", "f6e2m3", 6, false},
+    {"f6E3M2FN", "f6e3m2", 6, false},   {"f8E4M3FN", "f8e4m3", 8, false},
+    {"f8E5M2", "f8e5m2", 8, false},     {"f8E8M0FNU", "e8m0", 8, false},
+    {"!tile.float<e2m2>", "f5e2m2", 5, false},
+    {"!tile.float<e3m3>", "f7e3m3", 7, false},
+    {"!tile.float<e1m1>", "f3e1m1", 3, false},
+    {"i3", "i3", 3, false},             {"i4", "u4", 4, true},
+    {"i8", "i8", 8, false},             {"i8", "u8", 8, true},
+};
+
+/// A kernel decoding 256 codes of each format to f32, f16 and bf16.
+std::string decodeKernels() {
+  std::string text;
+  for (size_t f = 0; f < std::size(kCodeFormats); ++f) {
+    const CodeFormat &fmt = kCodeFormats[f];
+    std::string t = fmt.mlirType, u = fmt.isUnsigned ? " {src_unsigned}" : "";
+    std::string k = std::to_string(f);
+    text += "func.func @decode" + k + "(%x: !tile.ptr<" + t +
+            ">, %a: !tile.ptr<f32>, %b: !tile.ptr<f16>, %c: !tile.ptr<bf16>)"
+            " attributes {tile.kernel} {\n"
+            "  %z = arith.constant 0 : i32\n"
+            "  %vx = tile.view %x() : !tile.ptr<" + t + "> -> !tile.view<256x" + t + ">\n"
+            "  %va = tile.view %a() : !tile.ptr<f32> -> !tile.view<256xf32>\n"
+            "  %vb = tile.view %b() : !tile.ptr<f16> -> !tile.view<256xf16>\n"
+            "  %vc = tile.view %c() : !tile.ptr<bf16> -> !tile.view<256xbf16>\n"
+            "  %t = tile.load %vx[%z] : !tile.view<256x" + t + "> -> tensor<256x" + t + ">\n"
+            "  %ta = tile.cast %t" + u + " : tensor<256x" + t + "> -> tensor<256xf32>\n"
+            "  %tb = tile.cast %t" + u + " : tensor<256x" + t + "> -> tensor<256xf16>\n"
+            "  %tc = tile.cast %t" + u + " : tensor<256x" + t + "> -> tensor<256xbf16>\n"
+            "  tile.store %va[%z], %ta : !tile.view<256xf32>, tensor<256xf32>\n"
+            "  tile.store %vb[%z], %tb : !tile.view<256xf16>, tensor<256xf16>\n"
+            "  tile.store %vc[%z], %tc : !tile.view<256xbf16>, tensor<256xbf16>\n"
+            "  return\n}\n";
+  }
+  return text;
+}
+
+TEST(HostNumerics, DecodeMatchesNumericsForEveryCode) {
+  HostCompileOptions options;
+  auto exe = HostExecutable::createFromSource(decodeKernels(), options);
+  ASSERT_TRUE(bool(exe)) << llvm::toString(exe.takeError());
+  uint32_t f32Id = tile_num_format_id("f32"), f16Id = tile_num_format_id("f16"),
+           bf16Id = tile_num_format_id("bf16");
+  for (size_t f = 0; f < std::size(kCodeFormats); ++f) {
+    const CodeFormat &fmt = kCodeFormats[f];
+    uint32_t id = tile_num_format_id(fmt.name);
+    ASSERT_NE(id, 0u) << fmt.name;
+    auto entry = (*exe)->lookup("decode" + std::to_string(f));
+    ASSERT_TRUE(bool(entry)) << llvm::toString(entry.takeError());
+    // 256 codes: every code of the format, repeated.
+    std::vector<uint8_t> packed((256 * fmt.bits + 7) / 8, 0);
+    for (uint32_t i = 0; i < 256; ++i)
+      packBits(packed, i, fmt.bits, i & ((1u << fmt.bits) - 1));
+    std::vector<uint32_t> a(256, 0xDEADBEEF);
+    std::vector<uint16_t> b(256, 0xBEEF), c(256, 0xBEEF);
+    uint8_t *px = packed.data();
+    uint32_t *pa = a.data();
+    uint16_t *pb = b.data(), *pc = c.data();
+    void *args[] = {&px, &pa, &pb, &pc};
+    ASSERT_FALSE(bool(runGrid(*entry, args, {1, 1, 1})));
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t code = i & ((1u << fmt.bits) - 1);
+      ASSERT_EQ(a[i], tile_num_convert(code, id, f32Id))
+          << fmt.name << " code " << code << " -> f32";
+      ASSERT_EQ(b[i], tile_num_convert(code, id, f16Id))
+          << fmt.name << " code " << code << " -> f16";
+      ASSERT_EQ(c[i], tile_num_convert(code, id, bf16Id))
+          << fmt.name << " code " << code << " -> bf16";
+    }
+  }
+}
+
+const char *kRounding = R"mlir(
+func.func @round(%x: !tile.ptr<f32>, %h: !tile.ptr<f16>, %b: !tile.ptr<bf16>,
+                 %q: !tile.ptr<f8E5M2>, %i: !tile.ptr<i32>, %s: !tile.ptr<i4>,
+                 %u: !tile.ptr<i4>, %w: !tile.ptr<f16>, %n: i32)
+    attributes {tile.kernel, tile.grid = ["cdiv(N, 128)", "1", "1"]} {
+  %pid = tile.program_id x : i32
+  %c128 = arith.constant 128 : i32
+  %o = arith.muli %pid, %c128 : i32
+  %vx = tile.view %x(%n) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %vh = tile.view %h(%n) : !tile.ptr<f16> -> !tile.view<?xf16>
+  %vb = tile.view %b(%n) : !tile.ptr<bf16> -> !tile.view<?xbf16>
+  %vq = tile.view %q(%n) : !tile.ptr<f8E5M2> -> !tile.view<?xf8E5M2>
+  %vi = tile.view %i(%n) : !tile.ptr<i32> -> !tile.view<?xi32>
+  %vs = tile.view %s(%n) : !tile.ptr<i4> -> !tile.view<?xi4>
+  %vu = tile.view %u(%n) : !tile.ptr<i4> -> !tile.view<?xi4>
+  %vw = tile.view %w(%n) : !tile.ptr<f16> -> !tile.view<?xf16>
+  %t = tile.load %vx[%o] : !tile.view<?xf32> -> tensor<128xf32>
+  %th = tile.cast %t : tensor<128xf32> -> tensor<128xf16>
+  %tb = tile.cast %t : tensor<128xf32> -> tensor<128xbf16>
+  %tq = tile.cast %t : tensor<128xf32> -> tensor<128xf8E5M2>
+  %ti = tile.cast %t : tensor<128xf32> -> tensor<128xi32>
+  tile.store %vh[%o], %th : !tile.view<?xf16>, tensor<128xf16>
+  tile.store %vb[%o], %tb : !tile.view<?xbf16>, tensor<128xbf16>
+  tile.store %vq[%o], %tq : !tile.view<?xf8E5M2>, tensor<128xf8E5M2>
+  tile.store %vi[%o], %ti : !tile.view<?xi32>, tensor<128xi32>
+  %ts = tile.cast %ti : tensor<128xi32> -> tensor<128xi4>
+  %tu = tile.cast %ti {dst_unsigned} : tensor<128xi32> -> tensor<128xi4>
+  %tw = tile.cast %ti : tensor<128xi32> -> tensor<128xf16>
+  tile.store %vs[%o], %ts : !tile.view<?xi4>, tensor<128xi4>
+  tile.store %vu[%o], %tu : !tile.view<?xi4>, tensor<128xi4>
+  tile.store %vw[%o], %tw : !tile.view<?xf16>, tensor<128xf16>
+  return
+}
+)mlir";
+
+TEST(HostNumerics, RoundingMatchesNumerics) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kRounding, "round", kernel));
+  std::vector<float> x = randomFloats(1000, 61);
+  std::mt19937 gen(67);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = std::ldexp(x[i], int(gen() % 80) - 40);
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN,
+                            1e6f, -1e6f, 65504.0f, 65520.0f, 65519.99f,
+                            3e38f, 1e-8f, -1e-8f, 5.96e-8f, 2.98e-8f,
+                            2.5f, -2.5f, 7.5f, 8.5f, 2147483520.0f, 3e9f,
+                            -3e9f, 0.5f, -0.5f, 1.5f};
+  std::copy(std::begin(specials), std::end(specials), x.begin());
+  // Quiet NaN with a payload.
+  uint32_t payload = 0x7FC12345;
+  std::memcpy(&x[40], &payload, 4);
+  uint32_t n = uint32_t(x.size());
+  std::vector<uint16_t> h(n), bf(n), w(n);
+  std::vector<uint8_t> q(n), s((n * 4 + 7) / 8), u((n * 4 + 7) / 8);
+  std::vector<int32_t> iv(n);
+  float *px = x.data();
+  uint16_t *ph = h.data(), *pb = bf.data(), *pw = w.data();
+  uint8_t *pq = q.data(), *ps = s.data(), *pu = u.data();
+  int32_t *pi = iv.data();
+  int32_t dn = int32_t(n);
+  void *args[] = {&px, &ph, &pb, &pq, &pi, &ps, &pu, &pw, &dn};
+  ASSERT_TRUE(run(kernel, args, {cdiv(n, 128), 1, 1}));
+  uint32_t f32 = tile_num_format_id("f32"), f16 = tile_num_format_id("f16"),
+           bf16 = tile_num_format_id("bf16"),
+           e5m2 = tile_num_format_id("f8e5m2"), i32 = tile_num_format_id("i32"),
+           i4 = tile_num_format_id("i4"), u4 = tile_num_format_id("u4");
+  for (uint32_t k = 0; k < n; ++k) {
+    uint32_t bits;
+    std::memcpy(&bits, &x[k], 4);
+    ASSERT_EQ(h[k], tile_num_convert(bits, f32, f16)) << "x=" << x[k];
+    ASSERT_EQ(bf[k], tile_num_convert(bits, f32, bf16)) << "x=" << x[k];
+    ASSERT_EQ(q[k], tile_num_convert(bits, f32, e5m2)) << "x=" << x[k];
+    uint32_t icode = tile_num_convert(bits, f32, i32);
+    ASSERT_EQ(uint32_t(iv[k]), icode) << "x=" << x[k];
+    ASSERT_EQ(unpackBits(s, k, 4), tile_num_convert(icode, i32, i4))
+        << "i=" << iv[k];
+    ASSERT_EQ(unpackBits(u, k, 4), tile_num_convert(icode, i32, u4))
+        << "i=" << iv[k];
+    ASSERT_EQ(w[k], tile_num_convert(icode, i32, f16)) << "i=" << iv[k];
+  }
 }
 
 //===----------------------------------------------------------------------===//

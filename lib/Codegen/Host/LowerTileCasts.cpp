@@ -87,6 +87,155 @@ static Value fromBits(OpBuilder &b, Location loc, Value bits, Type storage) {
   return arith::BitcastOp::create(b, loc, storage, bits);
 }
 
+/// Small-float layouts the pure-arith decoder handles.
+struct SmallFloatInfo {
+  unsigned expBits = 0, manBits = 0;
+  enum Specials { FiniteOnly, NaNOnly, Ieee, E8M0 } specials = FiniteOnly;
+};
+
+static std::optional<SmallFloatInfo> getSmallFloatInfo(Type type) {
+  if (isa<Float8E4M3FNType>(type))
+    return SmallFloatInfo{4, 3, SmallFloatInfo::NaNOnly};
+  if (isa<Float8E5M2Type>(type))
+    return SmallFloatInfo{5, 2, SmallFloatInfo::Ieee};
+  if (isa<Float6E2M3FNType>(type))
+    return SmallFloatInfo{2, 3, SmallFloatInfo::FiniteOnly};
+  if (isa<Float6E3M2FNType>(type))
+    return SmallFloatInfo{3, 2, SmallFloatInfo::FiniteOnly};
+  if (isa<Float4E2M1FNType>(type))
+    return SmallFloatInfo{2, 1, SmallFloatInfo::FiniteOnly};
+  if (isa<Float8E8M0FNUType>(type))
+    return SmallFloatInfo{8, 0, SmallFloatInfo::E8M0};
+  if (auto tileFloat = dyn_cast<mlir::tile::FloatType>(type))
+    return SmallFloatInfo{tileFloat.getExponentBits(),
+                          tileFloat.getMantissaBits(),
+                          SmallFloatInfo::FiniteOnly};
+  return std::nullopt;
+}
+
+/// The f32 with bits \p bits.
+static Value f32Bits(OpBuilder &b, Location loc, Value bits) {
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+}
+
+/// Decodes a small-float code (storage iN) to its exact f32 value: every
+/// small-float value is an f32 (at most 4 significand bits, exponents in
+/// [-127, 127]). NaN codes give the quiet NaN with the code's sign, like
+/// lib/Numerics' decodeF32.
+static Value decodeSmallFloat(OpBuilder &b, Location loc, Value code,
+                              const SmallFloatInfo &info) {
+  Type i32 = b.getI32Type();
+  auto c = [&](int64_t v) { return i32Const(b, loc, uint32_t(v)); };
+  auto eq = [&](Value x, int64_t v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, c(v))
+        .getResult();
+  };
+  Value bits = arith::ExtUIOp::create(b, loc, i32, code);
+  if (info.specials == SmallFloatInfo::E8M0) {
+    // 2^(code - 127): the f32 exponent field is the code; code 0 is
+    // 2^-127 (an f32 subnormal); 0xFF is NaN.
+    Value normal = arith::ShLIOp::create(b, loc, bits, c(23));
+    Value value =
+        arith::SelectOp::create(b, loc, eq(bits, 0), c(0x00400000), normal);
+    value = arith::SelectOp::create(b, loc, eq(bits, 0xFF), c(0x7FC00000),
+                                    value);
+    return f32Bits(b, loc, value);
+  }
+  unsigned e = info.expBits, m = info.manBits;
+  int bias = (1 << (e - 1)) - 1;
+  Value sign = arith::ShRUIOp::create(b, loc, bits, c(e + m));
+  sign = arith::AndIOp::create(b, loc, sign, c(1));
+  Value exp = arith::ShRUIOp::create(b, loc, bits, c(m));
+  exp = arith::AndIOp::create(b, loc, exp, c((1 << e) - 1));
+  Value man = arith::AndIOp::create(b, loc, bits, c((1 << m) - 1));
+  // value = significand * 2^(max(exp, 1) - bias - m), exactly.
+  Value isSub = eq(exp, 0);
+  Value significand = arith::SelectOp::create(
+      b, loc, isSub, man, arith::OrIOp::create(b, loc, man, c(1 << m)));
+  Value scaleExp = arith::MaxUIOp::create(b, loc, exp, c(1));
+  scaleExp = arith::AddIOp::create(b, loc, scaleExp, c(127 - bias - int(m)));
+  Value scale = f32Bits(b, loc, arith::ShLIOp::create(b, loc, scaleExp, c(23)));
+  Value magnitude = arith::MulFOp::create(
+      b, loc, arith::UIToFPOp::create(b, loc, b.getF32Type(), significand),
+      scale);
+  Value signBit = arith::ShLIOp::create(b, loc, sign, c(31));
+  Value magBits = arith::BitcastOp::create(b, loc, i32, magnitude);
+  Value result = arith::OrIOp::create(b, loc, magBits, signBit);
+  Value quietNaN = arith::OrIOp::create(b, loc, signBit, c(0x7FC00000));
+  if (info.specials == SmallFloatInfo::NaNOnly) {
+    Value isNaN = arith::AndIOp::create(
+        b, loc, eq(exp, (1 << e) - 1), eq(man, (1 << m) - 1));
+    result = arith::SelectOp::create(b, loc, isNaN, quietNaN, result);
+  } else if (info.specials == SmallFloatInfo::Ieee) {
+    Value top = eq(exp, (1 << e) - 1);
+    Value inf = arith::OrIOp::create(b, loc, signBit, c(0x7F800000));
+    Value special =
+        arith::SelectOp::create(b, loc, eq(man, 0), inf, quietNaN);
+    result = arith::SelectOp::create(b, loc, top, special, result);
+  }
+  return f32Bits(b, loc, result);
+}
+
+/// The exact f32 value of \p value (storage of \p type), or null when f32
+/// cannot hold every value of the type (integers wider than 24 bits).
+static Value decodeToF32(OpBuilder &b, Location loc, Value value, Type type,
+                         bool isUnsigned) {
+  Type f32 = b.getF32Type();
+  if (type.isF32())
+    return value;
+  if (type.isF16() || type.isBF16())
+    return arith::ExtFOp::create(b, loc, f32, value);
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    if (intType.getWidth() > 24)
+      return {};
+    if (isUnsigned)
+      return arith::UIToFPOp::create(b, loc, f32, value);
+    return arith::SIToFPOp::create(b, loc, f32, value);
+  }
+  if (std::optional<SmallFloatInfo> info = getSmallFloatInfo(type))
+    return decodeSmallFloat(b, loc, value, *info);
+  return {};
+}
+
+/// Rounds f32 \p value to f16 / bf16 as lib/Numerics does: to nearest even,
+/// overflow to inf, NaN to the canonical quiet NaN with the input's sign.
+static Value roundF32ToHalf(OpBuilder &b, Location loc, Value value,
+                            Type dstType) {
+  Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  Value rounded = arith::TruncFOp::create(b, loc, dstType, value);
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                      value, value);
+  Value bits = arith::BitcastOp::create(b, loc, i32, value);
+  Value sign = arith::ShRUIOp::create(b, loc, bits, i32Const(b, loc, 16));
+  sign = arith::AndIOp::create(b, loc, sign, i32Const(b, loc, 0x8000));
+  Value nanBits = arith::OrIOp::create(
+      b, loc, sign, i32Const(b, loc, dstType.isF16() ? 0x7E00 : 0x7FC0));
+  nanBits = arith::TruncIOp::create(b, loc, i16, nanBits);
+  Value nan = arith::BitcastOp::create(b, loc, dstType, nanBits);
+  return arith::SelectOp::create(b, loc, isNaN, nan, rounded);
+}
+
+/// Converts integer \p value between integer types by clamping to the
+/// destination's range (the language's saturating cast).
+static Value clampInteger(OpBuilder &b, Location loc, Value value,
+                          IntegerType src, bool srcUnsigned, IntegerType dst,
+                          bool dstUnsigned) {
+  Type i64 = b.getI64Type();
+  Value wide = srcUnsigned ? arith::ExtUIOp::create(b, loc, i64, value)
+                                 .getResult()
+                           : arith::ExtSIOp::create(b, loc, i64, value)
+                                 .getResult();
+  unsigned w = dst.getWidth();
+  int64_t lo = dstUnsigned ? 0 : -(int64_t(1) << (w - 1));
+  int64_t hi = dstUnsigned ? (int64_t(1) << w) - 1
+                           : (int64_t(1) << (w - 1)) - 1;
+  Value clamped = arith::MaxSIOp::create(
+      b, loc, wide, arith::ConstantIntOp::create(b, loc, i64, lo));
+  clamped = arith::MinSIOp::create(
+      b, loc, clamped, arith::ConstantIntOp::create(b, loc, i64, hi));
+  return arith::TruncIOp::create(b, loc, dst, clamped);
+}
+
 Value host::emitScalarCast(OpBuilder &b, Location loc, Value value,
                            Type srcType, Type dstType, bool srcUnsigned,
                            bool dstUnsigned) {
@@ -94,18 +243,26 @@ Value host::emitScalarCast(OpBuilder &b, Location loc, Value value,
   auto dstInt = dyn_cast<IntegerType>(dstType);
   if (srcType == dstType && (!srcInt || srcUnsigned == dstUnsigned))
     return value;
-  // Integer widening keeps every value when the destination can hold the
-  // whole source range: same signedness, or unsigned into wider signed.
-  if (srcInt && dstInt && dstInt.getWidth() > srcInt.getWidth() &&
-      (srcUnsigned == dstUnsigned || (srcUnsigned && !dstUnsigned))) {
-    if (srcUnsigned)
-      return arith::ExtUIOp::create(b, loc, dstInt, value);
-    return arith::ExtSIOp::create(b, loc, dstInt, value);
+  // Integers: widening that keeps every value, otherwise a clamp.
+  if (srcInt && dstInt) {
+    if (dstInt.getWidth() > srcInt.getWidth() &&
+        (srcUnsigned == dstUnsigned || (srcUnsigned && !dstUnsigned))) {
+      if (srcUnsigned)
+        return arith::ExtUIOp::create(b, loc, dstInt, value);
+      return arith::ExtSIOp::create(b, loc, dstInt, value);
+    }
+    return clampInteger(b, loc, value, srcInt, srcUnsigned, dstInt,
+                        dstUnsigned);
   }
-  // f16 / bf16 -> f32 is exact (and NaN stays NaN).
-  if ((srcType.isF16() || srcType.isBF16()) && dstType.isF32())
-    return arith::ExtFOp::create(b, loc, dstType, value);
+  // To f32 / f16 / bf16 from any type whose values f32 holds exactly: one
+  // rounding at most, the same as lib/Numerics.
+  if (dstType.isF32() || dstType.isF16() || dstType.isBF16()) {
+    if (Value exact = decodeToF32(b, loc, value, srcType, srcUnsigned))
+      return dstType.isF32() ? exact : roundF32ToHalf(b, loc, exact, dstType);
+  }
 
+  // Everything else (encoding into small floats and integers, wide
+  // integers to floats): lib/Numerics' C ABI.
   uint32_t fromId = *getFormatId(srcType, srcUnsigned);
   uint32_t toId = *getFormatId(dstType, dstUnsigned);
   Type i32 = b.getI32Type();
