@@ -34,48 +34,55 @@ func.func @load_store(%p: !tile.ptr<f16>, %q: !tile.ptr<f16>, %m: i32, %n: i32) 
 
 // Sub-byte elements: bytes of the LSB-first stream, shifted and truncated;
 // stores update bits atomically through __tile_host_update_byte. Narrowing
-// integer casts saturate in lib/Numerics (i4 = 1025, i3 = 769).
+// integer casts clamp to the destination's range.
 // CHECK: llvm.func internal @__tile_host_update_byte(%{{.*}}: !llvm.ptr, %{{.*}}: i8, %{{.*}}: i8)
 // CHECK: llvm.atomicrmw _and
 // CHECK: llvm.atomicrmw _or
-// CHECK: func.func private @tile_num_convert(i32, i32, i32) -> i32
 // CHECK-LABEL: func.func @sub_byte
-// CHECK-DAG: %[[I4:.*]] = arith.constant 1025 : i32
-// CHECK-DAG: %[[I3:.*]] = arith.constant 769 : i32
+// CHECK-DAG: %[[LO:.*]] = arith.constant -4 : i64
+// CHECK-DAG: %[[HI:.*]] = arith.constant 3 : i64
 // CHECK: memref.alloc() : memref<16xi4>
 // CHECK: llvm.load %{{.*}} : !llvm.ptr -> i8
 // CHECK: arith.shrui
 // CHECK: arith.trunci %{{.*}} : i64 to i4
 // CHECK: linalg.generic
-// CHECK: %[[C:.*]] = arith.extui %{{.*}} : i4 to i32
-// CHECK: func.call @tile_num_convert(%[[C]], %[[I4]], %[[I3]])
-// CHECK: arith.trunci %{{.*}} : i32 to i3
+// CHECK: %[[W:.*]] = arith.extui %{{.*}} : i4 to i64
+// CHECK: %[[A:.*]] = arith.maxsi %[[W]], %[[LO]] : i64
+// CHECK: %[[B:.*]] = arith.minsi %[[A]], %[[HI]] : i64
+// CHECK: arith.trunci %[[B]] : i64 to i3
 // CHECK: llvm.call @__tile_host_update_byte
 func.func @sub_byte(%p: !tile.ptr<i4>, %q: !tile.ptr<i3>, %n: i32) {
   %c0 = arith.constant 0 : i32
   %v = tile.view %p(%n) : !tile.ptr<i4> -> !tile.view<?xi4>
   %w = tile.view %q(%n) : !tile.ptr<i3> -> !tile.view<?xi3>
   %t = tile.load %v[%c0] : !tile.view<?xi4> -> tensor<16xi4>
-  %u = tile.cast %t : tensor<16xi4> -> tensor<16xi3>
+  %u = tile.cast %t {src_unsigned} : tensor<16xi4> -> tensor<16xi3>
   tile.store %w[%c0], %u : !tile.view<?xi3>, tensor<16xi3>
   return
 }
 
 // -----
 
-// Small floats are stored as integers of their width; exact widenings are
-// plain arith.
+// Small floats are stored as integers of their width. Exact conversions are
+// plain arith (the f8E4M3FN decode builds the f32 from the code's fields);
+// encoding into a small float calls lib/Numerics (f32 = 0x17082006,
+// f8e4m3 = 0x03040802).
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0) -> (d0)>
+// CHECK: func.func private @tile_num_convert(i32, i32, i32) -> i32
 // CHECK-LABEL: func.func @casts
 // CHECK-SAME: (%{{.*}}: tensor<8xi8>, %{{.*}}: tensor<8xf16>, %{{.*}}: tensor<8xi4>) -> (tensor<8xf32>, tensor<8xi8>, tensor<8xi32>, tensor<8x2xi4>)
+// CHECK-DAG: %[[F32:.*]] = arith.constant 386408454 : i32
+// CHECK-DAG: %[[E4M3:.*]] = arith.constant 50595842 : i32
 // CHECK: linalg.generic
-// CHECK: func.call @tile_num_convert
+// CHECK: arith.uitofp
+// CHECK: arith.mulf
 // CHECK: arith.bitcast %{{.*}} : i32 to f32
 // CHECK: linalg.generic
 // CHECK: arith.extf %{{.*}} : f16 to f32
-// CHECK: func.call @tile_num_convert
+// CHECK: linalg.generic
+// CHECK: func.call @tile_num_convert(%{{.*}}, %[[F32]], %[[E4M3]])
 // CHECK: linalg.generic
 // CHECK: arith.extui %{{.*}} : i4 to i32
-// CHECK-NOT: tile_num_convert
 // CHECK: linalg.generic
 // CHECK: linalg.index 1
 // CHECK: tensor.extract
