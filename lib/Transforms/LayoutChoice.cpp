@@ -20,7 +20,7 @@ int64_t coalescedVectorWidth(unsigned elemBits, int64_t lastExtent) {
   if (elemBits == 0)
     elemBits = 8;
   int64_t vec = 1;
-  while (vec * elemBits < 128)
+  while (vec * elemBits < 128 || vec * elemBits % 32 != 0)
     vec *= 2;
   if (lastExtent <= 0)
     return 1;

@@ -23,8 +23,8 @@ namespace layout {
 
 /// Elements one thread moves along the contiguous (last) dimension of a
 /// global access of `elemBits`-bit elements: the smallest power of two whose
-/// bits reach 128 (16 bytes), so every chunk is a whole number of 32-bit
-/// registers (u3: 64 elements = 192 bits, u4: 32, f16: 8, f32: 4), reduced
+/// bits reach 128 (16 bytes) and fill whole 32-bit registers (u3: 64
+/// elements = 192 bits, u5: 32 = 160 bits, u4: 32, f16: 8, f32: 4), reduced
 /// to the largest power of two dividing `lastExtent` when the row is
 /// shorter.
 int64_t coalescedVectorWidth(unsigned elemBits, int64_t lastExtent);

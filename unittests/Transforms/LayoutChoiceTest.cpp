@@ -1,0 +1,207 @@
+//===- LayoutChoiceTest.cpp - The layouts tile-infer-layouts chooses ------===//
+//
+// Part of tilec. Properties of the chosen layouts checked by enumerating
+// every (thread, slot): coverage, thread counts, 16-byte (in bits) vectors
+// and coalescing of global accesses, and for dots that every warp holds the
+// A rows and B columns of the accumulator elements it owns, in a layout that
+// divides by the matrix instruction's atom.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Transforms/LayoutChoice.h"
+
+#include "tile/Codegen/Common/TargetInfo.h"
+
+#include "gtest/gtest.h"
+
+#include <map>
+#include <set>
+
+using namespace tile;
+using namespace tile::layout;
+
+namespace {
+
+TEST(LayoutChoice, VectorWidthCountsBits) {
+  // 16 bytes for power-of-two widths; other widths round up to whole
+  // 32-bit registers (u3: 64 x 3 = 192 bits).
+  EXPECT_EQ(coalescedVectorWidth(16, 1024), 8);
+  EXPECT_EQ(coalescedVectorWidth(32, 1024), 4);
+  EXPECT_EQ(coalescedVectorWidth(8, 1024), 16);
+  EXPECT_EQ(coalescedVectorWidth(4, 1024), 32);
+  EXPECT_EQ(coalescedVectorWidth(1, 1024), 128);
+  EXPECT_EQ(coalescedVectorWidth(3, 1024), 64);
+  EXPECT_EQ(coalescedVectorWidth(5, 1024), 32);
+  EXPECT_EQ(coalescedVectorWidth(6, 1024), 32);
+  EXPECT_EQ(coalescedVectorWidth(7, 1024), 32);
+  for (unsigned bits = 1; bits <= 32; ++bits) {
+    int64_t v = coalescedVectorWidth(bits, 1 << 12);
+    EXPECT_GE(v * bits, 128u) << bits;
+    EXPECT_EQ(v * bits % 32, 0u) << bits;
+    // The next smaller power of two fails one of the two conditions.
+    EXPECT_TRUE(v / 2 * bits < 128 || v / 2 * bits % 32 != 0) << bits;
+  }
+  // Short rows: the largest power of two dividing the row.
+  EXPECT_EQ(coalescedVectorWidth(16, 4), 4);
+  EXPECT_EQ(coalescedVectorWidth(16, 12), 4);
+  EXPECT_EQ(coalescedVectorWidth(4, 48), 16);
+  EXPECT_EQ(coalescedVectorWidth(16, 7), 1);
+}
+
+TEST(LayoutChoice, CoalescedLayoutsByEnumeration) {
+  struct Case {
+    llvm::SmallVector<int64_t, 3> shape;
+    unsigned bits;
+    int64_t threads;
+  };
+  Case cases[] = {{{128, 32}, 16, 128}, {{4, 1024}, 32, 128},
+                  {{64, 128}, 4, 128},  {{64, 128}, 3, 128},
+                  {{64}, 32, 128},      {{2, 3, 40}, 8, 64},
+                  {{1, 64}, 16, 256},   {{12, 20}, 32, 96},
+                  {{3, 64}, 9, 64},
+                  {{7, 5}, 16, 32},     {{16, 16}, 32, 64}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(testing::Message() << "bits " << c.bits << " threads "
+                                    << c.threads << " rank " << c.shape.size());
+    DistributedLayout l = coalescedLayout(c.shape, c.bits, c.threads);
+    ASSERT_EQ(l.shape(), llvm::ArrayRef<int64_t>(c.shape)) << l.str();
+    ASSERT_EQ(l.numThreads(), c.threads) << l.str();
+    unsigned last = c.shape.size() - 1;
+    int64_t vec = coalescedVectorWidth(c.bits, c.shape[last]);
+    ASSERT_EQ(l.localSize() % vec, 0) << l.str();
+    std::set<llvm::SmallVector<int64_t, 4>> covered;
+    std::map<int64_t, llvm::SmallVector<int64_t, 4>> firstOf;
+    for (int64_t t = 0; t < l.numThreads(); ++t) {
+      for (int64_t s = 0; s < l.localSize(); ++s) {
+        auto coord = l.apply(t, s);
+        covered.insert(coord);
+        // Slots come in runs of `vec` contiguous elements of a row.
+        if (s % vec != 0) {
+          auto prev = l.apply(t, s - 1);
+          auto expect = prev;
+          expect[last] += 1;
+          ASSERT_EQ(coord, expect) << l.str() << " thread " << t;
+        } else {
+          ASSERT_EQ(coord[last] % vec, 0) << l.str();
+        }
+      }
+      firstOf[t] = l.apply(t, 0);
+    }
+    int64_t elements = 1;
+    for (int64_t e : c.shape)
+      elements *= e;
+    ASSERT_EQ(int64_t(covered.size()), elements) << l.str();
+    // Coalescing: thread t+1 starts where thread t's chunk ends, unless t
+    // ends a row (or the data, for replicas). Only when the chunks of a row
+    // divide among the threads: a row of 5 chunks and 96 threads is kept in
+    // one thread (still vectorized).
+    int64_t chunks = c.shape[last] / vec;
+    bool spreads = c.threads % chunks == 0 || chunks % c.threads == 0;
+    for (int64_t t = 0; spreads && t + 1 < l.numThreads(); ++t) {
+      auto a = firstOf[t], b = firstOf[t + 1];
+      if (a[last] + vec < c.shape[last]) {
+        auto expect = a;
+        expect[last] += vec;
+        if (l.replication() == 1 || b != firstOf[0]) {
+          EXPECT_EQ(b, expect) << l.str() << " thread " << t;
+        }
+      }
+    }
+  }
+}
+
+/// For every thread, the A rows, B columns and C elements it holds.
+void checkDot(const DotLayouts &d, int64_t m, int64_t n, int64_t k,
+              int64_t warps, int64_t warpSize) {
+  ASSERT_EQ(d.c.shape(), llvm::ArrayRef<int64_t>({m, n}));
+  ASSERT_EQ(d.a.shape(), llvm::ArrayRef<int64_t>({m, k}));
+  ASSERT_EQ(d.b.shape(), llvm::ArrayRef<int64_t>({k, n}));
+  int64_t threads = warps * warpSize;
+  ASSERT_EQ(d.a.numThreads(), threads);
+  ASSERT_EQ(d.b.numThreads(), threads);
+  ASSERT_EQ(d.c.numThreads(), threads);
+  // Every warp holds, for each C element it owns, the whole row of A and
+  // column of B (somewhere in the warp for MMA, in the same thread for FMA).
+  int64_t group = d.isMma ? warpSize : 1;
+  for (int64_t g = 0; g < threads / group; ++g) {
+    std::set<std::pair<int64_t, int64_t>> a, b;
+    std::set<int64_t> rows, cols;
+    for (int64_t t = g * group; t < (g + 1) * group; ++t) {
+      for (int64_t s = 0; s < d.a.localSize(); ++s) {
+        auto c = d.a.apply(t, s);
+        a.insert({c[0], c[1]});
+      }
+      for (int64_t s = 0; s < d.b.localSize(); ++s) {
+        auto c = d.b.apply(t, s);
+        b.insert({c[0], c[1]});
+      }
+      for (int64_t s = 0; s < d.c.localSize(); ++s) {
+        auto c = d.c.apply(t, s);
+        rows.insert(c[0]);
+        cols.insert(c[1]);
+      }
+    }
+    for (int64_t r : rows)
+      for (int64_t l = 0; l < k; ++l)
+        ASSERT_TRUE(a.count({r, l})) << "group " << g << " lacks A(" << r
+                                     << ", " << l << ")";
+    for (int64_t col : cols)
+      for (int64_t l = 0; l < k; ++l)
+        ASSERT_TRUE(b.count({l, col})) << "group " << g << " lacks B(" << l
+                                       << ", " << col << ")";
+  }
+  if (d.isMma) {
+    EXPECT_TRUE(d.c.divideRight(d.atomC).has_value()) << d.c.str();
+    EXPECT_TRUE(d.a.divideRight(d.atomA).has_value()) << d.a.str();
+    EXPECT_TRUE(d.b.divideRight(d.atomB).has_value()) << d.b.str();
+    // C covers each element once (no replicated warps unless too few
+    // atoms).
+    if (d.warpsM * d.warpsN == warps) {
+      EXPECT_EQ(d.c.replication(), 1);
+    }
+  }
+}
+
+TEST(LayoutChoice, DotLayoutsNvidia) {
+  TargetInfo sm90 = *TargetInfo::lookup("sm_90a");
+  struct Case {
+    int64_t m, n, k, warps;
+    unsigned bits;
+    bool isFloat, mma;
+    int64_t wm, wn;
+  };
+  Case cases[] = {{128, 128, 32, 4, 16, true, true, 2, 2},
+                  {64, 128, 16, 4, 16, true, true, 1, 4},
+                  {128, 64, 64, 8, 16, true, true, 4, 2},
+                  {16, 8, 16, 4, 16, true, true, 1, 1},
+                  {32, 32, 64, 4, 8, false, true, 2, 2},
+                  {16, 16, 8, 4, 32, true, false, 1, 1},
+                  {24, 16, 16, 2, 16, true, false, 1, 1}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k
+                                    << " warps " << c.warps);
+    DotLayouts d = chooseDotLayouts(c.m, c.n, c.k, c.bits, c.isFloat,
+                                    c.warps, sm90);
+    EXPECT_EQ(d.isMma, c.mma);
+    if (c.mma) {
+      EXPECT_EQ(d.warpsM, c.wm);
+      EXPECT_EQ(d.warpsN, c.wn);
+    }
+    checkDot(d, c.m, c.n, c.k, c.warps, 32);
+  }
+}
+
+TEST(LayoutChoice, DotLayoutsAmd) {
+  TargetInfo gfx942 = *TargetInfo::lookup("gfx942");
+  DotLayouts big = chooseDotLayouts(128, 128, 32, 16, true, 4, gfx942);
+  EXPECT_TRUE(big.isMma);
+  EXPECT_EQ(big.atomC.shape(), llvm::ArrayRef<int64_t>({32, 32}));
+  checkDot(big, 128, 128, 32, 4, 64);
+  // 16x16x16 when 32x32 does not fit.
+  DotLayouts small = chooseDotLayouts(48, 16, 16, 16, true, 4, gfx942);
+  EXPECT_TRUE(small.isMma);
+  EXPECT_EQ(small.atomC.shape(), llvm::ArrayRef<int64_t>({16, 16}));
+  checkDot(small, 48, 16, 16, 4, 64);
+}
+
+} // namespace
