@@ -1,4 +1,5 @@
-//===- HostExecutionTest.cpp - Tile kernels JIT-compiled and run on the CPU ===//
+//===- HostExecutionTest.cpp - Tile kernels JIT-compiled and run on the CPU
+//===//
 //
 // Part of tilec. Hand-written tile-dialect kernels (the front end's contract:
 // func.func with tile.kernel, !tile.ptr parameters, i32 dims) lowered by the
@@ -45,9 +46,8 @@ struct Compiled {
 };
 
 /// Compiles \p source and looks up \p name; fails the test on errors.
-::testing::AssertionResult compile(const std::string &source,
-                                   const char *name, Compiled &out,
-                                   bool optimize = true) {
+::testing::AssertionResult compile(const std::string &source, const char *name,
+                                   Compiled &out, bool optimize = true) {
   HostCompileOptions options;
   options.optimize = optimize;
   auto exe = HostExecutable::createFromSource(source, options);
@@ -247,8 +247,8 @@ func.func @softmax(%x: !tile.ptr<f32> {tile.name = "x", tile.dtype = "f32", tile
 TEST(HostExecution, SoftmaxRows) {
   Compiled kernel;
   ASSERT_TRUE(compile(kSoftmax, "softmax", kernel));
-  for (auto [m, n] : {std::pair<uint32_t, uint32_t>{10, 100}, {1, 128},
-                      {5, 7}}) {
+  for (auto [m, n] :
+       {std::pair<uint32_t, uint32_t>{10, 100}, {1, 128}, {5, 7}}) {
     std::vector<float> x = randomFloats(size_t(m) * n, m * 31 + n);
     for (float &v : x)
       v *= 3.0f;
@@ -337,7 +337,8 @@ TEST(HostExecution, GemmF16) {
   Compiled kernel;
   ASSERT_TRUE(compile(kGemm, "gemm", kernel));
   for (auto [m, n, k] : {std::tuple<uint32_t, uint32_t, uint32_t>{37, 29, 45},
-                         {1, 16, 8}, {16, 3, 1}}) {
+                         {1, 16, 8},
+                         {16, 3, 1}}) {
     std::vector<float> af = randomFloats(size_t(m) * k, m + 7 * k);
     std::vector<float> bf = randomFloats(size_t(k) * n, n + 11 * k);
     std::vector<uint16_t> a(af.size()), b(bf.size());
@@ -360,8 +361,7 @@ TEST(HostExecution, GemmF16) {
           scale += std::fabs(prod);
         }
         ASSERT_NEAR(c[i * n + j], want, 1e-5 * scale + 1e-6)
-            << "m=" << m << " n=" << n << " k=" << k << " at " << i << ","
-            << j;
+            << "m=" << m << " n=" << n << " k=" << k << " at " << i << "," << j;
       }
   }
 }
@@ -498,11 +498,11 @@ TEST(HostExecution, CastF32ToPackedI3Saturates) {
   std::vector<float> x = randomFloats(n, 17);
   for (float &v : x)
     v *= 3.0f;
-  x[0] = 9.6f;   // saturates to 3
-  x[1] = -9.6f;  // saturates to -4
-  x[2] = 2.5f;   // ties to even: 2
-  x[3] = -0.5f;  // ties to even: 0
-  x[4] = 1.5f;   // ties to even: 2
+  x[0] = 9.6f;  // saturates to 3
+  x[1] = -9.6f; // saturates to -4
+  x[2] = 2.5f;  // ties to even: 2
+  x[3] = -0.5f; // ties to even: 0
+  x[4] = 1.5f;  // ties to even: 2
   std::vector<uint8_t> q((n * 3 + 7) / 8 + 2, 0xA5);
   std::vector<uint8_t> poison = q;
   float *px = x.data();
@@ -680,7 +680,8 @@ TEST(HostExecution, Bitcasts) {
   for (uint32_t r = 0; r < rows; ++r) {
     std::vector<uint8_t> row(x.begin() + r * 8, x.begin() + r * 8 + 8);
     for (uint32_t j = 0; j < 16; ++j) {
-      ASSERT_EQ(o4[r * 16 + j], int32_t(unpackBits(row, j, 4))) << r << "," << j;
+      ASSERT_EQ(o4[r * 16 + j], int32_t(unpackBits(row, j, 4)))
+          << r << "," << j;
       int32_t code = int32_t(unpackBits(row, j, 3));
       ASSERT_EQ(o3[r * 16 + j], code >= 4 ? code - 8 : code) << r << "," << j;
     }
@@ -801,14 +802,19 @@ struct CodeFormat {
 };
 
 const CodeFormat kCodeFormats[] = {
-    {"f4E2M1FN", "f4e2m1", 4, false},   {"f6E2M3FN", "f6e2m3", 6, false},
-    {"f6E3M2FN", "f6e3m2", 6, false},   {"f8E4M3FN", "f8e4m3", 8, false},
-    {"f8E5M2", "f8e5m2", 8, false},     {"f8E8M0FNU", "e8m0", 8, false},
+    {"f4E2M1FN", "f4e2m1", 4, false},
+    {"f6E2M3FN", "f6e2m3", 6, false},
+    {"f6E3M2FN", "f6e3m2", 6, false},
+    {"f8E4M3FN", "f8e4m3", 8, false},
+    {"f8E5M2", "f8e5m2", 8, false},
+    {"f8E8M0FNU", "e8m0", 8, false},
     {"!tile.float<e2m2>", "f5e2m2", 5, false},
     {"!tile.float<e3m3>", "f7e3m3", 7, false},
     {"!tile.float<e1m1>", "f3e1m1", 3, false},
-    {"i3", "i3", 3, false},             {"i4", "u4", 4, true},
-    {"i8", "i8", 8, false},             {"i8", "u8", 8, true},
+    {"i3", "i3", 3, false},
+    {"i4", "u4", 4, true},
+    {"i8", "i8", 8, false},
+    {"i8", "u8", 8, true},
 };
 
 /// A kernel decoding 256 codes of each format to f32, f16 and bf16.
@@ -818,22 +824,33 @@ std::string decodeKernels() {
     const CodeFormat &fmt = kCodeFormats[f];
     std::string t = fmt.mlirType, u = fmt.isUnsigned ? " {src_unsigned}" : "";
     std::string k = std::to_string(f);
-    text += "func.func @decode" + k + "(%x: !tile.ptr<" + t +
-            ">, %a: !tile.ptr<f32>, %b: !tile.ptr<f16>, %c: !tile.ptr<bf16>)"
-            " attributes {tile.kernel} {\n"
-            "  %z = arith.constant 0 : i32\n"
-            "  %vx = tile.view %x() : !tile.ptr<" + t + "> -> !tile.view<256x" + t + ">\n"
-            "  %va = tile.view %a() : !tile.ptr<f32> -> !tile.view<256xf32>\n"
-            "  %vb = tile.view %b() : !tile.ptr<f16> -> !tile.view<256xf16>\n"
-            "  %vc = tile.view %c() : !tile.ptr<bf16> -> !tile.view<256xbf16>\n"
-            "  %t = tile.load %vx[%z] : !tile.view<256x" + t + "> -> tensor<256x" + t + ">\n"
-            "  %ta = tile.cast %t" + u + " : tensor<256x" + t + "> -> tensor<256xf32>\n"
-            "  %tb = tile.cast %t" + u + " : tensor<256x" + t + "> -> tensor<256xf16>\n"
-            "  %tc = tile.cast %t" + u + " : tensor<256x" + t + "> -> tensor<256xbf16>\n"
-            "  tile.store %va[%z], %ta : !tile.view<256xf32>, tensor<256xf32>\n"
-            "  tile.store %vb[%z], %tb : !tile.view<256xf16>, tensor<256xf16>\n"
-            "  tile.store %vc[%z], %tc : !tile.view<256xbf16>, tensor<256xbf16>\n"
-            "  return\n}\n";
+    text +=
+        "func.func @decode" + k + "(%x: !tile.ptr<" + t +
+        ">, %a: !tile.ptr<f32>, %b: !tile.ptr<f16>, %c: !tile.ptr<bf16>)"
+        " attributes {tile.kernel} {\n"
+        "  %z = arith.constant 0 : i32\n"
+        "  %vx = tile.view %x() : !tile.ptr<" +
+        t + "> -> !tile.view<256x" + t +
+        ">\n"
+        "  %va = tile.view %a() : !tile.ptr<f32> -> !tile.view<256xf32>\n"
+        "  %vb = tile.view %b() : !tile.ptr<f16> -> !tile.view<256xf16>\n"
+        "  %vc = tile.view %c() : !tile.ptr<bf16> -> !tile.view<256xbf16>\n"
+        "  %t = tile.load %vx[%z] : !tile.view<256x" +
+        t + "> -> tensor<256x" + t +
+        ">\n"
+        "  %ta = tile.cast %t" +
+        u + " : tensor<256x" + t +
+        "> -> tensor<256xf32>\n"
+        "  %tb = tile.cast %t" +
+        u + " : tensor<256x" + t +
+        "> -> tensor<256xf16>\n"
+        "  %tc = tile.cast %t" +
+        u + " : tensor<256x" + t +
+        "> -> tensor<256xbf16>\n"
+        "  tile.store %va[%z], %ta : !tile.view<256xf32>, tensor<256xf32>\n"
+        "  tile.store %vb[%z], %tb : !tile.view<256xf16>, tensor<256xf16>\n"
+        "  tile.store %vc[%z], %tc : !tile.view<256xbf16>, tensor<256xbf16>\n"
+        "  return\n}\n";
   }
   return text;
 }
@@ -915,11 +932,11 @@ TEST(HostNumerics, RoundingMatchesNumerics) {
   std::mt19937 gen(67);
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = std::ldexp(x[i], int(gen() % 80) - 40);
-  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN,
-                            1e6f, -1e6f, 65504.0f, 65520.0f, 65519.99f,
-                            3e38f, 1e-8f, -1e-8f, 5.96e-8f, 2.98e-8f,
-                            2.5f, -2.5f, 7.5f, 8.5f, 2147483520.0f, 3e9f,
-                            -3e9f, 0.5f, -0.5f, 1.5f};
+  const float specials[] = {
+      0.0f,     -0.0f,    INFINITY, -INFINITY, NAN,   -NAN,  1e6f,
+      -1e6f,    65504.0f, 65520.0f, 65519.99f, 3e38f, 1e-8f, -1e-8f,
+      5.96e-8f, 2.98e-8f, 2.5f,     -2.5f,     7.5f,  8.5f,  2147483520.0f,
+      3e9f,     -3e9f,    0.5f,     -0.5f,     1.5f};
   std::copy(std::begin(specials), std::end(specials), x.begin());
   // Quiet NaN with a payload.
   uint32_t payload = 0x7FC12345;
@@ -1070,7 +1087,8 @@ TEST(HostExecution, SharedObjectRunsThroughDlopen) {
   ASSERT_FALSE(bool(written)) << llvm::toString(std::move(written));
   auto buffer = llvm::MemoryBuffer::getFile(object);
   ASSERT_TRUE(bool(buffer));
-  ASSERT_TRUE((*buffer)->getBuffer().starts_with("\x7f" "ELF"));
+  ASSERT_TRUE((*buffer)->getBuffer().starts_with("\x7f"
+                                                 "ELF"));
 
   llvm::Error linked = emitHostSharedObject(*module, library);
   ASSERT_FALSE(bool(linked)) << llvm::toString(std::move(linked));

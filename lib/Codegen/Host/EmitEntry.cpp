@@ -40,8 +40,8 @@ static bool isEntryScalarType(Type type) {
 }
 
 /// Loads element \p index (of type \p elemType) of the array at \p base.
-static Value loadElement(OpBuilder &b, Location loc, Value base,
-                         Type elemType, int64_t index) {
+static Value loadElement(OpBuilder &b, Location loc, Value base, Type elemType,
+                         int64_t index) {
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
   Value addr = LLVM::GEPOp::create(b, loc, ptrType, elemType, base,
                                    ArrayRef<LLVM::GEPArg>{int32_t(index)});
@@ -146,15 +146,15 @@ struct EmitEntryPass
       if (isa<PtrType>(type)) {
         Value data = LLVM::LoadOp::create(b, loc, ptrType, slot);
         callArgs.push_back(
-            UnrealizedConversionCastOp::create(b, loc, type, data).getResult(
-                0));
+            UnrealizedConversionCastOp::create(b, loc, type, data)
+                .getResult(0));
       } else {
         callArgs.push_back(LLVM::LoadOp::create(b, loc, type, slot));
       }
     }
     for (unsigned k = 0; k < 6; ++k)
-      callArgs.push_back(loadElement(b, loc, block->getArgument(1 + k / 3),
-                                     i32, int64_t(k % 3)));
+      callArgs.push_back(loadElement(b, loc, block->getArgument(1 + k / 3), i32,
+                                     int64_t(k % 3)));
     func::CallOp::create(b, loc, kernel, callArgs);
     func::ReturnOp::create(b, loc);
     return success();

@@ -83,8 +83,8 @@ makeTargetMachine(bool portable, bool optimize) {
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, message);
   if (!target)
-    return llvm::createStringError("no LLVM target for " + triple.str() +
-                                   ": " + message);
+    return llvm::createStringError("no LLVM target for " + triple.str() + ": " +
+                                   message);
   std::string cpu = portable ? "generic" : llvm::sys::getHostCPUName().str();
   std::string features;
   if (!portable) {
@@ -132,8 +132,8 @@ llvm::Error writeObject(ModuleOp module, llvm::StringRef path,
     return llvmModule.takeError();
   (*llvmModule)->setDataLayout((*machine)->createDataLayout());
   (*llvmModule)->setTargetTriple((*machine)->getTargetTriple());
-  auto transform = makeOptimizingTransformer(options.optimize ? 2 : 0, 0,
-                                             machine->get());
+  auto transform =
+      makeOptimizingTransformer(options.optimize ? 2 : 0, 0, machine->get());
   if (llvm::Error error = transform(llvmModule->get()))
     return error;
   std::error_code ec;
@@ -159,8 +159,8 @@ llvm::Expected<std::string> findLinker() {
     return std::string(TILE_LD_LLD_PATH);
 #endif
   for (const char *name : {"ld.lld", "ld.lld-22"})
-    if (auto path = llvm::sys::findProgramByName(name,
-                                                 {"/usr/lib/llvm-22/bin"}))
+    if (auto path =
+            llvm::sys::findProgramByName(name, {"/usr/lib/llvm-22/bin"}))
       return *path;
   if (auto path = llvm::sys::findProgramByName("ld.lld"))
     return *path;
@@ -185,13 +185,12 @@ host::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context) {
 }
 
 llvm::Error host::emitHostObject(ModuleOp module, llvm::StringRef path,
-                                       const HostCompileOptions &options) {
+                                 const HostCompileOptions &options) {
   return writeObject(module, path, options);
 }
 
-llvm::Error host::emitHostSharedObject(ModuleOp module,
-                                             llvm::StringRef path,
-                                             const HostCompileOptions &options) {
+llvm::Error host::emitHostSharedObject(ModuleOp module, llvm::StringRef path,
+                                       const HostCompileOptions &options) {
   auto linker = findLinker();
   if (!linker)
     return linker.takeError();
@@ -205,7 +204,7 @@ llvm::Error host::emitHostSharedObject(ModuleOp module,
     return error;
   std::string message;
   llvm::SmallVector<llvm::StringRef> argv = {*linker, "-shared", "--as-needed",
-                                             "-o", path, object};
+                                             "-o",    path,      object};
   int rc = llvm::sys::ExecuteAndWait(*linker, argv, std::nullopt, {}, 0, 0,
                                      &message);
   if (rc != 0)
@@ -271,13 +270,12 @@ HostExecutable::createFromSource(llvm::StringRef source,
   return create(*module, options);
 }
 
-llvm::Expected<KernelEntry>
-HostExecutable::lookup(llvm::StringRef name) const {
+llvm::Expected<KernelEntry> HostExecutable::lookup(llvm::StringRef name) const {
   auto address = engine->lookup(name);
   if (!address)
-    return llvm::createStringError(
-        "no kernel '" + name + "' in the host executable (" +
-        llvm::toString(address.takeError()) + ")");
+    return llvm::createStringError("no kernel '" + name +
+                                   "' in the host executable (" +
+                                   llvm::toString(address.takeError()) + ")");
   return reinterpret_cast<KernelEntry>(*address);
 }
 
@@ -286,8 +284,8 @@ HostExecutable::lookup(llvm::StringRef name) const {
 //===----------------------------------------------------------------------===//
 
 llvm::Error host::runGrid(KernelEntry entry, void **args,
-                                const std::array<uint32_t, 3> &grid,
-                                unsigned numThreads) {
+                          const std::array<uint32_t, 3> &grid,
+                          unsigned numThreads) {
   if (!entry)
     return llvm::createStringError("runGrid: no kernel entry");
   uint64_t sizeX = grid[0], sizeY = grid[1];
@@ -300,9 +298,9 @@ llvm::Error host::runGrid(KernelEntry entry, void **args,
                              uint32_t(linear / (sizeX * sizeY))};
     entry(args, programId, grid.data());
   };
-  unsigned threads =
-      numThreads ? numThreads
-                 : llvm::hardware_concurrency().compute_thread_count();
+  unsigned threads = numThreads
+                         ? numThreads
+                         : llvm::hardware_concurrency().compute_thread_count();
   if (uint64_t(threads) > total)
     threads = unsigned(total);
   if (threads <= 1) {

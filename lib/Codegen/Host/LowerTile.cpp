@@ -59,9 +59,8 @@ public:
       return RankedTensorType::get(type.getShape(),
                                    getStorageType(type.getElementType()));
     });
-    addConversion([ctx](PtrType) -> Type {
-      return LLVM::LLVMPointerType::get(ctx);
-    });
+    addConversion(
+        [ctx](PtrType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
     addConversion([](SharedType type) -> Type {
       return MemRefType::get(type.getShape(),
                              getStorageType(type.getElementType()));
@@ -157,8 +156,8 @@ static Value loadElement(OpBuilder &b, Location loc, Value ptr, Value linear,
   unsigned width = getElementBitWidth(elemType);
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
   if (isWholeBytes(width)) {
-    Value addr = LLVM::GEPOp::create(b, loc, ptrType, storage, ptr,
-                                     ValueRange{linear});
+    Value addr =
+        LLVM::GEPOp::create(b, loc, ptrType, storage, ptr, ValueRange{linear});
     return LLVM::LoadOp::create(b, loc, storage, addr);
   }
   // Sub-byte (or odd) widths: element i is bits [i*w, (i+1)*w) of the
@@ -204,7 +203,8 @@ static Value loadElement(OpBuilder &b, Location loc, Value ptr, Value linear,
 }
 
 /// The function that updates some bits of a byte atomically:
-///   void f(ptr byte, i8 keepMask, i8 bits) { *byte &= keepMask; *byte |= bits; }
+///   void f(ptr byte, i8 keepMask, i8 bits) { *byte &= keepMask; *byte |= bits;
+///   }
 /// (two atomic operations; other bits of the byte belong to other elements,
 /// possibly written by programs running in parallel). It is an llvm.func so
 /// that buffer deallocation, which rejects ops with unknown memory effects
@@ -244,8 +244,8 @@ static void storeElement(OpBuilder &b, Location loc, Value ptr, Value linear,
   unsigned width = getElementBitWidth(elemType);
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
   if (isWholeBytes(width)) {
-    Value addr = LLVM::GEPOp::create(b, loc, ptrType, storage, ptr,
-                                     ValueRange{linear});
+    Value addr =
+        LLVM::GEPOp::create(b, loc, ptrType, storage, ptr, ValueRange{linear});
     LLVM::StoreOp::create(b, loc, value, addr);
     return;
   }
@@ -307,10 +307,10 @@ struct GlobalView {
     Value zero = i64Const(b, loc, 0);
     for (auto [d, iv] : llvm::enumerate(ivs)) {
       Value at = arith::AddIOp::create(b, loc, offsets[d], toI64(b, loc, iv));
-      Value ge = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, at,
-                                       zero);
-      Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at,
-                                       dims[d]);
+      Value ge =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, at, zero);
+      Value lt =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at, dims[d]);
       inBounds = arith::AndIOp::create(b, loc, inBounds, ge);
       inBounds = arith::AndIOp::create(b, loc, inBounds, lt);
       Value term = arith::MulIOp::create(b, loc, at, strides[d]);
@@ -354,11 +354,11 @@ static FailureOr<GlobalView> resolveView(Operation *user, Value view,
   if (!result.ptr)
     return user->emitOpError() << "cannot resolve the pointer of its view";
   if (!isa<LLVM::LLVMPointerType>(result.ptr.getType()))
-    result.ptr = UnrealizedConversionCastOp::create(
-                     rewriter, loc,
-                     LLVM::LLVMPointerType::get(rewriter.getContext()),
-                     result.ptr)
-                     .getResult(0);
+    result.ptr =
+        UnrealizedConversionCastOp::create(
+            rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()),
+            result.ptr)
+            .getResult(0);
   ViewType type = viewOp.getType();
   result.elemType = type.getElementType();
   auto dynDims = viewOp.getDims();
@@ -427,8 +427,8 @@ static Value reshapeTensor(OpBuilder &b, Location loc, Value src,
 /// A tensor of \p type filled with \p value.
 static Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
                           Value value) {
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType());
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   return linalg::FillOp::create(b, loc, value, empty).getResult(0);
 }
 
@@ -447,10 +447,10 @@ static Value castTile(OpBuilder &b, Location loc, Value value, Type from,
   return linalg::GenericOp::create(
              b, loc, resultType, value, init, maps, iterators,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, nl,
-                   host::emitScalarCast(nb, nl, args[0], from, to, false,
-                                        false));
+               linalg::YieldOp::create(nb, nl,
+                                       host::emitScalarCast(nb, nl, args[0],
+                                                            from, to, false,
+                                                            false));
              })
       .getResult(0);
 }
@@ -461,8 +461,7 @@ static Value castTile(OpBuilder &b, Location loc, Value value, Type from,
 
 namespace {
 
-template <typename OpTy>
-struct HostPattern : public OpConversionPattern<OpTy> {
+template <typename OpTy> struct HostPattern : public OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
 
   RankedTensorType convertTile(Type type) const {
@@ -482,8 +481,8 @@ struct LoadLowering : public HostPattern<LoadOp> {
     if (failed(view))
       return failure();
     RankedTensorType type = convertTile(op.getType());
-    FailureOr<Value> padding = storageConstant(
-        rewriter, loc, op.getPaddingAttr(), view->elemType);
+    FailureOr<Value> padding =
+        storageConstant(rewriter, loc, op.getPaddingAttr(), view->elemType);
     if (failed(padding))
       return op.emitOpError() << "has a padding value the host cannot "
                                  "represent as "
@@ -516,17 +515,16 @@ struct StoreLowering : public HostPattern<StoreOp> {
     auto type = cast<RankedTensorType>(value.getType());
     SmallVector<Value> offsets =
         offsetsToI64(rewriter, loc, adaptor.getOffsets());
-    buildLoops(rewriter, loc, type.getShape(),
-               [&](OpBuilder &b, Location l, ValueRange ivs) {
-                 auto [inBounds, linear] = view->locate(b, l, offsets, ivs);
-                 scf::IfOp::create(b, l, inBounds, [&](OpBuilder &nb,
-                                                       Location nl) {
-                   Value element = tensor::ExtractOp::create(nb, nl, value, ivs);
-                   storeElement(nb, nl, view->ptr, linear, element,
-                                view->elemType);
-                   scf::YieldOp::create(nb, nl);
-                 });
-               });
+    buildLoops(
+        rewriter, loc, type.getShape(),
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          auto [inBounds, linear] = view->locate(b, l, offsets, ivs);
+          scf::IfOp::create(b, l, inBounds, [&](OpBuilder &nb, Location nl) {
+            Value element = tensor::ExtractOp::create(nb, nl, value, ivs);
+            storeElement(nb, nl, view->ptr, linear, element, view->elemType);
+            scf::YieldOp::create(nb, nl);
+          });
+        });
     rewriter.eraseOp(op);
     return success();
   }
@@ -646,8 +644,7 @@ struct CopyAsyncLowering : public HostPattern<CopyAsyncOp> {
 
 /// tile.wait and tile.barrier: one program runs in one thread on the host
 /// and copies are synchronous.
-template <typename OpTy>
-struct EraseLowering : public HostPattern<OpTy> {
+template <typename OpTy> struct EraseLowering : public HostPattern<OpTy> {
   using HostPattern<OpTy>::HostPattern;
 
   LogicalResult
@@ -679,11 +676,11 @@ struct DotLowering : public HostPattern<DotOp> {
     Value b = castTile(rewriter, loc, adaptor.getB(), elem, compute);
     Value acc = castTile(rewriter, loc, adaptor.getAcc(), accElem, compute);
     auto resultType = cast<RankedTensorType>(acc.getType());
-    Value product = linalg::MatmulOp::create(rewriter, loc, TypeRange{resultType},
-                                             ValueRange{a, b}, ValueRange{acc})
-                        .getResult(0);
-    rewriter.replaceOp(op,
-                       castTile(rewriter, loc, product, compute, accElem));
+    Value product =
+        linalg::MatmulOp::create(rewriter, loc, TypeRange{resultType},
+                                 ValueRange{a, b}, ValueRange{acc})
+            .getResult(0);
+    rewriter.replaceOp(op, castTile(rewriter, loc, product, compute, accElem));
     return success();
   }
 };
@@ -714,23 +711,23 @@ struct ReduceLowering : public HostPattern<ReduceOp> {
                                 /*Negative=*/kind == ReduceKind::Max));
     } else {
       unsigned width = intType.getWidth();
-      APInt value =
-          kind == ReduceKind::Max
-              ? (isUnsigned ? APInt::getMinValue(width)
-                            : APInt::getSignedMinValue(width))
-              : (isUnsigned ? APInt::getMaxValue(width)
-                            : APInt::getSignedMaxValue(width));
+      APInt value = kind == ReduceKind::Max
+                        ? (isUnsigned ? APInt::getMinValue(width)
+                                      : APInt::getSignedMinValue(width))
+                        : (isUnsigned ? APInt::getMaxValue(width)
+                                      : APInt::getSignedMaxValue(width));
       identity = rewriter.getIntegerAttr(elem, value);
     }
     SmallVector<int64_t> shape(srcType.getShape());
     shape.erase(shape.begin() + axis);
     auto initType = RankedTensorType::get(shape, elem);
-    Value init = filledTensor(
-        rewriter, loc, initType,
-        arith::ConstantOp::create(rewriter, loc, identity));
+    Value init =
+        filledTensor(rewriter, loc, initType,
+                     arith::ConstantOp::create(rewriter, loc, identity));
     auto reduce = linalg::ReduceOp::create(
         rewriter, loc, ValueRange{src}, ValueRange{init},
-        ArrayRef<int64_t>{axis}, [&](OpBuilder &b, Location l, ValueRange args) {
+        ArrayRef<int64_t>{axis},
+        [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = args[0], acc = args[1], r;
           switch (kind) {
           case ReduceKind::Sum:
@@ -813,8 +810,7 @@ struct SplatLowering : public HostPattern<SplatOp> {
   }
 };
 
-template <typename OpTy>
-struct ReshapeLowering : public HostPattern<OpTy> {
+template <typename OpTy> struct ReshapeLowering : public HostPattern<OpTy> {
   using HostPattern<OpTy>::HostPattern;
 
   LogicalResult
@@ -840,8 +836,8 @@ struct TransLowering : public HostPattern<TransOp> {
       perm.push_back(p);
     Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                          type.getElementType());
-    auto trans =
-        linalg::TransposeOp::create(rewriter, loc, adaptor.getSrc(), init, perm);
+    auto trans = linalg::TransposeOp::create(rewriter, loc, adaptor.getSrc(),
+                                             init, perm);
     rewriter.replaceOp(op, trans->getResult(0));
     return success();
   }
@@ -857,10 +853,9 @@ struct IotaLowering : public HostPattern<IotaOp> {
     RankedTensorType type = convertTile(op.getType());
     Type elem = type.getElementType();
     if (!isa<IntegerType>(elem))
-      return op.emitOpError() << "iota of " << elem
-                              << " is not supported on the host";
-    Value init =
-        tensor::EmptyOp::create(rewriter, loc, type.getShape(), elem);
+      return op.emitOpError()
+             << "iota of " << elem << " is not supported on the host";
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), elem);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, type, ValueRange{}, init,
         ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(1)},
@@ -911,8 +906,8 @@ struct ConstantLowering : public OpConversionPattern<arith::ConstantOp> {
     } else if (auto floatAttr = dyn_cast<FloatAttr>(value)) {
       value = IntegerAttr::get(type, floatAttr.getValue().bitcastToAPInt());
     } else {
-      return op.emitOpError() << "has a value the host cannot store as "
-                              << type;
+      return op.emitOpError()
+             << "has a value the host cannot store as " << type;
     }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type,
                                                    cast<TypedAttr>(value));
@@ -925,8 +920,7 @@ struct ConstantLowering : public OpConversionPattern<arith::ConstantOp> {
 /// floats has no meaning on their storage integers and is rejected.
 struct ConvertAnyOpTypes : public ConversionPattern {
   ConvertAnyOpTypes(const TypeConverter &converter, MLIRContext *ctx)
-      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {
-  }
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
 
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
@@ -1009,9 +1003,9 @@ struct LowerTilePass
     if (!convertFn) {
       OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
       Type i32 = b.getI32Type();
-      convertFn = func::FuncOp::create(
-          b, module.getLoc(), host::kConvertFn,
-          b.getFunctionType({i32, i32, i32}, {i32}));
+      convertFn =
+          func::FuncOp::create(b, module.getLoc(), host::kConvertFn,
+                               b.getFunctionType({i32, i32, i32}, {i32}));
       convertFn.setPrivate();
     }
 
@@ -1034,8 +1028,8 @@ struct LowerTilePass
     RewritePatternSet patterns(ctx);
     patterns.add<LoadLowering, StoreLowering, AllocSharedLowering,
                  SharedLoadLowering, SharedStoreLowering, CopyAsyncLowering,
-                 EraseLowering<WaitOp>, EraseLowering<BarrierOp>,
-                 DotLowering, ReduceLowering, BroadcastLowering, SplatLowering,
+                 EraseLowering<WaitOp>, EraseLowering<BarrierOp>, DotLowering,
+                 ReduceLowering, BroadcastLowering, SplatLowering,
                  ReshapeLowering<ReshapeOp>, ReshapeLowering<ExpandDimsOp>,
                  TransLowering, IotaLowering, ConvertLayoutLowering,
                  ConstantLowering, ConvertAnyOpTypes>(converter, ctx);

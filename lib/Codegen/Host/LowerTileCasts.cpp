@@ -34,9 +34,8 @@ FailureOr<uint32_t> host::getFormatId(Type type, bool isUnsigned) {
     unsigned width = intType.getWidth();
     if (width < 1 || width > 32)
       return failure();
-    return TILE_NUM_FORMAT_ID(isUnsigned ? TILE_NUM_KIND_UINT
-                                         : TILE_NUM_KIND_SINT,
-                              width, 0, 0);
+    return TILE_NUM_FORMAT_ID(
+        isUnsigned ? TILE_NUM_KIND_UINT : TILE_NUM_KIND_SINT, width, 0, 0);
   }
   if (type.isF16())
     return TILE_NUM_FORMAT_ID(TILE_NUM_KIND_F16, 16, 5, 10);
@@ -60,8 +59,7 @@ FailureOr<uint32_t> host::getFormatId(Type type, bool isUnsigned) {
   if (isa<Float4E2M1FNType>(type))
     return smallFloat(2, 1);
   if (auto tileFloat = dyn_cast<tile::FloatType>(type))
-    return smallFloat(tileFloat.getExponentBits(),
-                      tileFloat.getMantissaBits());
+    return smallFloat(tileFloat.getExponentBits(), tileFloat.getMantissaBits());
   return failure();
 }
 
@@ -137,8 +135,8 @@ static Value decodeSmallFloat(OpBuilder &b, Location loc, Value code,
     Value normal = arith::ShLIOp::create(b, loc, bits, c(23));
     Value value =
         arith::SelectOp::create(b, loc, eq(bits, 0), c(0x00400000), normal);
-    value = arith::SelectOp::create(b, loc, eq(bits, 0xFF), c(0x7FC00000),
-                                    value);
+    value =
+        arith::SelectOp::create(b, loc, eq(bits, 0xFF), c(0x7FC00000), value);
     return f32Bits(b, loc, value);
   }
   unsigned e = info.expBits, m = info.manBits;
@@ -163,14 +161,13 @@ static Value decodeSmallFloat(OpBuilder &b, Location loc, Value code,
   Value result = arith::OrIOp::create(b, loc, magBits, signBit);
   Value quietNaN = arith::OrIOp::create(b, loc, signBit, c(0x7FC00000));
   if (info.specials == SmallFloatInfo::NaNOnly) {
-    Value isNaN = arith::AndIOp::create(
-        b, loc, eq(exp, (1 << e) - 1), eq(man, (1 << m) - 1));
+    Value isNaN = arith::AndIOp::create(b, loc, eq(exp, (1 << e) - 1),
+                                        eq(man, (1 << m) - 1));
     result = arith::SelectOp::create(b, loc, isNaN, quietNaN, result);
   } else if (info.specials == SmallFloatInfo::Ieee) {
     Value top = eq(exp, (1 << e) - 1);
     Value inf = arith::OrIOp::create(b, loc, signBit, c(0x7F800000));
-    Value special =
-        arith::SelectOp::create(b, loc, eq(man, 0), inf, quietNaN);
+    Value special = arith::SelectOp::create(b, loc, eq(man, 0), inf, quietNaN);
     result = arith::SelectOp::create(b, loc, top, special, result);
   }
   return f32Bits(b, loc, result);
@@ -203,8 +200,8 @@ static Value roundF32ToHalf(OpBuilder &b, Location loc, Value value,
                             Type dstType) {
   Type i16 = b.getI16Type(), i32 = b.getI32Type();
   Value rounded = arith::TruncFOp::create(b, loc, dstType, value);
-  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
-                                      value, value);
+  Value isNaN =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, value, value);
   Value bits = arith::BitcastOp::create(b, loc, i32, value);
   Value sign = arith::ShRUIOp::create(b, loc, bits, i32Const(b, loc, 16));
   sign = arith::AndIOp::create(b, loc, sign, i32Const(b, loc, 0x8000));
@@ -221,14 +218,13 @@ static Value clampInteger(OpBuilder &b, Location loc, Value value,
                           IntegerType src, bool srcUnsigned, IntegerType dst,
                           bool dstUnsigned) {
   Type i64 = b.getI64Type();
-  Value wide = srcUnsigned ? arith::ExtUIOp::create(b, loc, i64, value)
-                                 .getResult()
-                           : arith::ExtSIOp::create(b, loc, i64, value)
-                                 .getResult();
+  Value wide = srcUnsigned
+                   ? arith::ExtUIOp::create(b, loc, i64, value).getResult()
+                   : arith::ExtSIOp::create(b, loc, i64, value).getResult();
   unsigned w = dst.getWidth();
   int64_t lo = dstUnsigned ? 0 : -(int64_t(1) << (w - 1));
-  int64_t hi = dstUnsigned ? (int64_t(1) << w) - 1
-                           : (int64_t(1) << (w - 1)) - 1;
+  int64_t hi =
+      dstUnsigned ? (int64_t(1) << w) - 1 : (int64_t(1) << (w - 1)) - 1;
   Value clamped = arith::MaxSIOp::create(
       b, loc, wide, arith::ConstantIntOp::create(b, loc, i64, lo));
   clamped = arith::MinSIOp::create(
@@ -321,10 +317,9 @@ struct CastLowering : public OpConversionPattern<CastOp> {
     auto resultType = dyn_cast_or_null<RankedTensorType>(
         getTypeConverter()->convertType(op.getType()));
     if (!resultType) {
-      rewriter.replaceOp(op, host::emitScalarCast(rewriter, loc,
-                                                  adaptor.getSrc(), srcElem,
-                                                  dstElem, srcUnsigned,
-                                                  dstUnsigned));
+      rewriter.replaceOp(
+          op, host::emitScalarCast(rewriter, loc, adaptor.getSrc(), srcElem,
+                                   dstElem, srcUnsigned, dstUnsigned));
       return success();
     }
     Value result = buildElementwise(
@@ -418,8 +413,8 @@ struct BitcastLowering : public OpConversionPattern<BitcastOp> {
           }
           Value shift64 = arith::IndexCastUIOp::create(b, l, i64, shift);
           Value part = arith::ShRUIOp::create(b, l, acc, shift64);
-          Value element = arith::TruncIOp::create(
-              b, l, b.getIntegerType(dstBits), part);
+          Value element =
+              arith::TruncIOp::create(b, l, b.getIntegerType(dstBits), part);
           linalg::YieldOp::create(b, l, fromBits(b, l, element, dstStorage));
         });
     rewriter.replaceOp(op, generic.getResult(0));
@@ -431,6 +426,5 @@ struct BitcastLowering : public OpConversionPattern<BitcastOp> {
 
 void host::populateCastPatterns(const TypeConverter &converter,
                                 RewritePatternSet &patterns) {
-  patterns.add<CastLowering, BitcastLowering>(converter,
-                                              patterns.getContext());
+  patterns.add<CastLowering, BitcastLowering>(converter, patterns.getContext());
 }

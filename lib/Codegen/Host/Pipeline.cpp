@@ -161,7 +161,7 @@ void host::registerHostCodegenDialects(DialectRegistry &registry) {
 }
 
 llvm::Error host::lowerToHostLLVM(ModuleOp module,
-                                        const HostCompileOptions &options) {
+                                  const HostCompileOptions &options) {
   MLIRContext *ctx = module.getContext();
   DialectRegistry registry;
   registerHostCodegenDialects(registry);
