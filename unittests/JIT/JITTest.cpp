@@ -268,3 +268,83 @@ TEST(JIT, BundlesRoundTrip) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The C API: compile with tile_jit.h, launch with tile_runtime.h.
+//===----------------------------------------------------------------------===//
+
+#include "tile/runtime/tile_runtime.h"
+#include "tile/tile_jit.h"
+
+namespace {
+
+TEST(JITCApi, CompileLoadAndLaunch) {
+  TempDir cache;
+  tile_jit *jit = tile_jit_create(cache.str().c_str());
+  ASSERT_NE(jit, nullptr) << tile_jit_last_error();
+  const char *defines[] = {"BLOCK=128"};
+  char dir[4096];
+  ASSERT_EQ(tile_jit_compile(jit, kVectorAdd, "add.tile", "vector_add",
+                             "host", defines, 1, dir, sizeof dir),
+            0)
+      << tile_jit_last_error();
+
+  tile_device *device = tile_device_open("host");
+  ASSERT_NE(device, nullptr) << tile_last_error();
+  tile_bundle *bundle = tile_bundle_load(device, dir);
+  ASSERT_NE(bundle, nullptr) << tile_last_error();
+  ASSERT_EQ(tile_bundle_num_kernels(bundle), 1u);
+  EXPECT_STREQ(tile_bundle_kernel_name(bundle, 0), "vector_add");
+
+  const int64_t n = 300;
+  std::vector<float> x = randomFloats(n, 11), y = randomFloats(n, 12), z(n);
+  tile_buffer *bx = tile_buffer_create(device, n * 4);
+  tile_buffer *by = tile_buffer_create(device, n * 4);
+  tile_buffer *bz = tile_buffer_create(device, n * 4);
+  ASSERT_EQ(tile_buffer_upload(bx, x.data(), n * 4, 0), 0);
+  ASSERT_EQ(tile_buffer_upload(by, y.data(), n * 4, 0), 0);
+  std::vector<float> poison(n, std::nanf(""));
+  ASSERT_EQ(tile_buffer_upload(bz, poison.data(), n * 4, 0), 0);
+  tile_arg args[3] = {{1, bx, &n, 1, "f32", 0},
+                      {1, by, &n, 1, "f32", 0},
+                      {1, bz, &n, 1, "f32", 0}};
+  ASSERT_EQ(tile_launch(bundle, "vector_add", args, 3), 0)
+      << tile_last_error();
+  ASSERT_EQ(tile_buffer_download(bz, z.data(), n * 4, 0), 0);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(z[i], x[i] + y[i]) << i;
+
+  tile_buffer_free(bx);
+  tile_buffer_free(by);
+  tile_buffer_free(bz);
+  tile_bundle_free(bundle);
+  tile_device_close(device);
+  tile_jit_destroy(jit);
+}
+
+TEST(JITCApi, ErrorsAreReported) {
+  TempDir cache;
+  tile_jit *jit = tile_jit_create(cache.str().c_str());
+  char dir[16];
+  const char *bad[] = {"BLOCK"};
+  EXPECT_EQ(tile_jit_compile(jit, kVectorAdd, "a.tile", "vector_add", "host",
+                             bad, 1, dir, sizeof dir),
+            -1);
+  EXPECT_NE(std::string(tile_jit_last_error()).find("NAME=VALUE"),
+            std::string::npos);
+  EXPECT_EQ(tile_jit_compile(jit, "kernel", "a.tile", "k", "host", nullptr, 0,
+                             dir, sizeof dir),
+            -1);
+  EXPECT_NE(std::string(tile_jit_last_error()).find("a.tile:1:"),
+            std::string::npos)
+      << tile_jit_last_error();
+  // A buffer too small for the path is an error, not an overflow.
+  EXPECT_EQ(tile_jit_compile(jit, kVectorAdd, "a.tile", "vector_add", "host",
+                             nullptr, 0, dir, sizeof dir),
+            -1);
+  EXPECT_NE(std::string(tile_jit_last_error()).find("too small"),
+            std::string::npos);
+  tile_jit_destroy(jit);
+}
+
+} // namespace

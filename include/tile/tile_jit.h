@@ -1,0 +1,54 @@
+/*===- tile_jit.h - C API of the tilec JIT library ---------------*- C -*-===*\
+|*                                                                            *|
+|* Part of tilec. Compiles .tile source at run time for FFI users (Python     *|
+|* ctypes, Rust, ...). A compilation produces a bundle directory (the disk    *|
+|* cache entry), which the runtime's C API (tile/runtime/tile_runtime.h)      *|
+|* loads and launches:                                                        *|
+|*                                                                            *|
+|*   tile_jit *jit = tile_jit_create(NULL);                                   *|
+|*   const char *defines[] = {"BLOCK=256"};                                   *|
+|*   char dir[4096];                                                          *|
+|*   if (tile_jit_compile(jit, src, "add.tile", "vector_add", "host",         *|
+|*                        defines, 1, dir, sizeof dir) != 0)                  *|
+|*     puts(tile_jit_last_error());                                           *|
+|*   tile_bundle *b = tile_bundle_load(device, dir);                          *|
+|*                                                                            *|
+|* Functions return 0 on success and -1 on failure; the message of the last  *|
+|* failure on the calling thread is tile_jit_last_error(). Thread-safe.      *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TILE_TILE_JIT_H
+#define TILE_TILE_JIT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tile_jit tile_jit;
+
+/** Creates a compiler whose disk cache lives in `cache_dir` (NULL: the
+ *  default, $TILE_CACHE_DIR or ~/.cache/tilec). Returns NULL on failure. */
+tile_jit *tile_jit_create(const char *cache_dir);
+
+/** Destroys a compiler (NULL is allowed). */
+void tile_jit_destroy(tile_jit *jit);
+
+/** Compiles kernel `kernel` of the .tile program `source` (`source_name`
+ *  appears in diagnostics) for `target` ("host", "sm_90a", ...) with
+ *  `num_defines` overrides "NAME=VALUE", and writes the path of a bundle
+ *  directory holding it into `bundle_dir` (capacity `capacity` bytes). */
+int tile_jit_compile(tile_jit *jit, const char *source,
+                     const char *source_name, const char *kernel,
+                     const char *target, const char *const *defines,
+                     size_t num_defines, char *bundle_dir, size_t capacity);
+
+/** The message of the last failure on this thread ("" if none). */
+const char *tile_jit_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILE_TILE_JIT_H */
