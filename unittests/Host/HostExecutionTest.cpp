@@ -1114,6 +1114,112 @@ TEST(HostExecution, SharedObjectRunsThroughDlopen) {
 }
 
 //===----------------------------------------------------------------------===//
+// 3-D grids, scalar parameters, f16 accumulation
+//===----------------------------------------------------------------------===//
+
+const char *kGrid = R"mlir(
+func.func @grid(%o: !tile.ptr<f32> {tile.name = "o", tile.dtype = "f32", tile.shape = ["N"], tile.mut},
+                %alpha: f32 {tile.name = "alpha", tile.dtype = "f32"},
+                %bias: i32 {tile.name = "bias", tile.dtype = "i32"},
+                %n: i32 {tile.dim = "N"})
+    attributes {tile.kernel, tile.grid = ["2", "3", "4"]} {
+  %px = tile.program_id x : i32
+  %py = tile.program_id y : i32
+  %pz = tile.program_id z : i32
+  %nx = tile.num_programs x : i32
+  %ny = tile.num_programs y : i32
+  %nz = tile.num_programs z : i32
+  %t1 = arith.muli %pz, %ny : i32
+  %t2 = arith.addi %t1, %py : i32
+  %t3 = arith.muli %t2, %nx : i32
+  %lin = arith.addi %t3, %px : i32
+  %c100 = arith.constant 100 : i32
+  %c10 = arith.constant 10 : i32
+  %a = arith.muli %pz, %c100 : i32
+  %b = arith.muli %py, %c10 : i32
+  %ab = arith.addi %a, %b : i32
+  %abc = arith.addi %ab, %px : i32
+  %tot = arith.muli %nx, %ny : i32
+  %tot2 = arith.muli %tot, %nz : i32
+  %code = arith.addi %abc, %bias : i32
+  %code2 = arith.muli %code, %tot2 : i32
+  %f = tile.cast %code2 : i32 -> f32
+  %v = arith.mulf %f, %alpha : f32
+  %vo = tile.view %o(%n) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %s = tile.splat %v : f32 -> tensor<1xf32>
+  tile.store %vo[%lin], %s : !tile.view<?xf32>, tensor<1xf32>
+  return
+}
+
+func.func @dot_f16_acc(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f16>)
+    attributes {tile.kernel, tile.grid = ["1", "1", "1"]} {
+  %z = arith.constant 0 : i32
+  %va = tile.view %a() : !tile.ptr<f16> -> !tile.view<8x16xf16>
+  %vb = tile.view %b() : !tile.ptr<f16> -> !tile.view<16x8xf16>
+  %vc = tile.view %c() : !tile.ptr<f16> -> !tile.view<8x8xf16>
+  %ta = tile.load %va[%z, %z] : !tile.view<8x16xf16> -> tensor<8x16xf16>
+  %tb = tile.load %vb[%z, %z] : !tile.view<16x8xf16> -> tensor<16x8xf16>
+  %tc = tile.load %vc[%z, %z] : !tile.view<8x8xf16> -> tensor<8x8xf16>
+  %d = tile.dot %ta, %tb, %tc : tensor<8x16xf16>, tensor<16x8xf16>, tensor<8x8xf16> -> tensor<8x8xf16>
+  tile.store %vc[%z, %z], %d : !tile.view<8x8xf16>, tensor<8x8xf16>
+  return
+}
+)mlir";
+
+TEST(HostExecution, ThreeDimensionalGridAndScalars) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kGrid, "grid", kernel));
+  uint32_t n = 2 * 3 * 4;
+  std::vector<float> o(n + 4, kPoison);
+  float *po = o.data();
+  float alpha = 0.5f;
+  int32_t bias = 7, dn = int32_t(n);
+  void *args[] = {&po, &alpha, &bias, &dn};
+  ASSERT_TRUE(run(kernel, args, {2, 3, 4}));
+  for (uint32_t z = 0; z < 4; ++z)
+    for (uint32_t y = 0; y < 3; ++y)
+      for (uint32_t x = 0; x < 2; ++x) {
+        uint32_t lin = (z * 3 + y) * 2 + x;
+        double want = double(100 * z + 10 * y + x + bias) * n * alpha;
+        ASSERT_EQ(o[lin], float(want)) << x << "," << y << "," << z;
+      }
+  for (uint32_t i = n; i < n + 4; ++i)
+    ASSERT_EQ(o[i], kPoison);
+}
+
+TEST(HostExecution, DotWithF16Accumulator) {
+  Compiled kernel;
+  ASSERT_TRUE(compile(kGrid, "dot_f16_acc", kernel));
+  std::vector<float> af = randomFloats(8 * 16, 71),
+                     bf = randomFloats(16 * 8, 73),
+                     cf = randomFloats(8 * 8, 79);
+  std::vector<uint16_t> a(af.size()), b(bf.size()), c(cf.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = f16Bits(af[i]);
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = f16Bits(bf[i]);
+  for (size_t i = 0; i < c.size(); ++i)
+    c[i] = f16Bits(cf[i]);
+  std::vector<uint16_t> c0 = c;
+  uint16_t *pa = a.data(), *pb = b.data(), *pc = c.data();
+  void *args[] = {&pa, &pb, &pc};
+  ASSERT_TRUE(run(kernel, args, {1, 1, 1}));
+  for (uint32_t i = 0; i < 8; ++i)
+    for (uint32_t j = 0; j < 8; ++j) {
+      double want = f16Value(c0[i * 8 + j]), scale = std::fabs(want);
+      for (uint32_t p = 0; p < 16; ++p) {
+        double prod = f16Value(a[i * 16 + p]) * f16Value(b[p * 8 + j]);
+        want += prod;
+        scale += std::fabs(prod);
+      }
+      // Accumulated in f32, rounded once to f16.
+      ASSERT_NEAR(f16Value(c[i * 8 + j]), want,
+                  std::ldexp(std::fabs(want), -11) + 1e-5 * scale)
+          << i << "," << j;
+    }
+}
+
+//===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
 
