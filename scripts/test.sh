@@ -12,6 +12,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 
 BUILD_DIR=${BUILD_DIR:-build}
+# ccache hits across clones in different folders.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 JOBS=${JOBS:-$(nproc)}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$BUILD_DIR" -j "$JOBS"
