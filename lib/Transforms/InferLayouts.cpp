@@ -135,6 +135,48 @@ private:
   llvm::DenseMap<Operation *, ::tile::layout::DotLayouts> dots;
 };
 
+/// Ops a value flows through unchanged in distribution when looking for
+/// chained products.
+static bool passesThrough(Operation *op) {
+  return isElementwise(op) || isa<mlir::tile::ConvertLayoutOp>(op);
+}
+
+/// Whether \p dot's result reaches the A operand of a dot, or its A operand
+/// comes from a dot's result, through elementwise ops (attention's
+/// P = softmax(Q K^T) feeding P V).
+static bool isChained(mlir::tile::DotOp dot) {
+  SmallVector<Value> work{dot.getResult()};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    if (!seen.insert(value).second || seen.size() > 256)
+      continue;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<mlir::tile::DotOp>(user) && use.getOperandNumber() == 0)
+        return true;
+      if (passesThrough(user))
+        llvm::append_range(work, user->getResults());
+    }
+  }
+  work.assign({dot.getA()});
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    if (!seen.insert(value).second || seen.size() > 512)
+      continue;
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      continue;
+    if (isa<mlir::tile::DotOp>(def))
+      return true;
+    if (passesThrough(def))
+      for (Value operand : def->getOperands())
+        if (isTensor(operand))
+          work.push_back(operand);
+  }
+  return false;
+}
+
 const ::tile::layout::DotLayouts &
 LayoutInference::dotLayouts(mlir::tile::DotOp dot) {
   auto it = dots.find(dot);
@@ -144,9 +186,9 @@ LayoutInference::dotLayouts(mlir::tile::DotOp dot) {
   Type elem = a.getElementType();
   auto layouts = ::tile::layout::chooseDotLayouts(
       c.getDimSize(0), c.getDimSize(1), a.getDimSize(1),
-      mlir::tile::detail::elementBits(a), isa<FloatType>(elem) ||
-                                              isa<mlir::tile::FloatType>(elem),
-      numWarps, target);
+      mlir::tile::detail::elementBits(a),
+      isa<FloatType>(elem) || isa<mlir::tile::FloatType>(elem), numWarps,
+      target, isChained(dot));
   return dots.try_emplace(dot, std::move(layouts)).first->second;
 }
 

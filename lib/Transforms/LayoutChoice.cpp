@@ -105,7 +105,8 @@ std::optional<Atom> pickAtom(int64_t m, int64_t n, int64_t k,
 
 DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
                             unsigned operandBits, bool operandIsFloat,
-                            int64_t numWarps, const TargetInfo &target) {
+                            int64_t numWarps, const TargetInfo &target,
+                            bool warpsAlongM) {
   DotLayouts out;
   int64_t warpSize = std::max<int64_t>(1, target.warpSize);
   std::optional<Atom> atom =
@@ -125,6 +126,8 @@ DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
   // Warps along M first (ties go to M), doubling the side with more atom
   // repetitions left, as long as the warps still divide the tile.
   int64_t wm = 1, wn = 1;
+  if (warpsAlongM && (m / am) % numWarps == 0)
+    wm = numWarps;
   while (wm * wn * 2 <= numWarps && numWarps % (wm * wn * 2) == 0) {
     bool canM = (m / am) % (wm * 2) == 0, canN = (n / an) % (wn * 2) == 0;
     bool preferM = m / (am * wm) >= n / (an * wn);

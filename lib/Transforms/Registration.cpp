@@ -30,6 +30,7 @@ void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createTilePipeline());
+  pm.addPass(createTileRemoveConversions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTileAllocateShared(TileAllocateSharedOptions{target}));
 }
@@ -39,7 +40,8 @@ void registerTransformsPasses() {
   PassPipelineRegistration<GpuPrepareOptions>(
       "tile-gpu-prepare",
       "canonicalize, tile-infer-layouts, tile-remove-conversions, "
-      "canonicalize, cse, tile-pipeline, canonicalize, tile-allocate-shared "
+      "canonicalize, cse, tile-pipeline, tile-remove-conversions, canonicalize, "
+      "tile-allocate-shared "
       "for a target",
       [](OpPassManager &pm, const GpuPrepareOptions &options) {
         buildGpuPreparePipeline(pm, options.target);

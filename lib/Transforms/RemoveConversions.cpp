@@ -12,6 +12,8 @@
 
 #include "tile/Transforms/Passes.h"
 
+#include "tile/Layout/SubBytePacking.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -94,6 +96,81 @@ Value rematerialize(OpBuilder &builder, Value value, const DL &layout,
   return {};
 }
 
+/// The layout \p op's tensor operand \p index must have for its result to
+/// be in \p layout, for the ops a conversion may move across (one tensor
+/// operand, layout a function of it).
+std::optional<DL> operandLayoutFor(Operation *op, unsigned index,
+                                   const DL &layout) {
+  Value operand = op->getOperand(index);
+  auto type = dyn_cast<RankedTensorType>(operand.getType());
+  if (!type)
+    return std::nullopt;
+  if (auto trans = dyn_cast<mlir::tile::TransOp>(op)) {
+    SmallVector<int32_t> perm = trans.getPermutation();
+    SmallVector<unsigned> inverse(perm.size());
+    for (unsigned i = 0; i < perm.size(); ++i)
+      inverse[perm[i]] = i;
+    return opt(layout.permute(inverse));
+  }
+  if (isa<mlir::tile::ReshapeOp>(op))
+    return opt(layout.reshape(type.getShape()));
+  if (auto expand = dyn_cast<mlir::tile::ExpandDimsOp>(op))
+    return opt(layout.squeeze(expand.getAxis()));
+  if (auto bitcast = dyn_cast<mlir::tile::BitcastOp>(op))
+    return opt(::tile::layout::bitcastLayout(
+        layout, mlir::tile::detail::elementBits(bitcast.getType()),
+        mlir::tile::detail::elementBits(type)));
+  bool elementwise = isa<mlir::tile::CastOp>(op) ||
+                     op->hasTrait<OpTrait::Elementwise>();
+  if (elementwise && op->getNumResults() == 1 &&
+      llvm::count_if(op->getOperands(), [](Value v) {
+        return isa<RankedTensorType>(v.getType());
+      }) == 1 &&
+      type.getShape() == layout.shape())
+    return layout;
+  return std::nullopt;
+}
+
+/// Makes \p value itself come out in \p layout when its producers can
+/// absorb a conversion: a shared_load (it may read any layout), a cheap
+/// producer, or a chain of single-use trans / reshape / expand_dims /
+/// bitcast / unary elementwise ops ending in one of those. Returns the value
+/// in the new layout, or null (and changes nothing) when that is not
+/// possible. \p value must have no other user than the conversion.
+Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
+                       unsigned depth = 0) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  Operation *def = value.getDefiningOp();
+  if (!type || !def || depth > 8 || layout.shape() != type.getShape())
+    return {};
+  if (getLayout(type) == layout)
+    return value;
+  builder.setInsertionPoint(def);
+  if (Value remat = rematerialize(builder, value, layout))
+    return remat;
+  if (!value.hasOneUse())
+    return {};
+  if (isa<mlir::tile::SharedLoadOp>(def)) {
+    value.setType(withLayout(type, layout));
+    return value;
+  }
+  for (unsigned i = 0; i < def->getNumOperands(); ++i) {
+    if (!isa<RankedTensorType>(def->getOperand(i).getType()))
+      continue;
+    std::optional<DL> needed = operandLayoutFor(def, i, layout);
+    if (!needed)
+      return {};
+    Value operand =
+        absorbConversion(builder, def->getOperand(i), *needed, depth + 1);
+    if (!operand)
+      return {};
+    def->setOperand(i, operand);
+    value.setType(withLayout(type, layout));
+    return value;
+  }
+  return {};
+}
+
 /// The outermost scf.for around \p op that does not contain the definition
 /// of \p value, or null.
 scf::ForOp hoistTarget(Operation *op, Value value) {
@@ -141,12 +218,17 @@ bool simplifyOnce(Operation *root) {
       changed = true;
       continue;
     }
-    // Recreate cheap producers in the needed layout.
+    // Recreate cheap producers in the needed layout, or let the producer
+    // chain of a value used only here (ending in a shared_load) come out in
+    // it.
     std::optional<DL> wanted = getLayout(op.getType());
     if (wanted) {
       builder.setInsertionPoint(op);
-      if (Value remat = rematerialize(builder, src, *wanted)) {
-        op.replaceAllUsesWith(remat);
+      Value absorbed = rematerialize(builder, src, *wanted);
+      if (!absorbed && src.hasOneUse())
+        absorbed = absorbConversion(builder, src, *wanted);
+      if (absorbed) {
+        op.replaceAllUsesWith(absorbed);
         erased.insert(op);
         op->erase();
         changed = true;

@@ -210,3 +210,32 @@ func.func @dot_kinds(%P: !tile.ptr<i8>, %F: !tile.ptr<f32>, %N: i32) attributes 
   tile.store %f[%c0, %c0], %df : !tile.view<?x?xf32>, tensor<16x16xf32>
   return
 }
+
+// -----
+
+// Chained products (attention): S = Q K^T feeds P V through elementwise ops,
+// so both dots put all 4 warps along M; the f16 P in the accumulator layout
+// of the first dot is then exactly the A fragment of the second: no
+// conversion between them.
+// CHECK-LABEL: func.func @chained_dots
+// CHECK: %[[S:.*]] = tile.dot {{.*}} -> tensor<64x32xf32, #tile.layout<local(1,4) * spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>
+// CHECK: %[[E:.*]] = math.exp2 %[[S]]
+// CHECK: %[[P:.*]] = tile.cast %[[E]] {{.*}} -> tensor<64x32xf16, #tile.layout<local(1,4) * spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>
+// CHECK-NOT: tile.convert_layout %[[P]]
+// CHECK: tile.dot %[[P]], {{.*}} -> tensor<64x64xf32, #tile.layout<local(1,8) * spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>
+func.func @chained_dots(%Q: !tile.ptr<f16>, %O: !tile.ptr<f32>, %N: i32) attributes {tile.kernel, tile.warps = 4 : i32} {
+  %q = tile.view %Q(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %o = tile.view %O(%N, %N) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %c0 = arith.constant 0 : i32
+  %a = tile.load %q[%c0, %c0] : !tile.view<?x?xf16> -> tensor<64x64xf16>
+  %kt = tile.load %q[%c0, %c0] : !tile.view<?x?xf16> -> tensor<64x32xf16>
+  %v = tile.load %q[%c0, %c0] : !tile.view<?x?xf16> -> tensor<32x64xf16>
+  %z1 = arith.constant dense<0.0> : tensor<64x32xf32>
+  %s = tile.dot %a, %kt, %z1 : tensor<64x64xf16>, tensor<64x32xf16>, tensor<64x32xf32> -> tensor<64x32xf32>
+  %e = math.exp2 %s : tensor<64x32xf32>
+  %p = tile.cast %e : tensor<64x32xf32> -> tensor<64x32xf16>
+  %z2 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %r = tile.dot %p, %v, %z2 : tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+  tile.store %o[%c0, %c0], %r : !tile.view<?x?xf32>, tensor<64x64xf32>
+  return
+}

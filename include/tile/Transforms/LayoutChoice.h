@@ -58,9 +58,15 @@ struct DotLayouts {
 /// the shape is a multiple of the atom; AMD MFMA 32x32x8 / 16x16x16 for
 /// 16-bit floats; otherwise FMA layouts built from a coalesced-like
 /// accumulator layout.
+///
+/// With \p warpsAlongM every warp takes its own rows (warpsN = 1) when M has
+/// enough atoms: used for chained products (attention's P = softmax(Q K^T)
+/// feeding P V), so that an accumulator becomes the next A operand without
+/// leaving its warp.
 DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
                             unsigned operandBits, bool operandIsFloat,
-                            int64_t numWarps, const TargetInfo &target);
+                            int64_t numWarps, const TargetInfo &target,
+                            bool warpsAlongM = false);
 
 } // namespace layout
 } // namespace tile
