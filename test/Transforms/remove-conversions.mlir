@@ -100,15 +100,6 @@ func.func @hoist(%x: tensor<16x16xf32, #A>, %n: i32) -> tensor<16x16xf32, #B> at
 // CHECK: %[[K:.*]] = tile.shared_load
 // CHECK: %[[KC:.*]] = tile.convert_layout %[[K]]
 // CHECK: return %[[C]], %[[KC]], %[[K]]
-func.func @absorb
-// CHECK: %[[L:.*]] = tile.shared_load {{.*}} -> tensor<1x16x32xf16, #tile.layout<local(1,1,32) * spatial(1,16,2) * local(1,1,1)>>
-// CHECK-SAME: {{$}}
-// CHECK: %[[R:.*]] = tile.reshape %[[L]] : {{.*}} -> tensor<16x32xf16, #tile.layout<local(1,32) * spatial(16,2)>>
-// CHECK: %[[T:.*]] = tile.trans %[[R]] : {{.*}} -> tensor<32x16xf16, #tile.layout<local(16,1) * spatial(2,16)>>
-// CHECK: %[[C:.*]] = tile.cast %[[T]] : {{.*}} -> tensor<32x16xf32, #tile.layout<local(16,1) * spatial(2,16)>>
-// CHECK: %[[K:.*]] = tile.shared_load
-// CHECK: %[[KC:.*]] = tile.convert_layout %[[K]]
-// CHECK: return %[[C]], %[[KC]], %[[K]]
 func.func @absorb(%s: !tile.shared<1x16x32xf16>) -> (tensor<32x16xf32, #tile.layout<local(16,1) * spatial(2,16)>>, tensor<1x16x32xf16, #tile.layout<spatial(1,16,2) * local(1,1,16)>>, tensor<1x16x32xf16, #tile.layout<spatial(1,2,16) * local(1,8,2)>>) attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32} {
   %c0 = arith.constant 0 : i32
   %l = tile.shared_load %s[%c0, %c0, %c0] : !tile.shared<1x16x32xf16> -> tensor<1x16x32xf16, #tile.layout<spatial(1,2,16) * local(1,8,2)>>
