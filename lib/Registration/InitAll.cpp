@@ -14,6 +14,9 @@
 #ifdef TILE_HAVE_TRANSFORMS
 #include "tile/Transforms/Passes.h"
 #endif
+#ifdef TILE_HAVE_CODEGEN_NVIDIA
+#include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
+#endif
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -33,6 +36,9 @@ void tile::registerAllDialects(mlir::DialectRegistry &registry) {
 #ifdef TILE_HAVE_CODEGEN_HOST
   tile::host::registerHostCodegenDialects(registry);
 #endif
+#ifdef TILE_HAVE_CODEGEN_NVIDIA
+  tile::nvidia::registerNVIDIACodegenDialects(registry);
+#endif
 }
 
 void tile::registerAllPasses() {
@@ -43,5 +49,8 @@ void tile::registerAllPasses() {
 #endif
 #ifdef TILE_HAVE_TRANSFORMS
   mlir::tile::registerTransformsPasses();
+#endif
+#ifdef TILE_HAVE_CODEGEN_NVIDIA
+  tile::nvidia::registerNVIDIACodegenPasses();
 #endif
 }

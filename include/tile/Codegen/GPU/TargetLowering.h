@@ -1,0 +1,135 @@
+//===- TargetLowering.h - Vendor hooks of the generic GPU lowering -*- C++ -*-//
+//
+// Part of tilec. The GPU lowering of the tile dialect (lib/Codegen/GPU) is
+// written once for every vendor: it distributes each tile over the threads of
+// a program following its #tile.layout, and emits loads, stores, reductions,
+// layout conversions and matrix products as per-thread scalar code. The few
+// places where vendors differ — thread and block ids, address spaces,
+// barriers, cross-lane exchange, matrix instructions, asynchronous copies,
+// fast transcendental functions, the kernel ABI — go through this interface.
+// NVIDIA implements it in lib/Codegen/NVIDIA (NVVM ops); AMD will implement it
+// with ROCDL ops (ds_bpermute, MFMA, buffer loads).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_CODEGEN_GPU_TARGETLOWERING_H
+#define TILE_CODEGEN_GPU_TARGETLOWERING_H
+
+#include "tile/Layout/DistributedLayout.h"
+
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+#include "mlir/IR/ValueRange.h"
+#include "mlir/Support/LLVM.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir {
+class ModuleOp;
+class OpBuilder;
+namespace LLVM {
+class LLVMFuncOp;
+} // namespace LLVM
+} // namespace mlir
+
+namespace tile {
+struct TargetInfo;
+namespace gpu {
+
+/// One matrix instruction a target can run on a warp: D(MxN) = A(MxK) x
+/// B(KxN) + C, with the register layouts of its operands over one warp
+/// (lib/Layout's MmaAtoms).
+struct MmaAtom {
+  unsigned m = 0, n = 0, k = 0;
+  ::tile::layout::DistributedLayout a, b, c;
+};
+
+/// The vendor-specific half of the GPU lowering. Every hook builds ops at the
+/// builder's insertion point and returns values of LLVM-compatible builtin
+/// types (i1/i8/i16/i32/i64, f16/bf16/f32, vectors) or `!llvm.ptr<AS>`.
+class TargetLowering {
+public:
+  virtual ~TargetLowering();
+
+  /// The target description (warp size, shared memory, features).
+  virtual const TargetInfo &getTargetInfo() const = 0;
+
+  /// Address space of global memory pointers (NVVM: 1).
+  virtual unsigned getGlobalAddressSpace() const = 0;
+  /// Address space of shared memory / LDS (NVVM: 3).
+  virtual unsigned getSharedAddressSpace() const = 0;
+
+  /// The thread index inside the program (0 .. warps * warpSize - 1), i32.
+  virtual mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) = 0;
+  /// The program (block) index along `axis` (0, 1, 2), i32.
+  virtual mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,
+                                unsigned axis) = 0;
+  /// The number of programs along `axis`, i32.
+  virtual mlir::Value numPrograms(mlir::OpBuilder &b, mlir::Location loc,
+                                  unsigned axis) = 0;
+
+  /// A barrier over every thread of the program that also orders shared
+  /// memory accesses.
+  virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) = 0;
+
+  /// Butterfly exchange: returns the 32-bit value (i32 or f32) `value` of
+  /// lane `lane ^ laneMask` of the calling warp. Every lane of the warp calls
+  /// it.
+  virtual mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value value, unsigned laneMask) = 0;
+  /// Returns the 32-bit value `value` of lane `srcLane` (an i32 value).
+  virtual mlir::Value shuffleIndex(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::Value value, mlir::Value srcLane) = 0;
+
+  /// The base of the program's dynamic shared memory (`!llvm.ptr<shared>`),
+  /// declaring it in `module` on first use.
+  virtual mlir::Value sharedMemoryBase(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::ModuleOp module) = 0;
+
+  /// The matrix instruction for operands of `operandType` accumulating into
+  /// `accType`, or std::nullopt when the target has none.
+  virtual std::optional<MmaAtom> getMmaAtom(mlir::Type operandType,
+                                            mlir::Type accType) const = 0;
+  /// One warp-wide matrix instruction of `atom`. `a`, `b`, `c` are the
+  /// thread's operand slots in the slot order of the atom's layouts (for
+  /// 16-bit elements, slots 2i and 2i+1 share register i); returns the result
+  /// slots in the order of the accumulator layout.
+  virtual llvm::SmallVector<mlir::Value>
+  mma(mlir::OpBuilder &b, mlir::Location loc, const MmaAtom &atom,
+      mlir::ValueRange a, mlir::ValueRange bOperand, mlir::ValueRange c) = 0;
+
+  /// Whether asynchronous global-to-shared copies exist (cp.async).
+  virtual bool hasAsyncCopy() const = 0;
+  /// Starts copying `bytes` (4, 8 or 16) from `src` (global) to `dst`
+  /// (shared); only the first `srcBytes` (an i32 value, 0 .. bytes) are read,
+  /// the rest is zero-filled.
+  virtual void asyncCopy(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value dst, mlir::Value src, unsigned bytes,
+                         mlir::Value srcBytes) = 0;
+  /// Closes the current group of asynchronous copies.
+  virtual void asyncCommitGroup(mlir::OpBuilder &b, mlir::Location loc) = 0;
+  /// Waits until at most `pending` groups are in flight.
+  virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
+                         unsigned pending) = 0;
+
+  /// 2^x for f32 x, the fast hardware approximation where there is one.
+  virtual mlir::Value exp2(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value x) = 0;
+  /// log2(x) for f32 x.
+  virtual mlir::Value log2(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value x) = 0;
+  /// 1 / sqrt(x) for f32 x.
+  virtual mlir::Value rsqrt(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value x) = 0;
+
+  /// Turns `func` into a kernel entry point launched with `numThreads`
+  /// threads per program (calling convention, launch bounds).
+  virtual void markKernel(mlir::LLVM::LLVMFuncOp func,
+                          unsigned numThreads) = 0;
+};
+
+} // namespace gpu
+} // namespace tile
+
+#endif // TILE_CODEGEN_GPU_TARGETLOWERING_H

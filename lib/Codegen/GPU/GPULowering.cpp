@@ -1,0 +1,103 @@
+//===- GPULowering.cpp - Tile kernels to the LLVM dialect on GPUs ---------===//
+//
+// Part of tilec. Drives the generic GPU lowering: per kernel, the per-thread
+// rebuild of KernelLowering; then the upstream conversions of scf, arith,
+// math, cf and func to the LLVM dialect; then the target's kernel marking.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Codegen/GPU/GPULowering.h"
+
+#include "KernelLowering.h"
+
+#include "tile/Codegen/Common/TargetInfo.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace tile::gpu {
+
+LogicalResult lowerTileToLLVM(ModuleOp module, TargetLowering &target) {
+  MLIRContext *ctx = module.getContext();
+  ctx->loadDialect<LLVM::LLVMDialect, cf::ControlFlowDialect,
+                   scf::SCFDialect, arith::ArithDialect, math::MathDialect>();
+
+  // 1. Distribute every kernel over its threads.
+  SmallVector<func::FuncOp> kernels;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (fn->hasAttr("tile.kernel"))
+      kernels.push_back(fn);
+  llvm::StringMap<unsigned> numThreads;
+  for (func::FuncOp fn : kernels) {
+    auto warps = fn->getAttrOfType<IntegerAttr>("tile.warps");
+    if (warps)
+      numThreads[fn.getSymName()] =
+          unsigned(warps.getInt()) * target.getTargetInfo().warpSize;
+    KernelLowering lowering(target, module, fn);
+    if (failed(lowering.run()))
+      return failure();
+  }
+
+  // 2. Clean up, then scf -> cf -> llvm.
+  {
+    PassManager pm(ctx);
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  {
+    RewritePatternSet patterns(ctx);
+    populateSCFToControlFlowConversionPatterns(patterns);
+    ConversionTarget conv(*ctx);
+    conv.addIllegalDialect<scf::SCFDialect>();
+    conv.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(module, conv, std::move(patterns))))
+      return failure();
+  }
+  {
+    LowerToLLVMOptions options(ctx);
+    LLVMTypeConverter converter(ctx, options);
+    RewritePatternSet patterns(ctx);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    ConversionTarget conv(*ctx);
+    conv.addIllegalDialect<arith::ArithDialect, math::MathDialect,
+                           cf::ControlFlowDialect, func::FuncDialect>();
+    conv.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(module, conv, std::move(patterns))))
+      return failure();
+  }
+  {
+    PassManager pm(ctx);
+    pm.addPass(createReconcileUnrealizedCastsPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(module)))
+      return failure();
+  }
+
+  // 3. Entry points.
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
+    auto it = numThreads.find(fn.getSymName());
+    if (it != numThreads.end())
+      target.markKernel(fn, it->second);
+  }
+  return success();
+}
+
+} // namespace tile::gpu

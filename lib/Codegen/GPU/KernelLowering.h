@@ -1,0 +1,191 @@
+//===- KernelLowering.h - State of the generic GPU lowering ----*- C++ -*-===//
+//
+// Part of tilec. Private to lib/Codegen/GPU. The GPU lowering rebuilds each
+// kernel function op by op: a tile value of layout L becomes the calling
+// thread's L.localSize() scalars ("registers", slot order), a scalar stays
+// one value, a view becomes its pointer, dims and strides, a shared buffer
+// its address in shared memory. Vendor-specific ops come from the
+// TargetLowering hooks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_CODEGEN_GPU_KERNELLOWERING_H
+#define TILE_LIB_CODEGEN_GPU_KERNELLOWERING_H
+
+#include "tile/Codegen/GPU/TargetLowering.h"
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Layout/DistributedLayout.h"
+#include "tile/Layout/SharedLayout.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace tile::gpu {
+
+/// A lowered global view: element pointer, dims (i32) and strides (i64, in
+/// elements).
+struct ViewValue {
+  mlir::Value ptr;
+  llvm::SmallVector<mlir::Value, 4> dims;
+  llvm::SmallVector<mlir::Value, 4> strides;
+  /// Whether the last dimension is known to be contiguous (no explicit
+  /// strides).
+  bool contiguous = true;
+  mlir::Type elementType;
+};
+
+/// A lowered shared buffer: its base address in shared memory and layout.
+struct SharedValue {
+  mlir::Value ptr;
+  mlir::tile::SharedType type;
+  ::tile::layout::SharedLayout layout;
+};
+
+/// Registers of one tile (or the single value of a scalar).
+using Regs = llvm::SmallVector<mlir::Value, 8>;
+
+/// Rebuilds one kernel function.
+class KernelLowering {
+public:
+  KernelLowering(TargetLowering &target, mlir::ModuleOp module,
+                 mlir::func::FuncOp kernel);
+
+  /// Creates the lowered function next to the kernel and fills it. The
+  /// caller erases the old function on success.
+  mlir::LogicalResult run();
+
+  /// Bytes of dynamic shared memory the kernel needs, scratch included.
+  int64_t getSharedBytes() const { return sharedBytes + scratchBytes; }
+
+  //===--------------------------------------------------------------------===//
+  // Helpers used by the op lowerings (the files Lower*.cpp).
+  //===--------------------------------------------------------------------===//
+
+  mlir::OpBuilder &builder() { return b; }
+  TargetLowering &target() { return tl; }
+  unsigned warpSize() const;
+
+  /// The register type of an element type: small floats become integers of
+  /// their width, everything else is unchanged.
+  static mlir::Type storageType(mlir::Type elementType);
+  /// The layout of a tile type, or an error at `op`.
+  mlir::FailureOr<::tile::layout::DistributedLayout>
+  layoutOf(mlir::Operation *op, mlir::Type type);
+
+  /// Registers of a lowered value.
+  const Regs &lookup(mlir::Value v) { return values[v]; }
+  void map(mlir::Value v, Regs regs) { values[v] = std::move(regs); }
+
+  /// i32 / i64 constants and arithmetic.
+  mlir::Value i32(int64_t v);
+  mlir::Value i64(int64_t v);
+  mlir::Value constant(mlir::Type type, int64_t v);
+
+  /// Per-dimension thread parts of the coordinates of `layout` for the
+  /// calling thread: coordinate(t, l) = spatial[d] + layout.apply(0, l)[d].
+  llvm::SmallVector<mlir::Value, 4>
+  spatialCoords(const ::tile::layout::DistributedLayout &layout);
+  /// i1 that is true for exactly one of the threads holding each element:
+  /// every replication digit of the thread index is zero.
+  mlir::Value isFirstHolder(const ::tile::layout::DistributedLayout &layout);
+
+  /// Address `base + byteOffset` (any pointer address space).
+  mlir::Value gep(mlir::Value base, mlir::Value byteOffset);
+  /// The base of the dynamic shared memory (`!llvm.ptr<3>` on NVIDIA).
+  mlir::Value sharedBase();
+  /// Shared scratch space of `bytes` bytes for `op`: the region
+  /// tile-allocate-shared reserved (`tile.scratch_offset` /
+  /// `tile.scratch_bytes`) when it is large enough, otherwise a region after
+  /// the kernel's `tile.shared_bytes` (counted in getSharedBytes()). Users
+  /// end with a barrier so that the next user may overwrite it.
+  mlir::Value scratch(mlir::Operation *op, int64_t bytes);
+
+  /// Writes every register of `regs` (layout `layout`, element `elemType`)
+  /// to shared memory at `base` laid out as `smem` (offsets of the whole
+  /// tile, in elements), vectorized when contiguous. `prefixOffset` (i32,
+  /// elements, may be null) is added to every linear offset before the
+  /// swizzle; `vecHint` caps the vector width (0: none).
+  mlir::LogicalResult
+  storeShared(mlir::Operation *op, mlir::Value base,
+              const ::tile::layout::SharedLayout &smem, mlir::Value prefix,
+              int64_t prefixAlign, const ::tile::layout::DistributedLayout &layout,
+              mlir::Type elemType, const Regs &regs, bool onlyFirstHolder);
+  /// The inverse: reads `layout`'s registers from shared memory.
+  mlir::FailureOr<Regs>
+  loadShared(mlir::Operation *op, mlir::Value base,
+             const ::tile::layout::SharedLayout &smem, mlir::Value prefix,
+             int64_t prefixAlign,
+             const ::tile::layout::DistributedLayout &layout,
+             mlir::Type elemType);
+
+  /// Moves `regs` from layout `src` to layout `dst` (same shape): a static
+  /// renaming of registers when possible, otherwise a round trip through
+  /// shared scratch memory.
+  mlir::FailureOr<Regs> convertLayout(mlir::Operation *op, const Regs &regs,
+                                      const ::tile::layout::DistributedLayout &src,
+                                      const ::tile::layout::DistributedLayout &dst,
+                                      mlir::Type elemType);
+
+  /// For every slot l of `dst`, the slot of `src` holding coordinate
+  /// `coordMap(dst.apply(t, l))` in the same thread t, if that slot is the
+  /// same for every thread; std::nullopt when it is not (then data must move
+  /// between threads).
+  static std::optional<llvm::SmallVector<int64_t>>
+  staticRemap(const ::tile::layout::DistributedLayout &src,
+              const ::tile::layout::DistributedLayout &dst,
+              llvm::function_ref<llvm::SmallVector<int64_t, 4>(
+                  llvm::ArrayRef<int64_t>)>
+                  coordMap);
+
+  // Op lowerings, one per file group.
+  mlir::LogicalResult lowerLoad(mlir::tile::LoadOp op);
+  mlir::LogicalResult lowerStore(mlir::tile::StoreOp op);
+  mlir::LogicalResult lowerSharedLoad(mlir::tile::SharedLoadOp op);
+  mlir::LogicalResult lowerSharedStore(mlir::tile::SharedStoreOp op);
+  mlir::LogicalResult lowerCopyAsync(mlir::tile::CopyAsyncOp op);
+  mlir::LogicalResult lowerReduce(mlir::tile::ReduceOp op);
+  mlir::LogicalResult lowerDot(mlir::tile::DotOp op);
+  mlir::LogicalResult lowerCast(mlir::tile::CastOp op);
+  mlir::LogicalResult lowerBitcast(mlir::tile::BitcastOp op);
+
+  /// Converts one scalar register with the language's cast() rules.
+  mlir::FailureOr<mlir::Value> castScalar(mlir::Operation *op, mlir::Value v,
+                                          mlir::Type srcType,
+                                          mlir::Type dstType, bool srcUnsigned,
+                                          bool dstUnsigned);
+
+  /// The shared buffer a shared value was lowered to.
+  SharedValue *lookupShared(mlir::Value v);
+  ViewValue *lookupView(mlir::Value v);
+
+private:
+  mlir::LogicalResult lowerBlock(mlir::Block &block);
+  mlir::LogicalResult lowerOp(mlir::Operation *op);
+  mlir::LogicalResult lowerElementwise(mlir::Operation *op);
+  mlir::LogicalResult lowerFor(mlir::scf::ForOp op);
+  mlir::LogicalResult lowerIf(mlir::scf::IfOp op);
+  mlir::LogicalResult lowerShapeOp(mlir::Operation *op);
+  mlir::FailureOr<mlir::Value> lowerMath(mlir::Operation *op,
+                                         mlir::ValueRange operands,
+                                         mlir::Type resultType);
+  mlir::FailureOr<mlir::Type> convertArgType(mlir::Type type);
+
+  TargetLowering &tl;
+  mlir::ModuleOp module;
+  mlir::func::FuncOp kernel;
+  mlir::OpBuilder b;
+  mlir::Location loc;
+  mlir::Block *entryBlock = nullptr;
+  mlir::Value tid;
+  mlir::Value smemBase;
+  int64_t sharedBytes = 0;
+  int64_t scratchBytes = 0;
+  llvm::DenseMap<mlir::Value, Regs> values;
+  llvm::DenseMap<mlir::Value, ViewValue> views;
+  llvm::DenseMap<mlir::Value, SharedValue> shareds;
+};
+
+} // namespace tile::gpu
+
+#endif // TILE_LIB_CODEGEN_GPU_KERNELLOWERING_H

@@ -1,0 +1,423 @@
+//===- LowerCast.cpp - Numeric conversions on GPUs ------------------------===//
+//
+// Part of tilec. tile.cast with the rules of lib/Numerics (round to nearest
+// even, saturating, NaN handling of docs/Numerics.md), bit-exact:
+//  - sources of at most 8 bits (small floats, u1..u8, i1..i8) convert by a
+//    lookup table that lib/Numerics computes at compile time, except for the
+//    fast paths below;
+//  - fast paths: u4/i4/u8/i8 -> f16 and u4/i4 -> bf16 two at a time with
+//    magic-number exponents (one or/xor and one packed f16x2/bf16x2
+//    subtraction per pair: the PTX backend selects lop3/prmt and sub.f16x2),
+//    f8e5m2 -> f16 by a shift with NaN canonicalization;
+//  - f16/bf16/f32 <-> f16/bf16/f32 and integers -> f16/bf16/f32 by the
+//    hardware's round-to-nearest-even conversions (one rounding);
+//  - floats -> integers: round to nearest even, then a saturating
+//    conversion (NaN gives 0);
+//  - integers -> integers: clamp to the destination range;
+//  - f16/bf16/f32 -> small floats: arithmetic encoding on the f32 bits
+//    (rounding on the mantissa bits, subnormals on a scaled grid,
+//    saturation and the format's special values).
+// tile.bitcast re-slices the thread's register bit stream.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+#include "tile/Layout/SubBytePacking.h"
+#include "tile/Numerics/Format.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+using ::tile::layout::DistributedLayout;
+namespace num = ::tile::numerics;
+
+namespace tile::gpu {
+
+/// The lib/Numerics format of an element type (integers read as unsigned
+/// when `isUnsigned`).
+static std::optional<num::Format> formatOf(Type type, bool isUnsigned) {
+  if (auto i = dyn_cast<IntegerType>(type)) {
+    auto f = num::Format::integer(!isUnsigned, i.getWidth());
+    return f ? std::optional<num::Format>(*f) : std::nullopt;
+  }
+  if (type.isF16())
+    return num::Format::f16();
+  if (type.isBF16())
+    return num::Format::bf16();
+  if (type.isF32())
+    return num::Format::f32();
+  if (isa<Float8E8M0FNUType>(type))
+    return num::Format::e8m0();
+  unsigned e = 0, m = 0;
+  if (isa<Float8E4M3FNType>(type))
+    e = 4, m = 3;
+  else if (isa<Float8E5M2Type>(type))
+    e = 5, m = 2;
+  else if (isa<Float4E2M1FNType>(type))
+    e = 2, m = 1;
+  else if (isa<Float6E2M3FNType>(type))
+    e = 2, m = 3;
+  else if (isa<Float6E3M2FNType>(type))
+    e = 3, m = 2;
+  else if (auto t = dyn_cast<mlir::tile::FloatType>(type))
+    e = t.getExponentBits(), m = t.getMantissaBits();
+  else
+    return std::nullopt;
+  auto f = num::Format::smallFloat(e, m);
+  return f ? std::optional<num::Format>(*f) : std::nullopt;
+}
+
+static bool isStdFloat(Type t) { return t.isF16() || t.isBF16() || t.isF32(); }
+
+/// A call of an overloaded LLVM intrinsic with one result.
+static Value intrinsic(OpBuilder &b, Location loc, StringRef name, Type result,
+                       ValueRange args) {
+  return LLVM::CallIntrinsicOp::create(b, loc, result, b.getStringAttr(name),
+                                       args)
+      .getResult(0);
+}
+
+/// Table lookup: table[code] computed by lib/Numerics, emitted once per
+/// (source, destination) pair as a constant global.
+static Value lookupTable(OpBuilder &b, Location loc, ModuleOp module,
+                         Value code, const num::Format &from,
+                         const num::Format &to, Type dstStorage) {
+  unsigned srcBits = from.bits();
+  unsigned dstBits = to.bits();
+  unsigned entryBits = dstBits <= 8 ? 8 : dstBits <= 16 ? 16 : 32;
+  Type entryType = b.getIntegerType(entryBits);
+  int64_t n = int64_t(1) << srcBits;
+  std::string name = ("__tile_cvt_" + llvm::Twine::utohexstr(from.id()) +
+                      "_" + llvm::Twine::utohexstr(to.id()))
+                         .str();
+  auto arrayType = LLVM::LLVMArrayType::get(entryType, n);
+  if (!module.lookupSymbol(name)) {
+    SmallVector<APInt> entries;
+    for (int64_t c = 0; c < n; ++c)
+      entries.push_back(
+          APInt(entryBits, num::convert(uint32_t(c), from, to)));
+    auto tensor = RankedTensorType::get({n}, entryType);
+    OpBuilder mb(module.getBodyRegion());
+    LLVM::GlobalOp::create(mb, loc, arrayType, /*isConstant=*/true,
+                           LLVM::Linkage::Internal, name,
+                           DenseElementsAttr::get(tensor, entries));
+  }
+  Value addr = LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), name);
+  Value idx = arith::ExtUIOp::create(b, loc, b.getI32Type(), code);
+  Value ptr = LLVM::GEPOp::create(
+      b, loc, addr.getType(), arrayType, addr,
+      ArrayRef<LLVM::GEPArg>{0, idx});
+  Value v = LLVM::LoadOp::create(b, loc, entryType, ptr, entryBits / 8);
+  Type intDst = b.getIntegerType(dstStorage.getIntOrFloatBitWidth());
+  if (entryType != intDst)
+    v = arith::TruncIOp::create(b, loc, intDst, v);
+  if (intDst != dstStorage)
+    v = arith::BitcastOp::create(b, loc, dstStorage, v);
+  return v;
+}
+
+/// f32 -> the code of a small float `to` (1 + E + M <= 8 bits), as
+/// docs/Numerics.md §3 defines encode() with Overflow::Saturate.
+static Value encodeSmallFloat(KernelLowering &kl, Location loc, Value x,
+                              const num::Format &to, Type dstStorage) {
+  OpBuilder &b = kl.builder();
+  Type i32 = b.getI32Type();
+  auto c = [&](int64_t v) { return kl.i32(v); };
+  unsigned e = to.expBits(), m = to.manBits();
+  int emin = 1 - to.bias();
+  Value u = arith::BitcastOp::create(b, loc, i32, x);
+  Value sign = arith::ShRUIOp::create(b, loc, u, c(31));
+  Value a = arith::AndIOp::create(b, loc, u, c(0x7FFFFFFF));
+  Value ax = arith::BitcastOp::create(b, loc, b.getF32Type(), a);
+  auto f32c = [&](double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32Type(),
+                                     b.getF32FloatAttr(float(v)));
+  };
+  // Subnormal range: |x| < 2^emin, code = roundeven(|x| / 2^(emin - m)).
+  Value scaled = arith::MulFOp::create(b, loc, ax, f32c(std::ldexp(1.0, m - emin)));
+  Value sub = arith::FPToUIOp::create(
+      b, loc, i32, LLVM::RoundEvenOp::create(b, loc, scaled));
+  // Normal range: round the f32 mantissa to m bits.
+  Value norm;
+  unsigned drop = 23 - m;
+  Value rounded;
+  if (m == 0) {
+    // No mantissa bits: every significand is 1, ties go up.
+    rounded = arith::AddIOp::create(b, loc, a, c(1 << (drop - 1)));
+  } else {
+    Value lsb = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, a, c(drop)), c(1));
+    rounded = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, a, c((1 << (drop - 1)) - 1)),
+        lsb);
+  }
+  Value exp32 = arith::ShRUIOp::create(b, loc, rounded, c(23));
+  Value man = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, rounded, c(drop)),
+      c((1 << m) - 1));
+  Value biased = arith::SubIOp::create(b, loc, exp32, c(127 - to.bias()));
+  norm = arith::OrIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, biased, c(m)), man);
+  Value isSub = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, ax,
+                                      f32c(std::ldexp(1.0, emin)));
+  Value code = arith::SelectOp::create(b, loc, isSub, sub, norm);
+  // Saturation (finite overflow and, without inf, infinities).
+  Value maxCode = c(to.maxFiniteCode());
+  Value over = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, code,
+                                     maxCode);
+  code = arith::SelectOp::create(b, loc, over, maxCode, code);
+  if (to.hasInf()) {
+    Value isInf = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a,
+                                        c(0x7F800000));
+    code = arith::SelectOp::create(b, loc, isInf,
+                                   c(((1 << e) - 1) << m), code);
+  }
+  code = arith::OrIOp::create(b, loc, code,
+                              arith::ShLIOp::create(b, loc, sign, c(e + m)));
+  Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, a,
+                                      c(0x7F800000));
+  Value nan = to.hasNaN()
+                  ? arith::OrIOp::create(
+                        b, loc, c(to.nanCode()),
+                        arith::ShLIOp::create(b, loc, sign, c(e + m)))
+                        .getResult()
+                  : c(0);
+  code = arith::SelectOp::create(b, loc, isNaN, nan, code);
+  return arith::TruncIOp::create(b, loc, dstStorage, code);
+}
+
+FailureOr<Value> KernelLowering::castScalar(Operation *op, Value v,
+                                            Type srcType, Type dstType,
+                                            bool srcUnsigned,
+                                            bool dstUnsigned) {
+  std::optional<num::Format> from = formatOf(srcType, srcUnsigned);
+  std::optional<num::Format> to = formatOf(dstType, dstUnsigned);
+  if (!from || !to)
+    return op->emitOpError("no numeric format for ")
+           << srcType << " -> " << dstType;
+  if (*from == *to)
+    return v;
+  Type dstStorage = storageType(dstType);
+  Type f32 = b.getF32Type();
+  bool srcInt = from->isInteger(), dstInt = to->isInteger();
+
+  if (srcInt && dstInt) {
+    // Clamp in 64 bits.
+    Type wide = b.getI64Type();
+    Value w = srcUnsigned ? arith::ExtUIOp::create(b, loc, wide, v).getResult()
+                          : arith::ExtSIOp::create(b, loc, wide, v).getResult();
+    unsigned n = to->bits();
+    int64_t lo = dstUnsigned ? 0 : -(int64_t(1) << (n - 1));
+    int64_t hi = dstUnsigned ? (int64_t(1) << n) - 1
+                             : (int64_t(1) << (n - 1)) - 1;
+    w = arith::MaxSIOp::create(b, loc, w, i64(lo));
+    w = arith::MinSIOp::create(b, loc, w, i64(hi));
+    return arith::TruncIOp::create(b, loc, dstStorage, w).getResult();
+  }
+  if (isStdFloat(srcType) && isStdFloat(dstType)) {
+    Value x = v;
+    unsigned sw = srcType.getIntOrFloatBitWidth();
+    unsigned dw = dstType.getIntOrFloatBitWidth();
+    if (sw < dw)
+      return arith::ExtFOp::create(b, loc, dstType, x).getResult();
+    if (sw == dw) // f16 <-> bf16
+      x = arith::ExtFOp::create(b, loc, f32, x);
+    return arith::TruncFOp::create(b, loc, dstType, x).getResult();
+  }
+  // Narrow sources: one table lookup, exact by construction.
+  if (from->bits() <= 8)
+    return lookupTable(b, loc, module, v, *from, *to, dstStorage);
+  if (srcInt && isStdFloat(dstType)) {
+    if (from->bits() <= 24) {
+      // Exact in f32, then one rounding.
+      Value x = srcUnsigned
+                    ? arith::UIToFPOp::create(b, loc, f32, v).getResult()
+                    : arith::SIToFPOp::create(b, loc, f32, v).getResult();
+      return dstType.isF32()
+                 ? x
+                 : arith::TruncFOp::create(b, loc, dstType, x).getResult();
+    }
+    if (dstType.isBF16())
+      return op->emitOpError("casts from integers wider than 24 bits to bf16 "
+                             "are not supported on GPUs yet");
+    return srcUnsigned
+               ? arith::UIToFPOp::create(b, loc, dstType, v).getResult()
+               : arith::SIToFPOp::create(b, loc, dstType, v).getResult();
+  }
+  if (isStdFloat(srcType) && dstInt) {
+    Value x = srcType.isF32() ? v : arith::ExtFOp::create(b, loc, f32, v);
+    x = LLVM::RoundEvenOp::create(b, loc, x);
+    std::string name = (llvm::Twine("llvm.fpto") + (dstUnsigned ? "u" : "s") +
+                        "i.sat.i" + llvm::Twine(to->bits()) + ".f32")
+                           .str();
+    return intrinsic(b, loc, name, dstStorage, x);
+  }
+  if (isStdFloat(srcType) && to->kind() == num::FormatKind::SmallFloat) {
+    Value x = srcType.isF32() ? v : arith::ExtFOp::create(b, loc, f32, v);
+    return encodeSmallFloat(*this, loc, x, *to, dstStorage);
+  }
+  if (srcInt && from->bits() <= 24 &&
+      to->kind() == num::FormatKind::SmallFloat) {
+    Value x = srcUnsigned ? arith::UIToFPOp::create(b, loc, f32, v).getResult()
+                          : arith::SIToFPOp::create(b, loc, f32, v).getResult();
+    return encodeSmallFloat(*this, loc, x, *to, dstStorage);
+  }
+  return op->emitOpError("cast from ")
+         << srcType << " to " << dstType
+         << " is not supported on GPUs yet";
+}
+
+/// Magic-number fast path: pairs of 4/8-bit integers -> f16x2 / bf16x2.
+/// f16: the bits 0x6400 | k are 1024 + k for 0 <= k < 1024, so
+/// (0x6400 | u) - 1024 is u exactly, and (0x6400 | (i ^ 0x80)) - 1152 is the
+/// signed i8 value i (likewise 0x4300 = 128.0 for bf16 with 4-bit values).
+/// Returns an empty vector when no fast path applies.
+static Regs magicPairs(KernelLowering &kl, Location loc, const Regs &in,
+                       unsigned bits, bool isUnsigned, Type dst) {
+  OpBuilder &b = kl.builder();
+  bool f16 = dst.isF16();
+  if (!(f16 || dst.isBF16()) || (bits != 4 && bits != 8) ||
+      (dst.isBF16() && bits != 4) || in.size() % 2)
+    return {};
+  Type i32 = b.getI32Type();
+  int64_t magic = f16 ? 0x6400 : 0x4300;
+  double magicValue = f16 ? 1024.0 : 128.0;
+  int64_t half = int64_t(1) << (bits - 1);
+  double bias = magicValue + (isUnsigned ? 0 : double(half));
+  auto vecType = VectorType::get({2}, dst);
+  SmallVector<Attribute> biasElems(2, b.getFloatAttr(dst, bias));
+  Value biasVec = arith::ConstantOp::create(
+      b, loc, vecType, DenseElementsAttr::get(vecType, biasElems));
+  Regs out;
+  for (size_t i = 0; i < in.size(); i += 2) {
+    Value lo = arith::ExtUIOp::create(b, loc, i32, in[i]);
+    Value hi = arith::ExtUIOp::create(b, loc, i32, in[i + 1]);
+    Value word = arith::OrIOp::create(
+        b, loc, lo, arith::ShLIOp::create(b, loc, hi, kl.i32(16)));
+    int64_t flip = isUnsigned ? 0 : (half | (half << 16));
+    word = arith::XOrIOp::create(b, loc, word,
+                                 kl.i32(magic | (magic << 16) | flip));
+    Value pair = LLVM::BitcastOp::create(b, loc, vecType, word);
+    Value r = arith::SubFOp::create(b, loc, pair, biasVec);
+    for (int k = 0; k < 2; ++k)
+      out.push_back(LLVM::ExtractElementOp::create(b, loc, r, kl.i32(k)));
+  }
+  return out;
+}
+
+LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
+  Type srcType = op.getSrc().getType();
+  Type dstType = op.getType();
+  Type srcElem = srcType, dstElem = dstType;
+  if (auto t = dyn_cast<RankedTensorType>(srcType)) {
+    srcElem = t.getElementType();
+    dstElem = cast<RankedTensorType>(dstType).getElementType();
+    FailureOr<DistributedLayout> ls = layoutOf(op, srcType);
+    FailureOr<DistributedLayout> ld = layoutOf(op, dstType);
+    if (failed(ls) || failed(ld))
+      return failure();
+    if (*ls != *ld)
+      return op.emitOpError("source and result layouts must be equal");
+  }
+  const Regs &in = values[op.getSrc()];
+  bool su = op.getSrcUnsigned(), du = op.getDstUnsigned();
+  if (srcElem.isSignlessInteger()) {
+    Regs fast = magicPairs(*this, loc, in, srcElem.getIntOrFloatBitWidth(), su,
+                           dstElem);
+    if (!fast.empty()) {
+      values[op.getResult()] = fast;
+      return success();
+    }
+  }
+  if (isa<Float8E5M2Type>(srcElem) && dstElem.isF16()) {
+    // e5m2 is the top byte of an f16; NaN codes become the canonical quiet
+    // NaN S.11111.1000000000 of lib/Numerics.
+    Regs out;
+    for (Value v : in) {
+      Value w = arith::ExtUIOp::create(b, loc, b.getI16Type(), v);
+      Value h = arith::ShLIOp::create(b, loc, w, constant(b.getI16Type(), 8));
+      Value mag = arith::AndIOp::create(b, loc, h,
+                                        constant(b.getI16Type(), 0x7FFF));
+      Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                          mag, constant(b.getI16Type(), 0x7C00));
+      Value nan = arith::OrIOp::create(
+          b, loc,
+          arith::AndIOp::create(b, loc, h, constant(b.getI16Type(), 0x8000)),
+          constant(b.getI16Type(), 0x7E00));
+      h = arith::SelectOp::create(b, loc, isNaN, nan, h);
+      out.push_back(arith::BitcastOp::create(b, loc, b.getF16Type(), h));
+    }
+    values[op.getResult()] = out;
+    return success();
+  }
+  Regs out;
+  for (Value v : in) {
+    FailureOr<Value> r = castScalar(op, v, srcElem, dstElem, su, du);
+    if (failed(r))
+      return failure();
+    out.push_back(*r);
+  }
+  values[op.getResult()] = out;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerBitcast(mlir::tile::BitcastOp op) {
+  Type srcType = op.getSrc().getType();
+  Type dstType = op.getType();
+  Type srcElem = srcType, dstElem = dstType;
+  if (auto t = dyn_cast<RankedTensorType>(srcType)) {
+    srcElem = t.getElementType();
+    dstElem = cast<RankedTensorType>(dstType).getElementType();
+  }
+  unsigned bx = mlir::tile::getElementBitWidth(srcElem);
+  unsigned by = mlir::tile::getElementBitWidth(dstElem);
+  if (isa<RankedTensorType>(srcType)) {
+    FailureOr<DistributedLayout> ls = layoutOf(op, srcType);
+    FailureOr<DistributedLayout> ld = layoutOf(op, dstType);
+    if (failed(ls) || failed(ld))
+      return failure();
+    auto expect = ::tile::layout::bitcastLayout(*ls, bx, by);
+    if (!expect)
+      return op.emitOpError(llvm::toString(expect.takeError()));
+    if (*expect != *ld)
+      return op.emitOpError("result layout must be ")
+             << expect->str() << " (the bitcast of the source layout)";
+  }
+  if (bx > 32 || by > 32)
+    return op.emitOpError("elements wider than 32 bits are not supported");
+  const Regs &in = values[op.getSrc()];
+  Type wide = b.getI64Type();
+  SmallVector<Value> asInt;
+  for (Value v : in) {
+    Value x = v;
+    if (isa<FloatType>(x.getType()))
+      x = arith::BitcastOp::create(b, loc, b.getIntegerType(bx), x);
+    asInt.push_back(arith::ExtUIOp::create(b, loc, wide, x));
+  }
+  Type dstStorage = storageType(dstElem);
+  int64_t count = int64_t(in.size()) * bx / by;
+  Regs out;
+  for (int64_t j = 0; j < count; ++j) {
+    int64_t begin = j * by, end = begin + by;
+    Value acc;
+    for (int64_t i = begin / bx; i * bx < end; ++i) {
+      int64_t start = i * bx - begin;
+      Value part = start >= 0
+                       ? arith::ShLIOp::create(b, loc, asInt[i], i64(start))
+                             .getResult()
+                       : arith::ShRUIOp::create(b, loc, asInt[i], i64(-start))
+                             .getResult();
+      acc = acc ? arith::OrIOp::create(b, loc, acc, part).getResult() : part;
+    }
+    Value r = arith::TruncIOp::create(b, loc, b.getIntegerType(by), acc);
+    if (isa<FloatType>(dstStorage))
+      r = arith::BitcastOp::create(b, loc, dstStorage, r);
+    out.push_back(r);
+  }
+  values[op.getResult()] = out;
+  return success();
+}
+
+} // namespace tile::gpu

@@ -1,0 +1,75 @@
+//===- NVIDIACodegen.cpp - Tile dialect to NVVM, PTX and cubin ------------===//
+//
+// Part of tilec. The public entry points of the NVIDIA code generator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
+
+#include "tile/Codegen/Common/Serialize.h"
+#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Codegen/GPU/GPULowering.h"
+#include "tile/Codegen/GPU/TargetLowering.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+namespace tile::nvidia {
+
+#define GEN_PASS_DECL_TILECONVERTTONVVM
+#define GEN_PASS_REGISTRATION
+#include "Passes.h.inc"
+
+mlir::LogicalResult lowerToNVVM(mlir::ModuleOp module,
+                                const TargetInfo &target) {
+  if (!target.isNVIDIA())
+    return module.emitError("lowerToNVVM: '")
+           << target.name << "' is not an NVIDIA target";
+  std::unique_ptr<gpu::TargetLowering> lowering =
+      createNVVMTargetLowering(target);
+  module.getContext()->loadDialect<mlir::NVVM::NVVMDialect>();
+  return gpu::lowerTileToLLVM(module, *lowering);
+}
+
+llvm::Expected<std::string> translateLLVMToPTX(mlir::ModuleOp module,
+                                               const TargetInfo &target) {
+  mlir::DialectRegistry registry;
+  registerNVIDIACodegenDialects(registry);
+  module.getContext()->appendDialectRegistry(registry);
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context, "tile");
+  if (!llvmModule)
+    return llvm::createStringError("cannot translate the module to LLVM IR");
+  if (llvm::Error err = optimizeModule(*llvmModule, target, 3))
+    return std::move(err);
+  return emitAssembly(*llvmModule, target);
+}
+
+llvm::Expected<std::string> translateToPTX(mlir::ModuleOp module,
+                                           const TargetInfo &target) {
+  if (mlir::failed(lowerToNVVM(module, target)))
+    return llvm::createStringError(
+        "lowering to NVVM failed (see the diagnostics)");
+  return translateLLVMToPTX(module, target);
+}
+
+void registerNVIDIACodegenDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
+}
+
+void registerNVIDIACodegenPasses() { registerTileConvertToNVVM(); }
+
+} // namespace tile::nvidia

@@ -1,0 +1,228 @@
+//===- NVVMTargetLowering.cpp - NVVM hooks of the GPU lowering ------------===//
+//
+// Part of tilec. The NVIDIA half of the generic GPU lowering: special
+// registers, bar.sync, shfl.sync, the extern dynamic shared array,
+// mma.sync m16n8k16 / m16n8k32, cp.async, ex2/lg2/rsqrt.approx and the
+// kernel ABI (ptx_kernel, reqntid).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Codegen/GPU/TargetLowering.h"
+#include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
+#include "tile/Layout/MmaAtoms.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+
+namespace tile::nvidia {
+namespace {
+
+/// Name of the extern dynamic shared-memory array.
+constexpr const char *kSharedArray = "__tile_dynamic_smem";
+
+class NVVMTargetLowering final : public gpu::TargetLowering {
+public:
+  explicit NVVMTargetLowering(const TargetInfo &info) : info(info) {}
+
+  const TargetInfo &getTargetInfo() const override { return info; }
+  unsigned getGlobalAddressSpace() const override { return 1; }
+  unsigned getSharedAddressSpace() const override { return 3; }
+
+  Value threadId(OpBuilder &b, Location loc) override {
+    return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  }
+  Value programId(OpBuilder &b, Location loc, unsigned axis) override {
+    Type i32 = b.getI32Type();
+    switch (axis) {
+    case 0:
+      return NVVM::BlockIdXOp::create(b, loc, i32);
+    case 1:
+      return NVVM::BlockIdYOp::create(b, loc, i32);
+    default:
+      return NVVM::BlockIdZOp::create(b, loc, i32);
+    }
+  }
+  Value numPrograms(OpBuilder &b, Location loc, unsigned axis) override {
+    Type i32 = b.getI32Type();
+    switch (axis) {
+    case 0:
+      return NVVM::GridDimXOp::create(b, loc, i32);
+    case 1:
+      return NVVM::GridDimYOp::create(b, loc, i32);
+    default:
+      return NVVM::GridDimZOp::create(b, loc, i32);
+    }
+  }
+
+  void barrier(OpBuilder &b, Location loc) override {
+    NVVM::Barrier0Op::create(b, loc);
+  }
+
+  Value shuffle(OpBuilder &b, Location loc, Value value, Value offset,
+                NVVM::ShflKind kind) {
+    Value all = arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1);
+    Value clamp = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0x1f);
+    return NVVM::ShflOp::create(b, loc, value.getType(), all, value, offset,
+                                clamp,
+                                NVVM::ShflKindAttr::get(b.getContext(), kind),
+                                UnitAttr());
+  }
+  Value shuffleXor(OpBuilder &b, Location loc, Value value,
+                   unsigned laneMask) override {
+    Value offset =
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), laneMask);
+    return shuffle(b, loc, value, offset, NVVM::ShflKind::bfly);
+  }
+  Value shuffleIndex(OpBuilder &b, Location loc, Value value,
+                     Value srcLane) override {
+    return shuffle(b, loc, value, srcLane, NVVM::ShflKind::idx);
+  }
+
+  Value sharedMemoryBase(OpBuilder &b, Location loc,
+                         ModuleOp module) override {
+    auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+    if (!module.lookupSymbol(kSharedArray)) {
+      OpBuilder mb(module.getBodyRegion());
+      auto global = LLVM::GlobalOp::create(
+          mb, loc, LLVM::LLVMArrayType::get(mb.getI8Type(), 0),
+          /*isConstant=*/false, LLVM::Linkage::External, kSharedArray,
+          Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+      (void)global;
+    }
+    return LLVM::AddressOfOp::create(b, loc, ptrType, kSharedArray);
+  }
+
+  std::optional<gpu::MmaAtom> getMmaAtom(Type operand,
+                                         Type acc) const override {
+    if (!info.hasMmaSync)
+      return std::nullopt;
+    using ::tile::layout::MmaOperand;
+    gpu::MmaAtom atom;
+    if ((operand.isF16() || operand.isBF16()) && acc.isF32()) {
+      atom.m = 16, atom.n = 8, atom.k = 16;
+      atom.a = ::tile::layout::nvidiaMmaM16N8K16(MmaOperand::A);
+      atom.b = ::tile::layout::nvidiaMmaM16N8K16(MmaOperand::B);
+      atom.c = ::tile::layout::nvidiaMmaM16N8K16(MmaOperand::C);
+      return atom;
+    }
+    if (operand.isInteger(8) && acc.isInteger(32)) {
+      atom.m = 16, atom.n = 8, atom.k = 32;
+      atom.a = ::tile::layout::nvidiaMmaM16N8K32Int8(MmaOperand::A);
+      atom.b = ::tile::layout::nvidiaMmaM16N8K32Int8(MmaOperand::B);
+      atom.c = ::tile::layout::nvidiaMmaM16N8K32Int8(MmaOperand::C);
+      return atom;
+    }
+    return std::nullopt;
+  }
+
+  /// Packs consecutive slots into 32-bit registers of `regType`
+  /// (vector<2xf16> for f16, i32 otherwise), low slot in the low bits.
+  static SmallVector<Value> pack(OpBuilder &b, Location loc, ValueRange slots,
+                                 Type regType) {
+    Type elem = slots[0].getType();
+    unsigned per = 32 / elem.getIntOrFloatBitWidth();
+    auto vecType = VectorType::get({per}, elem);
+    SmallVector<Value> regs;
+    for (unsigned i = 0; i < slots.size(); i += per) {
+      Value v = LLVM::PoisonOp::create(b, loc, vecType);
+      for (unsigned k = 0; k < per; ++k)
+        v = LLVM::InsertElementOp::create(
+            b, loc, v, slots[i + k],
+            arith::ConstantIntOp::create(b, loc, b.getI32Type(), k));
+      if (regType != vecType)
+        v = LLVM::BitcastOp::create(b, loc, regType, v);
+      regs.push_back(v);
+    }
+    return regs;
+  }
+
+  SmallVector<Value> mma(OpBuilder &b, Location loc, const gpu::MmaAtom &atom,
+                         ValueRange a, ValueRange bOp,
+                         ValueRange c) override {
+    Type elem = a[0].getType();
+    Type accType = c[0].getType();
+    NVVM::MMATypes ptxType = elem.isF16()    ? NVVM::MMATypes::f16
+                             : elem.isBF16() ? NVVM::MMATypes::bf16
+                                             : NVVM::MMATypes::s8;
+    Type regType = elem.isF16() ? Type(VectorType::get({2}, elem))
+                                : Type(b.getI32Type());
+    SmallVector<Value> ra = pack(b, loc, a, regType);
+    SmallVector<Value> rb = pack(b, loc, bOp, regType);
+    SmallVector<Type> fields(c.size(), accType);
+    auto structType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+    std::optional<NVVM::MMAIntOverflow> overflow;
+    if (ptxType == NVVM::MMATypes::s8)
+      overflow = NVVM::MMAIntOverflow::wrapped;
+    Value d = NVVM::MmaOp::create(
+        b, loc, structType, ra, rb, c,
+        ArrayRef<int64_t>{atom.m, atom.n, atom.k}, std::nullopt, overflow,
+        std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> out;
+    for (unsigned i = 0; i < c.size(); ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+    return out;
+  }
+
+  bool hasAsyncCopy() const override { return info.hasCpAsync; }
+  void asyncCopy(OpBuilder &b, Location loc, Value dst, Value src,
+                 unsigned bytes, Value srcBytes) override {
+    auto modifier = bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                : NVVM::LoadCacheModifierKind::CA;
+    NVVM::CpAsyncOp::create(
+        b, loc, dst, src, b.getI32IntegerAttr(bytes),
+        NVVM::LoadCacheModifierKindAttr::get(b.getContext(), modifier),
+        srcBytes);
+  }
+  void asyncCommitGroup(OpBuilder &b, Location loc) override {
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+  void asyncWait(OpBuilder &b, Location loc, unsigned pending) override {
+    if (info.hasCpAsync)
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
+  }
+
+  Value call(OpBuilder &b, Location loc, StringRef name, Value x) {
+    return LLVM::CallIntrinsicOp::create(b, loc, x.getType(),
+                                         b.getStringAttr(name), ValueRange{x})
+        .getResult(0);
+  }
+  // ex2.approx.f32: max relative error 2^-22 (PTX ISA), subnormals kept.
+  Value exp2(OpBuilder &b, Location loc, Value x) override {
+    return call(b, loc, "llvm.nvvm.ex2.approx.f32", x);
+  }
+  // lg2.approx.f32: max absolute error 2^-22 for inputs in [0.5, 2].
+  Value log2(OpBuilder &b, Location loc, Value x) override {
+    return call(b, loc, "llvm.nvvm.lg2.approx.f", x);
+  }
+  // rsqrt.approx.f32: max relative error 2^-22.9.
+  Value rsqrt(OpBuilder &b, Location loc, Value x) override {
+    return call(b, loc, "llvm.nvvm.rsqrt.approx.f", x);
+  }
+
+  void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) override {
+    MLIRContext *ctx = func.getContext();
+    func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                  UnitAttr::get(ctx));
+    func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
+                  DenseI32ArrayAttr::get(ctx, {int32_t(numThreads)}));
+  }
+
+private:
+  TargetInfo info;
+};
+
+} // namespace
+
+std::unique_ptr<gpu::TargetLowering>
+createNVVMTargetLowering(const TargetInfo &target) {
+  return std::make_unique<NVVMTargetLowering>(target);
+}
+
+} // namespace tile::nvidia
