@@ -63,9 +63,10 @@ int64_t bytesOf(int64_t elements, unsigned bits) {
 class Allocator {
 public:
   Allocator(func::FuncOp func, const ::tile::TargetInfo &target)
-      : func(func), target(target),
-        banks{target.sharedBanks ? target.sharedBanks : 32,
-              target.sharedBankBytes ? target.sharedBankBytes : 4} {
+      : func(func),
+        target(target), banks{target.sharedBanks ? target.sharedBanks : 32,
+                              target.sharedBankBytes ? target.sharedBankBytes
+                                                     : 4} {
     auto warps =
         func->getAttrOfType<IntegerAttr>(mlir::tile::TileDialect::kWarpsAttr);
     auto warpSize = func->getAttrOfType<IntegerAttr>(
@@ -120,8 +121,8 @@ SL Allocator::chooseLayout(mlir::tile::AllocSharedOp alloc) {
       // The lowering moves copies with the coalesced layout (docs/Passes.md).
       unsigned rank = copy.getSrc().getType().getRank();
       if (!store && rank <= type.getRank())
-        store = ::tile::layout::coalescedLayout(
-            type.getShape().take_back(rank), bits, numWarps * warpSize);
+        store = ::tile::layout::coalescedLayout(type.getShape().take_back(rank),
+                                                bits, numWarps * warpSize);
     }
   }
   if (!store)
@@ -207,7 +208,8 @@ std::optional<int64_t> Allocator::reduceScratch(mlir::tile::ReduceOp op) {
   int64_t elements = 1;
   if (auto result = dyn_cast<RankedTensorType>(op.getType()))
     elements = result.getNumElements();
-  int64_t slotBytes = std::max<int64_t>(4, bytesOf(1, elementBits(op.getType())));
+  int64_t slotBytes =
+      std::max<int64_t>(4, bytesOf(1, elementBits(op.getType())));
   return numWarps * elements * slotBytes;
 }
 

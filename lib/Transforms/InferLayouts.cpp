@@ -218,7 +218,8 @@ LogicalResult LayoutInference::collectAndAnchor() {
         emitError(loc) << "layout '" << layout->str() << "' uses "
                        << layout->numThreads()
                        << " threads, but the kernel has " << numThreads << " ("
-                       << "tile.warps = " << numWarps << " x warp size " << target.warpSize << ")";
+                       << "tile.warps = " << numWarps << " x warp size "
+                       << target.warpSize << ")";
         failed = true;
         continue;
       }

@@ -80,10 +80,9 @@ std::optional<Atom> pickAtom(int64_t m, int64_t n, int64_t k,
       return atom;
     return std::nullopt;
   }
-  if (target.isAMD() && target.hasMfma && operandBits == 16 &&
-      operandIsFloat) {
-    for (auto [am, an, ak] : {std::tuple<unsigned, unsigned, unsigned>{32, 32, 8},
-                              {16, 16, 16}}) {
+  if (target.isAMD() && target.hasMfma && operandBits == 16 && operandIsFloat) {
+    for (auto [am, an, ak] :
+         {std::tuple<unsigned, unsigned, unsigned>{32, 32, 8}, {16, 16, 16}}) {
       auto a = amdMfma(am, an, ak, MmaOperand::A);
       auto b = amdMfma(am, an, ak, MmaOperand::B);
       auto c = amdMfma(am, an, ak, MmaOperand::C);

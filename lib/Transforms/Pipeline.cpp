@@ -57,7 +57,8 @@ bool blocksPipelining(Operation *op) {
     return true;
   if (isa<mlir::tile::StoreOp>(op))
     return true;
-  if (isa<scf::YieldOp>(op) || op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+  if (isa<scf::YieldOp>(op) ||
+      op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
     return false;
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
@@ -122,22 +123,23 @@ SmallVector<Candidate> findCandidates(scf::ForOp loop) {
     if (!ok)
       continue;
     SmallVector<Operation *> ordered(slice.begin(), slice.end());
-    llvm::sort(ordered,
-               [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::sort(ordered, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
     out.push_back({load, std::move(ordered)});
   }
   return out;
 }
 
 Value constI32(OpBuilder &builder, Location loc, int64_t value) {
-  return arith::ConstantOp::create(builder, loc, builder.getI32IntegerAttr(value));
+  return arith::ConstantOp::create(builder, loc,
+                                   builder.getI32IntegerAttr(value));
 }
 
 /// Issues the copy of \p candidate's tile for iteration value \p iv into
 /// stage \p stage of \p buffer, cloning the offset computation.
 void issueCopy(OpBuilder &builder, Location loc, scf::ForOp loop,
-               Candidate candidate, Value iv, Value stage,
-               Value buffer) {
+               Candidate candidate, Value iv, Value stage, Value buffer) {
   IRMapping mapping;
   mapping.map(loop.getInductionVar(), iv);
   for (Operation *op : candidate.slice)
@@ -171,8 +173,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
     SmallVector<int64_t> shape{stages};
     llvm::append_range(shape, type.getShape());
     auto bufferType = mlir::tile::SharedType::get(shape, type.getElementType());
-    buffers.push_back(
-        mlir::tile::AllocSharedOp::create(rewriter, c.load.getLoc(), bufferType));
+    buffers.push_back(mlir::tile::AllocSharedOp::create(
+        rewriter, c.load.getLoc(), bufferType));
   }
   Value lb = loop.getLowerBound(), step = loop.getStep();
   for (int64_t i = 0; i + 1 < stages; ++i) {
@@ -180,7 +182,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
     if (i > 0)
       iv = arith::AddIOp::create(
           rewriter, loc, lb,
-          arith::MulIOp::create(rewriter, loc, step, constI32(rewriter, loc, i)));
+          arith::MulIOp::create(rewriter, loc, step,
+                                constI32(rewriter, loc, i)));
     Value stage = constI32(rewriter, loc, i);
     for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
       issueCopy(rewriter, c.load.getLoc(), loop, c, iv, stage, buffer);
@@ -212,8 +215,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
 
   // Steady state at the top of the body.
   rewriter.setInsertionPointToStart(newLoop.getBody());
-  mlir::tile::WaitOp::create(rewriter, loc,
-                             rewriter.getI32IntegerAttr((stages - 2) * numLoads));
+  mlir::tile::WaitOp::create(
+      rewriter, loc, rewriter.getI32IntegerAttr((stages - 2) * numLoads));
   mlir::tile::BarrierOp::create(rewriter, loc);
   Value czero = constI32(rewriter, loc, 0);
   for (auto [c, buffer] : llvm::zip_equal(candidates, buffers)) {
@@ -224,8 +227,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
     Type resultType = type;
     mlir::tile::ConvertLayoutOp convert;
     if (c.load->hasOneUse())
-      convert = dyn_cast<mlir::tile::ConvertLayoutOp>(
-          *c.load->getUsers().begin());
+      convert =
+          dyn_cast<mlir::tile::ConvertLayoutOp>(*c.load->getUsers().begin());
     if (convert)
       resultType = convert.getType();
     Value tile = mlir::tile::SharedLoadOp::create(rewriter, c.load.getLoc(),
@@ -236,8 +239,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
       rewriter.replaceAllUsesWith(c.load.getResult(), tile);
     }
   }
-  Value next = arith::AddIOp::create(rewriter, loc, newLoop.getInductionVar(),
-                                     ahead);
+  Value next =
+      arith::AddIOp::create(rewriter, loc, newLoop.getInductionVar(), ahead);
   for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
     issueCopy(rewriter, c.load.getLoc(), newLoop, c, next, writeStage, buffer);
   for (Candidate &c : candidates)
@@ -250,8 +253,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
   return success();
 }
 
-struct PipelinePass
-    : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
+struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {

@@ -17,9 +17,9 @@ namespace {
 #include "tile/Transforms/Passes.h.inc"
 
 struct GpuPrepareOptions : public PassPipelineOptions<GpuPrepareOptions> {
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("target name (sm_90a, gfx942, ...)"),
-                             llvm::cl::init("sm_90a")};
+  Option<std::string> target{
+      *this, "target", llvm::cl::desc("target name (sm_90a, gfx942, ...)"),
+      llvm::cl::init("sm_90a")};
 };
 } // namespace
 
@@ -40,7 +40,8 @@ void registerTransformsPasses() {
   PassPipelineRegistration<GpuPrepareOptions>(
       "tile-gpu-prepare",
       "canonicalize, tile-infer-layouts, tile-remove-conversions, "
-      "canonicalize, cse, tile-pipeline, tile-remove-conversions, canonicalize, "
+      "canonicalize, cse, tile-pipeline, tile-remove-conversions, "
+      "canonicalize, "
       "tile-allocate-shared "
       "for a target",
       [](OpPassManager &pm, const GpuPrepareOptions &options) {

@@ -72,10 +72,10 @@ Value rematerialize(OpBuilder &builder, Value value, const DL &layout,
         srcLayout = opt(srcLayout->reduce(d, /*keepDim=*/true));
     if (!srcLayout)
       return {};
-    Value src = getLayout(srcType) == *srcLayout
-                    ? broadcast.getSrc()
-                    : rematerialize(builder, broadcast.getSrc(), *srcLayout,
-                                    depth + 1);
+    Value src =
+        getLayout(srcType) == *srcLayout
+            ? broadcast.getSrc()
+            : rematerialize(builder, broadcast.getSrc(), *srcLayout, depth + 1);
     if (!src)
       return {};
     return mlir::tile::BroadcastOp::create(builder, loc, newType, src);
@@ -84,10 +84,10 @@ Value rematerialize(OpBuilder &builder, Value value, const DL &layout,
     std::optional<DL> srcLayout = opt(layout.squeeze(expand.getAxis()));
     if (!srcLayout)
       return {};
-    Value src = getLayout(expand.getSrc().getType()) == *srcLayout
-                    ? expand.getSrc()
-                    : rematerialize(builder, expand.getSrc(), *srcLayout,
-                                    depth + 1);
+    Value src =
+        getLayout(expand.getSrc().getType()) == *srcLayout
+            ? expand.getSrc()
+            : rematerialize(builder, expand.getSrc(), *srcLayout, depth + 1);
     if (!src)
       return {};
     return mlir::tile::ExpandDimsOp::create(builder, loc, newType, src,
@@ -120,12 +120,12 @@ std::optional<DL> operandLayoutFor(Operation *op, unsigned index,
     return opt(::tile::layout::bitcastLayout(
         layout, mlir::tile::detail::elementBits(bitcast.getType()),
         mlir::tile::detail::elementBits(type)));
-  bool elementwise = isa<mlir::tile::CastOp>(op) ||
-                     op->hasTrait<OpTrait::Elementwise>();
+  bool elementwise =
+      isa<mlir::tile::CastOp>(op) || op->hasTrait<OpTrait::Elementwise>();
   if (elementwise && op->getNumResults() == 1 &&
-      llvm::count_if(op->getOperands(), [](Value v) {
-        return isa<RankedTensorType>(v.getType());
-      }) == 1 &&
+      llvm::count_if(
+          op->getOperands(),
+          [](Value v) { return isa<RankedTensorType>(v.getType()); }) == 1 &&
       type.getShape() == layout.shape())
     return layout;
   return std::nullopt;
@@ -255,7 +255,8 @@ bool simplifyOnce(Operation *root) {
       if (!ops[i])
         continue;
       for (unsigned j = 0; j < ops.size(); ++j) {
-        if (i == j || !ops[j] || !dominance.dominates(ops[i].getOperation(), ops[j].getOperation()))
+        if (i == j || !ops[j] ||
+            !dominance.dominates(ops[i].getOperation(), ops[j].getOperation()))
           continue;
         ops[j].replaceAllUsesWith(ops[i].getResult());
         ops[j]->erase();
@@ -268,8 +269,8 @@ bool simplifyOnce(Operation *root) {
   SmallVector<Operation *> dead;
   root->walk([&](Operation *op) {
     if (isa<arith::ConstantOp, mlir::tile::SplatOp, mlir::tile::IotaOp,
-            mlir::tile::BroadcastOp, mlir::tile::ExpandDimsOp,
-            ConvertLayoutOp>(op) &&
+            mlir::tile::BroadcastOp, mlir::tile::ExpandDimsOp, ConvertLayoutOp>(
+            op) &&
         op->use_empty())
       dead.push_back(op);
   });

@@ -54,12 +54,11 @@ TEST(LayoutChoice, CoalescedLayoutsByEnumeration) {
     unsigned bits;
     int64_t threads;
   };
-  Case cases[] = {{{128, 32}, 16, 128}, {{4, 1024}, 32, 128},
-                  {{64, 128}, 4, 128},  {{64, 128}, 3, 128},
-                  {{64}, 32, 128},      {{2, 3, 40}, 8, 64},
-                  {{1, 64}, 16, 256},   {{12, 20}, 32, 96},
-                  {{3, 64}, 9, 64},
-                  {{7, 5}, 16, 32},     {{16, 16}, 32, 64}};
+  Case cases[] = {
+      {{128, 32}, 16, 128}, {{4, 1024}, 32, 128}, {{64, 128}, 4, 128},
+      {{64, 128}, 3, 128},  {{64}, 32, 128},      {{2, 3, 40}, 8, 64},
+      {{1, 64}, 16, 256},   {{12, 20}, 32, 96},   {{3, 64}, 9, 64},
+      {{7, 5}, 16, 32},     {{16, 16}, 32, 64}};
   for (const Case &c : cases) {
     SCOPED_TRACE(testing::Message() << "bits " << c.bits << " threads "
                                     << c.threads << " rank " << c.shape.size());
@@ -143,12 +142,12 @@ void checkDot(const DotLayouts &d, int64_t m, int64_t n, int64_t k,
     }
     for (int64_t r : rows)
       for (int64_t l = 0; l < k; ++l)
-        ASSERT_TRUE(a.count({r, l})) << "group " << g << " lacks A(" << r
-                                     << ", " << l << ")";
+        ASSERT_TRUE(a.count({r, l}))
+            << "group " << g << " lacks A(" << r << ", " << l << ")";
     for (int64_t col : cols)
       for (int64_t l = 0; l < k; ++l)
-        ASSERT_TRUE(b.count({l, col})) << "group " << g << " lacks B(" << l
-                                       << ", " << col << ")";
+        ASSERT_TRUE(b.count({l, col}))
+            << "group " << g << " lacks B(" << l << ", " << col << ")";
   }
   if (d.isMma) {
     EXPECT_TRUE(d.c.divideRight(d.atomC).has_value()) << d.c.str();
@@ -178,10 +177,10 @@ TEST(LayoutChoice, DotLayoutsNvidia) {
                   {16, 16, 8, 4, 32, true, false, 1, 1},
                   {24, 16, 16, 2, 16, true, false, 1, 1}};
   for (const Case &c : cases) {
-    SCOPED_TRACE(testing::Message() << c.m << "x" << c.n << "x" << c.k
-                                    << " warps " << c.warps);
-    DotLayouts d = chooseDotLayouts(c.m, c.n, c.k, c.bits, c.isFloat,
-                                    c.warps, sm90);
+    SCOPED_TRACE(testing::Message()
+                 << c.m << "x" << c.n << "x" << c.k << " warps " << c.warps);
+    DotLayouts d =
+        chooseDotLayouts(c.m, c.n, c.k, c.bits, c.isFloat, c.warps, sm90);
     EXPECT_EQ(d.isMma, c.mma);
     if (c.mma) {
       EXPECT_EQ(d.warpsM, c.wm);

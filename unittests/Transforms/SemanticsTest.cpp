@@ -192,9 +192,10 @@ TEST(GpuPrepareSemantics, PipelinedGemm) {
           << prepared.prepared;
       // (m, n, k): odd edges; k = 16 and 40 give fewer iterations than
       // stages for the deeper pipelines.
-      for (auto [m, n, k] : {std::tuple<uint32_t, uint32_t, uint32_t>{50, 40, 72},
-                             {33, 70, 16},
-                             {64, 32, 40}}) {
+      for (auto [m, n, k] :
+           {std::tuple<uint32_t, uint32_t, uint32_t>{50, 40, 72},
+            {33, 70, 16},
+            {64, 32, 40}}) {
         std::mt19937 gen(m * 131 + n * 7 + k + stages);
         std::uniform_int_distribution<int> dist(-3, 3);
         std::vector<int> ai(size_t(m) * k), bi(size_t(k) * n);
@@ -217,8 +218,8 @@ TEST(GpuPrepareSemantics, PipelinedGemm) {
             size_t at = size_t(i) * n + j;
             ASSERT_EQ(before[at], ref) << "plain (" << i << ", " << j << ")";
             ASSERT_EQ(std::memcmp(&after[at], &before[at], 4), 0)
-                << target << " stages " << stages << " at (" << i << ", "
-                << j << "): " << after[at] << " vs " << before[at];
+                << target << " stages " << stages << " at (" << i << ", " << j
+                << "): " << after[at] << " vs " << before[at];
           }
         }
       }
@@ -342,8 +343,8 @@ TEST(GpuPrepareSemantics, PipelinedSubByteLoads) {
     Kernel prepared;
     ASSERT_TRUE(build(kDequantSum, "dequant_sum", target, prepared));
     ASSERT_NE(prepared.prepared.find("tile.copy_async"), std::string::npos);
-    for (auto [k, n] : {std::pair<uint32_t, uint32_t>{45, 100}, {16, 64},
-                        {70, 37}}) {
+    for (auto [k, n] :
+         {std::pair<uint32_t, uint32_t>{45, 100}, {16, 64}, {70, 37}}) {
       std::mt19937 gen(k * 1000 + n);
       std::uniform_int_distribution<int> dist(0, 15);
       std::vector<int> wi(size_t(k) * n);
