@@ -33,6 +33,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace tile::host;
@@ -1217,6 +1218,48 @@ TEST(HostExecution, DotWithF16Accumulator) {
                   std::ldexp(std::fabs(want), -11) + 1e-5 * scale)
           << i << "," << j;
     }
+}
+
+//===----------------------------------------------------------------------===//
+// Compiling and running from several threads at once
+//===----------------------------------------------------------------------===//
+
+TEST(HostExecution, ConcurrentCompileAndRun) {
+  constexpr unsigned kThreads = 3;
+  std::vector<std::string> failures(kThreads);
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < kThreads; ++t)
+    threads.emplace_back([t, &failures] {
+      auto exe = HostExecutable::createFromSource(kVectorAdd);
+      if (!exe) {
+        failures[t] = llvm::toString(exe.takeError());
+        return;
+      }
+      auto entry = (*exe)->lookup("vadd");
+      if (!entry) {
+        failures[t] = llvm::toString(entry.takeError());
+        return;
+      }
+      uint32_t n = 200 + 37 * t;
+      std::vector<float> x = randomFloats(n, 83 + t),
+                         y = randomFloats(n, 89 + t), z(n, kPoison);
+      float *px = x.data(), *py = y.data(), *pz = z.data();
+      int32_t dn = int32_t(n);
+      void *args[] = {&px, &py, &pz, &dn};
+      if (llvm::Error error = runGrid(*entry, args, {cdiv(n, 64), 1, 1}, 2)) {
+        failures[t] = llvm::toString(std::move(error));
+        return;
+      }
+      for (uint32_t i = 0; i < n; ++i)
+        if (z[i] != x[i] + y[i]) {
+          failures[t] = "wrong result at " + std::to_string(i);
+          return;
+        }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (unsigned t = 0; t < kThreads; ++t)
+    EXPECT_EQ(failures[t], "") << "thread " << t;
 }
 
 //===----------------------------------------------------------------------===//

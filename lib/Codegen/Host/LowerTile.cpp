@@ -967,6 +967,20 @@ struct LowerTilePass
   static LogicalResult checkLowerable(ModuleOp module) {
     bool ok = true;
     module.walk([&](Operation *op) {
+      Value view;
+      if (auto load = dyn_cast<LoadOp>(op))
+        view = load.getView();
+      else if (auto store = dyn_cast<StoreOp>(op))
+        view = store.getView();
+      else if (auto copy = dyn_cast<CopyAsyncOp>(op))
+        view = copy.getSrc();
+      if (view && !view.getDefiningOp<ViewOp>()) {
+        op->emitOpError() << "needs its view to come from a tile.view in the "
+                             "same function (the host lowering cannot follow "
+                             "views through block arguments)";
+        ok = false;
+        return;
+      }
       if (isa<ProgramIdOp, NumProgramsOp>(op)) {
         op->emitOpError() << "must be replaced by tile-host-emit-entry "
                              "before tile-host-lower-tile (is it outside a "

@@ -169,3 +169,28 @@ func.func @small_float_arith(%a: tensor<8xf8E4M3FN>) -> tensor<8xf8E4M3FN> {
   %b = arith.addf %a, %a : tensor<8xf8E4M3FN>
   return %b : tensor<8xf8E4M3FN>
 }
+
+// -----
+
+// Small-float constants keep their bits as integers.
+// CHECK-LABEL: func.func @small_float_constant
+// CHECK: arith.constant dense<[0, 56, 126, -72]> : tensor<4xi8>
+func.func @small_float_constant() -> tensor<4xf8E4M3FN> {
+  %c = arith.constant dense<[0.0, 1.0, 448.0, -1.0]> : tensor<4xf8E4M3FN>
+  return %c : tensor<4xf8E4M3FN>
+}
+
+// -----
+
+// A view that reaches its use through a block argument cannot be resolved.
+func.func @view_through_loop(%p: !tile.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.view %p(%n) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%w = %v) -> (!tile.view<?xf32>) : i32 {
+    // expected-error @+1 {{'tile.load' op needs its view to come from a tile.view in the same function}}
+    %t = tile.load %w[%i] : !tile.view<?xf32> -> tensor<4xf32>
+    scf.yield %w : !tile.view<?xf32>
+  }
+  return
+}
