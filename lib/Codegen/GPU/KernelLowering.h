@@ -73,6 +73,14 @@ public:
   mlir::FailureOr<::tile::layout::DistributedLayout>
   layoutOf(mlir::Operation *op, mlir::Type type);
 
+  /// The 32-bit words holding the slots of a sub-byte tile, packed as in
+  /// lib/Layout's SubBytePacking, when the lowering has them (loads); null
+  /// otherwise.
+  const Regs *lookupPackedWords(mlir::Value v) {
+    auto it = packedWords.find(v);
+    return it == packedWords.end() ? nullptr : &it->second;
+  }
+
   /// Registers of a lowered value.
   const Regs &lookup(mlir::Value v) { return values[v]; }
   void map(mlir::Value v, Regs regs) { values[v] = std::move(regs); }
@@ -182,6 +190,7 @@ private:
   int64_t sharedBytes = 0;
   int64_t scratchBytes = 0;
   llvm::DenseMap<mlir::Value, Regs> values;
+  llvm::DenseMap<mlir::Value, Regs> packedWords;
   llvm::DenseMap<mlir::Value, ViewValue> views;
   llvm::DenseMap<mlir::Value, SharedValue> shareds;
 };

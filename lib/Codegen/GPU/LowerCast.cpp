@@ -307,6 +307,41 @@ static Regs magicPairs(KernelLowering &kl, Location loc, const Regs &in,
   return out;
 }
 
+/// Word-wide fast path for packed 4-bit integers -> f16/bf16: for a word w
+/// holding slots 8i..8i+7, (w >> 4j) & 0x000F000F holds slots 8i+j and
+/// 8i+j+4 in its two halves; one lop3 (and + xor with the magic exponent and
+/// the sign flip) and one packed subtraction convert both.
+static Regs nibbleWords(KernelLowering &kl, Location loc, const Regs &words,
+                        Type src, bool isUnsigned, Type dst) {
+  OpBuilder &b = kl.builder();
+  if (!src.isInteger(4) || !(dst.isF16() || dst.isBF16()))
+    return {};
+  bool f16 = dst.isF16();
+  int64_t magic = f16 ? 0x6400 : 0x4300;
+  double bias = (f16 ? 1024.0 : 128.0) + (isUnsigned ? 0.0 : 8.0);
+  int64_t flip = isUnsigned ? 0 : 0x00080008;
+  auto vecType = VectorType::get({2}, dst);
+  SmallVector<Attribute> biasElems(2, b.getFloatAttr(dst, bias));
+  Value biasVec = arith::ConstantOp::create(
+      b, loc, vecType, DenseElementsAttr::get(vecType, biasElems));
+  Regs out(words.size() * 8);
+  for (auto [i, w] : llvm::enumerate(words)) {
+    for (int64_t j = 0; j < 4; ++j) {
+      Value t = j ? arith::ShRUIOp::create(b, loc, w, kl.i32(4 * j)).getResult()
+                  : w;
+      t = arith::AndIOp::create(b, loc, t, kl.i32(0x000F000F));
+      t = arith::XOrIOp::create(b, loc, t,
+                                kl.i32((magic | (magic << 16)) | flip));
+      Value pair = LLVM::BitcastOp::create(b, loc, vecType, t);
+      Value r = arith::SubFOp::create(b, loc, pair, biasVec);
+      out[8 * i + j] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(0));
+      out[8 * i + j + 4] =
+          LLVM::ExtractElementOp::create(b, loc, r, kl.i32(1));
+    }
+  }
+  return out;
+}
+
 LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
   Type srcType = op.getSrc().getType();
   Type dstType = op.getType();
@@ -323,6 +358,13 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
   }
   const Regs &in = values[op.getSrc()];
   bool su = op.getSrcUnsigned(), du = op.getDstUnsigned();
+  if (const Regs *words = lookupPackedWords(op.getSrc())) {
+    Regs fast = nibbleWords(*this, loc, *words, srcElem, su, dstElem);
+    if (!fast.empty()) {
+      values[op.getResult()] = fast;
+      return success();
+    }
+  }
   if (srcElem.isSignlessInteger()) {
     Regs fast = magicPairs(*this, loc, in, srcElem.getIntOrFloatBitWidth(), su,
                            dstElem);

@@ -390,13 +390,33 @@ LogicalResult KernelLowering::lowerLoad(mlir::tile::LoadOp op) {
   GlobalAccess a =
       prepareGlobal(*this, loc, *view, offsets, *layout, bits);
   int64_t n = layout->localSize();
-  SmallVector<Type> types(n, storage);
+  // Sub-byte tiles whose groups are whole 32-bit words travel as packed
+  // words (lib/Layout's SubBytePacking) so that casts can use word-wide bit
+  // tricks; the slots are unpacked after the join.
+  bool asWords = bits < 8 && 32 % bits == 0 && (n * bits) % 32 == 0 &&
+                 a.plan.vec && (a.plan.vec * bits) % 32 == 0;
+  int64_t numWords = n * bits / 32;
+  SmallVector<Type> types(asWords ? numWords : n,
+                          asWords ? Type(b.getI32Type()) : storage);
   auto ifOp = scf::IfOp::create(b, loc, types, a.fast, /*withElse=*/true);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     Regs regs;
-    if (a.plan.vec)
+    if (asWords) {
+      int64_t perGroup = a.plan.vec * bits / 32;
+      Type memType =
+          perGroup == 1 ? Type(b.getI32Type())
+                        : Type(VectorType::get({perGroup}, b.getI32Type()));
+      for (Value ptr : a.groupPtrs) {
+        Value v = LLVM::LoadOp::create(b, loc, memType, ptr, a.plan.align);
+        if (perGroup == 1)
+          regs.push_back(v);
+        else
+          for (int64_t k = 0; k < perGroup; ++k)
+            regs.push_back(LLVM::ExtractElementOp::create(b, loc, v, i32(k)));
+      }
+    } else if (a.plan.vec)
       for (auto [g, ptr] : llvm::enumerate(a.groupPtrs))
         llvm::append_range(regs, loadGroup(b, loc, ptr, storage,
                                            a.plan.vec, bits, a.plan.align));
@@ -428,10 +448,32 @@ LogicalResult KernelLowering::lowerLoad(mlir::tile::LoadOp op) {
       }
       regs.push_back(elemIf.getResult(0));
     }
+    if (asWords) {
+      Regs words(numWords, Value());
+      for (int64_t l = 0; l < n; ++l) {
+        Value v = arith::ExtUIOp::create(b, loc, b.getI32Type(), regs[l]);
+        if ((l * bits) % 32)
+          v = arith::ShLIOp::create(b, loc, v, i32((l * bits) % 32));
+        Value &w = words[l * bits / 32];
+        w = w ? arith::OrIOp::create(b, loc, w, v).getResult() : v;
+      }
+      regs = words;
+    }
     scf::YieldOp::create(b, loc, ValueRange(regs));
   }
-  values[op.getResult()] = Regs(ifOp.getResults().begin(),
-                                ifOp.getResults().end());
+  Regs results(ifOp.getResults().begin(), ifOp.getResults().end());
+  if (asWords) {
+    packedWords[op.getResult()] = results;
+    Regs slots;
+    for (int64_t l = 0; l < n; ++l) {
+      Value w = results[l * bits / 32];
+      if ((l * bits) % 32)
+        w = arith::ShRUIOp::create(b, loc, w, i32((l * bits) % 32));
+      slots.push_back(arith::TruncIOp::create(b, loc, storage, w));
+    }
+    results = slots;
+  }
+  values[op.getResult()] = results;
   return success();
 }
 
