@@ -41,9 +41,10 @@ tile::frontend::checkModule(const Defines &defines,
   if (diags.getNumErrors())
     return nullptr;
   std::vector<KernelDecl *> selected;
-  for (auto &k : mod.kernels)
+  for (auto &k : mod.kernels) {
     if (kernelName.empty() || k->name == kernelName)
       selected.push_back(k.get());
+  }
   if (selected.empty()) {
     std::string all;
     for (auto &k : mod.kernels)
@@ -56,14 +57,16 @@ tile::frontend::checkModule(const Defines &defines,
   }
   for (auto &d : defines) {
     bool known = false;
-    for (KernelDecl *k : selected)
+    for (KernelDecl *k : selected) {
       for (auto &p : k->ctParams)
         known |= p.name == d.first;
-    if (!known)
+    }
+    if (!known) {
       diags.errorNoLoc("-D " + d.first + "=" + d.second +
                        ": no compiled kernel has a compile-time parameter "
                        "named '" +
                        d.first + "'");
+    }
   }
   if (diags.getNumErrors())
     return nullptr;

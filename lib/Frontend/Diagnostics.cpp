@@ -16,10 +16,11 @@ void DiagEngine::error(llvm::SMLoc loc, const llvm::Twine &msg) {
   if (!lastPrinted)
     return;
   llvm::raw_ostream &out = os ? *os : llvm::errs();
-  if (loc.isValid() && srcMgr.FindBufferContainingLoc(loc))
+  if (loc.isValid() && srcMgr.FindBufferContainingLoc(loc)) {
     srcMgr.PrintMessage(out, loc, llvm::SourceMgr::DK_Error, msg);
-  else
+  } else {
     out << "error: " << msg << "\n";
+  }
   if (numErrors == maxErrors)
     out << "error: too many errors, stopping\n";
 }
@@ -28,10 +29,11 @@ void DiagEngine::note(llvm::SMLoc loc, const llvm::Twine &msg) {
   if (!lastPrinted)
     return;
   llvm::raw_ostream &out = os ? *os : llvm::errs();
-  if (loc.isValid() && srcMgr.FindBufferContainingLoc(loc))
+  if (loc.isValid() && srcMgr.FindBufferContainingLoc(loc)) {
     srcMgr.PrintMessage(out, loc, llvm::SourceMgr::DK_Note, msg);
-  else
+  } else {
     out << "note: " << msg << "\n";
+  }
 }
 
 void DiagEngine::errorNoLoc(const llvm::Twine &msg) {

@@ -19,9 +19,10 @@ static std::string exprText(const Expr *e) {
     return std::to_string(i->value);
   if (auto *n = llvm::dyn_cast<NameExpr>(e))
     return n->name;
-  if (auto *b = llvm::dyn_cast<BinaryExpr>(e))
+  if (auto *b = llvm::dyn_cast<BinaryExpr>(e)) {
     return "(" + exprText(b->lhs.get()) + " " + spelling(b->op) + " " +
            exprText(b->rhs.get()) + ")";
+  }
   if (auto *u = llvm::dyn_cast<UnaryExpr>(e))
     return std::string(spelling(u->op)) + exprText(u->operand.get());
   if (auto *c = llvm::dyn_cast<CallExpr>(e)) {
@@ -54,11 +55,12 @@ bool tile::frontend::listKernels(llvm::SourceMgr &sm,
       cp.kind = p.kind == CtParamDecl::Int    ? "int"
                 : p.kind == CtParamDecl::Bool ? "bool"
                                               : "type";
-      for (auto &v : values)
+      for (auto &v : values) {
         if (v.first == p.name) {
           cp.hasDefault = true;
           cp.defaultValue = v.second.str();
         }
+      }
       info.ctParams.push_back(cp);
     }
     for (auto &p : k->rtParams) {
@@ -80,10 +82,11 @@ bool tile::frontend::listKernels(llvm::SourceMgr &sm,
       td.name = t.name;
       // Tune values are compile-time constants over the defaults.
       for (auto &v : t.values) {
-        if (v->cv.isSet())
+        if (v->cv.isSet()) {
           td.values.push_back(v->cv.str());
-        else
+        } else {
           td.values.push_back(exprText(v.get()));
+        }
       }
       info.tune.push_back(td);
     }

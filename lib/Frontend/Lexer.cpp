@@ -383,14 +383,16 @@ Token Lexer::next() {
     // Skip one byte (or a whole UTF-8 sequence) and report it.
     unsigned char uc = (unsigned char)c;
     ++cur;
-    if (uc >= 0xC0)
+    if (uc >= 0xC0) {
       while (cur < end && ((unsigned char)*cur & 0xC0) == 0x80)
         ++cur;
+    }
     std::string shown;
-    if (uc >= 0x21 && uc < 0x7F)
+    if (uc >= 0x21 && uc < 0x7F) {
       shown = std::string("'") + c + "'";
-    else
+    } else {
       shown = "byte 0x" + llvm::utohexstr(uc, /*LowerCase=*/true, 2);
+    }
     diags.error(llvm::SMLoc::getFromPointer(start),
                 "unexpected character " + shown + " in program text");
     return make(Tok::Error, start);

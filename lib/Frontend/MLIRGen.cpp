@@ -193,10 +193,11 @@ Value MLIRGen::convert(Value v, ElemType from, ElemType to, Location l) {
   if (from == to)
     return v;
   Type rt = elemType(to);
-  if (auto tt = dyn_cast<mlir::RankedTensorType>(v.getType()))
+  if (auto tt = dyn_cast<mlir::RankedTensorType>(v.getType())) {
     rt = mlir::RankedTensorType::get(tt.getShape(), rt);
-  else if (v.getType() == rt)
+  } else if (v.getType() == rt) {
     rt = rt; // Same storage (e.g. i8 vs u8): still a conversion op.
+  }
   auto op = mlir::tile::CastOp::create(b, l, rt, v);
   if (from.kind == ElemType::UInt || from.kind == ElemType::Bool)
     op->setAttr("src_unsigned", b.getUnitAttr());
@@ -431,10 +432,11 @@ Value MLIRGen::emitUnaryMath(Builtin bi, Value x, Location l) {
 
 void MLIRGen::offsetsOf(IndexExpr *idx, llvm::SmallVectorImpl<Value> &offs) {
   for (auto &ent : idx->entries) {
-    if (ent.kind == IndexEntry::Full)
+    if (ent.kind == IndexEntry::Full) {
       offs.push_back(constI32(0, loc(ent.loc)));
-    else
+    } else {
       offs.push_back(emitAs(ent.lo.get(), ElemType::sint(32), {}));
+    }
   }
 }
 
@@ -490,12 +492,14 @@ Value MLIRGen::emitCall(CallExpr *e) {
     Value y = emitAs(args[1].get(), t, e->ty.shape);
     bool isMax = bi == Builtin::Max || bi == Builtin::Maximum;
     namespace ar = mlir::arith;
-    if (t.isArithFloat())
+    if (t.isArithFloat()) {
       return isMax ? (Value)ar::MaximumFOp::create(b, l, x, y)
                    : (Value)ar::MinimumFOp::create(b, l, x, y);
-    if (t.kind == ElemType::UInt)
+    }
+    if (t.kind == ElemType::UInt) {
       return isMax ? (Value)ar::MaxUIOp::create(b, l, x, y)
                    : (Value)ar::MinUIOp::create(b, l, x, y);
+    }
     return isMax ? (Value)ar::MaxSIOp::create(b, l, x, y)
                  : (Value)ar::MinSIOp::create(b, l, x, y);
   }
@@ -558,9 +562,10 @@ Value MLIRGen::emitCall(CallExpr *e) {
     }
     r = mlir::tile::LoadOp::create(b, l, full, view, offs, pad);
     if (llvm::ArrayRef<int64_t>(idx->extents) !=
-        llvm::ArrayRef<int64_t>(e->ty.shape))
+        llvm::ArrayRef<int64_t>(e->ty.shape)) {
       r = mlir::tile::ReshapeOp::create(b, l, typeOf(e->ty.elem, e->ty.shape),
                                         r);
+    }
     return r;
   }
   case Builtin::Store: {
@@ -576,9 +581,10 @@ Value MLIRGen::emitCall(CallExpr *e) {
       return Value();
     }
     if (llvm::ArrayRef<int64_t>(idx->extents) !=
-        llvm::ArrayRef<int64_t>(idx->ty.shape))
+        llvm::ArrayRef<int64_t>(idx->ty.shape)) {
       v = mlir::tile::ReshapeOp::create(b, l,
                                         typeOf(idx->ty.elem, idx->extents), v);
+    }
     mlir::tile::StoreOp::create(b, l, views.lookup(base->decl).first, offs, v);
     return Value();
   }
@@ -668,10 +674,11 @@ Value MLIRGen::emitCall(CallExpr *e) {
   Value x = emitAs(args[0].get(), concrete(e->operandElem), e->ty.shape);
   if (!x)
     return x;
-  if (bi == Builtin::Abs)
+  if (bi == Builtin::Abs) {
     return e->operandElem.isArithFloat()
                ? (Value)mlir::math::AbsFOp::create(b, l, x)
                : (Value)mlir::math::AbsIOp::create(b, l, x);
+  }
   Value r = emitUnaryMath(bi, x, l);
   if (!r)
     fail(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
@@ -679,9 +686,10 @@ Value MLIRGen::emitCall(CallExpr *e) {
 }
 
 bool MLIRGen::emitBlock(BlockStmt *blk) {
-  for (auto &s : blk->stmts)
+  for (auto &s : blk->stmts) {
     if (!emitStmt(s.get()))
       return false;
+  }
   return !failed;
 }
 
@@ -809,10 +817,11 @@ bool MLIRGen::genKernel(CheckedKernel &ck, mlir::ModuleOp module) {
   KernelDecl &k = *ck.decl;
   Location l = loc(k.loc);
   llvm::SmallVector<Type> argTypes;
-  for (auto &p : ck.params)
+  for (auto &p : ck.params) {
     argTypes.push_back(
         p.isTensor ? (Type)mlir::tile::PtrType::get(&ctx, elemType(p.elem))
                    : elemType(p.elem));
+  }
   for (size_t i = 0; i < ck.dims.size(); ++i)
     argTypes.push_back(b.getI32Type());
   b.setInsertionPointToEnd(module.getBody());
@@ -826,12 +835,13 @@ bool MLIRGen::genKernel(CheckedKernel &ck, mlir::ModuleOp module) {
   llvm::SmallVector<mlir::NamedAttribute> consts;
   for (auto &c : ck.constants) {
     mlir::Attribute a;
-    if (c.second.kind == ConstVal::Int)
+    if (c.second.kind == ConstVal::Int) {
       a = b.getI64IntegerAttr(c.second.i);
-    else if (c.second.kind == ConstVal::Bool)
+    } else if (c.second.kind == ConstVal::Bool) {
       a = b.getBoolAttr(c.second.b);
-    else
+    } else {
       a = b.getStringAttr(c.second.str());
+    }
     consts.push_back(b.getNamedAttr(c.first, a));
   }
   fn->setAttr("tile.constants", b.getDictionaryAttr(consts));
@@ -848,9 +858,10 @@ bool MLIRGen::genKernel(CheckedKernel &ck, mlir::ModuleOp module) {
         fn.setArgAttr(i, "tile.mut", b.getUnitAttr());
     }
   }
-  for (size_t i = 0; i < ck.dims.size(); ++i)
+  for (size_t i = 0; i < ck.dims.size(); ++i) {
     fn.setArgAttr(ck.params.size() + i, "tile.dim",
                   b.getStringAttr(ck.dims[i]->name));
+  }
 
   mlir::Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);

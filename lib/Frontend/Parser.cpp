@@ -145,9 +145,10 @@ private:
   /// kMaxNestingDepth (e.g. `a + a + ... + a` with thousands of terms).
   bool setHeight(Expr &e, std::initializer_list<const Expr *> children) {
     unsigned h = e.height - 1;
-    for (const Expr *c : children)
+    for (const Expr *c : children) {
       if (c)
         h = std::max(h, c->height);
+    }
     e.height = h + 1;
     if (e.height <= kMaxNestingDepth)
       return true;
@@ -235,12 +236,13 @@ std::unique_ptr<Module> Parser::parseModule() {
     }
     unsigned before = diags.getNumErrors();
     auto k = parseKernel();
-    if (k && diags.getNumErrors() == before)
+    if (k && diags.getNumErrors() == before) {
       mod->kernels.push_back(std::move(k));
-    else if (k)
+    } else if (k) {
       mod->kernels.push_back(std::move(k)); // Keep for further checking.
-    else
+    } else {
       skipToNextKernel();
+    }
   }
   return mod;
 }
@@ -256,13 +258,13 @@ bool Parser::parseCtParam(KernelDecl &k) {
   consume();
   if (!expect(Tok::Colon, "after the parameter name"))
     return false;
-  if (tok.is(Tok::Ident) && tok.text == "int")
+  if (tok.is(Tok::Ident) && tok.text == "int") {
     p.kind = CtParamDecl::Int;
-  else if (tok.is(Tok::Ident) && tok.text == "type")
+  } else if (tok.is(Tok::Ident) && tok.text == "type") {
     p.kind = CtParamDecl::Type;
-  else if (tok.is(Tok::Ident) && tok.text == "bool")
+  } else if (tok.is(Tok::Ident) && tok.text == "bool") {
     p.kind = CtParamDecl::Bool;
-  else {
+  } else {
     errorExpected("'int', 'type' or 'bool' (the kind of a compile-time "
                   "parameter)");
     return false;
@@ -545,11 +547,11 @@ StmtPtr Parser::parseIf() {
   if (!s->thenBlock)
     return nullptr;
   if (consumeIf(Tok::KwElse)) {
-    if (tok.is(Tok::KwIf))
+    if (tok.is(Tok::KwIf)) {
       s->elseStmt = parseIf();
-    else if (tok.is(Tok::LBrace))
+    } else if (tok.is(Tok::LBrace)) {
       s->elseStmt = parseBlock();
-    else {
+    } else {
       errorExpected("'{' or 'if' after 'else'");
       return nullptr;
     }
@@ -665,14 +667,15 @@ ExprPtr Parser::parseUnary(bool noGreater) {
     return nullptr;
   SMLoc loc = tok.loc;
   UnaryOp op;
-  if (tok.is(Tok::Minus))
+  if (tok.is(Tok::Minus)) {
     op = UnaryOp::Neg;
-  else if (tok.is(Tok::Bang))
+  } else if (tok.is(Tok::Bang)) {
     op = UnaryOp::Not;
-  else if (tok.is(Tok::Tilde))
+  } else if (tok.is(Tok::Tilde)) {
     op = UnaryOp::BitNot;
-  else
+  } else {
     return parsePostfix(noGreater);
+  }
   consume();
   ExprPtr sub = parseUnary(noGreater);
   if (!sub)
@@ -699,12 +702,14 @@ ExprPtr Parser::parsePostfix(bool noGreater) {
       consume();
       if (!parseCallArgs(*call))
         return nullptr;
-      for (auto &a : call->args)
+      for (auto &a : call->args) {
         if (!setHeight(*call, {a.get()}))
           return nullptr;
-      for (auto &k : call->kwargs)
+      }
+      for (auto &k : call->kwargs) {
         if (!setHeight(*call, {k.value.get()}))
           return nullptr;
+      }
       e = std::move(call);
       continue;
     }
@@ -716,9 +721,10 @@ ExprPtr Parser::parsePostfix(bool noGreater) {
         return nullptr;
       if (!setHeight(*idx, {idx->base.get()}))
         return nullptr;
-      for (auto &ent : idx->entries)
+      for (auto &ent : idx->entries) {
         if (!setHeight(*idx, {ent.lo.get(), ent.hi.get()}))
           return nullptr;
+      }
       e = std::move(idx);
       continue;
     }
@@ -839,9 +845,10 @@ ExprPtr Parser::parsePrimary() {
     }
     if (!expect(Tok::RBracket, "to close the list"))
       return nullptr;
-    for (auto &e : list->elems)
+    for (auto &e : list->elems) {
       if (!setHeight(*list, {e.get()}))
         return nullptr;
+    }
     return list;
   }
   case Tok::KwNone:

@@ -421,12 +421,13 @@ bool Checker::checkCtParams(const Defines &defines) {
       continue;
     }
     d->cv = value;
-    if (p.kind == CtParamDecl::Int)
+    if (p.kind == CtParamDecl::Int) {
       d->ty = Ty::scalar(ElemType::get(ElemType::IntLit));
-    else if (p.kind == CtParamDecl::Bool)
+    } else if (p.kind == CtParamDecl::Bool) {
       d->ty = Ty::scalar(ElemType::get(ElemType::Bool));
-    else
+    } else {
       d->ty = Ty::of(Ty::TypeVal);
+    }
     if (!declare(d)) {
       ok = false;
       continue;
@@ -526,11 +527,12 @@ bool Checker::requireValue(const Expr *e, llvm::StringRef what) {
     return true;
   std::string hint;
   if (e->ty.kind == Ty::Tensor || e->ty.kind == Ty::GSlice ||
-      e->ty.kind == Ty::SSlice)
+      e->ty.kind == Ty::SSlice) {
     hint = "; use load(...) to read it";
-  else if (e->ty.kind == Ty::TypeVal)
+  } else if (e->ty.kind == Ty::TypeVal) {
     hint = "; a type can only be passed to cast, bitcast, bits, zeros, full "
            "or shared";
+  }
   error(e->loc,
         what + " expects a scalar or a tile, got " + e->ty.str() + hint);
   return false;
@@ -566,10 +568,11 @@ std::optional<ElemType> Checker::unify(const Expr *a, const Expr *b, SMLoc loc,
       return std::nullopt;
     }
   }
-  if (ta.isLiteral() && tb.isLiteral())
+  if (ta.isLiteral() && tb.isLiteral()) {
     return (ta.kind == ElemType::FloatLit || tb.kind == ElemType::FloatLit)
                ? ElemType::get(ElemType::FloatLit)
                : ElemType::get(ElemType::IntLit);
+  }
   if (ta.isLiteral() || tb.isLiteral()) {
     const Expr *lit = ta.isLiteral() ? a : b;
     ElemType other = ta.isLiteral() ? tb : ta;
@@ -712,11 +715,12 @@ static bool foldInt(BinaryOp op, int64_t a, int64_t b, int64_t &r,
     return true;
   case BinaryOp::Shl:
   case BinaryOp::Shr:
-    if (b < 0 || b > 62)
+    if (b < 0 || b > 62) {
       return err = "shift amount " + std::to_string(b) +
                    " is out of range in compile-time expression "
                    "(expected 0..62)",
              false;
+    }
     if (op == BinaryOp::Shr) {
       r = a >> b;
       return true;
@@ -1014,17 +1018,18 @@ LinForm Checker::lin(const Expr *e) {
       r = linScale(lin(u->operand.get()), -1);
   } else if (auto *b = dyn_cast<BinaryExpr>(e)) {
     LinForm x = lin(b->lhs.get()), y = lin(b->rhs.get());
-    if (b->op == BinaryOp::Add)
+    if (b->op == BinaryOp::Add) {
       r = linAdd(x, y, 1);
-    else if (b->op == BinaryOp::Sub)
+    } else if (b->op == BinaryOp::Sub) {
       r = linAdd(x, y, -1);
-    else if (b->op == BinaryOp::Mul && x.isConstant())
+    } else if (b->op == BinaryOp::Mul && x.isConstant()) {
       r = linScale(y, x.c);
-    else if (b->op == BinaryOp::Mul && y.isConstant())
+    } else if (b->op == BinaryOp::Mul && y.isConstant()) {
       r = linScale(x, y.c);
-    else if (x.valid && y.valid)
+    } else if (x.valid && y.valid) {
       r = LinForm::atom(std::string("(") + spelling(b->op) + " " + x.key() +
                         " " + y.key() + ")");
+    }
   } else if (auto *c = dyn_cast<CallExpr>(e)) {
     if (c->builtin == Builtin::ProgramId ||
         c->builtin == Builtin::NumPrograms || c->builtin == Builtin::Cdiv ||
@@ -1067,11 +1072,12 @@ bool Checker::noKwargs(CallExpr *e) {
 bool Checker::checkCall(CallExpr *e) {
   e->builtin = lookupBuiltin(e->callee);
   if (e->builtin == Builtin::None) {
-    if (lookup(e->callee))
+    if (lookup(e->callee)) {
       error(e->calleeLoc, "'" + e->callee + "' is not a function");
-    else
+    } else {
       error(e->calleeLoc, "unknown function '" + e->callee +
                               "'; see docs/Language.md for the builtins");
+    }
     return false;
   }
   Builtin b = e->builtin;
@@ -1230,10 +1236,11 @@ bool Checker::checkCall(CallExpr *e) {
     if (isReduce) {
       if (!checkArgCount(e, 2, 2, "2: (x, axis)"))
         return false;
-      if (b == Builtin::Max)
+      if (b == Builtin::Max) {
         e->builtin = Builtin::ReduceMax;
-      else if (b == Builtin::Min)
+      } else if (b == Builtin::Min) {
         e->builtin = Builtin::ReduceMin;
+      }
       Expr *x = args[0].get();
       if (!x->ty.isTile()) {
         error(x->loc, "'" + e->callee + "' reduction expects a tile, got " +
@@ -1295,10 +1302,10 @@ bool Checker::checkCall(CallExpr *e) {
     }
     e->operandElem = *u;
     e->ty = Ty::scalar(*u);
-    if (x->cv.kind == ConstVal::Int && y->cv.kind == ConstVal::Int)
+    if (x->cv.kind == ConstVal::Int && y->cv.kind == ConstVal::Int) {
       e->cv = ConstVal::ofInt(b == Builtin::Min ? std::min(x->cv.i, y->cv.i)
                                                 : std::max(x->cv.i, y->cv.i));
-    else if (x->cv.isSet() && y->cv.isSet()) {
+    } else if (x->cv.isSet() && y->cv.isSet()) {
       double p = x->cv.kind == ConstVal::Int ? x->cv.i : x->cv.f;
       double q = y->cv.kind == ConstVal::Int ? y->cv.i : y->cv.f;
       e->cv = ConstVal::ofFloat(b == Builtin::Min ? std::min(p, q)
@@ -1365,9 +1372,10 @@ bool Checker::checkCall(CallExpr *e) {
     }
     if (!u)
       return false;
-    if (u->isLiteral())
+    if (u->isLiteral()) {
       u = ElemType::get(u->kind == ElemType::IntLit ? ElemType::SInt
                                                     : ElemType::F32);
+    }
     if (u->kind == ElemType::SInt && u->bits == 0)
       u = ElemType::sint(32);
     e->operandElem = *u;
@@ -1436,7 +1444,7 @@ bool Checker::checkCall(CallExpr *e) {
       auto *idx = cast<IndexExpr>(dst);
       auto *base = dyn_cast<NameExpr>(idx->base.get());
       if (base && base->decl && base->decl->kind == Decl::Tensor) {
-        for (auto &p : out.params)
+        for (auto &p : out.params) {
           if (p.decl == base->decl && !p.isMut) {
             error(dst->loc, "cannot store to '" + base->name +
                                 "': it is not declared 'mut'");
@@ -1444,6 +1452,7 @@ bool Checker::checkCall(CallExpr *e) {
                        "declared here; write '" + base->name + ": mut ...'");
             return false;
           }
+        }
       }
     }
     if (!requireValue(v, "store()"))
@@ -1522,11 +1531,12 @@ bool Checker::checkCall(CallExpr *e) {
     if (!noKwargs(e) || !checkArgCount(e, 2, 3, "2 or 3: dot(a, b [, acc])"))
       return false;
     Expr *x = args[0].get(), *y = args[1].get();
-    for (Expr *o : {x, y})
+    for (Expr *o : {x, y}) {
       if (!o->ty.isTile() || o->ty.shape.size() != 2) {
         error(o->loc, "dot() expects 2-D tiles, got " + o->ty.str());
         return false;
       }
+    }
     if (x->ty.shape[1] != y->ty.shape[0]) {
       error(e->loc, "dot(): inner dimensions differ: a is " + x->ty.str() +
                         " and b is " + y->ty.str() + " (" +
@@ -1995,9 +2005,10 @@ bool Checker::checkAssign(AssignStmt *s) {
   }
   // Record loop-carried / if-yielded variables.
   unsigned level = varLevel.lookup(d);
-  for (size_t r = level; r < regions.size(); ++r)
+  for (size_t r = level; r < regions.size(); ++r) {
     if (!llvm::is_contained(*regions[r], d))
       regions[r]->push_back(d);
+  }
   bumpVersion(d);
   return true;
 }
@@ -2051,10 +2062,12 @@ bool Checker::checkFor(ForStmt *s) {
   // Variables assigned in the body change from one iteration to the next.
   std::vector<std::string> assigned;
   collectAssigned(s->body.get(), assigned);
-  for (auto &n : assigned)
-    if (Decl *d = lookup(n))
+  for (auto &n : assigned) {
+    if (Decl *d = lookup(n)) {
       if (d->kind == Decl::Var)
         bumpVersion(d);
+    }
+  }
 
   scopes.emplace_back();
   Decl *iv = newDecl(Decl::LoopVar, s->var, s->varLoc);
@@ -2144,9 +2157,10 @@ static int precOf(BinaryOp op) {
 }
 
 std::string Checker::printSym(const Expr *e, int parentPrec) {
-  if (e->cv.kind == ConstVal::Int)
+  if (e->cv.kind == ConstVal::Int) {
     return e->cv.i < 0 && parentPrec > 0 ? "(" + e->cv.str() + ")"
                                          : e->cv.str();
+  }
   if (auto *n = dyn_cast<NameExpr>(e))
     return n->name;
   if (auto *u = dyn_cast<UnaryExpr>(e))
@@ -2203,9 +2217,10 @@ bool Checker::checkGridExpr(Expr *e) {
                     "expression");
       return false;
     }
-    for (auto &a : c->args)
+    for (auto &a : c->args) {
       if (!checkGridExpr(a.get()))
         return false;
+    }
     return true;
   }
   if (e->cv.kind == ConstVal::Int)
@@ -2308,9 +2323,10 @@ bool Checker::checkSignature() {
                           "dimension");
             return false;
           }
-          for (auto &a : c->args)
+          for (auto &a : c->args) {
             if (!noParamRefs(a.get()))
               return false;
+          }
           return true;
         }
         return true;

@@ -50,9 +50,7 @@ std::optional<ElemType> ElemType::parse(llvm::StringRef name) {
   if (name == "e8m0")
     return get(E8M0);
   auto parseNum = [](llvm::StringRef s, unsigned &v) {
-    if (s.empty() || s.size() > 2 || s.getAsInteger(10, v) || s[0] == '0')
-      return false;
-    return true;
+    return !(s.empty() || s.size() > 2 || s.getAsInteger(10, v) || s[0] == '0');
   };
   if (name.size() >= 2 && (name[0] == 'i' || name[0] == 'u')) {
     unsigned bits;
@@ -75,10 +73,11 @@ std::optional<ElemType> ElemType::parse(llvm::StringRef name) {
       return std::nullopt;
     llvm::StringRef ys = rest.substr(m + 1);
     // A zero-mantissa type (e.g. f4e3m0) is allowed: "0" is a valid Y.
-    if (ys == "0")
+    if (ys == "0") {
       y = 0;
-    else if (!parseNum(ys, y))
+    } else if (!parseNum(ys, y)) {
       return std::nullopt;
+    }
     if (x < 1 || n != 1 + x + y || n > 8 || n < 2)
       return std::nullopt;
     return smallFloat(x, y);
