@@ -484,7 +484,19 @@ bool Checker::checkName(NameExpr *e) {
     return e->ty.isValid();
   }
   if (inDim) {
-    // A new runtime dimension.
+    // A new runtime dimension; reserved names cannot be one.
+    const char *what = nullptr;
+    if (ElemType::parse(e->name))
+      what = "a type name";
+    else if (lookupBuiltin(e->name) != Builtin::None)
+      what = "a builtin function";
+    else if (e->name == "inf" || e->name == "int" || e->name == "type")
+      what = "reserved";
+    if (what) {
+      error(e->loc,
+            "'" + e->name + "' cannot name a runtime dimension (" + what + ")");
+      return false;
+    }
     Decl *d = newDecl(Decl::RuntimeDim, e->name, e->loc);
     d->ty = Ty::scalar(ElemType::sint(32));
     d->index = out.dims.size();
