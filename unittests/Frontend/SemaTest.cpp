@@ -273,6 +273,19 @@ TEST(Sema, ReportsSeveralErrorsAtOnce) {
       << c->diags;
 }
 
+TEST(Sema, ErrorLimitStopsReporting) {
+  std::string body;
+  for (int i = 0; i < 30; ++i)
+    body += "let a" + std::to_string(i) + " = undefined" + std::to_string(i) +
+            ";\n";
+  auto c = check(kernel(body));
+  EXPECT_FALSE(c->ok());
+  EXPECT_NE(c->diags.find("undefined19'"), std::string::npos) << c->diags;
+  EXPECT_EQ(c->diags.find("undefined20'"), std::string::npos) << c->diags;
+  EXPECT_NE(c->diags.find("error: too many errors, stopping"),
+            std::string::npos);
+}
+
 TEST(KernelInfo, ListsParametersAndTuneSpace) {
   llvm::SourceMgr sm;
   sm.AddNewSourceBuffer(
