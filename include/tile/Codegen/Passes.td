@@ -52,9 +52,10 @@ def TileHostLowerTile : Pass<"tile-host-lower-tile", "::mlir::ModuleOp"> {
     - `tile.broadcast`, `tile.splat`, `tile.iota`: `linalg.generic` /
       `linalg.fill`; `tile.trans`: `linalg.transpose`; `tile.reshape`,
       `tile.expand_dims`: `tensor.collapse_shape` / `tensor.expand_shape`;
-    - `tile.cast`: per element, pure arith where it is exact (float and
-      integer widening), otherwise a call to `tile_num_convert` of
-      lib/Numerics (bit-exact with the reference);
+    - `tile.cast`: per element, pure arith where it is provably the same as
+      lib/Numerics (integer widening and clamping, exact decoding of small
+      floats and integers to f32, f32 to f16/bf16), otherwise a call to
+      `tile_num_convert` of lib/Numerics (bit-exact with the reference);
     - `tile.bitcast`: `arith.bitcast`, or a bit gather when widths differ.
     Types: `!tile.ptr` becomes `!llvm.ptr`, `!tile.shared` a memref, small
     floats (f8E4M3FN, f4E2M1FN, !tile.float, ...) integers of their width,

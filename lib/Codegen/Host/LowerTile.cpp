@@ -671,6 +671,10 @@ struct DotLowering : public HostPattern<DotOp> {
     // Products are formed in the accumulator type (exactly for f16, bf16
     // and 8-bit floats into f32, i8 into i32); an f16 accumulator is carried
     // in f32 and rounded once at the end.
+    if (failed(host::getFormatId(elem, false)) ||
+        failed(host::getFormatId(accElem, false)))
+      return op.emitOpError() << "cannot multiply " << elem << " into "
+                              << accElem << " on the host: no numeric format";
     Type compute = accElem.isF16() ? rewriter.getF32Type() : accElem;
     Value a = castTile(rewriter, loc, adaptor.getA(), elem, compute);
     Value b = castTile(rewriter, loc, adaptor.getB(), elem, compute);
@@ -979,6 +983,28 @@ struct LowerTilePass
                              "same function (the host lowering cannot follow "
                              "views through block arguments)";
         ok = false;
+        return;
+      }
+      if (auto cast = dyn_cast<CastOp>(op)) {
+        Type from = getElementTypeOrSelf(cast.getSrc().getType());
+        Type to = getElementTypeOrSelf(cast.getType());
+        if (failed(host::getFormatId(from, cast.getSrcUnsigned())) ||
+            failed(host::getFormatId(to, cast.getDstUnsigned()))) {
+          op->emitOpError() << "cannot convert " << from << " to " << to
+                            << " on the host: no numeric format";
+          ok = false;
+        }
+        return;
+      }
+      if (auto dot = dyn_cast<DotOp>(op)) {
+        Type elem = dot.getA().getType().getElementType();
+        Type accElem = dot.getAcc().getType().getElementType();
+        if (failed(host::getFormatId(elem, false)) ||
+            failed(host::getFormatId(accElem, false))) {
+          op->emitOpError() << "cannot multiply " << elem << " into " << accElem
+                            << " on the host: no numeric format";
+          ok = false;
+        }
         return;
       }
       if (isa<ProgramIdOp, NumProgramsOp>(op)) {

@@ -38,8 +38,10 @@ FailureOr<uint32_t> getFormatId(Type elementType, bool isUnsigned);
 
 /// Converts the scalar \p value (of the storage type of \p srcType) to
 /// \p dstType with the language's cast() rules; returns a value of the
-/// storage type of \p dstType. Uses pure arith where that is exact (float and
-/// integer widening), otherwise calls kConvertFn.
+/// storage type of \p dstType. Uses pure arith where it is provably the
+/// same as lib/Numerics (integer widening and clamping, exact decoding to
+/// f32, rounding f32 to f16/bf16), otherwise calls kConvertFn. Both types
+/// must have a format (getFormatId).
 Value emitScalarCast(OpBuilder &b, Location loc, Value value, Type srcType,
                      Type dstType, bool srcUnsigned, bool dstUnsigned);
 

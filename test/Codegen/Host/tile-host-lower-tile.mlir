@@ -194,3 +194,11 @@ func.func @view_through_loop(%p: !tile.ptr<f32>, %n: i32) {
   }
   return
 }
+
+// -----
+
+func.func @dot_without_format(%a: tensor<4x4xf8E4M3FNUZ>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{cannot multiply 'f8E4M3FNUZ' into 'f32' on the host: no numeric format}}
+  %d = tile.dot %a, %a, %c : tensor<4x4xf8E4M3FNUZ>, tensor<4x4xf8E4M3FNUZ>, tensor<4x4xf32> -> tensor<4x4xf32>
+  return %d : tensor<4x4xf32>
+}
