@@ -194,6 +194,21 @@ LayoutInference::dotLayouts(mlir::tile::DotOp dot) {
 
 LogicalResult LayoutInference::collectAndAnchor() {
   bool failed = false;
+  // Region ops whose tile operands and results this pass does not relate.
+  func.walk([&](Operation *op) {
+    if (op == func.getOperation() || op->getNumRegions() == 0 ||
+        isa<scf::ForOp, scf::IfOp>(op))
+      return;
+    auto isTile = [](Type type) { return isa<RankedTensorType>(type); };
+    if (llvm::any_of(op->getOperandTypes(), isTile) ||
+        llvm::any_of(op->getResultTypes(), isTile)) {
+      op->emitError() << "layout inference does not support '" << op->getName()
+                      << "' carrying tiles";
+      failed = true;
+    }
+  });
+  if (failed)
+    return failure();
   // The kernel's own arguments keep their types (kernels take pointers and
   // scalars; a tensor argument is converted where it is used).
   func.walk<WalkOrder::PreOrder>([&](Operation *op) {

@@ -17,3 +17,21 @@ func.func @wrong_threads(%X: !tile.ptr<f32>, %N: i32) attributes {tile.kernel, t
 func.func @no_warps(%X: !tile.ptr<f32>, %N: i32) attributes {tile.kernel} {
   return
 }
+
+// -----
+
+func.func @while_loop(%X: !tile.ptr<f32>, %N: i32) attributes {tile.kernel, tile.warps = 1 : i32} {
+  %x = tile.view %X(%N) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %x[%c0] : !tile.view<?xf32> -> tensor<32xf32>
+  // expected-error @below {{layout inference does not support 'scf.while' carrying tiles}}
+  %r = scf.while (%a = %t) : (tensor<32xf32>) -> tensor<32xf32> {
+    %false = arith.constant false
+    scf.condition(%false) %a : tensor<32xf32>
+  } do {
+  ^bb0(%b: tensor<32xf32>):
+    scf.yield %b : tensor<32xf32>
+  }
+  tile.store %x[%c0], %r : !tile.view<?xf32>, tensor<32xf32>
+  return
+}
