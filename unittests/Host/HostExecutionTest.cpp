@@ -891,10 +891,101 @@ TEST(HostNumerics, DecodeMatchesNumericsForEveryCode) {
   }
 }
 
+/// Kernels encoding 512 f32 values into each format (stored packed).
+std::string encodeKernels() {
+  std::string text;
+  for (size_t f = 0; f < std::size(kCodeFormats); ++f) {
+    const CodeFormat &fmt = kCodeFormats[f];
+    std::string t = fmt.mlirType, u = fmt.isUnsigned ? " {dst_unsigned}" : "";
+    text +=
+        "func.func @encode" + std::to_string(f) +
+        "(%x: !tile.ptr<f32>, %h: !tile.ptr<f16>, %q: !tile.ptr<" + t +
+        ">, %r: !tile.ptr<" + t +
+        ">) attributes {tile.kernel} {\n"
+        "  %z = arith.constant 0 : i32\n"
+        "  %vx = tile.view %x() : !tile.ptr<f32> -> !tile.view<512xf32>\n"
+        "  %vh = tile.view %h() : !tile.ptr<f16> -> !tile.view<512xf16>\n"
+        "  %vq = tile.view %q() : !tile.ptr<" +
+        t + "> -> !tile.view<512x" + t +
+        ">\n"
+        "  %vr = tile.view %r() : !tile.ptr<" +
+        t + "> -> !tile.view<512x" + t +
+        ">\n"
+        "  %t = tile.load %vx[%z] : !tile.view<512xf32> -> tensor<512xf32>\n"
+        "  %c = tile.cast %t" +
+        u + " : tensor<512xf32> -> tensor<512x" + t +
+        ">\n"
+        "  tile.store %vq[%z], %c : !tile.view<512x" +
+        t + ">, tensor<512x" + t +
+        ">\n"
+        "  %th = tile.load %vh[%z] : !tile.view<512xf16> -> tensor<512xf16>\n"
+        "  %d = tile.cast %th" +
+        u + " : tensor<512xf16> -> tensor<512x" + t +
+        ">\n"
+        "  tile.store %vr[%z], %d : !tile.view<512x" +
+        t + ">, tensor<512x" + t +
+        ">\n"
+        "  return\n}\n";
+  }
+  return text;
+}
+
+TEST(HostNumerics, EncodeMatchesNumerics) {
+  auto exe = HostExecutable::createFromSource(encodeKernels());
+  ASSERT_TRUE(bool(exe)) << llvm::toString(exe.takeError());
+  // Values around every scale the formats have, ties, specials.
+  std::vector<float> x = randomFloats(512, 97);
+  std::mt19937 gen(101);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = std::ldexp(x[i], int(gen() % 40) - 20);
+  const float specials[] = {
+      0.0f,   -0.0f,  INFINITY, -INFINITY, NAN,      -NAN,     1e6f,  -1e6f,
+      448.0f, 464.0f, 480.0f,   500.0f,    57344.0f, 61440.0f, 0.5f,  1.5f,
+      2.5f,   -2.5f,  3.0f,     6.0f,      7.5f,     -100.0f,  1e-3f, -1e-3f,
+      1e-30f, 3e38f,  0.25f,    0.75f,     0.0625f,  0.09375f};
+  std::copy(std::begin(specials), std::end(specials), x.begin());
+  // Exact ties of the small formats: k + 1/2 quanta at several scales.
+  for (int i = 0; i < 64; ++i)
+    x[64 + i] = std::ldexp(float(2 * (i % 16) + 1), int(i / 16) - 6) *
+                (i % 2 ? -1.0f : 1.0f);
+  std::vector<uint16_t> h(512);
+  for (size_t i = 0; i < h.size(); ++i)
+    h[i] = uint16_t(tile_num_convert(
+        [&] {
+          uint32_t bits;
+          std::memcpy(&bits, &x[i], 4);
+          return bits;
+        }(),
+        tile_num_format_id("f32"), tile_num_format_id("f16")));
+  uint32_t f32Id = tile_num_format_id("f32"), f16Id = tile_num_format_id("f16");
+  for (size_t f = 0; f < std::size(kCodeFormats); ++f) {
+    const CodeFormat &fmt = kCodeFormats[f];
+    uint32_t id = tile_num_format_id(fmt.name);
+    auto entry = (*exe)->lookup("encode" + std::to_string(f));
+    ASSERT_TRUE(bool(entry)) << llvm::toString(entry.takeError());
+    std::vector<uint8_t> q((512 * fmt.bits + 7) / 8, 0xA5),
+        r((512 * fmt.bits + 7) / 8, 0xA5);
+    float *px = x.data();
+    uint16_t *ph = h.data();
+    uint8_t *pq = q.data(), *pr = r.data();
+    void *args[] = {&px, &ph, &pq, &pr};
+    ASSERT_FALSE(bool(runGrid(*entry, args, {1, 1, 1})));
+    for (uint32_t i = 0; i < 512; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, &x[i], 4);
+      ASSERT_EQ(unpackBits(q, i, fmt.bits), tile_num_convert(bits, f32Id, id))
+          << fmt.name << " x=" << x[i];
+      ASSERT_EQ(unpackBits(r, i, fmt.bits), tile_num_convert(h[i], f16Id, id))
+          << fmt.name << " f16 x=" << f16Value(h[i]);
+    }
+  }
+}
+
 const char *kRounding = R"mlir(
 func.func @round(%x: !tile.ptr<f32>, %h: !tile.ptr<f16>, %b: !tile.ptr<bf16>,
                  %q: !tile.ptr<f8E5M2>, %i: !tile.ptr<i32>, %s: !tile.ptr<i4>,
-                 %u: !tile.ptr<i4>, %w: !tile.ptr<f16>, %n: i32)
+                 %u: !tile.ptr<i4>, %w: !tile.ptr<f16>, %g: !tile.ptr<f32>,
+                 %n: i32)
     attributes {tile.kernel, tile.grid = ["cdiv(N, 128)", "1", "1"]} {
   %pid = tile.program_id x : i32
   %c128 = arith.constant 128 : i32
@@ -922,6 +1013,11 @@ func.func @round(%x: !tile.ptr<f32>, %h: !tile.ptr<f16>, %b: !tile.ptr<bf16>,
   tile.store %vs[%o], %ts : !tile.view<?xi4>, tensor<128xi4>
   tile.store %vu[%o], %tu : !tile.view<?xi4>, tensor<128xi4>
   tile.store %vw[%o], %tw : !tile.view<?xf16>, tensor<128xf16>
+  %big = arith.constant dense<16777217> : tensor<128xi32>
+  %tj = arith.addi %ti, %big : tensor<128xi32>
+  %tg = tile.cast %tj : tensor<128xi32> -> tensor<128xf32>
+  %vg = tile.view %g(%n) : !tile.ptr<f32> -> !tile.view<?xf32>
+  tile.store %vg[%o], %tg : !tile.view<?xf32>, tensor<128xf32>
   return
 }
 )mlir";
@@ -951,7 +1047,9 @@ TEST(HostNumerics, RoundingMatchesNumerics) {
   uint8_t *pq = q.data(), *ps = s.data(), *pu = u.data();
   int32_t *pi = iv.data();
   int32_t dn = int32_t(n);
-  void *args[] = {&px, &ph, &pb, &pq, &pi, &ps, &pu, &pw, &dn};
+  std::vector<float> g(n);
+  float *pg = g.data();
+  void *args[] = {&px, &ph, &pb, &pq, &pi, &ps, &pu, &pw, &pg, &dn};
   ASSERT_TRUE(run(kernel, args, {cdiv(n, 128), 1, 1}));
   uint32_t f32 = tile_num_format_id("f32"), f16 = tile_num_format_id("f16"),
            bf16 = tile_num_format_id("bf16"),
@@ -970,6 +1068,11 @@ TEST(HostNumerics, RoundingMatchesNumerics) {
     ASSERT_EQ(unpackBits(u, k, 4), tile_num_convert(icode, i32, u4))
         << "i=" << iv[k];
     ASSERT_EQ(w[k], tile_num_convert(icode, i32, f16)) << "i=" << iv[k];
+    uint32_t shifted = icode + 16777217u; // wraps like arith.addi
+    uint32_t gbits;
+    std::memcpy(&gbits, &g[k], 4);
+    ASSERT_EQ(gbits, tile_num_convert(shifted, i32, f32))
+        << "i=" << int32_t(shifted);
   }
 }
 

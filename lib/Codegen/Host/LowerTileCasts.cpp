@@ -16,8 +16,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -232,6 +236,135 @@ static Value clampInteger(OpBuilder &b, Location loc, Value value,
   return arith::TruncIOp::create(b, loc, dst, clamped);
 }
 
+/// f32 with value 2^k (k an i32 in [-126, 127]).
+static Value pow2(OpBuilder &b, Location loc, Value k) {
+  Value biased = arith::AddIOp::create(b, loc, k, i32Const(b, loc, 127));
+  return f32Bits(b, loc,
+                 arith::ShLIOp::create(b, loc, biased, i32Const(b, loc, 23)));
+}
+
+/// Encodes f32 \p value into a small float (not e8m0) as lib/Numerics does:
+/// round to nearest even (ties to the larger magnitude when there are no
+/// mantissa bits), saturate finite values to +-max, +-inf to +-inf where the
+/// format has it (else +-max), NaN to the format's quiet NaN with the
+/// input's sign (+0 for finite-only formats), -0 for negative values that
+/// round to zero.
+static Value encodeSmallFloat(OpBuilder &b, Location loc, Value value,
+                              const SmallFloatInfo &info, unsigned width) {
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto c = [&](int64_t v) { return i32Const(b, loc, uint32_t(v)); };
+  unsigned e = info.expBits, m = info.manBits;
+  int bias = (1 << (e - 1)) - 1;
+  // The largest finite code and value.
+  uint32_t maxCode;
+  switch (info.specials) {
+  case SmallFloatInfo::NaNOnly: // S.1111.110
+    maxCode = ((1u << (e + m)) - 1) - 1;
+    break;
+  case SmallFloatInfo::Ieee: // S.11110.11
+    maxCode = (((1u << e) - 2) << m) | ((1u << m) - 1);
+    break;
+  default:
+    maxCode = (1u << (e + m)) - 1;
+    break;
+  }
+  int maxExp = int(maxCode >> m) - bias;
+  double maxValue =
+      std::ldexp(double((1u << m) | (maxCode & ((1u << m) - 1))), maxExp - m);
+
+  Value bits = arith::BitcastOp::create(b, loc, i32, value);
+  Value signBit = arith::ShRUIOp::create(b, loc, bits, c(31));
+  signBit = arith::ShLIOp::create(b, loc, signBit, c(e + m));
+  Value magnitude = math::AbsFOp::create(b, loc, value);
+  // Quantum exponent: the input's exponent, at least the smallest normal
+  // exponent of the format, minus the mantissa bits.
+  Value inputExp = arith::ShRUIOp::create(b, loc, bits, c(23));
+  inputExp = arith::AndIOp::create(b, loc, inputExp, c(0xFF));
+  inputExp = arith::SubIOp::create(b, loc, inputExp, c(127));
+  Value quantumExp = arith::MaxSIOp::create(b, loc, inputExp, c(1 - bias));
+  quantumExp = arith::MinSIOp::create(b, loc, quantumExp, c(maxExp + 1));
+  quantumExp = arith::SubIOp::create(b, loc, quantumExp, c(m));
+  Value scaled = arith::MulFOp::create(
+      b, loc, magnitude,
+      pow2(b, loc, arith::SubIOp::create(b, loc, c(0), quantumExp)));
+  Value k = math::RoundEvenOp::create(b, loc, scaled);
+  // Huge inputs (saturated below) must not overflow the conversion.
+  k = arith::MinimumFOp::create(
+      b, loc, k,
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, double(4u << m))));
+  // code = ((quantumExp + m + bias) << m) + k - 2^m; the carry of k into
+  // the exponent and subnormals (quantumExp + m + bias == 1) fall out.
+  Value kInt = arith::FPToUIOp::create(b, loc, i32, k);
+  Value code = arith::AddIOp::create(b, loc, quantumExp, c(m + bias));
+  code = arith::ShLIOp::create(b, loc, code, c(m));
+  code = arith::AddIOp::create(b, loc, code, kInt);
+  code = arith::SubIOp::create(b, loc, code, c(1 << m));
+  // Saturation: the rounded value exceeds the largest finite one.
+  Value rounded = arith::MulFOp::create(b, loc, k, pow2(b, loc, quantumExp));
+  Value maxF = arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, maxValue));
+  Value tooBig =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, rounded, maxF);
+  code = arith::SelectOp::create(b, loc, tooBig, c(maxCode), code);
+  Value isInf = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, magnitude,
+      arith::ConstantOp::create(
+          b, loc,
+          b.getFloatAttr(f32, std::numeric_limits<double>::infinity())));
+  if (info.specials == SmallFloatInfo::Ieee)
+    code =
+        arith::SelectOp::create(b, loc, isInf, c(((1u << e) - 1) << m), code);
+  else
+    code = arith::SelectOp::create(b, loc, isInf, c(maxCode), code);
+  code = arith::OrIOp::create(b, loc, code, signBit);
+  Value isNaN =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, value, value);
+  Value nanCode;
+  if (info.specials == SmallFloatInfo::NaNOnly)
+    nanCode = arith::OrIOp::create(b, loc, signBit, c((1u << (e + m)) - 1));
+  else if (info.specials == SmallFloatInfo::Ieee)
+    nanCode = arith::OrIOp::create(b, loc, signBit,
+                                   c((((1u << e) - 1) << m) | (1u << (m - 1))));
+  else
+    nanCode = c(0);
+  code = arith::SelectOp::create(b, loc, isNaN, nanCode, code);
+  return arith::TruncIOp::create(b, loc, b.getIntegerType(width), code);
+}
+
+/// Encodes f32 \p value into an integer of \p type as lib/Numerics does:
+/// round to nearest even, clamp to the range, NaN to 0.
+static Value encodeInteger(OpBuilder &b, Location loc, Value value,
+                           IntegerType type, bool isUnsigned) {
+  Type f32 = b.getF32Type(), i64 = b.getI64Type();
+  unsigned w = type.getWidth();
+  int64_t lo = isUnsigned ? 0 : -(int64_t(1) << (w - 1));
+  int64_t hi = isUnsigned ? (int64_t(1) << w) - 1 : (int64_t(1) << (w - 1)) - 1;
+  auto f = [&](double v) {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, v))
+        .getResult();
+  };
+  auto i = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+  };
+  Value r = math::RoundEvenOp::create(b, loc, value);
+  // hi + 1 and lo are powers of two (or 0): exact in f32.
+  Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, r,
+                                      f(double(hi) + 1.0));
+  Value below =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, f(lo));
+  Value isNaN =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, value, value);
+  // In range now (NaN, above and below are replaced below).
+  Value safe = arith::SelectOp::create(
+      b, loc,
+      arith::OrIOp::create(b, loc, isNaN,
+                           arith::OrIOp::create(b, loc, above, below)),
+      f(0.0), r);
+  Value result = arith::FPToSIOp::create(b, loc, i64, safe);
+  result = arith::SelectOp::create(b, loc, above, i(hi), result);
+  result = arith::SelectOp::create(b, loc, below, i(lo), result);
+  return arith::TruncIOp::create(b, loc, type, result);
+}
+
 Value host::emitScalarCast(OpBuilder &b, Location loc, Value value,
                            Type srcType, Type dstType, bool srcUnsigned,
                            bool dstUnsigned) {
@@ -250,6 +383,12 @@ Value host::emitScalarCast(OpBuilder &b, Location loc, Value value,
     return clampInteger(b, loc, value, srcInt, srcUnsigned, dstInt,
                         dstUnsigned);
   }
+  // Integers to f32: one rounding (to nearest even), as in lib/Numerics.
+  if (srcInt && dstType.isF32()) {
+    if (srcUnsigned)
+      return arith::UIToFPOp::create(b, loc, dstType, value);
+    return arith::SIToFPOp::create(b, loc, dstType, value);
+  }
   // To f32 / f16 / bf16 from any type whose values f32 holds exactly: one
   // rounding at most, the same as lib/Numerics.
   if (dstType.isF32() || dstType.isF16() || dstType.isBF16()) {
@@ -257,8 +396,19 @@ Value host::emitScalarCast(OpBuilder &b, Location loc, Value value,
       return dstType.isF32() ? exact : roundF32ToHalf(b, loc, exact, dstType);
   }
 
-  // Everything else (encoding into small floats and integers, wide
-  // integers to floats): lib/Numerics' C ABI.
+  // From f32 / f16 / bf16 (exact in f32) into integers and small floats.
+  if (srcType.isF32() || srcType.isF16() || srcType.isBF16()) {
+    Value exact = decodeToF32(b, loc, value, srcType, srcUnsigned);
+    if (dstInt)
+      return encodeInteger(b, loc, exact, dstInt, dstUnsigned);
+    std::optional<SmallFloatInfo> info = getSmallFloatInfo(dstType);
+    if (info && info->specials != SmallFloatInfo::E8M0)
+      return encodeSmallFloat(b, loc, exact, *info,
+                              getElementBitWidth(dstType));
+  }
+
+  // Everything else (e8m0, small float to small float, wide integers to
+  // f16 / bf16): lib/Numerics' C ABI.
   uint32_t fromId = *getFormatId(srcType, srcUnsigned);
   uint32_t toId = *getFormatId(dstType, dstUnsigned);
   Type i32 = b.getI32Type();

@@ -63,16 +63,15 @@ func.func @sub_byte(%p: !tile.ptr<i4>, %q: !tile.ptr<i3>, %n: i32) {
 
 // -----
 
-// Small floats are stored as integers of their width. Exact conversions are
-// plain arith (the f8E4M3FN decode builds the f32 from the code's fields);
-// encoding into a small float calls lib/Numerics (f32 = 0x17082006,
-// f8e4m3 = 0x03040802).
-// CHECK-DAG: #[[ID:.*]] = affine_map<(d0) -> (d0)>
+// Small floats are stored as integers of their width. Casts are plain arith
+// where that is provably lib/Numerics' result (the f8E4M3FN decode builds
+// the f32 from the code's fields, the encode rounds with math.roundeven);
+// e8m0 encoding calls lib/Numerics (f32 = 0x17082006, e8m0 = 0x00080803).
 // CHECK: func.func private @tile_num_convert(i32, i32, i32) -> i32
 // CHECK-LABEL: func.func @casts
-// CHECK-SAME: (%{{.*}}: tensor<8xi8>, %{{.*}}: tensor<8xf16>, %{{.*}}: tensor<8xi4>) -> (tensor<8xf32>, tensor<8xi8>, tensor<8xi32>, tensor<8x2xi4>)
+// CHECK-SAME: (%{{.*}}: tensor<8xi8>, %{{.*}}: tensor<8xf16>, %{{.*}}: tensor<8xi4>) -> (tensor<8xf32>, tensor<8xi8>, tensor<8xi32>, tensor<8x2xi4>, tensor<8xi8>)
 // CHECK-DAG: %[[F32:.*]] = arith.constant 386408454 : i32
-// CHECK-DAG: %[[E4M3:.*]] = arith.constant 50595842 : i32
+// CHECK-DAG: %[[E8M0:.*]] = arith.constant 526339 : i32
 // CHECK: linalg.generic
 // CHECK: arith.uitofp
 // CHECK: arith.mulf
@@ -80,15 +79,18 @@ func.func @sub_byte(%p: !tile.ptr<i4>, %q: !tile.ptr<i3>, %n: i32) {
 // CHECK: linalg.generic
 // CHECK: arith.extf %{{.*}} : f16 to f32
 // CHECK: linalg.generic
-// CHECK: func.call @tile_num_convert(%{{.*}}, %[[F32]], %[[E4M3]])
+// CHECK: math.roundeven
+// CHECK: arith.trunci %{{.*}} : i32 to i8
 // CHECK: linalg.generic
 // CHECK: arith.extui %{{.*}} : i4 to i32
 // CHECK: linalg.generic
 // CHECK: linalg.index 1
 // CHECK: tensor.extract
 // CHECK: arith.trunci %{{.*}} : i64 to i4
+// CHECK: linalg.generic
+// CHECK: func.call @tile_num_convert(%{{.*}}, %[[F32]], %[[E8M0]])
 func.func @casts(%a: tensor<8xf8E4M3FN>, %h: tensor<8xf16>, %u: tensor<8xi4>)
-    -> (tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<8x2xi4>) {
+    -> (tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<8x2xi4>, tensor<8xf8E8M0FNU>) {
   %f = tile.cast %a : tensor<8xf8E4M3FN> -> tensor<8xf32>
   %g = tile.cast %h : tensor<8xf16> -> tensor<8xf32>
   %e = tile.cast %g : tensor<8xf32> -> tensor<8xf8E4M3FN>
@@ -97,7 +99,8 @@ func.func @casts(%a: tensor<8xf8E4M3FN>, %h: tensor<8xf16>, %u: tensor<8xi4>)
   %b = tile.bitcast %a : tensor<8xf8E4M3FN> -> tensor<8xi8>
   %s = tile.reshape %b : tensor<8xi8> -> tensor<8x1xi8>
   %n = tile.bitcast %s : tensor<8x1xi8> -> tensor<8x2xi4>
-  return %f, %e, %w, %n : tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<8x2xi4>
+  %s8 = tile.cast %g : tensor<8xf32> -> tensor<8xf8E8M0FNU>
+  return %f, %e, %w, %n, %s8 : tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<8x2xi4>, tensor<8xf8E8M0FNU>
 }
 
 // -----

@@ -9,7 +9,6 @@
 
 // CHECK-DAG: llvm.func @free(!llvm.ptr)
 // CHECK-DAG: llvm.func @malloc(i64) -> !llvm.ptr
-// CHECK-DAG: llvm.func @tile_num_convert(i32, i32, i32) -> i32
 // CHECK-LABEL: llvm.func @vadd(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK: llvm.call @__tile_host_impl_vadd
 // CHECK-LABEL: llvm.func internal @__tile_host_impl_vadd
@@ -24,7 +23,7 @@
 // CHECK: llvm.call @free
 // CHECK-LABEL: llvm.func @f8_roundtrip(
 // CHECK-LABEL: llvm.func internal @__tile_host_impl_f8_roundtrip
-// CHECK: llvm.call @tile_num_convert
+// CHECK: llvm.intr.roundeven
 // CHECK: llvm.store %{{.*}}, %{{.*}} : i8, !llvm.ptr
 
 func.func @vadd(%x: !tile.ptr<f32> {tile.name = "x", tile.dtype = "f32", tile.shape = ["N"]},
