@@ -17,6 +17,9 @@
 #ifdef TILE_HAVE_CODEGEN_NVIDIA
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
 #endif
+#ifdef TILE_HAVE_CODEGEN_AMD
+#include "tile/Codegen/AMD/AMDCodegen.h"
+#endif
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -39,6 +42,9 @@ void tile::registerAllDialects(mlir::DialectRegistry &registry) {
 #ifdef TILE_HAVE_CODEGEN_NVIDIA
   tile::nvidia::registerNVIDIACodegenDialects(registry);
 #endif
+#ifdef TILE_HAVE_CODEGEN_AMD
+  tile::amd::registerAMDCodegenDialects(registry);
+#endif
 }
 
 void tile::registerAllPasses() {
@@ -52,5 +58,8 @@ void tile::registerAllPasses() {
 #endif
 #ifdef TILE_HAVE_CODEGEN_NVIDIA
   tile::nvidia::registerNVIDIACodegenPasses();
+#endif
+#ifdef TILE_HAVE_CODEGEN_AMD
+  tile::amd::registerAMDCodegenPasses();
 #endif
 }
