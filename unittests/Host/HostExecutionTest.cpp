@@ -891,6 +891,80 @@ TEST(HostNumerics, DecodeMatchesNumericsForEveryCode) {
   }
 }
 
+/// Kernels converting every code of each format into a small float and
+/// integers (decode + one rounding).
+std::string crossKernels() {
+  std::string text;
+  for (size_t f = 0; f < std::size(kCodeFormats); ++f) {
+    const CodeFormat &fmt = kCodeFormats[f];
+    std::string t = fmt.mlirType, u = fmt.isUnsigned ? "src_unsigned" : "";
+    auto attrs = [&](const char *extra) {
+      std::string list = u;
+      if (*extra)
+        list += (list.empty() ? "" : ", ") + std::string(extra);
+      return list.empty() ? std::string() : " {" + list + "}";
+    };
+    text += "func.func @cross" + std::to_string(f) + "(%x: !tile.ptr<" + t +
+            ">, %a: !tile.ptr<f4E2M1FN>, %b: !tile.ptr<i4>, %c: "
+            "!tile.ptr<i8>) attributes {tile.kernel} {\n"
+            "  %z = arith.constant 0 : i32\n"
+            "  %vx = tile.view %x() : !tile.ptr<" +
+            t + "> -> !tile.view<256x" + t +
+            ">\n"
+            "  %va = tile.view %a() : !tile.ptr<f4E2M1FN> -> "
+            "!tile.view<256xf4E2M1FN>\n"
+            "  %vb = tile.view %b() : !tile.ptr<i4> -> !tile.view<256xi4>\n"
+            "  %vc = tile.view %c() : !tile.ptr<i8> -> !tile.view<256xi8>\n"
+            "  %t = tile.load %vx[%z] : !tile.view<256x" +
+            t + "> -> tensor<256x" + t +
+            ">\n"
+            "  %ta = tile.cast %t" +
+            attrs("") + " : tensor<256x" + t +
+            "> -> tensor<256xf4E2M1FN>\n"
+            "  %tb = tile.cast %t" +
+            attrs("") + " : tensor<256x" + t +
+            "> -> tensor<256xi4>\n"
+            "  %tc = tile.cast %t" +
+            attrs("dst_unsigned") + " : tensor<256x" + t +
+            "> -> tensor<256xi8>\n"
+            "  tile.store %va[%z], %ta : !tile.view<256xf4E2M1FN>, "
+            "tensor<256xf4E2M1FN>\n"
+            "  tile.store %vb[%z], %tb : !tile.view<256xi4>, tensor<256xi4>\n"
+            "  tile.store %vc[%z], %tc : !tile.view<256xi8>, tensor<256xi8>\n"
+            "  return\n}\n";
+  }
+  return text;
+}
+
+TEST(HostNumerics, ConversionsBetweenFormatsMatchNumerics) {
+  auto exe = HostExecutable::createFromSource(crossKernels());
+  ASSERT_TRUE(bool(exe)) << llvm::toString(exe.takeError());
+  uint32_t e2m1 = tile_num_format_id("f4e2m1"), i4 = tile_num_format_id("i4"),
+           u8 = tile_num_format_id("u8");
+  for (size_t f = 0; f < std::size(kCodeFormats); ++f) {
+    const CodeFormat &fmt = kCodeFormats[f];
+    uint32_t id = tile_num_format_id(fmt.name);
+    auto entry = (*exe)->lookup("cross" + std::to_string(f));
+    ASSERT_TRUE(bool(entry)) << llvm::toString(entry.takeError());
+    std::vector<uint8_t> packed((256 * fmt.bits + 7) / 8, 0);
+    for (uint32_t i = 0; i < 256; ++i)
+      packBits(packed, i, fmt.bits, i & ((1u << fmt.bits) - 1));
+    std::vector<uint8_t> a(128, 0xA5), b(128, 0xA5), c(256, 0xA5);
+    uint8_t *px = packed.data(), *pa = a.data(), *pb = b.data(), *pc = c.data();
+    void *args[] = {&px, &pa, &pb, &pc};
+    ASSERT_FALSE(bool(runGrid(*entry, args, {1, 1, 1})));
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t code = i & ((1u << fmt.bits) - 1);
+      ASSERT_EQ(unpackBits(a, i, 4), tile_num_convert(code, id, e2m1))
+          << fmt.name << " code " << code << " -> f4e2m1";
+      ASSERT_EQ(unpackBits(b, i, 4), tile_num_convert(code, id, i4))
+          << fmt.name << " code " << code << " -> i4";
+      ASSERT_EQ(uint32_t(c[i]), tile_num_convert(code, id, u8))
+          << fmt.name << " code " << code << " -> u8";
+    }
+  }
+}
+
 /// Kernels encoding 512 f32 values into each format (stored packed).
 std::string encodeKernels() {
   std::string text;

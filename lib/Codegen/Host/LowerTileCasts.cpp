@@ -396,9 +396,9 @@ Value host::emitScalarCast(OpBuilder &b, Location loc, Value value,
       return dstType.isF32() ? exact : roundF32ToHalf(b, loc, exact, dstType);
   }
 
-  // From f32 / f16 / bf16 (exact in f32) into integers and small floats.
-  if (srcType.isF32() || srcType.isF16() || srcType.isBF16()) {
-    Value exact = decodeToF32(b, loc, value, srcType, srcUnsigned);
+  // From any type f32 holds exactly (small floats, f16, bf16, integers up
+  // to 24 bits) into integers and small floats: exact decode, one rounding.
+  if (Value exact = decodeToF32(b, loc, value, srcType, srcUnsigned)) {
     if (dstInt)
       return encodeInteger(b, loc, exact, dstInt, dstUnsigned);
     std::optional<SmallFloatInfo> info = getSmallFloatInfo(dstType);
@@ -407,8 +407,8 @@ Value host::emitScalarCast(OpBuilder &b, Location loc, Value value,
                               getElementBitWidth(dstType));
   }
 
-  // Everything else (e8m0, small float to small float, wide integers to
-  // f16 / bf16): lib/Numerics' C ABI.
+  // Everything else (encoding e8m0, wide integers to f16 / bf16):
+  // lib/Numerics' C ABI.
   uint32_t fromId = *getFormatId(srcType, srcUnsigned);
   uint32_t toId = *getFormatId(dstType, dstUnsigned);
   Type i32 = b.getI32Type();
