@@ -1269,7 +1269,12 @@ TEST(HostExecution, SharedObjectRunsThroughDlopen) {
                                                  "ELF"));
 
   llvm::Error linked = emitHostSharedObject(*module, library);
-  ASSERT_FALSE(bool(linked)) << llvm::toString(std::move(linked));
+  if (linked) {
+    std::string message = llvm::toString(std::move(linked));
+    if (message.find("ld.lld not found") != std::string::npos)
+      GTEST_SKIP() << message;
+    FAIL() << message;
+  }
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(handle, nullptr) << dlerror();
   auto entry = reinterpret_cast<KernelEntry>(dlsym(handle, "vadd"));
