@@ -39,8 +39,8 @@ static llvm::Expected<unsigned> getUnsigned(llvm::msgpack::MapDocNode &kernel,
   default:
     break;
   }
-  return makeError("code-object metadata of kernel '" + kernelName + "': " +
-                   key + " is not a non-negative integer");
+  return makeError("code-object metadata of kernel '" + kernelName +
+                   "': " + key + " is not a non-negative integer");
 }
 
 llvm::Expected<std::vector<KernelResources>>
@@ -111,8 +111,8 @@ std::string formatResources(const std::vector<KernelResources> &kernels) {
   std::string text;
   llvm::raw_string_ostream os(text);
   for (const KernelResources &k : kernels) {
-    os << k.name << ": VGPRs " << k.vgprs << ", AGPRs " << k.agprs
-       << ", SGPRs " << k.sgprs << ", LDS " << k.ldsBytes << " bytes, scratch "
+    os << k.name << ": VGPRs " << k.vgprs << ", AGPRs " << k.agprs << ", SGPRs "
+       << k.sgprs << ", LDS " << k.ldsBytes << " bytes, scratch "
        << k.scratchBytes << " bytes";
     if (k.vgprSpills || k.sgprSpills)
       os << " (spills: " << k.vgprSpills << " VGPRs, " << k.sgprSpills

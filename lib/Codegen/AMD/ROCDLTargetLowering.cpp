@@ -118,8 +118,10 @@ gpu::MmaAtom makeAtom(unsigned m, unsigned n, unsigned k) {
 gpu::MmaAtom makePairedAtom(unsigned m, unsigned n, unsigned k) {
   gpu::MmaAtom atom;
   atom.m = m, atom.n = n, atom.k = 2 * k;
-  atom.a = DistributedLayout::local({1, 2}) * mfmaLayout(m, n, k, MmaOperand::A);
-  atom.b = DistributedLayout::local({2, 1}) * mfmaLayout(m, n, k, MmaOperand::B);
+  atom.a =
+      DistributedLayout::local({1, 2}) * mfmaLayout(m, n, k, MmaOperand::A);
+  atom.b =
+      DistributedLayout::local({2, 1}) * mfmaLayout(m, n, k, MmaOperand::B);
   atom.c = mfmaLayout(m, n, k, MmaOperand::C);
   return atom;
 }
@@ -154,11 +156,11 @@ public:
     axis = std::min(axis, 2u);
     MLIRContext *ctx = b.getContext();
     auto constPtr = LLVM::LLVMPointerType::get(ctx, 4);
-    Value packet = LLVM::CallIntrinsicOp::create(
-                       b, loc, constPtr,
-                       b.getStringAttr("llvm.amdgcn.dispatch.ptr"),
-                       ValueRange{})
-                       .getResult(0);
+    Value packet =
+        LLVM::CallIntrinsicOp::create(
+            b, loc, constPtr, b.getStringAttr("llvm.amdgcn.dispatch.ptr"),
+            ValueRange{})
+            .getResult(0);
     auto at = [&](int64_t byte) {
       return LLVM::GEPOp::create(b, loc, constPtr, b.getI8Type(), packet,
                                  ArrayRef<LLVM::GEPArg>{int32_t(byte)});
@@ -167,15 +169,15 @@ public:
                                     /*alignment=*/2, /*isVolatile=*/false,
                                     /*isNonTemporal=*/false,
                                     /*isInvariant=*/true);
-    Value grid = LLVM::LoadOp::create(b, loc, b.getI32Type(),
-                                      at(12 + 4 * axis), /*alignment=*/4,
+    Value grid = LLVM::LoadOp::create(b, loc, b.getI32Type(), at(12 + 4 * axis),
+                                      /*alignment=*/4,
                                       /*isVolatile=*/false,
                                       /*isNonTemporal=*/false,
                                       /*isInvariant=*/true);
     Value wg32 = LLVM::ZExtOp::create(b, loc, b.getI32Type(), wg);
     Value one = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1);
-    Value sum = LLVM::AddOp::create(
-        b, loc, grid, LLVM::SubOp::create(b, loc, wg32, one));
+    Value sum = LLVM::AddOp::create(b, loc, grid,
+                                    LLVM::SubOp::create(b, loc, wg32, one));
     return LLVM::UDivOp::create(b, loc, sum, wg32);
   }
 
@@ -216,13 +218,13 @@ public:
       return LLVM::BitcastOp::create(b, loc, type, out);
     }
     Type intType = b.getIntegerType(bits);
-    Value asInt = type == intType
-                      ? value
-                      : LLVM::BitcastOp::create(b, loc, intType, value)
-                            .getResult();
-    Value wide = bits == 32 ? asInt
-                            : LLVM::ZExtOp::create(b, loc, i32, asInt)
-                                  .getResult();
+    Value asInt =
+        type == intType
+            ? value
+            : LLVM::BitcastOp::create(b, loc, intType, value).getResult();
+    Value wide = bits == 32
+                     ? asInt
+                     : LLVM::ZExtOp::create(b, loc, i32, asInt).getResult();
     Value r = exchange(wide);
     if (bits != 32)
       r = LLVM::TruncOp::create(b, loc, intType, r);
@@ -263,8 +265,8 @@ public:
         return ROCDL::DsSwizzleOp::create(b, loc, i32, v, offset);
       }
       Value mask = LLVM::ConstantOp::create(b, loc, i32, int64_t(laneMask));
-      return bpermute(b, loc, v, LLVM::XOrOp::create(b, loc, laneId(b, loc),
-                                                     mask));
+      return bpermute(b, loc, v,
+                      LLVM::XOrOp::create(b, loc, laneId(b, loc), mask));
     });
   }
   Value shuffleIndex(OpBuilder &b, Location loc, Value value,
@@ -273,8 +275,7 @@ public:
                     [&](Value v) { return bpermute(b, loc, v, srcLane); });
   }
 
-  Value sharedMemoryBase(OpBuilder &b, Location loc,
-                         ModuleOp module) override {
+  Value sharedMemoryBase(OpBuilder &b, Location loc, ModuleOp module) override {
     auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
     if (!module.lookupSymbol(kLdsPlaceholder)) {
       OpBuilder mb(module.getBodyRegion());
@@ -334,10 +335,10 @@ public:
       if (!fn->hasAttr("tile.kernel"))
         continue;
       fn.walk([&](mlir::tile::DotOp dot) {
-        Type aElem = cast<RankedTensorType>(dot.getA().getType())
-                         .getElementType();
-        Type cElem = cast<RankedTensorType>(dot.getAcc().getType())
-                         .getElementType();
+        Type aElem =
+            cast<RankedTensorType>(dot.getA().getType()).getElementType();
+        Type cElem =
+            cast<RankedTensorType>(dot.getAcc().getType()).getElementType();
         Selection sel{aElem, cElem, std::nullopt};
         auto la = layoutOf(dot.getA()), lb = layoutOf(dot.getB()),
              lc = layoutOf(dot.getAcc());
@@ -381,16 +382,17 @@ public:
     auto vecType = VectorType::get({int64_t(slots.size())}, laneElem);
     Value v = LLVM::PoisonOp::create(b, loc, vecType);
     for (auto [i, s] : llvm::enumerate(slots)) {
-      Value x = bf16As16 ? LLVM::BitcastOp::create(b, loc, laneElem, s)
-                               .getResult()
-                         : s;
+      Value x = bf16As16
+                    ? LLVM::BitcastOp::create(b, loc, laneElem, s).getResult()
+                    : s;
       v = LLVM::InsertElementOp::create(
           b, loc, v, x, LLVM::ConstantOp::create(b, loc, i32, int64_t(i)));
     }
     if (elem.isInteger(8)) {
-      Type packed = slots.size() == 8
-                        ? Type(b.getI64Type())
-                        : Type(VectorType::get({int64_t(slots.size() / 4)}, i32));
+      Type packed =
+          slots.size() == 8
+              ? Type(b.getI64Type())
+              : Type(VectorType::get({int64_t(slots.size() / 4)}, i32));
       v = LLVM::BitcastOp::create(b, loc, packed, v);
     }
     return v;
@@ -435,8 +437,7 @@ public:
   }
 
   SmallVector<Value> mma(OpBuilder &b, Location loc, const gpu::MmaAtom &atom,
-                         ValueRange a, ValueRange bOp,
-                         ValueRange c) override {
+                         ValueRange a, ValueRange bOp, ValueRange c) override {
     Type elem = a[0].getType();
     std::optional<MfmaInstr> instr =
         selectInstr(atom, elem, info.hasMfmaGfx950);
@@ -445,7 +446,8 @@ public:
            "operand slots do not match the MFMA operand width");
     Type i32 = b.getI32Type();
     StringRef opName = instr->opName;
-    SmallVector<Value> aSlots(a.begin(), a.end()), bSlots(bOp.begin(), bOp.end());
+    SmallVector<Value> aSlots(a.begin(), a.end()),
+        bSlots(bOp.begin(), bOp.end());
     Value acc;
     // gfx950: the second of two chained single-K steps replaces the first
     // by one double-K instruction over both k-blocks. Slots [0, kPer) of A
@@ -509,8 +511,8 @@ public:
     Type i8 = b.getI8Type();
     for (unsigned i = 0; i < bytes; ++i) {
       Value idx = LLVM::ConstantOp::create(b, loc, i32, int64_t(i));
-      Value live = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, idx,
-                                        srcBytes);
+      Value live =
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, idx, srcBytes);
       auto ifOp = scf::IfOp::create(b, loc, TypeRange{i8}, live, true);
       {
         OpBuilder::InsertionGuard guard(b);

@@ -22,9 +22,9 @@ namespace tile::amd {
 /// A is M x K, B is K x N, C is M x N. The same lane structure holds for
 /// f16/bf16 (16x16x16, 32x32x8, gfx950 16x16x32, 32x32x16) and i8
 /// (16x16x32, 32x32x16, gfx950 16x16x64, 32x32x32).
-::tile::layout::DistributedLayout mfmaLayout(unsigned m, unsigned n,
-                                             unsigned k,
-                                             ::tile::layout::MmaOperand operand);
+::tile::layout::DistributedLayout
+mfmaLayout(unsigned m, unsigned n, unsigned k,
+           ::tile::layout::MmaOperand operand);
 
 /// The ROCDL TargetLowering with the MFMA selection the generic interface
 /// has no room for: a CDNA chip has several MFMA shapes per element type and
@@ -33,15 +33,16 @@ namespace tile::amd {
 class ROCDLLoweringBase : public gpu::TargetLowering {
 public:
   /// Every MFMA atom for these operand / accumulator types, preferred first.
-  virtual std::vector<gpu::MmaAtom>
-  candidateAtoms(mlir::Type operand, mlir::Type acc) const = 0;
+  virtual std::vector<gpu::MmaAtom> candidateAtoms(mlir::Type operand,
+                                                   mlir::Type acc) const = 0;
   /// Chooses, for every tile.dot of the kernels of `module`, the first
   /// candidate whose layouts divide the dot's; getMmaAtom then returns these
   /// in program order (the order the generic lowering asks in).
   virtual void selectMmaAtoms(mlir::ModuleOp module) = 0;
 };
 
-std::unique_ptr<ROCDLLoweringBase> createROCDLLowering(const TargetInfo &target);
+std::unique_ptr<ROCDLLoweringBase>
+createROCDLLowering(const TargetInfo &target);
 
 /// Removes the LDS placeholder global once every kernel has its own array.
 void eraseUnusedLdsPlaceholder(mlir::ModuleOp module);

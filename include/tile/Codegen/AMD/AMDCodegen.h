@@ -55,14 +55,14 @@ mlir::LogicalResult lowerToROCDL(mlir::ModuleOp module,
 /// prints from the HSACO).
 struct KernelResources {
   std::string name;
-  unsigned vgprs = 0;          ///< .vgpr_count (architected VGPRs)
-  unsigned agprs = 0;          ///< .agpr_count (accumulation VGPRs)
-  unsigned sgprs = 0;          ///< .sgpr_count
-  unsigned vgprSpills = 0;     ///< .vgpr_spill_count
-  unsigned sgprSpills = 0;     ///< .sgpr_spill_count
-  unsigned ldsBytes = 0;       ///< .group_segment_fixed_size
-  unsigned scratchBytes = 0;   ///< .private_segment_fixed_size
-  unsigned wavefrontSize = 0;  ///< .wavefront_size
+  unsigned vgprs = 0;            ///< .vgpr_count (architected VGPRs)
+  unsigned agprs = 0;            ///< .agpr_count (accumulation VGPRs)
+  unsigned sgprs = 0;            ///< .sgpr_count
+  unsigned vgprSpills = 0;       ///< .vgpr_spill_count
+  unsigned sgprSpills = 0;       ///< .sgpr_spill_count
+  unsigned ldsBytes = 0;         ///< .group_segment_fixed_size
+  unsigned scratchBytes = 0;     ///< .private_segment_fixed_size
+  unsigned wavefrontSize = 0;    ///< .wavefront_size
   unsigned maxWorkgroupSize = 0; ///< .max_flat_workgroup_size
   /// Whether the kernel spills registers or uses scratch memory at all.
   bool spills() const {
@@ -86,9 +86,9 @@ llvm::Expected<std::string> translateToAMDGCN(mlir::ModuleOp module,
 
 /// A linked code object and what the backend allocated for each kernel.
 struct HsacoResult {
-  std::string hsaco;                     ///< ELF shared object bytes
-  std::string assembly;                  ///< the AMDGCN it was built from
-  std::vector<KernelResources> kernels;  ///< one entry per kernel
+  std::string hsaco;                    ///< ELF shared object bytes
+  std::string assembly;                 ///< the AMDGCN it was built from
+  std::vector<KernelResources> kernels; ///< one entry per kernel
 };
 
 /// Compiles a module in the LLVM + ROCDL dialects to an HSACO code object:
