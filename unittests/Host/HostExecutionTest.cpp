@@ -1018,6 +1018,12 @@ TEST(HostNumerics, EncodeMatchesNumerics) {
       2.5f,   -2.5f,  3.0f,     6.0f,      7.5f,     -100.0f,  1e-3f, -1e-3f,
       1e-30f, 3e38f,  0.25f,    0.75f,     0.0625f,  0.09375f};
   std::copy(std::begin(specials), std::end(specials), x.begin());
+  // Around the smallest e8m0 scale 2^-127 (f32 subnormals) and e8m0 ties.
+  const uint32_t tinyBits[] = {0x00400000, 0x005FFFFF, 0x00600000, 0x00200000,
+                               0x00000001, 0x80400000, 0x7F400000, 0x7F3FFFFF,
+                               0x3FC00000, 0x3FBFFFFF, 0x7F7FFFFF};
+  for (size_t i = 0; i < std::size(tinyBits); ++i)
+    std::memcpy(&x[40 + i], &tinyBits[i], 4);
   // Exact ties of the small formats: k + 1/2 quanta at several scales.
   for (int i = 0; i < 64; ++i)
     x[64 + i] = std::ldexp(float(2 * (i % 16) + 1), int(i / 16) - 6) *

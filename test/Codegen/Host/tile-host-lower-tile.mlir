@@ -66,12 +66,13 @@ func.func @sub_byte(%p: !tile.ptr<i4>, %q: !tile.ptr<i3>, %n: i32) {
 // Small floats are stored as integers of their width. Casts are plain arith
 // where that is provably lib/Numerics' result (the f8E4M3FN decode builds
 // the f32 from the code's fields, the encode rounds with math.roundeven);
-// e8m0 encoding calls lib/Numerics (f32 = 0x17082006, e8m0 = 0x00080803).
+// e8m0 saturates with minui; wide integers to bf16 call lib/Numerics
+// (i32 = 0x00002001, bf16 = 0x07081005).
 // CHECK: func.func private @tile_num_convert(i32, i32, i32) -> i32
 // CHECK-LABEL: func.func @casts
-// CHECK-SAME: (%{{.*}}: tensor<8xi8>, %{{.*}}: tensor<8xf16>, %{{.*}}: tensor<8xi4>) -> (tensor<8xf32>, tensor<8xi8>, tensor<8xi32>, tensor<8x2xi4>, tensor<8xi8>)
-// CHECK-DAG: %[[F32:.*]] = arith.constant 386408454 : i32
-// CHECK-DAG: %[[E8M0:.*]] = arith.constant 526339 : i32
+// CHECK-SAME: (%{{.*}}: tensor<8xi8>, %{{.*}}: tensor<8xf16>, %{{.*}}: tensor<8xi4>, %{{.*}}: tensor<8xi32>) -> (tensor<8xf32>, tensor<8xi8>, tensor<8xi32>, tensor<8x2xi4>, tensor<8xi8>, tensor<8xbf16>)
+// CHECK-DAG: %[[I32:.*]] = arith.constant 8193 : i32
+// CHECK-DAG: %[[BF16:.*]] = arith.constant 117968901 : i32
 // CHECK: linalg.generic
 // CHECK: arith.uitofp
 // CHECK: arith.mulf
@@ -88,9 +89,11 @@ func.func @sub_byte(%p: !tile.ptr<i4>, %q: !tile.ptr<i3>, %n: i32) {
 // CHECK: tensor.extract
 // CHECK: arith.trunci %{{.*}} : i64 to i4
 // CHECK: linalg.generic
-// CHECK: func.call @tile_num_convert(%{{.*}}, %[[F32]], %[[E8M0]])
-func.func @casts(%a: tensor<8xf8E4M3FN>, %h: tensor<8xf16>, %u: tensor<8xi4>)
-    -> (tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<8x2xi4>, tensor<8xf8E8M0FNU>) {
+// CHECK: arith.minui
+// CHECK: linalg.generic
+// CHECK: func.call @tile_num_convert(%{{.*}}, %[[I32]], %[[BF16]])
+func.func @casts(%a: tensor<8xf8E4M3FN>, %h: tensor<8xf16>, %u: tensor<8xi4>, %i: tensor<8xi32>)
+    -> (tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<8x2xi4>, tensor<8xf8E8M0FNU>, tensor<8xbf16>) {
   %f = tile.cast %a : tensor<8xf8E4M3FN> -> tensor<8xf32>
   %g = tile.cast %h : tensor<8xf16> -> tensor<8xf32>
   %e = tile.cast %g : tensor<8xf32> -> tensor<8xf8E4M3FN>
@@ -100,7 +103,8 @@ func.func @casts(%a: tensor<8xf8E4M3FN>, %h: tensor<8xf16>, %u: tensor<8xi4>)
   %s = tile.reshape %b : tensor<8xi8> -> tensor<8x1xi8>
   %n = tile.bitcast %s : tensor<8x1xi8> -> tensor<8x2xi4>
   %s8 = tile.cast %g : tensor<8xf32> -> tensor<8xf8E8M0FNU>
-  return %f, %e, %w, %n, %s8 : tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<8x2xi4>, tensor<8xf8E8M0FNU>
+  %wb = tile.cast %i : tensor<8xi32> -> tensor<8xbf16>
+  return %f, %e, %w, %n, %s8, %wb : tensor<8xf32>, tensor<8xf8E4M3FN>, tensor<8xi32>, tensor<8x2xi4>, tensor<8xf8E8M0FNU>, tensor<8xbf16>
 }
 
 // -----
