@@ -220,11 +220,34 @@ FailureOr<Value> KernelLowering::castScalar(Operation *op, Value v,
     Value x = v;
     unsigned sw = srcType.getIntOrFloatBitWidth();
     unsigned dw = dstType.getIntOrFloatBitWidth();
-    if (sw < dw)
-      return arith::ExtFOp::create(b, loc, dstType, x).getResult();
-    if (sw == dw) // f16 <-> bf16
-      x = arith::ExtFOp::create(b, loc, f32, x);
-    return arith::TruncFOp::create(b, loc, dstType, x).getResult();
+    Value r;
+    if (sw < dw) {
+      r = arith::ExtFOp::create(b, loc, dstType, x);
+    } else {
+      if (sw == dw) // f16 <-> bf16
+        x = arith::ExtFOp::create(b, loc, f32, x);
+      r = arith::TruncFOp::create(b, loc, dstType, x);
+    }
+    // NaN becomes the destination's canonical quiet NaN with the input's
+    // sign (hardware conversions keep payloads).
+    Type srcInt = b.getIntegerType(sw), dstInt = b.getIntegerType(dw);
+    Value sign = arith::ShRUIOp::create(
+        b, loc, arith::BitcastOp::create(b, loc, srcInt, v),
+        constant(srcInt, sw - 1));
+    sign = sw < dw ? arith::ExtUIOp::create(b, loc, dstInt, sign).getResult()
+                   : sw > dw
+                         ? arith::TruncIOp::create(b, loc, dstInt, sign)
+                               .getResult()
+                         : sign;
+    Value nanBits = arith::OrIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, sign, constant(dstInt, dw - 1)),
+        constant(dstInt, to->nanCode()));
+    Value isNaN =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+    return arith::SelectOp::create(
+               b, loc, isNaN,
+               arith::BitcastOp::create(b, loc, dstType, nanBits), r)
+        .getResult();
   }
   // Narrow sources: one table lookup, exact by construction.
   if (from->bits() <= 8)

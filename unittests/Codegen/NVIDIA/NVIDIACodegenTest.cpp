@@ -1,0 +1,414 @@
+//===- NVIDIACodegenTest.cpp - NVIDIA code generator tests ----------------===//
+//
+// Part of tilec. Two kinds of tests:
+//  - the public API (translateToPTX) on a small kernel, for sm_80 and sm_90a,
+//    assembled with ptxas when it is installed;
+//  - the generic GPU lowering run on the CPU: a TargetLowering for a
+//    one-thread "warp" turns kernels into plain LLVM functions that the MLIR
+//    ExecutionEngine runs, so the load/store paths and every cast can be
+//    checked against lib/Numerics on all codes without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Codegen/Common/Serialize.h"
+#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Codegen/GPU/GPULowering.h"
+#include "tile/Codegen/GPU/TargetLowering.h"
+#include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Numerics/Format.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+using namespace mlir;
+namespace num = ::tile::numerics;
+
+namespace {
+
+std::unique_ptr<MLIRContext> makeContext() {
+  DialectRegistry registry;
+  registry.insert<mlir::tile::TileDialect, arith::ArithDialect,
+                  math::MathDialect, scf::SCFDialect, func::FuncDialect,
+                  cf::ControlFlowDialect, LLVM::LLVMDialect>();
+  ::tile::nvidia::registerNVIDIACodegenDialects(registry);
+  auto ctx = std::make_unique<MLIRContext>(registry);
+  ctx->loadAllAvailableDialects();
+  return ctx;
+}
+
+const char *kVectorAdd = R"mlir(
+#blk = #tile.layout<local(2) * spatial(128) * local(4)>
+func.func @vector_add(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %z: !tile.ptr<f32>, %N: i32)
+    attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %pid = tile.program_id x : i32
+  %c1024 = arith.constant 1024 : i32
+  %i0 = arith.muli %pid, %c1024 : i32
+  %vx = tile.view %x(%N) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %vy = tile.view %y(%N) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %vz = tile.view %z(%N) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %a = tile.load %vx[%i0] : !tile.view<?xf32> -> tensor<1024xf32, #blk>
+  %b = tile.load %vy[%i0] : !tile.view<?xf32> -> tensor<1024xf32, #blk>
+  %s = arith.addf %a, %b : tensor<1024xf32, #blk>
+  tile.store %vz[%i0], %s : !tile.view<?xf32>, tensor<1024xf32, #blk>
+  return
+}
+)mlir";
+
+TEST(NVIDIACodegen, VectorAddToPTXAndCubin) {
+  for (const char *name : {"sm_80", "sm_90a"}) {
+    auto ctx = makeContext();
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(kVectorAdd, ctx.get());
+    ASSERT_TRUE(module);
+    ::tile::TargetInfo target = *::tile::TargetInfo::lookup(name);
+    llvm::Expected<std::string> ptx =
+        ::tile::nvidia::translateToPTX(*module, target);
+    ASSERT_TRUE(bool(ptx)) << llvm::toString(ptx.takeError());
+    EXPECT_NE(ptx->find(".entry vector_add("), std::string::npos);
+    EXPECT_NE(ptx->find(".reqntid 128"), std::string::npos);
+    EXPECT_NE(ptx->find(std::string(".target ") + name), std::string::npos);
+    EXPECT_NE(ptx->find("ld.global.v4"), std::string::npos);
+    EXPECT_NE(ptx->find("st.global.v4"), std::string::npos);
+    if (!::tile::findTool("ptxas"))
+      continue;
+    auto cubin = ::tile::assemblePTX(*ptx, target);
+    ASSERT_TRUE(bool(cubin)) << llvm::toString(cubin.takeError());
+    EXPECT_FALSE(cubin->cubin.empty());
+    EXPECT_NE(cubin->report.find("0 bytes spill stores"), std::string::npos)
+        << cubin->report;
+  }
+}
+
+TEST(NVIDIACodegen, RejectsNonNVIDIATargetsAndUnpreparedKernels) {
+  auto ctx = makeContext();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kVectorAdd, ctx.get());
+  ASSERT_TRUE(module);
+  std::string messages;
+  ScopedDiagnosticHandler handler(ctx.get(), [&](Diagnostic &d) {
+    messages += d.str() + "\n";
+    return success();
+  });
+  auto wrong = ::tile::nvidia::translateToPTX(
+      *module, *::tile::TargetInfo::lookup("gfx942"));
+  EXPECT_FALSE(bool(wrong));
+  llvm::consumeError(wrong.takeError());
+  EXPECT_NE(messages.find("not an NVIDIA target"), std::string::npos);
+
+  const char *noLayout = R"mlir(
+func.func @k(%x: !tile.ptr<f32>, %N: i32)
+    attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %v = tile.view %x(%N) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %t = tile.load %v[%c0] : !tile.view<?xf32> -> tensor<128xf32>
+  return
+}
+)mlir";
+  OwningOpRef<ModuleOp> bad = parseSourceString<ModuleOp>(noLayout, ctx.get());
+  ASSERT_TRUE(bad);
+  messages.clear();
+  auto ptx = ::tile::nvidia::translateToPTX(
+      *bad, *::tile::TargetInfo::lookup("sm_90a"));
+  EXPECT_FALSE(bool(ptx));
+  llvm::consumeError(ptx.takeError());
+  EXPECT_NE(messages.find("run layout inference first"), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// The generic lowering on the CPU
+//===----------------------------------------------------------------------===//
+
+/// One thread per program, no shared memory hardware: enough for kernels
+/// without shared memory, reductions or matrix instructions.
+class CpuTargetLowering final : public ::tile::gpu::TargetLowering {
+public:
+  CpuTargetLowering() : info(*::tile::TargetInfo::lookup("host")) {}
+  const ::tile::TargetInfo &getTargetInfo() const override { return info; }
+  unsigned getGlobalAddressSpace() const override { return 0; }
+  unsigned getSharedAddressSpace() const override { return 0; }
+  Value threadId(OpBuilder &b, Location loc) override {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+  }
+  Value programId(OpBuilder &b, Location loc, unsigned) override {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+  }
+  Value numPrograms(OpBuilder &b, Location loc, unsigned) override {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+  }
+  void barrier(OpBuilder &, Location) override {}
+  Value shuffleXor(OpBuilder &, Location, Value v, unsigned) override {
+    return v;
+  }
+  Value shuffleIndex(OpBuilder &, Location, Value v, Value) override {
+    return v;
+  }
+  Value sharedMemoryBase(OpBuilder &b, Location loc, ModuleOp) override {
+    return LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+  }
+  std::optional<::tile::gpu::MmaAtom> getMmaAtom(Type, Type) const override {
+    return std::nullopt;
+  }
+  SmallVector<Value> mma(OpBuilder &, Location, const ::tile::gpu::MmaAtom &,
+                         ValueRange, ValueRange, ValueRange) override {
+    return {};
+  }
+  bool hasAsyncCopy() const override { return false; }
+  void asyncCopy(OpBuilder &, Location, Value, Value, unsigned,
+                 Value) override {}
+  void asyncCommitGroup(OpBuilder &, Location) override {}
+  void asyncWait(OpBuilder &, Location, unsigned) override {}
+  Value exp2(OpBuilder &b, Location loc, Value x) override {
+    return math::Exp2Op::create(b, loc, x);
+  }
+  Value log2(OpBuilder &b, Location loc, Value x) override {
+    return math::Log2Op::create(b, loc, x);
+  }
+  Value rsqrt(OpBuilder &b, Location loc, Value x) override {
+    return math::RsqrtOp::create(b, loc, x);
+  }
+  void markKernel(LLVM::LLVMFuncOp, unsigned) override {}
+
+private:
+  ::tile::TargetInfo info;
+};
+
+/// A lowered one-thread kernel `k(src, dst, n, off)` compiled for the CPU.
+struct CpuKernel {
+  std::unique_ptr<MLIRContext> ctx;
+  std::unique_ptr<ExecutionEngine> engine;
+  void (*fn)(void *, void *, int32_t, int32_t) = nullptr;
+};
+
+/// Builds `dst[off + i] = cast(src[off + i])` for a 64-element tile held by
+/// one thread (layout local(64)), `src`/`dst` of n elements.
+std::string castKernel(StringRef src, StringRef dst, StringRef attrs) {
+  return (llvm::Twine(R"mlir(
+#l = #tile.layout<local(64)>
+func.func @k(%s: !tile.ptr<)mlir") +
+          src + ">, %d: !tile.ptr<" + dst + R"mlir(>, %n: i32, %off: i32)
+    attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 1 : i32} {
+  %vs = tile.view %s(%n) : !tile.ptr<)mlir" +
+          src + "> -> !tile.view<?x" + src + R"mlir(>
+  %vd = tile.view %d(%n) : !tile.ptr<)mlir" +
+          dst + "> -> !tile.view<?x" + dst + R"mlir(>
+  %x = tile.load %vs[%off] : !tile.view<?x)mlir" +
+          src + "> -> tensor<64x" + src + R"mlir(, #l>
+  %y = tile.cast %x )mlir" +
+          attrs + " : tensor<64x" + src + ", #l> -> tensor<64x" + dst +
+          R"mlir(, #l>
+  tile.store %vd[%off], %y : !tile.view<?x)mlir" +
+          dst + ">, tensor<64x" + dst + R"mlir(, #l>
+  return
+}
+)mlir")
+      .str();
+}
+
+std::optional<CpuKernel> compileOnCpu(const std::string &source) {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  CpuKernel k;
+  k.ctx = makeContext();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, k.ctx.get());
+  if (!module)
+    return std::nullopt;
+  CpuTargetLowering target;
+  if (failed(::tile::gpu::lowerTileToLLVM(*module, target)))
+    return std::nullopt;
+  ExecutionEngineOptions options;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
+  auto engine = ExecutionEngine::create(*module, options);
+  if (!engine) {
+    llvm::errs() << llvm::toString(engine.takeError()) << "\n";
+    return std::nullopt;
+  }
+  k.engine = std::move(*engine);
+  auto fn = k.engine->lookup("k");
+  if (!fn) {
+    llvm::errs() << llvm::toString(fn.takeError()) << "\n";
+    return std::nullopt;
+  }
+  k.fn = reinterpret_cast<void (*)(void *, void *, int32_t, int32_t)>(*fn);
+  return k;
+}
+
+/// Reads element i of a dense LSB-first stream of `bits`-bit codes.
+uint32_t readCode(const std::vector<uint8_t> &bytes, int64_t i,
+                  unsigned bits) {
+  uint64_t word = 0;
+  int64_t bit = i * bits;
+  for (unsigned k = 0; k < 5 && (bit / 8 + k) < int64_t(bytes.size()); ++k)
+    word |= uint64_t(bytes[bit / 8 + k]) << (8 * k);
+  return uint32_t((word >> (bit % 8)) & ((uint64_t(1) << bits) - 1));
+}
+
+void writeCode(std::vector<uint8_t> &bytes, int64_t i, unsigned bits,
+               uint32_t code) {
+  for (unsigned k = 0; k < bits; ++k) {
+    int64_t bit = i * bits + k;
+    if ((code >> k) & 1)
+      bytes[bit / 8] |= uint8_t(1u << (bit % 8));
+    else
+      bytes[bit / 8] &= uint8_t(~(1u << (bit % 8)));
+  }
+}
+
+struct CastCase {
+  const char *srcType, *dstType, *attrs, *srcName, *dstName;
+};
+
+/// Runs the cast kernel on `codes` (n of them, n <= 256 so that the edge
+/// path runs when n < 256) and compares every output code with
+/// lib/Numerics' convert().
+void checkCast(const CastCase &c, const std::vector<uint32_t> &codes) {
+  SCOPED_TRACE(std::string(c.srcName) + " -> " + c.dstName);
+  auto from = num::parseFormat(c.srcName);
+  auto to = num::parseFormat(c.dstName);
+  ASSERT_TRUE(from.ok() && to.ok());
+  std::optional<CpuKernel> k =
+      compileOnCpu(castKernel(c.srcType, c.dstType, c.attrs));
+  ASSERT_TRUE(k.has_value());
+  int64_t n = codes.size();
+  std::vector<uint8_t> src((n * from->bits() + 7) / 8 + 8, 0);
+  std::vector<uint8_t> dst((n * to->bits() + 7) / 8 + 8, 0xA5);
+  std::vector<uint32_t> masked;
+  for (uint32_t code : codes)
+    masked.push_back(code & from->codeMask());
+  for (int64_t i = 0; i < n; ++i)
+    writeCode(src, i, from->bits(), masked[i]);
+  for (int32_t off = 0; off < n; off += 64)
+    k->fn(src.data(), dst.data(), int32_t(n), off);
+  int mismatches = 0;
+  for (int64_t i = 0; i < n && mismatches < 8; ++i) {
+    uint32_t want = num::convert(masked[i], *from, *to);
+    uint32_t got = readCode(dst, i, to->bits());
+    if (want != got) {
+      ++mismatches;
+      ADD_FAILURE() << "code 0x" << llvm::utohexstr(masked[i]) << ": want 0x"
+                    << llvm::utohexstr(want) << ", got 0x"
+                    << llvm::utohexstr(got);
+    }
+  }
+  // Bytes past the n elements are untouched (poisoned 0xA5).
+  int64_t usedBits = n * to->bits();
+  for (int64_t bit = usedBits; bit < int64_t(dst.size()) * 8; ++bit)
+    ASSERT_EQ((dst[bit / 8] >> (bit % 8)) & 1, (0xA5 >> (bit % 8)) & 1)
+        << "bit " << bit << " past the end was written";
+}
+
+TEST(GPULoweringOnCpu, NarrowSourcesAllCodes) {
+  // Every code of each narrow source (the full tile: the vector path; one
+  // element short: the per-element edge path).
+  const CastCase cases[] = {
+      {"i4", "f16", "{src_unsigned}", "u4", "f16"},
+      {"i4", "f16", "", "i4", "f16"},
+      {"i4", "bf16", "{src_unsigned}", "u4", "bf16"},
+      {"i4", "bf16", "", "i4", "bf16"},
+      {"i8", "f16", "{src_unsigned}", "u8", "f16"},
+      {"i8", "f16", "", "i8", "f16"},
+      {"i8", "bf16", "", "i8", "bf16"},
+      {"f8E4M3FN", "f16", "", "f8e4m3", "f16"},
+      {"f8E5M2", "f16", "", "f8e5m2", "f16"},
+      {"f8E4M3FN", "f32", "", "f8e4m3", "f32"},
+      {"f4E2M1FN", "bf16", "", "f4e2m1", "bf16"},
+      {"f6E3M2FN", "f16", "", "f6e3m2", "f16"},
+      {"!tile.float<e2m2>", "f32", "", "f5e2m2", "f32"},
+      {"i3", "f16", "{src_unsigned}", "u3", "f16"},
+      {"i8", "i4", "{dst_unsigned}", "i8", "u4"},
+      {"i4", "i8", "", "i4", "i8"},
+  };
+  for (const CastCase &c : cases) {
+    auto from = num::parseFormat(c.srcName);
+    ASSERT_TRUE(from.ok());
+    std::vector<uint32_t> codes;
+    for (int64_t i = 0; i < 256; ++i)
+      codes.push_back(uint32_t(i) & from->codeMask());
+    checkCast(c, codes);
+    codes.pop_back();
+    checkCast(c, codes);
+  }
+}
+
+TEST(GPULoweringOnCpu, WideSourcesRoundAndSaturate) {
+  // f32 / f16 / bf16 / i32 sources: special values, boundaries and random
+  // bit patterns.
+  std::mt19937 rng(1234);
+  auto f32Codes = [&] {
+    std::vector<uint32_t> codes;
+    for (float v : {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.5f, 3.5f, -2.5f, 448.0f,
+                    464.0f, 480.0f, 1e9f, -1e9f, INFINITY, -INFINITY, NAN,
+                    -NAN, 1e-45f, 0.0009765625f, 0.001953125f, 0.0029296875f,
+                    6.0f, 5.0f, 7.5f, 28.0f, 30.0f, 127.5f, 128.5f, -128.5f,
+                    255.5f, 57344.0f, 61440.0f, 65520.0f})
+      codes.push_back(llvm::bit_cast<uint32_t>(v));
+    while (codes.size() < 256) {
+      // Random magnitudes around the small formats' ranges.
+      float mag = std::ldexp(std::uniform_real_distribution<float>(1, 2)(rng),
+                             std::uniform_int_distribution<int>(-20, 20)(rng));
+      codes.push_back(llvm::bit_cast<uint32_t>(rng() % 2 ? mag : -mag));
+    }
+    return codes;
+  };
+  const CastCase f32Cases[] = {
+      {"f32", "f8E4M3FN", "", "f32", "f8e4m3"},
+      {"f32", "f8E5M2", "", "f32", "f8e5m2"},
+      {"f32", "f4E2M1FN", "", "f32", "f4e2m1"},
+      {"f32", "f6E3M2FN", "", "f32", "f6e3m2"},
+      {"f32", "!tile.float<e2m2>", "", "f32", "f5e2m2"},
+      {"f32", "!tile.float<e3m0>", "", "f32", "f4e3m0"},
+      {"f32", "i8", "", "f32", "i8"},
+      {"f32", "i4", "{dst_unsigned}", "f32", "u4"},
+      {"f32", "i32", "", "f32", "i32"},
+      {"f32", "f16", "", "f32", "f16"},
+      {"f32", "bf16", "", "f32", "bf16"},
+  };
+  std::vector<uint32_t> codes = f32Codes();
+  for (const CastCase &c : f32Cases)
+    checkCast(c, codes);
+
+  std::vector<uint32_t> halves;
+  for (int i = 0; i < 256; ++i)
+    halves.push_back(uint32_t(rng()) & 0xFFFF);
+  halves[0] = 0x7C00; // inf
+  halves[1] = 0x7E01; // NaN
+  halves[2] = 0x5FC0; // 496: rounds to the f8e4m3 NaN code, saturates
+  const CastCase halfCases[] = {
+      {"f16", "f8E4M3FN", "", "f16", "f8e4m3"},
+      {"f16", "f32", "", "f16", "f32"},
+      {"bf16", "f16", "", "bf16", "f16"},
+      {"f16", "i8", "{dst_unsigned}", "f16", "u8"},
+  };
+  for (const CastCase &c : halfCases)
+    checkCast(c, halves);
+
+  std::vector<uint32_t> ints;
+  for (int i = 0; i < 256; ++i)
+    ints.push_back(uint32_t(rng()) >> (i % 24));
+  checkCast({"i32", "f32", "", "i32", "f32"}, ints);
+  checkCast({"i32", "f16", "", "i32", "f16"}, ints);
+  checkCast({"i32", "i8", "", "i32", "i8"}, ints);
+  checkCast({"i16", "f8E4M3FN", "", "i16", "f8e4m3"},
+            std::vector<uint32_t>(ints.begin(), ints.end()));
+}
+
+} // namespace
