@@ -97,10 +97,12 @@ void Allocator::number() {
   func.walk<WalkOrder::PreOrder>([&](Operation *op) { first[op] = counter++; });
   func.walk<WalkOrder::PostOrder>([&](Operation *op) {
     int64_t end = first[op];
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
+    for (Region &region : op->getRegions()) {
+      for (Block &block : region) {
         for (Operation &nested : block)
           end = std::max(end, last[&nested]);
+      }
+    }
     last[op] = end;
   });
 }
@@ -120,9 +122,10 @@ SL Allocator::chooseLayout(mlir::tile::AllocSharedOp alloc) {
     } else if (auto copy = dyn_cast<mlir::tile::CopyAsyncOp>(user)) {
       // The lowering moves copies with the coalesced layout (docs/Passes.md).
       unsigned rank = copy.getSrc().getType().getRank();
-      if (!store && rank <= type.getRank())
+      if (!store && rank <= type.getRank()) {
         store = ::tile::layout::coalescedLayout(type.getShape().take_back(rank),
                                                 bits, numWarps * warpSize);
+      }
     }
   }
   if (!store)
@@ -225,9 +228,10 @@ void Allocator::place(SmallVectorImpl<Interval> &intervals) {
   SmallVector<Interval *> placed;
   for (Interval *interval : order) {
     SmallVector<Interval *> live;
-    for (Interval *other : placed)
+    for (Interval *other : placed) {
       if (other->start <= interval->end && interval->start <= other->end)
         live.push_back(other);
+    }
     llvm::sort(live, [](const Interval *a, const Interval *b) {
       return a->offset < b->offset;
     });
@@ -279,9 +283,10 @@ LogicalResult Allocator::run() {
       scratch = reduceScratch(reduce);
       align = kReduceAlign;
     }
-    if (scratch)
+    if (scratch) {
       intervals.push_back(
           Interval{op, first[op], first[op], *scratch, align, true});
+    }
   });
   if (failed)
     return failure();
@@ -294,10 +299,11 @@ LogicalResult Allocator::run() {
   if (total > int64_t(target.maxSharedBytes)) {
     // Blame the first allocation (in program order) that ends past the limit.
     Interval *culprit = nullptr;
-    for (Interval &interval : intervals)
+    for (Interval &interval : intervals) {
       if (interval.offset + interval.bytes > int64_t(target.maxSharedBytes) &&
           (!culprit || interval.start < culprit->start))
         culprit = &interval;
+    }
     if (!culprit)
       culprit = &intervals.front();
     InFlightDiagnostic diag = culprit->op->emitError()
@@ -305,10 +311,11 @@ LogicalResult Allocator::run() {
                               << " bytes of shared memory, but target '"
                               << target.name << "' has "
                               << target.maxSharedBytes << " bytes available";
-    for (const Interval &interval : intervals)
+    for (const Interval &interval : intervals) {
       diag.attachNote(interval.op->getLoc())
           << (interval.scratch ? "scratch" : "buffer") << " of "
           << interval.bytes << " bytes at offset " << interval.offset;
+    }
     return failure();
   }
   for (const Interval &interval : intervals) {

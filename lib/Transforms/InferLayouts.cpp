@@ -65,9 +65,10 @@ bool isElementwise(Operation *op) {
     return false;
   if (op->getNumResults() == 0)
     return false;
-  for (Value result : op->getResults())
+  for (Value result : op->getResults()) {
     if (!isTensor(result))
       return false;
+  }
   return true;
 }
 
@@ -75,9 +76,10 @@ bool isElementwise(Operation *op) {
 SmallVector<unsigned> broadcastDims(mlir::tile::BroadcastOp op) {
   SmallVector<unsigned> dims;
   auto src = tensorType(op.getSrc()), dst = tensorType(op.getResult());
-  for (unsigned d = 0; d < src.getRank(); ++d)
+  for (unsigned d = 0; d < src.getRank(); ++d) {
     if (src.getDimSize(d) != dst.getDimSize(d))
       dims.push_back(d);
+  }
   return dims;
 }
 
@@ -169,10 +171,12 @@ static bool isChained(mlir::tile::DotOp dot) {
       continue;
     if (isa<mlir::tile::DotOp>(def))
       return true;
-    if (passesThrough(def))
-      for (Value operand : def->getOperands())
+    if (passesThrough(def)) {
+      for (Value operand : def->getOperands()) {
         if (isTensor(operand))
           work.push_back(operand);
+      }
+    }
   }
   return false;
 }
@@ -214,14 +218,18 @@ LogicalResult LayoutInference::collectAndAnchor() {
   func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == func.getOperation())
       return;
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (BlockArgument arg : block.getArguments())
+    for (Region &region : op->getRegions()) {
+      for (Block &block : region) {
+        for (BlockArgument arg : block.getArguments()) {
           if (isTensor(arg))
             values.push_back(arg);
-    for (Value result : op->getResults())
+        }
+      }
+    }
+    for (Value result : op->getResults()) {
       if (isTensor(result))
         values.push_back(result);
+    }
   });
   for (Value value : values) {
     // Existing encodings (pinned conversions, a second run) are kept.
@@ -242,10 +250,11 @@ LogicalResult LayoutInference::collectAndAnchor() {
       continue;
     }
     Operation *def = value.getDefiningOp();
-    if (isa_and_nonnull<mlir::tile::LoadOp>(def))
+    if (isa_and_nonnull<mlir::tile::LoadOp>(def)) {
       assign(value, coalesced(value));
-    else if (auto dot = dyn_cast_or_null<mlir::tile::DotOp>(def))
+    } else if (auto dot = dyn_cast_or_null<mlir::tile::DotOp>(def)) {
       assign(value, dotLayouts(dot).c);
+    }
   }
   return failure(failed);
 }
@@ -254,11 +263,13 @@ std::optional<DL> LayoutInference::forward(Operation *op,
                                            unsigned resultIndex) {
   auto firstOperand = [&]() -> std::optional<DL> {
     Value result = op->getResult(resultIndex);
-    for (Value operand : op->getOperands())
+    for (Value operand : op->getOperands()) {
       if (isTensor(operand) &&
-          tensorType(operand).getShape() == tensorType(result).getShape())
+          tensorType(operand).getShape() == tensorType(result).getShape()) {
         if (std::optional<DL> layout = known(operand))
           return layout;
+      }
+    }
     return std::nullopt;
   };
   if (isElementwise(op))
@@ -458,9 +469,10 @@ LogicalResult LayoutInference::rewrite() {
     if (value.getType() == type)
       continue;
     value.setType(type);
-    if (auto constant = value.getDefiningOp<arith::ConstantOp>())
+    if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
       if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
         constant.setValueAttr(dense.reshape(type));
+    }
   }
   // 2. Results whose layout does not follow from their sources although it
   // must (reductions; bitcasts and reshapes that cannot be inverted).
@@ -524,9 +536,10 @@ LogicalResult LayoutInference::run() {
       continue;
     break;
   }
-  for (Value value : values)
+  for (Value value : values) {
     if (!layouts.count(value))
       return emitError(value.getLoc()) << "could not infer a layout";
+  }
   if (failed(rewrite()))
     return failure();
   func->setAttr(mlir::tile::TileDialect::kWarpSizeAttr,

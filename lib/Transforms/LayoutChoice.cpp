@@ -68,14 +68,15 @@ std::optional<Atom> pickAtom(int64_t m, int64_t n, int64_t k,
   };
   if (target.isNVIDIA() && target.hasMmaSync) {
     std::optional<Atom> atom;
-    if (operandBits == 16 && operandIsFloat)
+    if (operandBits == 16 && operandIsFloat) {
       atom = Atom{nvidiaMmaM16N8K16(MmaOperand::A),
                   nvidiaMmaM16N8K16(MmaOperand::B),
                   nvidiaMmaM16N8K16(MmaOperand::C)};
-    else if (operandBits == 8 && (!operandIsFloat || target.hasFp8Mma))
+    } else if (operandBits == 8 && (!operandIsFloat || target.hasFp8Mma)) {
       atom = Atom{nvidiaMmaM16N8K32Int8(MmaOperand::A),
                   nvidiaMmaM16N8K32Int8(MmaOperand::B),
                   nvidiaMmaM16N8K32Int8(MmaOperand::C)};
+    }
     if (atom && fits(*atom))
       return atom;
     return std::nullopt;
@@ -130,14 +131,15 @@ DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
   while (wm * wn * 2 <= numWarps && numWarps % (wm * wn * 2) == 0) {
     bool canM = (m / am) % (wm * 2) == 0, canN = (n / an) % (wn * 2) == 0;
     bool preferM = m / (am * wm) >= n / (an * wn);
-    if (preferM && canM)
+    if (preferM && canM) {
       wm *= 2;
-    else if (canN)
+    } else if (canN) {
       wn *= 2;
-    else if (canM)
+    } else if (canM) {
       wm *= 2;
-    else
+    } else {
       break;
+    }
   }
   int64_t rep = numWarps / (wm * wn);
   DistributedLayout replicas = DistributedLayout::replicate(rep);

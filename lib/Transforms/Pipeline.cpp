@@ -65,10 +65,11 @@ bool blocksPipelining(Operation *op) {
     return true;
   SmallVector<MemoryEffects::EffectInstance> list;
   effects.getEffects(list);
-  for (const auto &effect : list)
+  for (const auto &effect : list) {
     if (isa<MemoryEffects::Write>(effect.getEffect()) &&
         !isa<mlir::tile::SharedMemoryResource>(effect.getResource()))
       return true;
+  }
   return false;
 }
 
@@ -95,9 +96,10 @@ bool collectSlice(scf::ForOp loop, Value value,
     return false;
   if (slice.contains(def))
     return true;
-  for (Value operand : def->getOperands())
+  for (Value operand : def->getOperands()) {
     if (!collectSlice(loop, operand, slice))
       return false;
+  }
   slice.insert(def);
   return true;
 }
@@ -179,11 +181,12 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
   Value lb = loop.getLowerBound(), step = loop.getStep();
   for (int64_t i = 0; i + 1 < stages; ++i) {
     Value iv = lb;
-    if (i > 0)
+    if (i > 0) {
       iv = arith::AddIOp::create(
           rewriter, loc, lb,
           arith::MulIOp::create(rewriter, loc, step,
                                 constI32(rewriter, loc, i)));
+    }
     Value stage = constI32(rewriter, loc, i);
     for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
       issueCopy(rewriter, c.load.getLoc(), loop, c, iv, stage, buffer);
@@ -226,9 +229,10 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
     // Read straight into the layout of a lone conversion user.
     Type resultType = type;
     mlir::tile::ConvertLayoutOp convert;
-    if (c.load->hasOneUse())
+    if (c.load->hasOneUse()) {
       convert =
           dyn_cast<mlir::tile::ConvertLayoutOp>(*c.load->getUsers().begin());
+    }
     if (convert)
       resultType = convert.getType();
     Value tile = mlir::tile::SharedLoadOp::create(rewriter, c.load.getLoc(),

@@ -67,9 +67,10 @@ Value rematerialize(OpBuilder &builder, Value value, const DL &layout,
   if (auto broadcast = dyn_cast<mlir::tile::BroadcastOp>(def)) {
     auto srcType = cast<RankedTensorType>(broadcast.getSrc().getType());
     std::optional<DL> srcLayout = layout;
-    for (unsigned d = 0; d < srcType.getRank() && srcLayout; ++d)
+    for (unsigned d = 0; d < srcType.getRank() && srcLayout; ++d) {
       if (srcType.getDimSize(d) != type.getDimSize(d))
         srcLayout = opt(srcLayout->reduce(d, /*keepDim=*/true));
+    }
     if (!srcLayout)
       return {};
     Value src =
@@ -116,10 +117,11 @@ std::optional<DL> operandLayoutFor(Operation *op, unsigned index,
     return opt(layout.reshape(type.getShape()));
   if (auto expand = dyn_cast<mlir::tile::ExpandDimsOp>(op))
     return opt(layout.squeeze(expand.getAxis()));
-  if (auto bitcast = dyn_cast<mlir::tile::BitcastOp>(op))
+  if (auto bitcast = dyn_cast<mlir::tile::BitcastOp>(op)) {
     return opt(::tile::layout::bitcastLayout(
         layout, mlir::tile::detail::elementBits(bitcast.getType()),
         mlir::tile::detail::elementBits(type)));
+  }
   bool elementwise =
       isa<mlir::tile::CastOp>(op) || op->hasTrait<OpTrait::Elementwise>();
   if (elementwise && op->getNumResults() == 1 &&
