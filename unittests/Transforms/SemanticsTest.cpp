@@ -479,4 +479,93 @@ TEST(GpuPrepareSemantics, ChainedDotsWithPipelinedTransposedLoads) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Runtime loop bounds and steps, offsets computed from the induction
+// variable through several ops (k * 2 - 3, k / 5), 4 stages: trip counts
+// from 0 to many, so prologues issue copies for iterations that do not run.
+//===----------------------------------------------------------------------===//
+
+const char *kStrided = R"(
+func.func @strided(%X: !tile.ptr<f32>, %Y: !tile.ptr<f32>, %N: i32,
+                   %lb: i32, %ub: i32, %st: i32)
+    attributes {tile.kernel, tile.warps = 2 : i32} {
+  %x = tile.view %X(%N) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %y = tile.view %Y(%N) : !tile.ptr<f32> -> !tile.view<?xf32>
+  %c0 = arith.constant 0 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %c5 = arith.constant 5 : i32
+  %zero = arith.constant dense<0.0> : tensor<32xf32>
+  %acc = scf.for %k = %lb to %ub step %st iter_args(%acc = %zero)
+      -> (tensor<32xf32>) : i32 {
+    %k2 = arith.muli %k, %c2 : i32
+    %o = arith.subi %k2, %c3 : i32
+    %g = arith.divsi %k, %c5 : i32
+    %t = tile.load %x[%o] : !tile.view<?xf32> -> tensor<32xf32>
+    %u = tile.load %x[%g] : !tile.view<?xf32> -> tensor<32xf32>
+    %m = arith.mulf %t, %u : tensor<32xf32>
+    %a = arith.addf %acc, %m : tensor<32xf32>
+    scf.yield %a : tensor<32xf32>
+  } {tile.pipeline = 4 : i32}
+  tile.store %y[%c0], %acc : !tile.view<?xf32>, tensor<32xf32>
+  return
+}
+)";
+
+TEST(GpuPrepareSemantics, RuntimeBoundsAndComputedOffsets) {
+  Kernel plain;
+  ASSERT_TRUE(build(kStrided, "strided", "", plain));
+  for (const char *target : kTargets) {
+    Kernel prepared;
+    ASSERT_TRUE(build(kStrided, "strided", target, prepared));
+    ASSERT_NE(prepared.prepared.find("tile.copy_async"), std::string::npos);
+    uint32_t n = 90;
+    std::mt19937 gen(n);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> x(n);
+    for (float &v : x)
+      v = dist(gen);
+    // (lb, ub, step): 0 to 9 iterations, bounds that make offsets negative
+    // or run past the end of x.
+    for (auto [lb, ub, st] : {std::tuple<int32_t, int32_t, int32_t>{0, 0, 1},
+                              {5, 6, 7},
+                              {1, 40, 19},
+                              {0, 30, 11},
+                              {3, 50, 6},
+                              {-4, 60, 7},
+                              {10, 9, 1}}) {
+      std::vector<float> ref(32, 0.0f);
+      for (int32_t k = lb; k < ub; k += st) {
+        for (int32_t i = 0; i < 32; ++i) {
+          int32_t a = k * 2 - 3 + i, b = k / 5 + i;
+          float t = a >= 0 && a < int32_t(n) ? x[a] : 0.0f;
+          float u = b >= 0 && b < int32_t(n) ? x[b] : 0.0f;
+          float m = t * u;
+          ref[i] = ref[i] + m;
+        }
+      }
+      auto run = [&](const Kernel &kernel) {
+        std::vector<float> y(n, -3.0f);
+        const float *px = x.data();
+        float *py = y.data();
+        int32_t in = n, ilb = lb, iub = ub, ist = st;
+        void *args[] = {&px, &py, &in, &ilb, &iub, &ist};
+        llvm::Error error =
+            ::tile::host::runGrid(kernel.entry, args, {1, 1, 1});
+        EXPECT_FALSE(bool(error)) << llvm::toString(std::move(error));
+        return y;
+      };
+      std::vector<float> before = run(plain), after = run(prepared);
+      for (uint32_t i = 0; i < n; ++i) {
+        float expect = i < 32 ? ref[i] : -3.0f;
+        ASSERT_NEAR(before[i], expect, 1e-5f)
+            << "lb " << lb << " ub " << ub << " step " << st << " at " << i;
+        ASSERT_EQ(std::memcmp(&after[i], &before[i], 4), 0)
+            << target << " lb " << lb << " ub " << ub << " step " << st
+            << " at " << i << ": " << after[i] << " vs " << before[i];
+      }
+    }
+  }
+}
+
 } // namespace
