@@ -154,6 +154,12 @@ public:
   mlir::LogicalResult lowerCopyAsync(mlir::tile::CopyAsyncOp op);
   mlir::LogicalResult lowerReduce(mlir::tile::ReduceOp op);
   mlir::LogicalResult lowerDot(mlir::tile::DotOp op);
+  /// A dot as per-thread FMAs, when every thread holds the A rows and B
+  /// columns of its accumulator elements; failure (no diagnostic) otherwise.
+  mlir::LogicalResult lowerFmaDot(mlir::tile::DotOp op,
+                                  const ::tile::layout::DistributedLayout &la,
+                                  const ::tile::layout::DistributedLayout &lb,
+                                  const ::tile::layout::DistributedLayout &lc);
   mlir::LogicalResult lowerCast(mlir::tile::CastOp op);
   mlir::LogicalResult lowerBitcast(mlir::tile::BitcastOp op);
 

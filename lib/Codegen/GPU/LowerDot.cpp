@@ -37,6 +37,56 @@ findAtomSlot(const DistributedLayout &quotient,
   return found;
 }
 
+LogicalResult KernelLowering::lowerFmaDot(mlir::tile::DotOp op,
+                                          const DistributedLayout &la,
+                                          const DistributedLayout &lb,
+                                          const DistributedLayout &lc) {
+  auto aType = cast<RankedTensorType>(op.getA().getType());
+  Type accType = cast<RankedTensorType>(op.getAcc().getType()).getElementType();
+  Type opType = aType.getElementType();
+  if (storageType(opType) != opType)
+    return failure();
+  int64_t kExtent = aType.getShape()[1];
+  // Slots of A / B holding (row, k) / (k, col) of every accumulator slot,
+  // the same in every thread.
+  SmallVector<SmallVector<int64_t>> aSlots, bSlots;
+  for (int64_t k = 0; k < kExtent; ++k) {
+    auto sa = staticRemap(la, lc, [&](ArrayRef<int64_t> c) {
+      return SmallVector<int64_t, 4>{c[0], k};
+    });
+    auto sb = staticRemap(lb, lc, [&](ArrayRef<int64_t> c) {
+      return SmallVector<int64_t, 4>{k, c[1]};
+    });
+    if (!sa || !sb)
+      return failure();
+    aSlots.push_back(*sa);
+    bSlots.push_back(*sb);
+  }
+  const Regs &ra = values[op.getA()];
+  const Regs &rb = values[op.getB()];
+  Regs acc = values[op.getAcc()];
+  bool isFloat = isa<FloatType>(accType);
+  auto widen = [&](Value v) -> Value {
+    if (v.getType() == accType)
+      return v;
+    if (isFloat)
+      return arith::ExtFOp::create(b, loc, accType, v);
+    return arith::ExtSIOp::create(b, loc, accType, v);
+  };
+  for (int64_t l = 0; l < int64_t(acc.size()); ++l)
+    for (int64_t k = 0; k < kExtent; ++k) {
+      Value x = widen(ra[aSlots[k][l]]);
+      Value y = widen(rb[bSlots[k][l]]);
+      acc[l] = isFloat
+                   ? math::FmaOp::create(b, loc, x, y, acc[l]).getResult()
+                   : arith::AddIOp::create(
+                         b, loc, acc[l], arith::MulIOp::create(b, loc, x, y))
+                         .getResult();
+    }
+  values[op.getResult()] = acc;
+  return success();
+}
+
 LogicalResult KernelLowering::lowerDot(mlir::tile::DotOp op) {
   auto aType = cast<RankedTensorType>(op.getA().getType());
   auto bType = cast<RankedTensorType>(op.getB().getType());
@@ -51,18 +101,27 @@ LogicalResult KernelLowering::lowerDot(mlir::tile::DotOp op) {
     return op.emitOpError("accumulator and result layouts must be equal");
   std::optional<MmaAtom> atom =
       tl.getMmaAtom(aType.getElementType(), cType.getElementType());
-  if (!atom)
-    return op.emitOpError("the target has no matrix instruction for ")
-           << aType.getElementType() << " x " << bType.getElementType()
-           << " -> " << cType.getElementType();
-  auto qa = la->divideRight(atom->a);
-  auto qb = lb->divideRight(atom->b);
-  auto qc = lc->divideRight(atom->c);
-  if (!qa || !qb || !qc)
+  std::optional<DistributedLayout> qa, qb, qc;
+  if (atom) {
+    qa = la->divideRight(atom->a);
+    qb = lb->divideRight(atom->b);
+    qc = lc->divideRight(atom->c);
+  }
+  if (!atom || !qa || !qb || !qc) {
+    // FMA dot: every thread must hold the A rows and B columns of its
+    // accumulator elements (tile-infer-layouts' FMA layouts).
+    if (succeeded(lowerFmaDot(op, *la, *lb, *lc)))
+      return success();
+    if (!atom)
+      return op.emitOpError("the target has no matrix instruction for ")
+             << aType.getElementType() << " x " << bType.getElementType()
+             << " -> " << cType.getElementType()
+             << " and the operand layouts do not allow an FMA dot";
     return op.emitOpError("operand layouts are not built from the ")
            << atom->m << "x" << atom->n << "x" << atom->k
            << " matrix-instruction layouts (A: " << la->str()
            << ", B: " << lb->str() << ", C: " << lc->str() << ")";
+  }
   int64_t kBlocks = aType.getShape()[1] / atom->k;
   int64_t sa = atom->a.localSize(), sb = atom->b.localSize(),
           sc = atom->c.localSize();

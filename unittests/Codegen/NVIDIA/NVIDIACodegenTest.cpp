@@ -411,4 +411,68 @@ TEST(GPULoweringOnCpu, WideSourcesRoundAndSaturate) {
             std::vector<uint32_t>(ints.begin(), ints.end()));
 }
 
+TEST(GPULoweringOnCpu, FmaDotAndReductions) {
+  // One thread holds everything: the dot must take the FMA path (f32 has no
+  // matrix instruction) and the reductions stay in registers.
+  const char *source = R"mlir(
+#a = #tile.layout<local(4,8)>
+#b = #tile.layout<local(8,4)>
+#c = #tile.layout<local(4,4)>
+#r = #tile.layout<local(4)>
+func.func @k(%A: !tile.ptr<f32>, %B: !tile.ptr<f32>, %C: !tile.ptr<f32>, %R: !tile.ptr<f32>)
+    attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 1 : i32} {
+  %c0 = arith.constant 0 : i32
+  %va = tile.view %A() : !tile.ptr<f32> -> !tile.view<4x8xf32>
+  %vb = tile.view %B() : !tile.ptr<f32> -> !tile.view<8x4xf32>
+  %vc = tile.view %C() : !tile.ptr<f32> -> !tile.view<4x4xf32>
+  %vr = tile.view %R() : !tile.ptr<f32> -> !tile.view<4xf32>
+  %x = tile.load %va[%c0, %c0] : !tile.view<4x8xf32> -> tensor<4x8xf32, #a>
+  %y = tile.load %vb[%c0, %c0] : !tile.view<8x4xf32> -> tensor<8x4xf32, #b>
+  %z = arith.constant dense<1.0> : tensor<4x4xf32, #c>
+  %d = tile.dot %x, %y, %z : tensor<4x8xf32, #a>, tensor<8x4xf32, #b>, tensor<4x4xf32, #c> -> tensor<4x4xf32, #c>
+  tile.store %vc[%c0, %c0], %d : !tile.view<4x4xf32>, tensor<4x4xf32, #c>
+  %m = tile.reduce max %d axis = 1 : tensor<4x4xf32, #c> -> tensor<4xf32, #r>
+  tile.store %vr[%c0], %m : !tile.view<4xf32>, tensor<4xf32, #r>
+  return
+}
+)mlir";
+  std::optional<CpuKernel> k = compileOnCpu(source);
+  ASSERT_TRUE(k.has_value());
+  auto fn = reinterpret_cast<void (*)(void *, void *, void *, void *)>(
+      reinterpret_cast<void *>(k->fn));
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> small(-8, 8);
+  // Small integers: every product and sum is exact in f32, so the result
+  // does not depend on the summation order.
+  float a[32], b[32], c[16], r[4];
+  for (float &v : a)
+    v = float(small(rng));
+  for (float &v : b)
+    v = float(small(rng));
+  a[9] = NAN; // row 1 has a NaN: its max must be NaN
+  std::fill(std::begin(c), std::end(c), -12345.0f);
+  std::fill(std::begin(r), std::end(r), -12345.0f);
+  fn(a, b, c, r);
+  for (int i = 0; i < 4; ++i) {
+    float rowMax = -INFINITY;
+    bool nan = false;
+    for (int j = 0; j < 4; ++j) {
+      float want = 1.0f;
+      for (int kk = 0; kk < 8; ++kk)
+        want += a[i * 8 + kk] * b[kk * 4 + j];
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(c[i * 4 + j])) << i << "," << j;
+        nan = true;
+      } else {
+        EXPECT_EQ(c[i * 4 + j], want) << i << "," << j;
+        rowMax = std::max(rowMax, want);
+      }
+    }
+    if (nan)
+      EXPECT_TRUE(std::isnan(r[i])) << "row " << i;
+    else
+      EXPECT_EQ(r[i], rowMax) << "row " << i;
+  }
+}
+
 } // namespace
