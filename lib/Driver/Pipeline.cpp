@@ -8,7 +8,14 @@
 
 #include "tile/Codegen/Common/Serialize.h"
 #include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Codegen/AMD/AMDCodegen.h"
+#include "tile/Codegen/GPU/GPULowering.h"
 #include "tile/Codegen/Host/HostCodegen.h"
+#include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
+#include "tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Target/LLVMIR/Export.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -106,6 +113,94 @@ compileHost(mlir::ModuleOp module, const TargetInfo &target, Stage stage,
   }
 }
 
+static llvm::Expected<std::string> printLLVMIR(mlir::ModuleOp module,
+                                               const TargetInfo &target);
+
+/// NVIDIA: the kernels are already prepared (layouts, shared memory); lower
+/// them to NVVM, then LLVM's NVPTX backend and ptxas.
+static llvm::Expected<StageOutput> compileNVIDIA(mlir::ModuleOp module,
+                                                 const TargetInfo &target,
+                                                 Stage stage) {
+  if (mlir::failed(nvidia::lowerToNVVM(module, target)))
+    return makeError("compilation failed in the NVVM lowering");
+  StageOutput out;
+  module.walk([&](mlir::LLVM::LLVMFuncOp func) {
+    if (auto bytes = func->getAttrOfType<mlir::IntegerAttr>(
+            gpu::kDynamicSharedBytesAttr))
+      out.sharedBytes[func.getName().str()] = bytes.getInt();
+  });
+  if (stage == Stage::LLVM) {
+    auto text = printLLVMIR(module, target);
+    if (!text)
+      return text.takeError();
+    out.data = std::move(*text);
+    return out;
+  }
+  auto ptx = nvidia::translateLLVMToPTX(module, target);
+  if (!ptx)
+    return ptx.takeError();
+  if (stage == Stage::Asm) {
+    out.data = std::move(*ptx);
+    return out;
+  }
+  auto cubin = assemblePTX(*ptx, target);
+  if (!cubin)
+    return cubin.takeError();
+  out.data = std::move(cubin->cubin);
+  out.report = std::move(cubin->report);
+  out.binary = true;
+  return out;
+}
+
+/// Translates a module in the LLVM dialect (with NVVM or ROCDL ops) to
+/// optimized LLVM IR text.
+static llvm::Expected<std::string> printLLVMIR(mlir::ModuleOp module,
+                                               const TargetInfo &target) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context, "tile");
+  if (!llvmModule)
+    return makeError("cannot translate the module to LLVM IR");
+  if (llvm::Error err = optimizeModule(*llvmModule, target, 3))
+    return std::move(err);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvmModule->print(os, nullptr);
+  return text;
+}
+
+/// AMD: lower to ROCDL, then the AMDGPU backend and ld.lld. LDS is static
+/// in the code object, so kernels launch with no dynamic shared memory.
+static llvm::Expected<StageOutput> compileAMD(mlir::ModuleOp module,
+                                              const TargetInfo &target,
+                                              Stage stage) {
+  if (mlir::failed(amd::lowerToROCDL(module, target)))
+    return makeError("compilation failed in the ROCDL lowering");
+  StageOutput out;
+  module.walk([&](mlir::LLVM::LLVMFuncOp func) {
+    if (func->hasAttr("rocdl.kernel"))
+      out.sharedBytes[func.getName().str()] = 0;
+  });
+  if (stage == Stage::LLVM) {
+    auto text = printLLVMIR(module, target);
+    if (!text)
+      return text.takeError();
+    out.data = std::move(*text);
+    return out;
+  }
+  auto hsaco = amd::compileLLVMToHSACO(module, target);
+  if (!hsaco)
+    return hsaco.takeError();
+  out.report = amd::formatResources(hsaco->kernels);
+  if (stage == Stage::Asm) {
+    out.data = std::move(hsaco->assembly);
+    return out;
+  }
+  out.data = std::move(hsaco->hsaco);
+  out.binary = true;
+  return out;
+}
+
 llvm::Expected<StageOutput>
 driver::compileToStage(mlir::ModuleOp module, const TargetInfo &target,
                        Stage stage, mlir::PassManager &pm,
@@ -117,13 +212,14 @@ driver::compileToStage(mlir::ModuleOp module, const TargetInfo &target,
     pm.addPass(mlir::createCSEPass());
   }
   if (!target.isHost() && stage != Stage::MLIR)
-    return makeError("--emit=" + stageName(stage) + " for target " +
-                     target.name +
-                     " is not available yet: GPU code generation is not "
-                     "wired into the driver");
+    mlir::tile::buildGpuPreparePipeline(pm, target.name);
   if (llvm::Error err = runPasses(pm, module))
     return std::move(err);
   if (stage == Stage::MLIR || stage == Stage::Tile)
-    return StageOutput{printModule(module), false, ""};
-  return compileHost(module, target, stage, options);
+    return StageOutput{printModule(module), false, "", {}};
+  if (target.isHost())
+    return compileHost(module, target, stage, options);
+  if (target.isNVIDIA())
+    return compileNVIDIA(module, target, stage);
+  return compileAMD(module, target, stage);
 }

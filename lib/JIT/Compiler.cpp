@@ -11,13 +11,16 @@
 #include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/Host/HostCodegen.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Driver/Pipeline.h"
 #include "tile/Frontend/Frontend.h"
 #include "tile/InitAll.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -63,6 +66,30 @@ buildHostObject(mlir::ModuleOp module, const CompileOptions &options) {
   return bytes;
 }
 
+/// GPU targets: the driver's pipeline to a cubin or an HSACO; the dynamic
+/// shared memory each kernel needs goes into its launch configuration.
+static rt::Expected<std::vector<uint8_t>>
+buildGPUObject(mlir::ModuleOp module, const TargetInfo &target,
+               std::vector<rt::KernelInfo> &infos) {
+  std::string diagnostics;
+  llvm::raw_string_ostream diagOS(diagnostics);
+  mlir::ScopedDiagnosticHandler handler(
+      module.getContext(), [&](mlir::Diagnostic &diag) {
+        diagOS << diag.getLocation() << ": " << diag << "\n";
+        return mlir::success();
+      });
+  mlir::PassManager pm(module.getContext());
+  auto out = driver::compileToStage(module, target, driver::Stage::Obj, pm);
+  if (!out)
+    return rt::makeError(llvm::toString(out.takeError()) +
+                         (diagnostics.empty() ? "" : ":\n" + diagnostics));
+  for (rt::KernelInfo &info : infos) {
+    auto it = out->sharedBytes.find(info.Entry);
+    info.Launch.SharedBytes = it == out->sharedBytes.end() ? 0 : it->second;
+  }
+  return std::vector<uint8_t>(out->data.begin(), out->data.end());
+}
+
 rt::Expected<CompiledKernels>
 Compiler::compileUncached(std::string_view source, std::string_view sourceName,
                           const CompileOptions &options,
@@ -75,11 +102,6 @@ Compiler::compileUncached(std::string_view source, std::string_view sourceName,
     return rt::makeError("unknown target '" + options.target +
                          "' (known: " + known + ")");
   }
-  if (!target->isHost())
-    return rt::makeError("JIT compilation for target " + target->name +
-                         " is not available yet: only `host` code "
-                         "generation is wired into the JIT");
-
   mlir::DialectRegistry registry;
   tile::registerAllDialects(registry);
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
@@ -116,18 +138,25 @@ Compiler::compileUncached(std::string_view source, std::string_view sourceName,
     return rt::makeError(std::string(sourceName) + ": no kernel to compile");
 
   rt::Expected<std::vector<uint8_t>> object =
-      buildHostObject(*module, options);
+      target->isHost() ? buildHostObject(*module, options)
+                       : buildGPUObject(*module, *target, infos);
   if (!object)
     return object.takeError();
   auto shared =
       std::make_shared<const std::vector<uint8_t>>(std::move(*object));
 
   CompiledKernels kernels;
-  std::string objectName = key + ".host.so";
+  rt::ObjectKind kind = target->isHost()     ? rt::ObjectKind::HostSO
+                        : target->isNVIDIA() ? rt::ObjectKind::Cubin
+                                             : rt::ObjectKind::Hsaco;
+  std::string objectName = key + "." + target->name + "." +
+                           (target->isHost()     ? "so"
+                            : target->isNVIDIA() ? "cubin"
+                                                 : "hsaco");
   for (rt::KernelInfo &info : infos) {
     auto compiled = std::make_shared<CompiledKernel>();
     info.Object = objectName;
-    info.Kind = rt::ObjectKind::HostSO;
+    info.Kind = kind;
     compiled->Info = std::move(info);
     compiled->Object = shared;
     compiled->CacheKey = key;

@@ -348,3 +348,34 @@ TEST(JITCApi, ErrorsAreReported) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(JIT, GPUTargetsProduceCodeObjects) {
+  Compiler compiler({"", false});
+  CompileOptions amd;
+  amd.target = "gfx942";
+  auto hsaco = compiler.compileKernel(kScaleRows, "s.tile", "scale_rows", amd);
+  ASSERT_TRUE(bool(hsaco)) << hsaco.message();
+  EXPECT_EQ((*hsaco)->Info.Kind, rt::ObjectKind::Hsaco);
+  EXPECT_EQ((*hsaco)->Info.Launch.ThreadsPerBlock, 4u * 64);
+  EXPECT_EQ((*hsaco)->Info.Launch.SharedBytes, 0u); // LDS is static on AMD
+  const auto &bytes = *(*hsaco)->Object;
+  ASSERT_GT(bytes.size(), 64u);
+  EXPECT_EQ(std::memcmp(bytes.data(), "\x7f" "ELF", 4), 0);
+  EXPECT_EQ(bytes[18], 0xE0); // e_machine EM_AMDGPU
+
+  CompileOptions nv;
+  nv.target = "sm_90a";
+  auto cubin = compiler.compileKernel(kScaleRows, "s.tile", "scale_rows", nv);
+  if (!cubin && cubin.message().find("ptxas was not found") !=
+                    std::string::npos)
+    GTEST_SKIP() << "ptxas not installed: cubin not checked";
+  ASSERT_TRUE(bool(cubin)) << cubin.message();
+  EXPECT_EQ((*cubin)->Info.Kind, rt::ObjectKind::Cubin);
+  EXPECT_EQ((*cubin)->Info.Launch.ThreadsPerBlock, 4u * 32);
+  EXPECT_EQ(std::memcmp((*cubin)->Object->data(), "\x7f" "ELF", 4), 0);
+  EXPECT_EQ((*cubin)->Object->at(18), 190); // e_machine EM_CUDA
+}
+
+} // namespace

@@ -17,6 +17,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -44,6 +46,8 @@ struct StageOutput {
   bool binary = false;
   /// Resource report of the object (ptxas -v; register/LDS use), if any.
   std::string report;
+  /// GPU targets: the dynamic shared memory each kernel is launched with.
+  std::map<std::string, uint64_t> sharedBytes;
 };
 
 /// Options of a compilation past the front end.
