@@ -31,8 +31,8 @@ namespace tile::gpu {
 
 LogicalResult lowerTileToLLVM(ModuleOp module, TargetLowering &target) {
   MLIRContext *ctx = module.getContext();
-  ctx->loadDialect<LLVM::LLVMDialect, cf::ControlFlowDialect,
-                   scf::SCFDialect, arith::ArithDialect, math::MathDialect>();
+  ctx->loadDialect<LLVM::LLVMDialect, cf::ControlFlowDialect, scf::SCFDialect,
+                   arith::ArithDialect, math::MathDialect>();
 
   // 1. Distribute every kernel over its threads.
   SmallVector<func::FuncOp> kernels;

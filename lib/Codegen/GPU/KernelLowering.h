@@ -117,7 +117,8 @@ public:
   mlir::LogicalResult
   storeShared(mlir::Operation *op, mlir::Value base,
               const ::tile::layout::SharedLayout &smem, mlir::Value prefix,
-              int64_t prefixAlign, const ::tile::layout::DistributedLayout &layout,
+              int64_t prefixAlign,
+              const ::tile::layout::DistributedLayout &layout,
               mlir::Type elemType, const Regs &regs, bool onlyFirstHolder);
   /// The inverse: reads `layout`'s registers from shared memory.
   mlir::FailureOr<Regs>
@@ -130,21 +131,21 @@ public:
   /// Moves `regs` from layout `src` to layout `dst` (same shape): a static
   /// renaming of registers when possible, otherwise a round trip through
   /// shared scratch memory.
-  mlir::FailureOr<Regs> convertLayout(mlir::Operation *op, const Regs &regs,
-                                      const ::tile::layout::DistributedLayout &src,
-                                      const ::tile::layout::DistributedLayout &dst,
-                                      mlir::Type elemType);
+  mlir::FailureOr<Regs>
+  convertLayout(mlir::Operation *op, const Regs &regs,
+                const ::tile::layout::DistributedLayout &src,
+                const ::tile::layout::DistributedLayout &dst,
+                mlir::Type elemType);
 
   /// For every slot l of `dst`, the slot of `src` holding coordinate
   /// `coordMap(dst.apply(t, l))` in the same thread t, if that slot is the
   /// same for every thread; std::nullopt when it is not (then data must move
   /// between threads).
-  static std::optional<llvm::SmallVector<int64_t>>
-  staticRemap(const ::tile::layout::DistributedLayout &src,
-              const ::tile::layout::DistributedLayout &dst,
-              llvm::function_ref<llvm::SmallVector<int64_t, 4>(
-                  llvm::ArrayRef<int64_t>)>
-                  coordMap);
+  static std::optional<llvm::SmallVector<int64_t>> staticRemap(
+      const ::tile::layout::DistributedLayout &src,
+      const ::tile::layout::DistributedLayout &dst,
+      llvm::function_ref<llvm::SmallVector<int64_t, 4>(llvm::ArrayRef<int64_t>)>
+          coordMap);
 
   // Op lowerings, one per file group.
   mlir::LogicalResult lowerLoad(mlir::tile::LoadOp op);

@@ -88,15 +88,14 @@ static Value lookupTable(OpBuilder &b, Location loc, ModuleOp module,
   unsigned entryBits = dstBits <= 8 ? 8 : dstBits <= 16 ? 16 : 32;
   Type entryType = b.getIntegerType(entryBits);
   int64_t n = int64_t(1) << srcBits;
-  std::string name = ("__tile_cvt_" + llvm::Twine::utohexstr(from.id()) +
-                      "_" + llvm::Twine::utohexstr(to.id()))
+  std::string name = ("__tile_cvt_" + llvm::Twine::utohexstr(from.id()) + "_" +
+                      llvm::Twine::utohexstr(to.id()))
                          .str();
   auto arrayType = LLVM::LLVMArrayType::get(entryType, n);
   if (!module.lookupSymbol(name)) {
     SmallVector<APInt> entries;
     for (int64_t c = 0; c < n; ++c)
-      entries.push_back(
-          APInt(entryBits, num::convert(uint32_t(c), from, to)));
+      entries.push_back(APInt(entryBits, num::convert(uint32_t(c), from, to)));
     auto tensor = RankedTensorType::get({n}, entryType);
     OpBuilder mb(module.getBodyRegion());
     LLVM::GlobalOp::create(mb, loc, arrayType, /*isConstant=*/true,
@@ -106,9 +105,8 @@ static Value lookupTable(OpBuilder &b, Location loc, ModuleOp module,
   Value addr = LLVM::AddressOfOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext()), name);
   Value idx = arith::ExtUIOp::create(b, loc, b.getI32Type(), code);
-  Value ptr = LLVM::GEPOp::create(
-      b, loc, addr.getType(), arrayType, addr,
-      ArrayRef<LLVM::GEPArg>{0, idx});
+  Value ptr = LLVM::GEPOp::create(b, loc, addr.getType(), arrayType, addr,
+                                  ArrayRef<LLVM::GEPArg>{0, idx});
   Value v = LLVM::LoadOp::create(b, loc, entryType, ptr, entryBits / 8);
   Type intDst = b.getIntegerType(dstStorage.getIntOrFloatBitWidth());
   if (entryType != intDst)
@@ -136,7 +134,8 @@ static Value encodeSmallFloat(KernelLowering &kl, Location loc, Value x,
                                      b.getF32FloatAttr(float(v)));
   };
   // Subnormal range: |x| < 2^emin, code = roundeven(|x| / 2^(emin - m)).
-  Value scaled = arith::MulFOp::create(b, loc, ax, f32c(std::ldexp(1.0, m - emin)));
+  Value scaled =
+      arith::MulFOp::create(b, loc, ax, f32c(std::ldexp(1.0, m - emin)));
   Value sub = arith::FPToUIOp::create(
       b, loc, i32, LLVM::RoundEvenOp::create(b, loc, scaled));
   // Normal range: round the f32 mantissa to m bits.
@@ -158,32 +157,31 @@ static Value encodeSmallFloat(KernelLowering &kl, Location loc, Value x,
       b, loc, arith::ShRUIOp::create(b, loc, rounded, c(drop)),
       c((1 << m) - 1));
   Value biased = arith::SubIOp::create(b, loc, exp32, c(127 - to.bias()));
-  norm = arith::OrIOp::create(
-      b, loc, arith::ShLIOp::create(b, loc, biased, c(m)), man);
+  norm = arith::OrIOp::create(b, loc,
+                              arith::ShLIOp::create(b, loc, biased, c(m)), man);
   Value isSub = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, ax,
                                       f32c(std::ldexp(1.0, emin)));
   Value code = arith::SelectOp::create(b, loc, isSub, sub, norm);
   // Saturation (finite overflow and, without inf, infinities).
   Value maxCode = c(to.maxFiniteCode());
-  Value over = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, code,
-                                     maxCode);
+  Value over =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, code, maxCode);
   code = arith::SelectOp::create(b, loc, over, maxCode, code);
   if (to.hasInf()) {
     Value isInf = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a,
                                         c(0x7F800000));
-    code = arith::SelectOp::create(b, loc, isInf,
-                                   c(((1 << e) - 1) << m), code);
+    code = arith::SelectOp::create(b, loc, isInf, c(((1 << e) - 1) << m), code);
   }
   code = arith::OrIOp::create(b, loc, code,
                               arith::ShLIOp::create(b, loc, sign, c(e + m)));
   Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, a,
                                       c(0x7F800000));
-  Value nan = to.hasNaN()
-                  ? arith::OrIOp::create(
-                        b, loc, c(to.nanCode()),
-                        arith::ShLIOp::create(b, loc, sign, c(e + m)))
-                        .getResult()
-                  : c(0);
+  Value nan =
+      to.hasNaN()
+          ? arith::OrIOp::create(b, loc, c(to.nanCode()),
+                                 arith::ShLIOp::create(b, loc, sign, c(e + m)))
+                .getResult()
+          : c(0);
   code = arith::SelectOp::create(b, loc, isNaN, nan, code);
   return arith::TruncIOp::create(b, loc, dstStorage, code);
 }
@@ -210,8 +208,8 @@ FailureOr<Value> KernelLowering::castScalar(Operation *op, Value v,
                           : arith::ExtSIOp::create(b, loc, wide, v).getResult();
     unsigned n = to->bits();
     int64_t lo = dstUnsigned ? 0 : -(int64_t(1) << (n - 1));
-    int64_t hi = dstUnsigned ? (int64_t(1) << n) - 1
-                             : (int64_t(1) << (n - 1)) - 1;
+    int64_t hi =
+        dstUnsigned ? (int64_t(1) << n) - 1 : (int64_t(1) << (n - 1)) - 1;
     w = arith::MaxSIOp::create(b, loc, w, i64(lo));
     w = arith::MinSIOp::create(b, loc, w, i64(hi));
     return arith::TruncIOp::create(b, loc, dstStorage, w).getResult();
@@ -234,11 +232,9 @@ FailureOr<Value> KernelLowering::castScalar(Operation *op, Value v,
     Value sign = arith::ShRUIOp::create(
         b, loc, arith::BitcastOp::create(b, loc, srcInt, v),
         constant(srcInt, sw - 1));
-    sign = sw < dw ? arith::ExtUIOp::create(b, loc, dstInt, sign).getResult()
-                   : sw > dw
-                         ? arith::TruncIOp::create(b, loc, dstInt, sign)
-                               .getResult()
-                         : sign;
+    sign = sw < dw   ? arith::ExtUIOp::create(b, loc, dstInt, sign).getResult()
+           : sw > dw ? arith::TruncIOp::create(b, loc, dstInt, sign).getResult()
+                     : sign;
     Value nanBits = arith::OrIOp::create(
         b, loc, arith::ShLIOp::create(b, loc, sign, constant(dstInt, dw - 1)),
         constant(dstInt, to->nanCode()));
@@ -288,8 +284,7 @@ FailureOr<Value> KernelLowering::castScalar(Operation *op, Value v,
     return encodeSmallFloat(*this, loc, x, *to, dstStorage);
   }
   return op->emitOpError("cast from ")
-         << srcType << " to " << dstType
-         << " is not supported on GPUs yet";
+         << srcType << " to " << dstType << " is not supported on GPUs yet";
 }
 
 /// Magic-number fast path: pairs of 4/8-bit integers -> f16x2 / bf16x2.
@@ -350,16 +345,15 @@ static Regs nibbleWords(KernelLowering &kl, Location loc, const Regs &words,
   Regs out(words.size() * 8);
   for (auto [i, w] : llvm::enumerate(words)) {
     for (int64_t j = 0; j < 4; ++j) {
-      Value t = j ? arith::ShRUIOp::create(b, loc, w, kl.i32(4 * j)).getResult()
-                  : w;
+      Value t =
+          j ? arith::ShRUIOp::create(b, loc, w, kl.i32(4 * j)).getResult() : w;
       t = arith::AndIOp::create(b, loc, t, kl.i32(0x000F000F));
       t = arith::XOrIOp::create(b, loc, t,
                                 kl.i32((magic | (magic << 16)) | flip));
       Value pair = LLVM::BitcastOp::create(b, loc, vecType, t);
       Value r = arith::SubFOp::create(b, loc, pair, biasVec);
       out[8 * i + j] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(0));
-      out[8 * i + j + 4] =
-          LLVM::ExtractElementOp::create(b, loc, r, kl.i32(1));
+      out[8 * i + j + 4] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(1));
     }
   }
   return out;
@@ -403,10 +397,11 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
     for (Value v : in) {
       Value w = arith::ExtUIOp::create(b, loc, b.getI16Type(), v);
       Value h = arith::ShLIOp::create(b, loc, w, constant(b.getI16Type(), 8));
-      Value mag = arith::AndIOp::create(b, loc, h,
-                                        constant(b.getI16Type(), 0x7FFF));
-      Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                                          mag, constant(b.getI16Type(), 0x7C00));
+      Value mag =
+          arith::AndIOp::create(b, loc, h, constant(b.getI16Type(), 0x7FFF));
+      Value isNaN =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, mag,
+                                constant(b.getI16Type(), 0x7C00));
       Value nan = arith::OrIOp::create(
           b, loc,
           arith::AndIOp::create(b, loc, h, constant(b.getI16Type(), 0x8000)),
@@ -469,11 +464,11 @@ LogicalResult KernelLowering::lowerBitcast(mlir::tile::BitcastOp op) {
     Value acc;
     for (int64_t i = begin / bx; i * bx < end; ++i) {
       int64_t start = i * bx - begin;
-      Value part = start >= 0
-                       ? arith::ShLIOp::create(b, loc, asInt[i], i64(start))
-                             .getResult()
-                       : arith::ShRUIOp::create(b, loc, asInt[i], i64(-start))
-                             .getResult();
+      Value part =
+          start >= 0
+              ? arith::ShLIOp::create(b, loc, asInt[i], i64(start)).getResult()
+              : arith::ShRUIOp::create(b, loc, asInt[i], i64(-start))
+                    .getResult();
       acc = acc ? arith::OrIOp::create(b, loc, acc, part).getResult() : part;
     }
     Value r = arith::TruncIOp::create(b, loc, b.getIntegerType(by), acc);

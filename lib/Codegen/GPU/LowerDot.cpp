@@ -79,8 +79,8 @@ LogicalResult KernelLowering::lowerFmaDot(mlir::tile::DotOp op,
       Value y = widen(rb[bSlots[k][l]]);
       acc[l] = isFloat
                    ? math::FmaOp::create(b, loc, x, y, acc[l]).getResult()
-                   : arith::AddIOp::create(
-                         b, loc, acc[l], arith::MulIOp::create(b, loc, x, y))
+                   : arith::AddIOp::create(b, loc, acc[l],
+                                           arith::MulIOp::create(b, loc, x, y))
                          .getResult();
     }
   values[op.getResult()] = acc;

@@ -198,8 +198,8 @@ std::optional<SmallVector<int64_t>> KernelLowering::staticRemap(
 
 FailureOr<Type> KernelLowering::convertArgType(Type type) {
   if (isa<mlir::tile::PtrType>(type))
-    return Type(LLVM::LLVMPointerType::get(b.getContext(),
-                                           tl.getGlobalAddressSpace()));
+    return Type(
+        LLVM::LLVMPointerType::get(b.getContext(), tl.getGlobalAddressSpace()));
   if (type.isIntOrFloat())
     return storageType(type);
   return failure();
@@ -338,9 +338,9 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
       return op.emitOpError("unsupported result type ") << t;
     }
   }
-  auto newIf = scf::IfOp::create(b, op.getLoc(), types,
-                                 values[op.getCondition()][0],
-                                 /*withElseRegion=*/true);
+  auto newIf =
+      scf::IfOp::create(b, op.getLoc(), types, values[op.getCondition()][0],
+                        /*withElseRegion=*/true);
   for (auto [oldRegion, newRegion] :
        {std::pair<Region *, Region *>{&op.getThenRegion(),
                                       &newIf.getThenRegion()},
@@ -373,8 +373,8 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
 
 FailureOr<Value> KernelLowering::lowerMath(Operation *op, ValueRange operands,
                                            Type resultType) {
-  if (!isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op,
-           math::RsqrtOp, math::TanhOp>(op))
+  if (!isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::RsqrtOp,
+           math::TanhOp>(op))
     return Value();
   Type f32 = b.getF32Type();
   if (!isa<FloatType>(resultType) ||
@@ -401,8 +401,8 @@ FailureOr<Value> KernelLowering::lowerMath(Operation *op, ValueRange operands,
     // tanh(x) = sign(x) * (1 - 2 / (exp(2|x|) + 1)), exact at 0 and
     // saturating to +-1 for large |x|.
     Value ax = math::AbsFOp::create(b, loc, x);
-    Value e = tl.exp2(b, loc, arith::MulFOp::create(b, loc, ax,
-                                                    cst(2.0 * M_LOG2E)));
+    Value e =
+        tl.exp2(b, loc, arith::MulFOp::create(b, loc, ax, cst(2.0 * M_LOG2E)));
     Value frac = arith::DivFOp::create(
         b, loc, cst(2.0), arith::AddFOp::create(b, loc, e, cst(1.0)));
     Value mag = arith::SubFOp::create(b, loc, cst(1.0), frac);
@@ -557,8 +557,8 @@ LogicalResult KernelLowering::lowerShapeOp(Operation *op) {
     return success();
   }
   if (isa<mlir::tile::ConvertLayoutOp>(op)) {
-    FailureOr<Regs> out = convertLayout(op, in, *srcLayout, *dstLayout,
-                                        srcType.getElementType());
+    FailureOr<Regs> out =
+        convertLayout(op, in, *srcLayout, *dstLayout, srcType.getElementType());
     if (failed(out))
       return failure();
     values[res] = *out;
@@ -614,9 +614,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     v.elementType = type.getElementType();
     unsigned dyn = 0;
     for (int64_t d : type.getShape())
-      v.dims.push_back(ShapedType::isDynamic(d)
-                           ? values[view.getDims()[dyn++]][0]
-                           : i32(d));
+      v.dims.push_back(
+          ShapedType::isDynamic(d) ? values[view.getDims()[dyn++]][0] : i32(d));
     if (!view.getStrides().empty()) {
       v.contiguous = false;
       for (Value s : view.getStrides())
@@ -645,8 +644,7 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     auto type = cast<SharedType>(alloc.getType());
     SharedValue s;
     s.type = type;
-    if (auto enc =
-            dyn_cast_or_null<SharedLayoutAttr>(type.getEncoding()))
+    if (auto enc = dyn_cast_or_null<SharedLayoutAttr>(type.getEncoding()))
       s.layout = enc.getLayout();
     else
       s.layout = SharedLayout::rowMajor(type.getShape());

@@ -58,8 +58,7 @@ static Regs loadGroup(OpBuilder &b, Location loc, Value ptr, Type storage,
   if (bits % 8 == 0 && llvm::isPowerOf2_32(bits)) {
     for (int64_t i = 0; i < count; ++i)
       regs.push_back(LLVM::ExtractElementOp::create(
-          b, loc, v,
-          arith::ConstantIntOp::create(b, loc, b.getI32Type(), i)));
+          b, loc, v, arith::ConstantIntOp::create(b, loc, b.getI32Type(), i)));
     return regs;
   }
   int64_t total = count * bits;
@@ -137,8 +136,7 @@ GlobalPlan planGlobal(const DistributedLayout &layout, unsigned bits) {
         ok = false;
       for (int64_t k = 1; ok && k < v; ++k)
         for (unsigned d = 0; d < rank; ++d)
-          if (p.local[g + k][d] !=
-              p.local[g][d] + (d == rank - 1 ? k : 0))
+          if (p.local[g + k][d] != p.local[g][d] + (d == rank - 1 ? k : 0))
             ok = false;
     }
     if (ok) {
@@ -163,10 +161,10 @@ static Value paddingValue(OpBuilder &b, Location loc, Attribute padding,
   if (isa<FloatType>(storage))
     return arith::ConstantOp::create(
         b, loc, storage,
-        FloatAttr::get(storage,
-                       APFloat(cast<FloatType>(storage).getFloatSemantics(),
-                               bits.zextOrTrunc(
-                                   storage.getIntOrFloatBitWidth()))));
+        FloatAttr::get(
+            storage,
+            APFloat(cast<FloatType>(storage).getFloatSemantics(),
+                    bits.zextOrTrunc(storage.getIntOrFloatBitWidth()))));
   return arith::ConstantOp::create(
       b, loc, storage,
       IntegerAttr::get(storage,
@@ -190,8 +188,7 @@ static Value inBounds(OpBuilder &b, Location loc, ArrayRef<Value> coords,
                       ArrayRef<Value> dims) {
   Value acc;
   for (auto [c, d] : llvm::zip(coords, dims)) {
-    Value ok =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, d);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, d);
     acc = acc ? arith::AndIOp::create(b, loc, acc, ok).getResult() : ok;
   }
   return acc;
@@ -232,8 +229,8 @@ static Value loadElement(OpBuilder &b, Location loc, const ViewValue &view,
     word = word ? arith::OrIOp::create(b, loc, word, ext).getResult() : ext;
   }
   Value shift = arith::AndIOp::create(b, loc, bit, c64(7));
-  return arith::TruncIOp::create(
-      b, loc, storage, arith::ShRUIOp::create(b, loc, word, shift));
+  return arith::TruncIOp::create(b, loc, storage,
+                                 arith::ShRUIOp::create(b, loc, word, shift));
 }
 
 /// Writes one element (no bounds check). Sub-byte elements are merged into
@@ -259,8 +256,8 @@ static void storeElement(OpBuilder &b, Location loc, const ViewValue &view,
   Value shift = arith::AndIOp::create(b, loc, bit, c64(31));
   Value val = arith::ShLIOp::create(
       b, loc, arith::ExtUIOp::create(b, loc, i64, value), shift);
-  Value mask = arith::ShLIOp::create(
-      b, loc, c64((int64_t(1) << bits) - 1), shift);
+  Value mask =
+      arith::ShLIOp::create(b, loc, c64((int64_t(1) << bits) - 1), shift);
   for (unsigned k = 0; k < 2; ++k) {
     Value v = val, m = mask;
     if (k) {
@@ -274,13 +271,13 @@ static void storeElement(OpBuilder &b, Location loc, const ViewValue &view,
       if (k)
         wi = arith::AddIOp::create(ib, loc, wi, c64(1));
       Value off = arith::MulIOp::create(ib, loc, wi, c64(4));
-      Value ptr = LLVM::GEPOp::create(ib, loc, view.ptr.getType(),
-                                      ib.getI8Type(), view.ptr,
-                                      ValueRange{off});
+      Value ptr =
+          LLVM::GEPOp::create(ib, loc, view.ptr.getType(), ib.getI8Type(),
+                              view.ptr, ValueRange{off});
       Value notMask = arith::XOrIOp::create(
           ib, loc, m32, arith::ConstantIntOp::create(ib, loc, i32, -1));
-      LLVM::AtomicRMWOp::create(ib, loc, LLVM::AtomicBinOp::_and, ptr,
-                                notMask, LLVM::AtomicOrdering::monotonic);
+      LLVM::AtomicRMWOp::create(ib, loc, LLVM::AtomicBinOp::_and, ptr, notMask,
+                                LLVM::AtomicOrdering::monotonic);
       LLVM::AtomicRMWOp::create(ib, loc, LLVM::AtomicBinOp::_or, ptr, v32,
                                 LLVM::AtomicOrdering::monotonic);
     };
@@ -329,10 +326,10 @@ static GlobalAccess prepareGlobal(KernelLowering &kl, Location loc,
     fast = fast ? arith::AndIOp::create(b, loc, fast, c).getResult() : c;
   };
   for (unsigned d = 0; d < layout.rank(); ++d) {
-    Value lo = arith::AddIOp::create(b, loc, a.base[d],
-                                     kl.i32(a.plan.minLocal[d]));
-    Value hi = arith::AddIOp::create(b, loc, a.base[d],
-                                     kl.i32(a.plan.maxLocal[d]));
+    Value lo =
+        arith::AddIOp::create(b, loc, a.base[d], kl.i32(a.plan.minLocal[d]));
+    Value hi =
+        arith::AddIOp::create(b, loc, a.base[d], kl.i32(a.plan.maxLocal[d]));
     andWith(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, lo,
                                   kl.i32(0)));
     andWith(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, hi,
@@ -347,8 +344,8 @@ static GlobalAccess prepareGlobal(KernelLowering &kl, Location loc,
   for (int64_t g = 0; g < layout.localSize(); g += a.plan.vec) {
     SmallVector<Value, 4> coords;
     for (unsigned d = 0; d < layout.rank(); ++d)
-      coords.push_back(arith::AddIOp::create(b, loc, a.base[d],
-                                             kl.i32(a.plan.local[g][d])));
+      coords.push_back(
+          arith::AddIOp::create(b, loc, a.base[d], kl.i32(a.plan.local[g][d])));
     Value index = linearIndex(b, loc, view, coords);
     Value bit = arith::MulIOp::create(b, loc, index, kl.i64(bits));
     Value byte = arith::ShRUIOp::create(b, loc, bit, kl.i64(3));
@@ -356,14 +353,13 @@ static GlobalAccess prepareGlobal(KernelLowering &kl, Location loc,
     unsigned natural = bits % 8 == 0 ? bits / 8 : 0;
     if (a.plan.align > natural || bits % 8) {
       Value addr = arith::AddIOp::create(b, loc, ptrInt, byte);
-      Value low = arith::AndIOp::create(b, loc, addr,
-                                        kl.i64(a.plan.align - 1));
+      Value low = arith::AndIOp::create(b, loc, addr, kl.i64(a.plan.align - 1));
       if (bits % 8)
         low = arith::OrIOp::create(
             b, loc, low, arith::AndIOp::create(b, loc, bit, kl.i64(7)));
-      misalign = misalign ? arith::OrIOp::create(b, loc, misalign, low)
-                                .getResult()
-                          : low;
+      misalign = misalign
+                     ? arith::OrIOp::create(b, loc, misalign, low).getResult()
+                     : low;
     }
   }
   if (misalign)
@@ -387,8 +383,7 @@ LogicalResult KernelLowering::lowerLoad(mlir::tile::LoadOp op) {
   SmallVector<Value, 4> offsets;
   for (Value o : op.getOffsets())
     offsets.push_back(values[o][0]);
-  GlobalAccess a =
-      prepareGlobal(*this, loc, *view, offsets, *layout, bits);
+  GlobalAccess a = prepareGlobal(*this, loc, *view, offsets, *layout, bits);
   int64_t n = layout->localSize();
   // Sub-byte tiles whose groups are whole 32-bit words travel as packed
   // words (lib/Layout's SubBytePacking) so that casts can use word-wide bit
@@ -405,9 +400,9 @@ LogicalResult KernelLowering::lowerLoad(mlir::tile::LoadOp op) {
     Regs regs;
     if (asWords) {
       int64_t perGroup = a.plan.vec * bits / 32;
-      Type memType =
-          perGroup == 1 ? Type(b.getI32Type())
-                        : Type(VectorType::get({perGroup}, b.getI32Type()));
+      Type memType = perGroup == 1
+                         ? Type(b.getI32Type())
+                         : Type(VectorType::get({perGroup}, b.getI32Type()));
       for (Value ptr : a.groupPtrs) {
         Value v = LLVM::LoadOp::create(b, loc, memType, ptr, a.plan.align);
         if (perGroup == 1)
@@ -418,8 +413,8 @@ LogicalResult KernelLowering::lowerLoad(mlir::tile::LoadOp op) {
       }
     } else if (a.plan.vec)
       for (auto [g, ptr] : llvm::enumerate(a.groupPtrs))
-        llvm::append_range(regs, loadGroup(b, loc, ptr, storage,
-                                           a.plan.vec, bits, a.plan.align));
+        llvm::append_range(regs, loadGroup(b, loc, ptr, storage, a.plan.vec,
+                                           bits, a.plan.align));
     else
       for (int64_t l = 0; l < n; ++l)
         regs.push_back(paddingValue(b, loc, Attribute(), storage));
@@ -433,16 +428,16 @@ LogicalResult KernelLowering::lowerLoad(mlir::tile::LoadOp op) {
     for (int64_t l = 0; l < n; ++l) {
       SmallVector<Value, 4> coords;
       for (unsigned d = 0; d < layout->rank(); ++d)
-        coords.push_back(arith::AddIOp::create(b, loc, a.base[d],
-                                               i32(a.plan.local[l][d])));
+        coords.push_back(
+            arith::AddIOp::create(b, loc, a.base[d], i32(a.plan.local[l][d])));
       Value ok = inBounds(b, loc, coords, view->dims);
       auto elemIf = scf::IfOp::create(b, loc, TypeRange{storage}, ok, true);
       {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(&elemIf.getThenRegion().front());
         Value index = linearIndex(b, loc, *view, coords);
-        scf::YieldOp::create(
-            b, loc, loadElement(b, loc, *view, index, storage, bits));
+        scf::YieldOp::create(b, loc,
+                             loadElement(b, loc, *view, index, storage, bits));
         b.setInsertionPointToStart(&elemIf.getElseRegion().front());
         scf::YieldOp::create(b, loc, pad);
       }
@@ -503,14 +498,14 @@ LogicalResult KernelLowering::lowerStore(mlir::tile::StoreOp op) {
   if (a.plan.vec)
     for (auto [g, ptr] : llvm::enumerate(a.groupPtrs))
       storeGroup(b, loc, ptr,
-                 ArrayRef<Value>(regs).slice(g * a.plan.vec, a.plan.vec),
-                 bits, a.plan.align);
+                 ArrayRef<Value>(regs).slice(g * a.plan.vec, a.plan.vec), bits,
+                 a.plan.align);
   b.setInsertionPointToStart(&ifOp.getElseRegion().front());
   for (int64_t l = 0; l < layout->localSize(); ++l) {
     SmallVector<Value, 4> coords;
     for (unsigned d = 0; d < layout->rank(); ++d)
-      coords.push_back(arith::AddIOp::create(b, loc, a.base[d],
-                                             i32(a.plan.local[l][d])));
+      coords.push_back(
+          arith::AddIOp::create(b, loc, a.base[d], i32(a.plan.local[l][d])));
     Value ok = inBounds(b, loc, coords, view->dims);
     auto elemIf = scf::IfOp::create(b, loc, ok, false);
     OpBuilder::InsertionGuard g2(b);
@@ -573,26 +568,27 @@ prepareShared(KernelLowering &kl, Operation *op, Location loc, Value base,
     int64_t linL = 0;
     for (unsigned d = 0; d < layout.rank(); ++d)
       linL += c[d] * strides[d];
-    Value off = swizzle(kl, loc,
-                        arith::AddIOp::create(b, loc, linT, kl.i32(linL)),
-                        smem.swizzle());
-    Value byte = bits % 8 == 0
-                     ? arith::MulIOp::create(b, loc, off, kl.i32(bits / 8))
-                           .getResult()
-                     : arith::ShRUIOp::create(
-                           b, loc,
-                           arith::MulIOp::create(b, loc, off, kl.i32(bits)),
-                           kl.i32(3))
-                           .getResult();
+    Value off =
+        swizzle(kl, loc, arith::AddIOp::create(b, loc, linT, kl.i32(linL)),
+                smem.swizzle());
+    Value byte =
+        bits % 8 == 0
+            ? arith::MulIOp::create(b, loc, off, kl.i32(bits / 8)).getResult()
+            : arith::ShRUIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, off, kl.i32(bits)),
+                  kl.i32(3))
+                  .getResult();
     a.groupPtrs.push_back(kl.gep(base, byte));
   }
   return a;
 }
 
-LogicalResult KernelLowering::storeShared(
-    Operation *op, Value base, const SharedLayout &smem, Value prefix,
-    int64_t prefixAlign, const DistributedLayout &layout, Type elemType,
-    const Regs &regs, bool onlyFirstHolder) {
+LogicalResult KernelLowering::storeShared(Operation *op, Value base,
+                                          const SharedLayout &smem,
+                                          Value prefix, int64_t prefixAlign,
+                                          const DistributedLayout &layout,
+                                          Type elemType, const Regs &regs,
+                                          bool onlyFirstHolder) {
   unsigned bits = mlir::tile::getElementBitWidth(elemType);
   OpBuilder::InsertionGuard guard(b);
   if (onlyFirstHolder && layout.replication() > 1) {
@@ -654,10 +650,9 @@ static LogicalResult sliceOf(KernelLowering &kl, Operation *op,
     if (align == 0)
       continue;
     prefixAlign = std::gcd(prefixAlign, align);
-    Value term =
-        arith::MulIOp::create(b, loc, indices[d], kl.i32(strides[d]));
-    prefix = prefix ? arith::AddIOp::create(b, loc, prefix, term).getResult()
-                    : term;
+    Value term = arith::MulIOp::create(b, loc, indices[d], kl.i32(strides[d]));
+    prefix =
+        prefix ? arith::AddIOp::create(b, loc, prefix, term).getResult() : term;
   }
   if (!prefix)
     prefixAlign = 0;
@@ -677,8 +672,8 @@ LogicalResult KernelLowering::lowerSharedLoad(mlir::tile::SharedLoadOp op) {
   SharedLayout slice;
   Value prefix;
   int64_t prefixAlign;
-  if (failed(sliceOf(*this, op, *s, op.getIndices(), idx, layout->rank(),
-                     slice, prefix, prefixAlign)))
+  if (failed(sliceOf(*this, op, *s, op.getIndices(), idx, layout->rank(), slice,
+                     prefix, prefixAlign)))
     return failure();
   FailureOr<Regs> regs = loadShared(op, s->ptr, slice, prefix, prefixAlign,
                                     *layout, op.getType().getElementType());
@@ -702,8 +697,8 @@ LogicalResult KernelLowering::lowerSharedStore(mlir::tile::SharedStoreOp op) {
   SharedLayout slice;
   Value prefix;
   int64_t prefixAlign;
-  if (failed(sliceOf(*this, op, *s, op.getIndices(), idx, layout->rank(),
-                     slice, prefix, prefixAlign)))
+  if (failed(sliceOf(*this, op, *s, op.getIndices(), idx, layout->rank(), slice,
+                     prefix, prefixAlign)))
     return failure();
   return storeShared(op, s->ptr, slice, prefix, prefixAlign, *layout,
                      type.getElementType(), values[op.getValue()],
@@ -796,15 +791,16 @@ LogicalResult KernelLowering::lowerCopyAsync(mlir::tile::CopyAsyncOp op) {
     Value rest = chunk;
     for (int d = int(rank) - 1; d >= 0; --d) {
       int64_t extent = d == int(rank) - 1 ? last / vec : shape[d];
-      Value digit = d == 0 ? rest
-                           : arith::RemUIOp::create(b, loc, rest, i32(extent))
-                                 .getResult();
+      Value digit =
+          d == 0
+              ? rest
+              : arith::RemUIOp::create(b, loc, rest, i32(extent)).getResult();
       if (d > 0)
         rest = arith::DivUIOp::create(b, loc, rest, i32(extent));
-      coord[d] = d == int(rank) - 1
-                     ? arith::MulIOp::create(b, loc, digit, i32(vec))
-                           .getResult()
-                     : digit;
+      coord[d] =
+          d == int(rank) - 1
+              ? arith::MulIOp::create(b, loc, digit, i32(vec)).getResult()
+              : digit;
     }
     // Shared address.
     Value lin = prefix ? prefix : i32(0);
@@ -813,10 +809,8 @@ LogicalResult KernelLowering::lowerCopyAsync(mlir::tile::CopyAsyncOp op) {
           b, loc, lin,
           arith::MulIOp::create(b, loc, coord[d], i32(slice.strides()[d])));
     Value off = swizzle(*this, loc, lin, slice.swizzle());
-    Value dstByte =
-        arith::ShRUIOp::create(b, loc,
-                               arith::MulIOp::create(b, loc, off, i32(bits)),
-                               i32(3));
+    Value dstByte = arith::ShRUIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, off, i32(bits)), i32(3));
     Value dst = gep(s->ptr, dstByte);
     // Global coordinates, bounds and alignment.
     SmallVector<Value, 4> g;
@@ -844,8 +838,8 @@ LogicalResult KernelLowering::lowerCopyAsync(mlir::tile::CopyAsyncOp op) {
     Value low = arith::OrIOp::create(
         b, loc, arith::AndIOp::create(b, loc, addr, i64(chunkBytes - 1)),
         arith::AndIOp::create(b, loc, bit, i64(7)));
-    andWith(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low,
-                                  i64(0)));
+    andWith(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low, i64(0)));
     auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     Value src = gep(view->ptr, byte);

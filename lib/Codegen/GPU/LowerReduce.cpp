@@ -54,11 +54,11 @@ static Value shuffleXor(KernelLowering &kl, Location loc, Value v,
   if (type.isF32() || type.isInteger(32))
     return kl.target().shuffleXor(b, loc, v, mask);
   unsigned width = type.getIntOrFloatBitWidth();
-  Value asInt = isa<FloatType>(type)
-                    ? arith::BitcastOp::create(b, loc, b.getIntegerType(width),
-                                               v)
-                          .getResult()
-                    : v;
+  Value asInt =
+      isa<FloatType>(type)
+          ? arith::BitcastOp::create(b, loc, b.getIntegerType(width), v)
+                .getResult()
+          : v;
   Value wide = arith::ExtUIOp::create(b, loc, b.getI32Type(), asInt);
   Value r = kl.target().shuffleXor(b, loc, wide, mask);
   Value narrow = arith::TruncIOp::create(b, loc, b.getIntegerType(width), r);
@@ -134,8 +134,8 @@ LogicalResult KernelLowering::lowerReduce(mlir::tile::ReduceOp op) {
     // hold the same element write the same value); otherwise every thread
     // writes at [thread][slot].
     int64_t ws = warpSize();
-    bool warpsOnly = llvm::all_of(
-        viaShared, [&](const Digit &d) { return d.stride >= ws; });
+    bool warpsOnly =
+        llvm::all_of(viaShared, [&](const Digit &d) { return d.stride >= ws; });
     unsigned bytes = elem.getIntOrFloatBitWidth() / 8;
     int64_t n = partial.size();
     SmallVector<Value, 4> sp = spatialCoords(*sliced);
@@ -145,10 +145,10 @@ LogicalResult KernelLowering::lowerReduce(mlir::tile::ReduceOp op) {
     int64_t cols = warpsOnly ? elements : n;
     Value base = scratch(op, rows * cols * bytes);
     auto slotPtr = [&](Value thread, int64_t l) {
-      Value row = warpsOnly
-                      ? arith::DivUIOp::create(b, loc, thread, i32(ws))
-                            .getResult()
-                      : thread;
+      Value row =
+          warpsOnly
+              ? arith::DivUIOp::create(b, loc, thread, i32(ws)).getResult()
+              : thread;
       Value col;
       if (warpsOnly) {
         // Row-major index of the output coordinate of slot l.
@@ -157,8 +157,7 @@ LogicalResult KernelLowering::lowerReduce(mlir::tile::ReduceOp op) {
         for (unsigned d = 0; d < outShape.size(); ++d) {
           Value c = arith::AddIOp::create(b, loc, sp[d], i32(local[d]));
           col = arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, col, i32(outShape[d])),
-              c);
+              b, loc, arith::MulIOp::create(b, loc, col, i32(outShape[d])), c);
         }
       } else {
         col = i32(l);
@@ -221,8 +220,8 @@ FailureOr<Regs> KernelLowering::convertLayout(Operation *op, const Regs &regs,
                                               Type elemType) {
   if (src == dst)
     return regs;
-  if (std::optional<SmallVector<int64_t>> remap = staticRemap(
-          src, dst, [](ArrayRef<int64_t> c) {
+  if (std::optional<SmallVector<int64_t>> remap =
+          staticRemap(src, dst, [](ArrayRef<int64_t> c) {
             return SmallVector<int64_t, 4>(c.begin(), c.end());
           })) {
     Regs out;

@@ -67,10 +67,9 @@ public:
                 NVVM::ShflKind kind) {
     Value all = arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1);
     Value clamp = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0x1f);
-    return NVVM::ShflOp::create(b, loc, value.getType(), all, value, offset,
-                                clamp,
-                                NVVM::ShflKindAttr::get(b.getContext(), kind),
-                                UnitAttr());
+    return NVVM::ShflOp::create(
+        b, loc, value.getType(), all, value, offset, clamp,
+        NVVM::ShflKindAttr::get(b.getContext(), kind), UnitAttr());
   }
   Value shuffleXor(OpBuilder &b, Location loc, Value value,
                    unsigned laneMask) override {
@@ -83,8 +82,7 @@ public:
     return shuffle(b, loc, value, srcLane, NVVM::ShflKind::idx);
   }
 
-  Value sharedMemoryBase(OpBuilder &b, Location loc,
-                         ModuleOp module) override {
+  Value sharedMemoryBase(OpBuilder &b, Location loc, ModuleOp module) override {
     auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
     if (!module.lookupSymbol(kSharedArray)) {
       OpBuilder mb(module.getBodyRegion());
@@ -142,15 +140,14 @@ public:
   }
 
   SmallVector<Value> mma(OpBuilder &b, Location loc, const gpu::MmaAtom &atom,
-                         ValueRange a, ValueRange bOp,
-                         ValueRange c) override {
+                         ValueRange a, ValueRange bOp, ValueRange c) override {
     Type elem = a[0].getType();
     Type accType = c[0].getType();
     NVVM::MMATypes ptxType = elem.isF16()    ? NVVM::MMATypes::f16
                              : elem.isBF16() ? NVVM::MMATypes::bf16
                                              : NVVM::MMATypes::s8;
-    Type regType = elem.isF16() ? Type(VectorType::get({2}, elem))
-                                : Type(b.getI32Type());
+    Type regType =
+        elem.isF16() ? Type(VectorType::get({2}, elem)) : Type(b.getI32Type());
     SmallVector<Value> ra = pack(b, loc, a, regType);
     SmallVector<Value> rb = pack(b, loc, bOp, regType);
     SmallVector<Type> fields(c.size(), accType);

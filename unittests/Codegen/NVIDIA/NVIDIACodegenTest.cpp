@@ -10,11 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
 #include "tile/Codegen/Common/Serialize.h"
 #include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/GPU/GPULowering.h"
 #include "tile/Codegen/GPU/TargetLowering.h"
-#include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Numerics/Format.h"
 
@@ -158,7 +158,8 @@ public:
     return v;
   }
   Value sharedMemoryBase(OpBuilder &b, Location loc, ModuleOp) override {
-    return LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+    return LLVM::ZeroOp::create(b, loc,
+                                LLVM::LLVMPointerType::get(b.getContext()));
   }
   std::optional<::tile::gpu::MmaAtom> getMmaAtom(Type, Type) const override {
     return std::nullopt;
@@ -253,8 +254,7 @@ std::optional<CpuKernel> compileOnCpu(const std::string &source) {
 }
 
 /// Reads element i of a dense LSB-first stream of `bits`-bit codes.
-uint32_t readCode(const std::vector<uint8_t> &bytes, int64_t i,
-                  unsigned bits) {
+uint32_t readCode(const std::vector<uint8_t> &bytes, int64_t i, unsigned bits) {
   uint64_t word = 0;
   int64_t bit = i * bits;
   for (unsigned k = 0; k < 5 && (bit / 8 + k) < int64_t(bytes.size()); ++k)
@@ -355,11 +355,13 @@ TEST(GPULoweringOnCpu, WideSourcesRoundAndSaturate) {
   std::mt19937 rng(1234);
   auto f32Codes = [&] {
     std::vector<uint32_t> codes;
-    for (float v : {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.5f, 3.5f, -2.5f, 448.0f,
-                    464.0f, 480.0f, 1e9f, -1e9f, INFINITY, -INFINITY, NAN,
-                    -NAN, 1e-45f, 0.0009765625f, 0.001953125f, 0.0029296875f,
-                    6.0f, 5.0f, 7.5f, 28.0f, 30.0f, 127.5f, 128.5f, -128.5f,
-                    255.5f, 57344.0f, 61440.0f, 65520.0f})
+    for (float v :
+         {0.0f,          -0.0f,        1.0f,          -1.0f,  0.5f,    2.5f,
+          3.5f,          -2.5f,        448.0f,        464.0f, 480.0f,  1e9f,
+          -1e9f,         INFINITY,     -INFINITY,     NAN,    -NAN,    1e-45f,
+          0.0009765625f, 0.001953125f, 0.0029296875f, 6.0f,   5.0f,    7.5f,
+          28.0f,         30.0f,        127.5f,        128.5f, -128.5f, 255.5f,
+          57344.0f,      61440.0f,     65520.0f})
       codes.push_back(llvm::bit_cast<uint32_t>(v));
     while (codes.size() < 256) {
       // Random magnitudes around the small formats' ranges.

@@ -125,8 +125,7 @@ public:
 
   /// Turns `func` into a kernel entry point launched with `numThreads`
   /// threads per program (calling convention, launch bounds).
-  virtual void markKernel(mlir::LLVM::LLVMFuncOp func,
-                          unsigned numThreads) = 0;
+  virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads) = 0;
 };
 
 } // namespace gpu
