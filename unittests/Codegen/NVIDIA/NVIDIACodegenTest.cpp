@@ -477,4 +477,73 @@ func.func @k(%A: !tile.ptr<f32>, %B: !tile.ptr<f32>, %C: !tile.ptr<f32>, %R: !ti
   }
 }
 
+TEST(GPULoweringOnCpu, MaskedEdgesPaddingAndSubByteStores) {
+  // A 4x8 tile at (r0, c0) of an MxN f16 view, padded with -inf outside;
+  // stored at the same offsets to an f32 view (outside: skipped), and a u3
+  // tile copied between packed streams (bits of neighbours untouched).
+  const char *source = R"mlir(
+#l = #tile.layout<local(4,8)>
+func.func @k(%X: !tile.ptr<f16>, %Y: !tile.ptr<f32>, %U: !tile.ptr<i3>, %V: !tile.ptr<i3>,
+             %P: !tile.ptr<f32>, %M: i32, %N: i32, %r0: i32, %c0: i32)
+    attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 1 : i32} {
+  %vx = tile.view %X(%M, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %vy = tile.view %Y(%M, %N) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %vu = tile.view %U(%M, %N) : !tile.ptr<i3> -> !tile.view<?x?xi3>
+  %vv = tile.view %V(%M, %N) : !tile.ptr<i3> -> !tile.view<?x?xi3>
+  %t = tile.load %vx[%r0, %c0] padding(0xFC00 : f16) : !tile.view<?x?xf16> -> tensor<4x8xf16, #l>
+  %f = tile.cast %t : tensor<4x8xf16, #l> -> tensor<4x8xf32, #l>
+  tile.store %vy[%r0, %c0], %f : !tile.view<?x?xf32>, tensor<4x8xf32, #l>
+  %zero = arith.constant 0 : i32
+  %vp = tile.view %P() : !tile.ptr<f32> -> !tile.view<4x8xf32>
+  tile.store %vp[%zero, %zero], %f : !tile.view<4x8xf32>, tensor<4x8xf32, #l>
+  %u = tile.load %vu[%r0, %c0] : !tile.view<?x?xi3> -> tensor<4x8xi3, #l>
+  tile.store %vv[%r0, %c0], %u : !tile.view<?x?xi3>, tensor<4x8xi3, #l>
+  return
+}
+)mlir";
+  std::optional<CpuKernel> k = compileOnCpu(source);
+  ASSERT_TRUE(k.has_value());
+  using Fn = void (*)(void *, void *, void *, void *, void *, int32_t, int32_t,
+                      int32_t, int32_t);
+  auto fn = reinterpret_cast<Fn>(reinterpret_cast<void *>(k->fn));
+  const int M = 5, N = 11;
+  std::mt19937 rng(99);
+  for (auto [r0, c0] : std::vector<std::pair<int, int>>{
+           {0, 0}, {1, 3}, {-2, -5}, {3, 7}, {4, -1}, {-4, 11}}) {
+    SCOPED_TRACE("offsets " + std::to_string(r0) + "," + std::to_string(c0));
+    std::vector<uint16_t> x(M * N);
+    for (auto &h : x)
+      h = num::f32ToF16(float(int(rng() % 200) - 100) / 8.0f);
+    std::vector<float> y(M * N, -7.0f);
+    std::vector<uint8_t> u((M * N * 3 + 7) / 8 + 4), v(u.size());
+    for (auto &byte : u)
+      byte = uint8_t(rng());
+    for (auto &byte : v)
+      byte = uint8_t(rng());
+    std::vector<uint8_t> vBefore = v;
+    std::vector<float> p(32, 0.0f);
+    fn(x.data(), y.data(), u.data(), v.data(), p.data(), M, N, r0, c0);
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 8; ++j) {
+        int gi = r0 + i, gj = c0 + j;
+        bool inside = gi >= 0 && gi < M && gj >= 0 && gj < N;
+        float want = inside ? num::f16ToF32(x[gi * N + gj]) : -INFINITY;
+        EXPECT_EQ(p[i * 8 + j], want) << "tile " << i << "," << j;
+      }
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        bool inside = i >= r0 && i < r0 + 4 && j >= c0 && j < c0 + 8;
+        float want = inside ? num::f16ToF32(x[i * N + j]) : -7.0f;
+        EXPECT_EQ(y[i * N + j], want) << i << "," << j;
+        uint32_t wantCode = inside ? readCode(u, i * N + j, 3)
+                                   : readCode(vBefore, i * N + j, 3);
+        EXPECT_EQ(readCode(v, i * N + j, 3), wantCode) << i << "," << j;
+      }
+    // Bits past the stream are untouched.
+    for (int bit = M * N * 3; bit < int(v.size()) * 8; ++bit)
+      EXPECT_EQ((v[bit / 8] >> (bit % 8)) & 1,
+                (vBefore[bit / 8] >> (bit % 8)) & 1);
+  }
+}
+
 } // namespace
