@@ -453,15 +453,18 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
              << elem << ") is not supported; cast to f16/f32 first";
     resultTypes.push_back(elem);
   }
+  // Scalar operands (arith.select's condition) are used by every slot.
   for (Value v : op->getOperands())
-    if (values[v].size() != size_t(count))
+    if (values[v].size() != size_t(count) &&
+        (isa<RankedTensorType>(v.getType()) || values[v].size() != 1))
       return op->emitOpError("operands must have the same layout as the "
                              "result (insert tile.convert_layout)");
   SmallVector<Regs> results(op->getNumResults());
   for (int64_t l = 0; l < count; ++l) {
     SmallVector<Value> operands;
     for (Value v : op->getOperands())
-      operands.push_back(values[v][l]);
+      operands.push_back(values[v].size() == 1 ? values[v][0]
+                                               : values[v][l]);
     if (op->getNumResults() == 1) {
       FailureOr<Value> special = lowerMath(op, operands, resultTypes[0]);
       if (failed(special))

@@ -41,3 +41,23 @@ func.func @vector_add(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %z: !tile.ptr<f32>
   tile.store %vz[%i0], %s : !tile.view<?xf32>, tensor<1024xf32, #blk>
   return
 }
+
+// A scalar condition selects between whole tiles; iota and splat give each
+// thread its coordinates and copies.
+#v = #tile.layout<spatial(32) * local(4)>
+
+// CHECK-LABEL: llvm.func @select_iota
+// CHECK:         %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK:         llvm.mul %[[TID]], %{{.*}} : i32
+// CHECK-COUNT-4: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, i32
+// CHECK:         llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+func.func @select_iota(%out: !tile.ptr<i32>, %flag: i1, %s: i32)
+    attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %vo = tile.view %out() : !tile.ptr<i32> -> !tile.view<128xi32>
+  %i = tile.iota : tensor<128xi32, #v>
+  %b = tile.splat %s : i32 -> tensor<128xi32, #v>
+  %r = arith.select %flag, %i, %b : tensor<128xi32, #v>
+  tile.store %vo[%c0], %r : !tile.view<128xi32>, tensor<128xi32, #v>
+  return
+}
