@@ -23,7 +23,7 @@ TARGET=${3:-sm_90a}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 EX="$HERE/../shared/examples"
 TILEC="$BUILD/bin/tilec"
-TILE_RUN="$BUILD/runtime/tile-run"
+TILE_RUN="$BUILD/bin/tile-run"
 
 if [ "$bundle_only" -eq 0 ]; then
   if ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then

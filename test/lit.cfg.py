@@ -33,6 +33,7 @@ tools = [
     ToolSubst("tilec", unresolved="ignore"),
     ToolSubst("tile-run", unresolved="ignore"),
     ToolSubst("llvm-objdump", unresolved="ignore"),
+    ToolSubst("llvm-nm", unresolved="ignore"),
     ToolSubst("llvm-readobj", unresolved="ignore"),
     ToolSubst("llvm-mc", unresolved="ignore"),
 ]

@@ -203,8 +203,18 @@ llvm::Error host::emitHostSharedObject(ModuleOp module, llvm::StringRef path,
   if (llvm::Error error = writeObject(module, object, options))
     return error;
   std::string message;
+  // The Numerics C ABI and the compiler-rt builtins the code may call are
+  // linked in and hidden (--exclude-libs), so that the shared object loads
+  // in any process; libc, libm and libstdc++ come from the process.
   llvm::SmallVector<llvm::StringRef> argv = {*linker, "-shared", "--as-needed",
-                                             "-o",    path,      object};
+                                             "-o", path, object,
+                                             "--exclude-libs=ALL"};
+#ifdef TILE_NUMERICS_ARCHIVE
+  argv.push_back(TILE_NUMERICS_ARCHIVE);
+#endif
+#ifdef TILE_CLANG_RT_BUILTINS
+  argv.push_back(TILE_CLANG_RT_BUILTINS);
+#endif
   int rc = llvm::sys::ExecuteAndWait(*linker, argv, std::nullopt, {}, 0, 0,
                                      &message);
   if (rc != 0)
