@@ -63,7 +63,8 @@ int main(int argc, char **argv) {
     v = normal(rng);
   uint64_t bytes = x.size() * sizeof(float);
   auto bx = device->allocate(bytes), by = device->allocate(bytes);
-  if (!bx || !by || bx->upload(x.data(), bytes) || by->upload(y.data(), bytes)) {
+  if (!bx || !by || bx->upload(x.data(), bytes) ||
+      by->upload(y.data(), bytes)) {
     std::fprintf(stderr, "cannot allocate or upload\n");
     return 1;
   }

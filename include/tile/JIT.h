@@ -133,8 +133,7 @@ private:
 /// Writes a bundle directory: manifest.json plus the code objects of
 /// \p Kernels (each distinct object once). Creates \p Dir if needed.
 rt::Error writeBundle(const std::string &Dir, const CompiledKernels &Kernels,
-                      const std::vector<std::vector<rt::TestCase>> &Tests =
-                          {});
+                      const std::vector<std::vector<rt::TestCase>> &Tests = {});
 
 } // namespace jit
 } // namespace tile

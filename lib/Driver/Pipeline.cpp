@@ -6,9 +6,9 @@
 
 #include "tile/Driver/Pipeline.h"
 
+#include "tile/Codegen/AMD/AMDCodegen.h"
 #include "tile/Codegen/Common/Serialize.h"
 #include "tile/Codegen/Common/TargetInfo.h"
-#include "tile/Codegen/AMD/AMDCodegen.h"
 #include "tile/Codegen/GPU/GPULowering.h"
 #include "tile/Codegen/Host/HostCodegen.h"
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
@@ -72,9 +72,10 @@ static std::string printModule(mlir::ModuleOp module) {
 }
 
 /// Host: tile → LLVM through lib/Codegen/Host, then LLVM's own backend.
-static llvm::Expected<StageOutput>
-compileHost(mlir::ModuleOp module, const TargetInfo &target, Stage stage,
-            const PipelineOptions &options) {
+static llvm::Expected<StageOutput> compileHost(mlir::ModuleOp module,
+                                               const TargetInfo &target,
+                                               Stage stage,
+                                               const PipelineOptions &options) {
   host::HostCompileOptions hostOptions;
   hostOptions.optimize = options.optimize;
   if (llvm::Error err = host::lowerToHostLLVM(module, hostOptions))
@@ -118,9 +119,8 @@ static llvm::Expected<std::string> printLLVMIR(mlir::ModuleOp module,
 
 /// NVIDIA: the kernels are already prepared (layouts, shared memory); lower
 /// them to NVVM, then LLVM's NVPTX backend and ptxas.
-static llvm::Expected<StageOutput> compileNVIDIA(mlir::ModuleOp module,
-                                                 const TargetInfo &target,
-                                                 Stage stage) {
+static llvm::Expected<StageOutput>
+compileNVIDIA(mlir::ModuleOp module, const TargetInfo &target, Stage stage) {
   if (mlir::failed(nvidia::lowerToNVVM(module, target)))
     return makeError("compilation failed in the NVVM lowering");
   StageOutput out;
@@ -171,9 +171,8 @@ static llvm::Expected<std::string> printLLVMIR(mlir::ModuleOp module,
 
 /// AMD: lower to ROCDL, then the AMDGPU backend and ld.lld. LDS is static
 /// in the code object, so kernels launch with no dynamic shared memory.
-static llvm::Expected<StageOutput> compileAMD(mlir::ModuleOp module,
-                                              const TargetInfo &target,
-                                              Stage stage) {
+static llvm::Expected<StageOutput>
+compileAMD(mlir::ModuleOp module, const TargetInfo &target, Stage stage) {
   if (mlir::failed(amd::lowerToROCDL(module, target)))
     return makeError("compilation failed in the ROCDL lowering");
   StageOutput out;

@@ -45,10 +45,10 @@ void tile_jit_destroy(tile_jit *jit) { delete jit; }
 
 const char *tile_jit_last_error(void) { return lastError.c_str(); }
 
-int tile_jit_compile(tile_jit *jit, const char *source,
-                     const char *sourceName, const char *kernel,
-                     const char *target, const char *const *defines,
-                     size_t numDefines, char *bundleDir, size_t capacity) {
+int tile_jit_compile(tile_jit *jit, const char *source, const char *sourceName,
+                     const char *kernel, const char *target,
+                     const char *const *defines, size_t numDefines,
+                     char *bundleDir, size_t capacity) {
   if (!jit || !source || !kernel || !bundleDir)
     return failWith("tile_jit_compile: jit, source, kernel and bundle_dir "
                     "must not be NULL");
@@ -72,8 +72,8 @@ int tile_jit_compile(tile_jit *jit, const char *source,
   llvm::sys::path::append(dir, (*compiled)->CacheKey);
   if (!llvm::sys::fs::is_directory(dir)) {
     // The cache could not be written (read-only disk): write it now.
-    if (tile::rt::Error err = tile::jit::writeBundle(std::string(dir),
-                                                     {*compiled}))
+    if (tile::rt::Error err =
+            tile::jit::writeBundle(std::string(dir), {*compiled}))
       return failWith(err.message());
   }
   if (dir.size() + 1 > capacity)

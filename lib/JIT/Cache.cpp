@@ -9,6 +9,8 @@
 
 #include "tile/JIT.h"
 
+#include "KernelMetadata.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
@@ -89,7 +91,8 @@ std::string Compiler::cacheKey(std::string_view source,
   return key;
 }
 
-static rt::Expected<std::vector<uint8_t>> readBytes(const std::string &path) {
+rt::Expected<std::vector<uint8_t>>
+jit::detail::readBytes(const std::string &path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!buffer)
     return rt::makeError("cannot read " + path + ": " +
@@ -112,7 +115,7 @@ rt::Expected<CompiledKernels> Compiler::loadFromDisk(const std::string &key) {
     auto &object = objects[info.Object];
     if (!object) {
       rt::Expected<std::vector<uint8_t>> bytes =
-          readBytes(bundle->path(info.Object));
+          detail::readBytes(bundle->path(info.Object));
       if (!bytes)
         return bytes.takeError();
       object = std::make_shared<const std::vector<uint8_t>>(std::move(*bytes));
@@ -138,9 +141,10 @@ void Compiler::storeToDisk(const std::string &key,
   if (llvm::sys::fs::exists(finalDir))
     return;
   llvm::SmallString<256> tempDir(CacheDir);
-  llvm::sys::path::append(tempDir, ".tmp-" + key + "-" +
-                                       std::to_string(llvm::sys::Process::getProcessId()) +
-                                       "-" + std::to_string(counter++));
+  llvm::sys::path::append(
+      tempDir, ".tmp-" + key + "-" +
+                   std::to_string(llvm::sys::Process::getProcessId()) + "-" +
+                   std::to_string(counter++));
   if (writeBundle(std::string(tempDir), kernels)) {
     llvm::sys::fs::remove_directories(tempDir);
     return;
@@ -149,9 +153,9 @@ void Compiler::storeToDisk(const std::string &key,
     llvm::sys::fs::remove_directories(tempDir); // another process won
 }
 
-rt::Error jit::writeBundle(const std::string &dir,
-                           const CompiledKernels &kernels,
-                           const std::vector<std::vector<rt::TestCase>> &tests) {
+rt::Error
+jit::writeBundle(const std::string &dir, const CompiledKernels &kernels,
+                 const std::vector<std::vector<rt::TestCase>> &tests) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return rt::makeError("cannot create " + dir + ": " + ec.message());
   rt::Manifest manifest;

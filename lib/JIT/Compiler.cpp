@@ -36,32 +36,22 @@ static rt::Error fromLLVM(llvm::Error err) {
   return rt::makeError(llvm::toString(std::move(err)));
 }
 
-/// Reads a whole file into bytes.
-static rt::Expected<std::vector<uint8_t>> readBytes(const std::string &path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
-  if (!buffer)
-    return rt::makeError("cannot read " + path + ": " +
-                         buffer.getError().message());
-  llvm::StringRef data = (*buffer)->getBuffer();
-  return std::vector<uint8_t>(data.begin(), data.end());
-}
-
 /// Host: one shared object holding every kernel of the module.
 static rt::Expected<std::vector<uint8_t>>
 buildHostObject(mlir::ModuleOp module, const CompileOptions &options) {
   host::HostCompileOptions hostOptions;
   hostOptions.optimize = options.optimize;
-  if (rt::Error err =
-          fromLLVM(host::lowerToHostLLVM(module, hostOptions)))
+  if (rt::Error err = fromLLVM(host::lowerToHostLLVM(module, hostOptions)))
     return err;
   llvm::SmallString<128> path;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("tilec-jit", "so", path))
     return rt::makeError("cannot create a temporary file: " + ec.message());
-  rt::Error err = fromLLVM(
-      host::emitHostSharedObject(module, path.str(), hostOptions));
+  rt::Error err =
+      fromLLVM(host::emitHostSharedObject(module, path.str(), hostOptions));
   rt::Expected<std::vector<uint8_t>> bytes =
-      err ? rt::Expected<std::vector<uint8_t>>(err) : readBytes(path.c_str());
+      err ? rt::Expected<std::vector<uint8_t>>(err)
+          : detail::readBytes(path.c_str());
   llvm::sys::fs::remove(path);
   return bytes;
 }

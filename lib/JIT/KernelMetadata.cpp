@@ -39,8 +39,8 @@ static rt::json::Value toJson(mlir::Attribute attr) {
   return rt::json::Value(text);
 }
 
-rt::Expected<rt::KernelInfo>
-jit::kernelInfoFromFunc(mlir::func::FuncOp func, const TargetInfo &target) {
+rt::Expected<rt::KernelInfo> jit::kernelInfoFromFunc(mlir::func::FuncOp func,
+                                                     const TargetInfo &target) {
   rt::KernelInfo info;
   std::string name = func.getSymName().str();
   info.Entry = name;
@@ -93,8 +93,8 @@ jit::kernelInfoFromFunc(mlir::func::FuncOp func, const TargetInfo &target) {
     info.Launch.SharedBytes = shared.getInt();
 
   rt::json::Object constants;
-  if (auto dict =
-          func->getAttrOfType<mlir::DictionaryAttr>(TileDialect::kConstantsAttr))
+  if (auto dict = func->getAttrOfType<mlir::DictionaryAttr>(
+          TileDialect::kConstantsAttr))
     for (mlir::NamedAttribute entry : dict)
       constants.emplace_back(entry.getName().str(), toJson(entry.getValue()));
   info.Constants = rt::json::Value(std::move(constants));

@@ -24,6 +24,11 @@ namespace jit {
 rt::Expected<rt::KernelInfo> kernelInfoFromFunc(mlir::func::FuncOp Func,
                                                 const TargetInfo &Target);
 
+namespace detail {
+/// Reads a whole file into bytes.
+rt::Expected<std::vector<uint8_t>> readBytes(const std::string &Path);
+} // namespace detail
+
 } // namespace jit
 } // namespace tile
 

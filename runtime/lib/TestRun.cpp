@@ -20,8 +20,8 @@ Expected<PreparedRun> tile::rt::prepareRun(const KernelSignature &Sig,
                                            const std::string &BaseDir) {
   for (const ParamInfo &P : Sig.Params)
     if (P.Kind == ParamKind::Dim && !T.Sizes.count(P.Name))
-      return makeError("no size given for dimension " + P.Name +
-                       " of kernel " + Sig.Name);
+      return makeError("no size given for dimension " + P.Name + " of kernel " +
+                       Sig.Name);
 
   PreparedRun Run;
   std::vector<ArgValue> Args;

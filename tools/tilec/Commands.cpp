@@ -76,10 +76,10 @@ cl::list<std::string> argOpt("arg", cl::desc("Scalar argument NAME=VALUE"),
                              cl::value_desc("NAME=VALUE"), cl::sub(runCmd),
                              cl::sub(checkCmd), cl::sub(bundleCmd),
                              cl::cat(commandCat));
-cl::list<std::string>
-    inputOpt("input", cl::desc("Read tensor NAME from a .npy file"),
-             cl::value_desc("NAME=F.npy"), cl::sub(runCmd), cl::sub(checkCmd),
-             cl::cat(commandCat));
+cl::list<std::string> inputOpt("input",
+                               cl::desc("Read tensor NAME from a .npy file"),
+                               cl::value_desc("NAME=F.npy"), cl::sub(runCmd),
+                               cl::sub(checkCmd), cl::cat(commandCat));
 cl::list<std::string>
     inoutOpt("inout",
              cl::desc("A mut tensor that is also read: generate it instead of "
@@ -131,8 +131,8 @@ bool parseSizes(llvm::StringRef text, rt::DimMap &dims) {
     int64_t n;
     if (!splitAssignment(part, name, value) ||
         llvm::StringRef(value).getAsInteger(10, n) || n < 0) {
-      fail("--size expects DIM=V with V a non-negative integer, got '" +
-           part + "'");
+      fail("--size expects DIM=V with V a non-negative integer, got '" + part +
+           "'");
       return false;
     }
     dims[name] = n;
@@ -216,8 +216,7 @@ compileSelected(jit::Compiler &compiler, const std::string &file,
 
 /// Decodes a packed tensor to doubles.
 std::vector<double> decodeAll(const std::string &dtype,
-                              const std::vector<uint8_t> &packed,
-                              uint64_t n) {
+                              const std::vector<uint8_t> &packed, uint64_t n) {
   auto format = numerics::parseFormat(dtype);
   std::vector<uint32_t> codes(n);
   (void)numerics::unpackBits(packed.data(), n, format->bits(), codes.data());
@@ -268,8 +267,7 @@ rt::Error writeTensorNpy(const std::string &path, const rt::TensorArg &t,
   return rt::writeNpy(path, *array);
 }
 
-rt::Error writeDumpManifest(const std::string &dir,
-                            const rt::KernelInfo &info,
+rt::Error writeDumpManifest(const std::string &dir, const rt::KernelInfo &info,
                             const rt::PreparedRun &run,
                             const rt::TestCase &test) {
   rt::json::Array args;
@@ -318,7 +316,8 @@ struct Execution {
   std::vector<std::vector<uint8_t>> outputs;
 };
 
-rt::Expected<Execution> execute(jit::Compiler &compiler, const std::string &file,
+rt::Expected<Execution> execute(jit::Compiler &compiler,
+                                const std::string &file,
                                 const jit::CompileOptions &options,
                                 const std::string &deviceSpec,
                                 const rt::TestCase &test) {
@@ -446,8 +445,8 @@ int checkMain() {
   if (!ref)
     return fail("reference: " + ref.message());
 
-  llvm::outs() << exec->kernel->Info.name() << ": " << options.target
-               << " on " << exec->device.name() << " vs host reference"
+  llvm::outs() << exec->kernel->Info.name() << ": " << options.target << " on "
+               << exec->device.name() << " vs host reference"
                << (refOptions.optimize ? "" : " (unoptimized)") << "\n";
   unsigned failures = 0, compared = 0;
   for (size_t i = 0; i < exec->run.Tensors.size(); ++i) {
@@ -462,8 +461,7 @@ int checkMain() {
     bool ok = stats->Mismatches == 0;
     failures += !ok;
     llvm::outs() << (ok ? "PASS " : "FAIL ") << t.Param->Name << ": "
-                 << (stats->Exact ? "exact, " : "") << stats->summary()
-                 << "\n";
+                 << (stats->Exact ? "exact, " : "") << stats->summary() << "\n";
   }
   if (compared == 0)
     return fail("kernel has no mut tensor to compare");
@@ -502,8 +500,8 @@ int bundleMain() {
       rt::TestCase test;
       if (!makeTestCase(sizes, test))
         return 1;
-      auto ref = execute(compiler, bundleFiles.front(), refOptions, "host",
-                         test);
+      auto ref =
+          execute(compiler, bundleFiles.front(), refOptions, "host", test);
       if (!ref)
         return fail("reference for --size " + sizes + ": " + ref.message());
       for (size_t i = 0; i < ref->run.Tensors.size(); ++i) {
@@ -511,8 +509,7 @@ int bundleMain() {
         if (!t.Param->Mut)
           continue;
         std::string file = all.front()->Info.name() + ".test" +
-                           std::to_string(index) + "." + t.Param->Name +
-                           ".npy";
+                           std::to_string(index) + "." + t.Param->Name + ".npy";
         if (rt::Error e =
                 writeTensorNpy(bundleOut + "/" + file, t, ref->outputs[i]))
           return fail(e.message());

@@ -178,7 +178,8 @@ TEST(Serialize, HsacoForGfx942AndGfx950) {
     EXPECT_NE(assembly->find("global_load_dword"), std::string::npos);
     auto module2 = parse(ctx, kAmdgpuKernel);
     auto object = emitRelocatable(*module2, target);
-    ASSERT_TRUE(static_cast<bool>(object)) << llvm::toString(object.takeError());
+    ASSERT_TRUE(static_cast<bool>(object))
+        << llvm::toString(object.takeError());
     auto hsaco = linkSharedObject(*object, target);
     ASSERT_TRUE(static_cast<bool>(hsaco)) << llvm::toString(hsaco.takeError());
     unsigned machine = 0;

@@ -48,13 +48,12 @@ struct Tensor {
 };
 
 std::vector<double> decodeAll(const std::string &dtype,
-                              const std::vector<uint8_t> &packed,
-                              uint64_t n) {
+                              const std::vector<uint8_t> &packed, uint64_t n) {
   num::Format format = *num::parseFormat(dtype);
   std::vector<double> values(n);
   for (uint64_t i = 0; i < n; ++i)
-    values[i] = num::decode(format, num::readPacked(packed.data(), i,
-                                                    format.bits()));
+    values[i] =
+        num::decode(format, num::readPacked(packed.data(), i, format.bits()));
   return values;
 }
 
@@ -87,8 +86,8 @@ Result run(const std::string &file, const std::string &kernel,
   Result result;
   jit::CompileOptions options;
   options.defines = std::move(defines);
-  auto compiled =
-      compiler().compileKernel([&] {
+  auto compiled = compiler().compileKernel(
+      [&] {
         std::ifstream in(examplePath(file));
         EXPECT_TRUE(in.good()) << "missing " << examplePath(file)
                                << ": the shared/ folder must sit next to the "
@@ -96,7 +95,8 @@ Result run(const std::string &file, const std::string &kernel,
         std::stringstream ss;
         ss << in.rdbuf();
         return ss.str();
-      }(), examplePath(file), kernel, options);
+      }(),
+      examplePath(file), kernel, options);
   EXPECT_TRUE(bool(compiled)) << compiled.message();
   if (!compiled)
     return result;
@@ -142,10 +142,11 @@ void expectClose(const Tensor &got, const std::vector<double> &want,
   size_t bad = 0;
   for (size_t i = 0; i < want.size(); ++i) {
     double g = got.values[i], w = want[i];
-    bool ok = std::isfinite(g) && std::fabs(g - w) <= atol + rtol * std::fabs(w);
+    bool ok =
+        std::isfinite(g) && std::fabs(g - w) <= atol + rtol * std::fabs(w);
     if (!ok && ++bad <= 5)
-      ADD_FAILURE() << what << ": element " << i << " is " << g
-                    << ", expected " << w;
+      ADD_FAILURE() << what << ": element " << i << " is " << g << ", expected "
+                    << w;
   }
   EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << want.size()
                      << " elements out of tolerance";
@@ -167,8 +168,8 @@ TEST(ExamplesHost, VectorAdd) {
       want[i] = static_cast<float>(r.in["x"][i] + r.in["y"][i]);
     expectClose(r.out["z"], want, 0, 0, "vector_add N=" + std::to_string(n));
   }
-  Result r = run("vector_add.tile", "vector_add", {{"BLOCK", "64"}},
-                 {{"N", 130}});
+  Result r =
+      run("vector_add.tile", "vector_add", {{"BLOCK", "64"}}, {{"N", 130}});
   std::vector<double> want(130);
   for (int i = 0; i < 130; ++i)
     want[i] = static_cast<float>(r.in["x"][i] + r.in["y"][i]);
@@ -228,8 +229,7 @@ void checkRmsnorm(const std::string &type, int64_t m, int64_t n) {
     double s = std::max(amax / qmax, 1e-8);
     wantS[i] = s;
     for (int64_t j = 0; j < n; ++j)
-      wantQ[i * n + j] =
-          std::clamp(std::nearbyint(y[j] / s), -qmax - 1, qmax);
+      wantQ[i * n + j] = std::clamp(std::nearbyint(y[j] / s), -qmax - 1, qmax);
   }
   std::string what = "rmsnorm_quant T=" + type + " M=" + std::to_string(m) +
                      " N=" + std::to_string(n);
@@ -250,10 +250,10 @@ TEST(ExamplesHost, RmsnormQuant) {
 // gemm_f16
 //===----------------------------------------------------------------------===//
 
-void checkGemm(std::map<std::string, std::string> defines, int64_t m,
-               int64_t k, int64_t n) {
-  Result r = run("gemm_f16.tile", "gemm_f16", defines,
-                 {{"M", m}, {"K", k}, {"N", n}});
+void checkGemm(std::map<std::string, std::string> defines, int64_t m, int64_t k,
+               int64_t n) {
+  Result r =
+      run("gemm_f16.tile", "gemm_f16", defines, {{"M", m}, {"K", k}, {"N", n}});
   std::vector<double> want(m * n);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
@@ -328,14 +328,13 @@ TEST(ExamplesHost, GemmWQWithoutZeroPoints) {
 // attention_fwd
 //===----------------------------------------------------------------------===//
 
-void checkAttention(bool causal, int64_t b, int64_t h, int64_t hkv,
-                    int64_t n) {
+void checkAttention(bool causal, int64_t b, int64_t h, int64_t hkv, int64_t n) {
   const int64_t d = 128;
   const double scale = 1 / std::sqrt(double(d));
-  Result r = run("attention_fwd.tile", "attention_fwd",
-                 {{"CAUSAL", causal ? "true" : "false"}},
-                 {{"B", b}, {"H", h}, {"HKV", hkv}, {"N", n}},
-                 {{"scale", scale}});
+  Result r =
+      run("attention_fwd.tile", "attention_fwd",
+          {{"CAUSAL", causal ? "true" : "false"}},
+          {{"B", b}, {"H", h}, {"HKV", hkv}, {"N", n}}, {{"scale", scale}});
   const Tensor &q = r.in["Q"], &kk = r.in["K"], &v = r.in["V"];
   std::vector<double> want(b * h * n * d);
   for (int64_t bi = 0; bi < b; ++bi)

@@ -92,9 +92,10 @@ void checkVectorAdd(Compiler &compiler, int64_t n, const CompileOptions &opts) {
   auto bz = device->allocate(n * 4);
   ASSERT_TRUE(bool(bz));
   ASSERT_FALSE(bool(bz->fill(0xFF))); // poison: NaN everywhere
-  rt::Error err = kernel->launch({rt::ArgValue::tensor(bx.address(), n * 4, {n}, "f32"),
-                                  rt::ArgValue::tensor(by.address(), n * 4, {n}, "f32"),
-                                  rt::ArgValue::tensor(bz->address(), n * 4, {n}, "f32")});
+  rt::Error err =
+      kernel->launch({rt::ArgValue::tensor(bx.address(), n * 4, {n}, "f32"),
+                      rt::ArgValue::tensor(by.address(), n * 4, {n}, "f32"),
+                      rt::ArgValue::tensor(bz->address(), n * 4, {n}, "f32")});
   ASSERT_FALSE(bool(err)) << err.message();
   std::vector<float> z(n);
   ASSERT_FALSE(bool(bz->download(z.data(), n * 4)));
@@ -168,8 +169,10 @@ TEST(JIT, CacheKeysSeparateEveryInput) {
   CompileOptions a, b;
   b.defines["BLOCK"] = "1";
   EXPECT_NE(Compiler::cacheKey("src", a, ""), Compiler::cacheKey("src", b, ""));
-  EXPECT_NE(Compiler::cacheKey("src", a, ""), Compiler::cacheKey("src2", a, ""));
-  EXPECT_NE(Compiler::cacheKey("src", a, ""), Compiler::cacheKey("src", a, "k"));
+  EXPECT_NE(Compiler::cacheKey("src", a, ""),
+            Compiler::cacheKey("src2", a, ""));
+  EXPECT_NE(Compiler::cacheKey("src", a, ""),
+            Compiler::cacheKey("src", a, "k"));
   CompileOptions c = a;
   c.target = "sm_90a";
   EXPECT_NE(Compiler::cacheKey("src", a, ""), Compiler::cacheKey("src", c, ""));
@@ -216,11 +219,15 @@ TEST(JIT, ConcurrentUseIsSafe) {
   Compiler::Stats stats = compiler.stats();
   // Two distinct requests; each compiled at most once per thread racing.
   EXPECT_GE(stats.Compilations + stats.MemoryHits + stats.DiskHits, 4u);
-  EXPECT_EQ(compiler.compile(kVectorAdd, "a.tile", [] {
-              CompileOptions o;
-              o.defines["BLOCK"] = "256";
-              return o;
-            }())->size(), 1u);
+  EXPECT_EQ(compiler
+                .compile(kVectorAdd, "a.tile",
+                         [] {
+                           CompileOptions o;
+                           o.defines["BLOCK"] = "256";
+                           return o;
+                         }())
+                ->size(),
+            1u);
   checkVectorAdd(compiler, 777, [] {
     CompileOptions o;
     o.defines["BLOCK"] = "512";
@@ -242,8 +249,8 @@ TEST(JIT, ErrorsCarrySourceLocations) {
   EXPECT_NE(noTarget.message().find("unknown target 'sm_70'"),
             std::string::npos)
       << noTarget.message();
-  auto noKernel = compiler.compileKernel(kVectorAdd, "a.tile", "nope",
-                                         CompileOptions());
+  auto noKernel =
+      compiler.compileKernel(kVectorAdd, "a.tile", "nope", CompileOptions());
   ASSERT_FALSE(bool(noKernel));
 }
 
@@ -284,8 +291,8 @@ TEST(JITCApi, CompileLoadAndLaunch) {
   ASSERT_NE(jit, nullptr) << tile_jit_last_error();
   const char *defines[] = {"BLOCK=128"};
   char dir[4096];
-  ASSERT_EQ(tile_jit_compile(jit, kVectorAdd, "add.tile", "vector_add",
-                             "host", defines, 1, dir, sizeof dir),
+  ASSERT_EQ(tile_jit_compile(jit, kVectorAdd, "add.tile", "vector_add", "host",
+                             defines, 1, dir, sizeof dir),
             0)
       << tile_jit_last_error();
 
@@ -308,8 +315,7 @@ TEST(JITCApi, CompileLoadAndLaunch) {
   tile_arg args[3] = {{1, bx, &n, 1, "f32", 0},
                       {1, by, &n, 1, "f32", 0},
                       {1, bz, &n, 1, "f32", 0}};
-  ASSERT_EQ(tile_launch(bundle, "vector_add", args, 3), 0)
-      << tile_last_error();
+  ASSERT_EQ(tile_launch(bundle, "vector_add", args, 3), 0) << tile_last_error();
   ASSERT_EQ(tile_buffer_download(bz, z.data(), n * 4, 0), 0);
   for (int64_t i = 0; i < n; ++i)
     ASSERT_EQ(z[i], x[i] + y[i]) << i;
@@ -362,19 +368,27 @@ TEST(JIT, GPUTargetsProduceCodeObjects) {
   EXPECT_EQ((*hsaco)->Info.Launch.SharedBytes, 0u); // LDS is static on AMD
   const auto &bytes = *(*hsaco)->Object;
   ASSERT_GT(bytes.size(), 64u);
-  EXPECT_EQ(std::memcmp(bytes.data(), "\x7f" "ELF", 4), 0);
+  EXPECT_EQ(std::memcmp(bytes.data(),
+                        "\x7f"
+                        "ELF",
+                        4),
+            0);
   EXPECT_EQ(bytes[18], 0xE0); // e_machine EM_AMDGPU
 
   CompileOptions nv;
   nv.target = "sm_90a";
   auto cubin = compiler.compileKernel(kScaleRows, "s.tile", "scale_rows", nv);
-  if (!cubin && cubin.message().find("ptxas was not found") !=
-                    std::string::npos)
+  if (!cubin &&
+      cubin.message().find("ptxas was not found") != std::string::npos)
     GTEST_SKIP() << "ptxas not installed: cubin not checked";
   ASSERT_TRUE(bool(cubin)) << cubin.message();
   EXPECT_EQ((*cubin)->Info.Kind, rt::ObjectKind::Cubin);
   EXPECT_EQ((*cubin)->Info.Launch.ThreadsPerBlock, 4u * 32);
-  EXPECT_EQ(std::memcmp((*cubin)->Object->data(), "\x7f" "ELF", 4), 0);
+  EXPECT_EQ(std::memcmp((*cubin)->Object->data(),
+                        "\x7f"
+                        "ELF",
+                        4),
+            0);
   EXPECT_EQ((*cubin)->Object->at(18), 190); // e_machine EM_CUDA
 }
 

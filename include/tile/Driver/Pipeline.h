@@ -4,10 +4,11 @@
 // each target, shared by the `tilec` driver and the JIT library:
 //
 //   stage  host                    NVIDIA (sm_XY)            AMD (gfx9XX)
-//   tile   canonicalized tile IR   after tile-gpu-prepare    after tile-gpu-prepare
-//   llvm   LLVM IR (optimized)     LLVM IR with NVVM         LLVM IR with AMDGPU
-//   asm    x86-64/AArch64 asm      PTX                       AMDGCN assembly
-//   obj    ELF relocatable object  cubin (ptxas)             HSACO (ld.lld)
+//   tile   canonicalized tile IR   after tile-gpu-prepare    after
+//   tile-gpu-prepare llvm   LLVM IR (optimized)     LLVM IR with NVVM LLVM IR
+//   with AMDGPU asm    x86-64/AArch64 asm      PTX                       AMDGCN
+//   assembly obj    ELF relocatable object  cubin (ptxas)             HSACO
+//   (ld.lld)
 //
 //===----------------------------------------------------------------------===//
 

@@ -65,9 +65,10 @@ createTargetMachine(const TargetInfo &target, unsigned optLevel) {
     return makeError("no LLVM backend for " + target.triple + ": " + error);
   llvm::TargetOptions options;
   std::optional<llvm::Reloc::Model> reloc = llvm::Reloc::PIC_;
-  llvm::CodeGenOptLevel level = optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
-                                : optLevel == 0 ? llvm::CodeGenOptLevel::None
-                                                : llvm::CodeGenOptLevel::Default;
+  llvm::CodeGenOptLevel level =
+      optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
+      : optLevel == 0 ? llvm::CodeGenOptLevel::None
+                      : llvm::CodeGenOptLevel::Default;
   std::string chip = target.chip;
   std::string features = target.features;
   if (target.isHost()) {
@@ -79,19 +80,17 @@ createTargetMachine(const TargetInfo &target, unsigned optLevel) {
   std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
       triple, chip, features, options, reloc, std::nullopt, level));
   if (!machine)
-    return makeError("cannot create an LLVM target machine for " +
-                     target.name);
+    return makeError("cannot create an LLVM target machine for " + target.name);
   return machine;
 }
 
-static void prepareModule(llvm::Module &module,
-                          llvm::TargetMachine &machine) {
+static void prepareModule(llvm::Module &module, llvm::TargetMachine &machine) {
   module.setTargetTriple(machine.getTargetTriple());
   module.setDataLayout(machine.createDataLayout());
 }
 
-llvm::Error tile::optimizeModule(llvm::Module &module,
-                                 const TargetInfo &target, unsigned optLevel) {
+llvm::Error tile::optimizeModule(llvm::Module &module, const TargetInfo &target,
+                                 unsigned optLevel) {
   auto machine = createTargetMachine(target, optLevel);
   if (!machine)
     return machine.takeError();
@@ -220,8 +219,8 @@ static llvm::Expected<std::string> readFile(const std::string &path) {
 
 /// Runs `tool` with `args`, returning its combined output; fails with that
 /// output when the tool exits non-zero.
-static llvm::Expected<std::string>
-runTool(const std::string &tool, llvm::ArrayRef<std::string> args) {
+static llvm::Expected<std::string> runTool(const std::string &tool,
+                                           llvm::ArrayRef<std::string> args) {
   auto log = TempFile::create("log");
   if (!log)
     return log.takeError();
@@ -290,8 +289,8 @@ llvm::Expected<std::string> tile::linkSharedObject(llvm::StringRef object,
     return output.takeError();
   if (llvm::Error err = writeFile(input->getPath(), object))
     return std::move(err);
-  auto log = runTool(*lld, {"-shared", "--no-undefined", input->getPath(),
-                            "-o", output->getPath()});
+  auto log = runTool(*lld, {"-shared", "--no-undefined", input->getPath(), "-o",
+                            output->getPath()});
   if (!log)
     return log.takeError();
   return readFile(output->getPath());

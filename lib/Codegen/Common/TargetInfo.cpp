@@ -1,4 +1,5 @@
-//===- TargetInfo.cpp - Target descriptions --------------------------------===//
+//===- TargetInfo.cpp - Target descriptions
+//--------------------------------===//
 //
 // Part of tilec. Figures are from the CUDA C Programming Guide (compute
 // capability tables: shared memory per block with opt-in, 32 banks of 4 B)
@@ -80,8 +81,7 @@ std::optional<TargetInfo> TargetInfo::lookup(llvm::StringRef name) {
 }
 
 llvm::ArrayRef<llvm::StringRef> TargetInfo::knownTargets() {
-  static const llvm::StringRef kNames[] = {"host",  "sm_80",  "sm_86",
-                                           "sm_89", "sm_90",  "sm_90a",
-                                           "gfx942", "gfx950"};
+  static const llvm::StringRef kNames[] = {
+      "host", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "gfx942", "gfx950"};
   return kNames;
 }

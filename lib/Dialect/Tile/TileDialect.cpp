@@ -38,9 +38,8 @@ void TileDialect::initialize() {
       >();
 }
 
-Operation *TileDialect::materializeConstant(OpBuilder &builder,
-                                            Attribute value, Type type,
-                                            Location loc) {
+Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
   return arith::ConstantOp::materialize(builder, value, type, loc);
 }
 
@@ -98,7 +97,7 @@ Type mlir::tile::FloatType::parse(AsmParser &parser) {
   if (parser.parseGreater())
     return {};
   return parser.getChecked<mlir::tile::FloatType>(loc, parser.getContext(),
-                                            exponent, mantissa);
+                                                  exponent, mantissa);
 }
 
 void mlir::tile::FloatType::print(AsmPrinter &printer) const {
@@ -107,14 +106,13 @@ void mlir::tile::FloatType::print(AsmPrinter &printer) const {
 
 LogicalResult
 mlir::tile::FloatType::verify(function_ref<InFlightDiagnostic()> emitError,
-                        unsigned exponentBits, unsigned mantissaBits) {
+                              unsigned exponentBits, unsigned mantissaBits) {
   if (exponentBits < 1)
     return emitError() << "!tile.float needs at least one exponent bit, got e"
                        << exponentBits << "m" << mantissaBits;
   if (1 + exponentBits + mantissaBits > 8)
-    return emitError() << "!tile.float<e" << exponentBits << "m"
-                       << mantissaBits << "> is " << 1 + exponentBits +
-                                                         mantissaBits
+    return emitError() << "!tile.float<e" << exponentBits << "m" << mantissaBits
+                       << "> is " << 1 + exponentBits + mantissaBits
                        << " bits wide; small floats have at most 8 bits";
   static constexpr struct {
     unsigned e, m;
@@ -157,9 +155,9 @@ static void printShapeAndElement(AsmPrinter &printer, ArrayRef<int64_t> shape,
   printer << elementType;
 }
 
-static LogicalResult verifyTileElementType(
-    function_ref<InFlightDiagnostic()> emitError, Type elementType,
-    StringRef what) {
+static LogicalResult
+verifyTileElementType(function_ref<InFlightDiagnostic()> emitError,
+                      Type elementType, StringRef what) {
   if (!isTileElementType(elementType))
     return emitError() << what << " element type must be a signless integer, "
                        << "a float of at most 32 bits or !tile.float, got "
@@ -214,8 +212,7 @@ Type SharedType::parse(AsmParser &parser) {
   if (failed(parseShapeAndElement(parser, shape, elementType,
                                   /*allowDynamic=*/false)))
     return {};
-  if (succeeded(parser.parseOptionalComma()) &&
-      parser.parseAttribute(encoding))
+  if (succeeded(parser.parseOptionalComma()) && parser.parseAttribute(encoding))
     return {};
   if (parser.parseGreater())
     return {};
@@ -314,20 +311,28 @@ static FailureOr<std::string> parseLayoutText(AsmParser &parser) {
   return text;
 }
 
-Attribute LayoutAttr::parse(AsmParser &parser, Type) {
+/// Parses `<TEXT>` with the layout library's own parser (Layout::parse) into
+/// an attribute of type AttrT; `what` names the layout in errors.
+template <typename AttrT, typename Layout>
+static Attribute parseLayoutAttr(AsmParser &parser, StringRef what) {
   SMLoc loc = parser.getCurrentLocation();
   if (parser.parseLess())
     return {};
   FailureOr<std::string> text = parseLayoutText(parser);
   if (failed(text))
     return {};
-  auto layout = ::tile::layout::DistributedLayout::parse(*text);
+  auto layout = Layout::parse(*text);
   if (!layout) {
-    parser.emitError(loc, "invalid layout '")
-        << *text << "': " << llvm::toString(layout.takeError());
+    parser.emitError(loc, "invalid ")
+        << what << " '" << *text << "': " << llvm::toString(layout.takeError());
     return {};
   }
-  return LayoutAttr::get(parser.getContext(), *layout);
+  return AttrT::get(parser.getContext(), *layout);
+}
+
+Attribute LayoutAttr::parse(AsmParser &parser, Type) {
+  return parseLayoutAttr<LayoutAttr, ::tile::layout::DistributedLayout>(
+      parser, "layout");
 }
 
 void LayoutAttr::print(AsmPrinter &printer) const {
@@ -350,19 +355,8 @@ LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
 }
 
 Attribute SharedLayoutAttr::parse(AsmParser &parser, Type) {
-  SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseLess())
-    return {};
-  FailureOr<std::string> text = parseLayoutText(parser);
-  if (failed(text))
-    return {};
-  auto layout = ::tile::layout::SharedLayout::parse(*text);
-  if (!layout) {
-    parser.emitError(loc, "invalid shared layout '")
-        << *text << "': " << llvm::toString(layout.takeError());
-    return {};
-  }
-  return SharedLayoutAttr::get(parser.getContext(), *layout);
+  return parseLayoutAttr<SharedLayoutAttr, ::tile::layout::SharedLayout>(
+      parser, "shared layout");
 }
 
 void SharedLayoutAttr::print(AsmPrinter &printer) const {
@@ -473,12 +467,11 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       name == "tile.scratch_offset" || name == "tile.scratch_bytes") {
     auto bytes = dyn_cast<IntegerAttr>(value);
     if (!bytes || !bytes.getType().isInteger(64) || bytes.getInt() < 0)
-      return op->emitOpError() << "'" << name
-                               << "' must be a non-negative i64, got " << value;
+      return op->emitOpError()
+             << "'" << name << "' must be a non-negative i64, got " << value;
     return success();
   }
-  return op->emitOpError() << "unknown tile dialect attribute '" << name
-                           << "'";
+  return op->emitOpError() << "unknown tile dialect attribute '" << name << "'";
 }
 
 LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
@@ -493,8 +486,8 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
                              << "' is only valid on a tile.kernel function";
   Type argType = func.getArgumentTypes()[argIndex];
   auto fail = [&](const Twine &what) {
-    return op->emitOpError() << "argument #" << argIndex << ": '" << name
-                             << "' " << what;
+    return op->emitOpError()
+           << "argument #" << argIndex << ": '" << name << "' " << what;
   };
   if (name == kArgNameAttr || name == kArgDTypeAttr || name == kArgDimAttr) {
     auto str = dyn_cast<StringAttr>(value);

@@ -63,9 +63,9 @@ static LogicalResult verifyTile(Operation *op, Type type, StringRef what) {
       return op->emitOpError() << what << " must have a static, positive "
                                << "shape, got " << type;
   if (!isTileElementType(tensor.getElementType()))
-    return op->emitOpError() << what << " has element type "
-                             << tensor.getElementType()
-                             << ", which is not a tile element type";
+    return op->emitOpError()
+           << what << " has element type " << tensor.getElementType()
+           << ", which is not a tile element type";
   return success();
 }
 
@@ -156,14 +156,12 @@ static LogicalResult verifySharedAccess(Operation *op, SharedType buffer,
                              << buffer.getRank() << "), got " << numIndices;
   if (tileShape.size() > buffer.getRank())
     return op->emitOpError() << tileName << " rank " << tileShape.size()
-                             << " exceeds the buffer rank "
-                             << buffer.getRank();
+                             << " exceeds the buffer rank " << buffer.getRank();
   if (tileElement != buffer.getElementType())
     return op->emitOpError() << tileName << " element type " << tileElement
                              << " differs from the buffer element type "
                              << buffer.getElementType();
-  ArrayRef<int64_t> trailing =
-      buffer.getShape().take_back(tileShape.size());
+  ArrayRef<int64_t> trailing = buffer.getShape().take_back(tileShape.size());
   for (auto [tileDim, bufDim] : llvm::zip(tileShape, trailing))
     if (tileDim > bufDim)
       return op->emitOpError()
@@ -212,8 +210,9 @@ LogicalResult CopyAsyncOp::verify() {
 LogicalResult DotOp::verify() {
   auto a = getA().getType(), b = getB().getType(), acc = getAcc().getType();
   if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
-    return emitOpError() << "expects 2-D operands, got " << shapeStr(a.getShape())
-                         << ", " << shapeStr(b.getShape()) << " and "
+    return emitOpError() << "expects 2-D operands, got "
+                         << shapeStr(a.getShape()) << ", "
+                         << shapeStr(b.getShape()) << " and "
                          << shapeStr(acc.getShape());
   if (failed(verifyTile(*this, a, "a")) || failed(verifyTile(*this, b, "b")) ||
       failed(verifyTile(*this, acc, "acc")))
@@ -232,8 +231,8 @@ LogicalResult DotOp::verify() {
                          << " differs from the accumulator type " << acc;
   Type elem = a.getElementType();
   if (elem != b.getElementType())
-    return emitOpError() << "operand element types differ: " << elem
-                         << " and " << b.getElementType();
+    return emitOpError() << "operand element types differ: " << elem << " and "
+                         << b.getElementType();
   Type accElem = acc.getElementType();
   if (elem.isInteger(8)) {
     if (!accElem.isInteger(32))
@@ -297,9 +296,9 @@ LogicalResult ReduceOp::verify() {
 /// Shape ops keep the element type.
 static LogicalResult verifySameElement(Operation *op, Type src, Type result) {
   if (elementTypeOf(src) != elementTypeOf(result))
-    return op->emitOpError() << "element type changes from "
-                             << elementTypeOf(src) << " to "
-                             << elementTypeOf(result);
+    return op->emitOpError()
+           << "element type changes from " << elementTypeOf(src) << " to "
+           << elementTypeOf(result);
   return success();
 }
 
@@ -312,8 +311,8 @@ LogicalResult BroadcastOp::verify() {
     return emitOpError() << "cannot broadcast a " << src.getRank()
                          << "-D tile to rank " << result.getRank()
                          << " (insert dimensions with tile.expand_dims)";
-  for (auto [i, dims] : llvm::enumerate(
-           llvm::zip(src.getShape(), result.getShape()))) {
+  for (auto [i, dims] :
+       llvm::enumerate(llvm::zip(src.getShape(), result.getShape()))) {
     auto [from, to] = dims;
     if (from != to && from != 1)
       return emitOpError() << "dimension " << i << " of size " << from
@@ -515,8 +514,8 @@ LogicalResult BitcastOp::verify() {
     return emitOpError() << "only the last dimension may change, got "
                          << shapeStr(from) << " to " << shapeStr(to);
   if (from.back() * srcBits != to.back() * dstBits)
-    return emitOpError() << "bit count does not match: a row of "
-                         << from.back() << " x " << srcBits << " bits is "
+    return emitOpError() << "bit count does not match: a row of " << from.back()
+                         << " x " << srcBits << " bits is "
                          << from.back() * srcBits << " bits, a row of "
                          << to.back() << " x " << dstBits << " bits is "
                          << to.back() * dstBits << " bits";
@@ -539,8 +538,8 @@ LogicalResult ConvertLayoutOp::verify() {
   auto src = getSrc().getType(), result = getResult().getType();
   if (src.getShape() != result.getShape() ||
       src.getElementType() != result.getElementType())
-    return emitOpError() << "may change only the layout, not " << src
-                         << " to " << result;
+    return emitOpError() << "may change only the layout, not " << src << " to "
+                         << result;
   return verifyTile(*this, result, "result");
 }
 

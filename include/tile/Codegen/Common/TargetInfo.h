@@ -47,13 +47,13 @@ struct TargetInfo {
   unsigned maxRegistersPerThread = 0;
   /// NVIDIA compute capability as 10 * major + minor (90 for sm_90a).
   unsigned computeCapability = 0;
-  bool hasCpAsync = false;   ///< cp.async (sm_80+)
-  bool hasLdmatrix = false;  ///< ldmatrix (sm_75+)
-  bool hasMmaSync = false;   ///< mma.sync m16n8k16 (sm_80+)
-  bool hasWgmma = false;     ///< wgmma (sm_90a)
-  bool hasTma = false;       ///< cp.async.bulk.tensor (sm_90)
-  bool hasFp8Mma = false;    ///< e4m3/e5m2 matrix operands (sm_89+, gfx942+)
-  bool hasMfma = false;      ///< AMD MFMA
+  bool hasCpAsync = false;    ///< cp.async (sm_80+)
+  bool hasLdmatrix = false;   ///< ldmatrix (sm_75+)
+  bool hasMmaSync = false;    ///< mma.sync m16n8k16 (sm_80+)
+  bool hasWgmma = false;      ///< wgmma (sm_90a)
+  bool hasTma = false;        ///< cp.async.bulk.tensor (sm_90)
+  bool hasFp8Mma = false;     ///< e4m3/e5m2 matrix operands (sm_89+, gfx942+)
+  bool hasMfma = false;       ///< AMD MFMA
   bool hasMfmaGfx950 = false; ///< 16x16x32 / 32x32x16 f16 MFMA (gfx950)
 
   bool isHost() const { return vendor == Vendor::Host; }
@@ -61,7 +61,8 @@ struct TargetInfo {
   bool isAMD() const { return vendor == Vendor::AMD; }
   ObjectKind objectKind() const {
     return isNVIDIA() ? ObjectKind::Cubin
-                      : isAMD() ? ObjectKind::Hsaco : ObjectKind::HostObject;
+           : isAMD()  ? ObjectKind::Hsaco
+                      : ObjectKind::HostObject;
   }
 
   /// Looks up a target by name; std::nullopt for unknown names.
