@@ -26,6 +26,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace cl = llvm::cl;
 using namespace tile;
@@ -314,6 +315,8 @@ struct Execution {
   rt::Device device;
   rt::PreparedRun run;
   std::vector<std::vector<uint8_t>> outputs;
+  /// With --repeat: the median time of the timed launches.
+  std::optional<float> medianMs;
 };
 
 rt::Expected<Execution> execute(jit::Compiler &compiler,
@@ -353,7 +356,7 @@ rt::Expected<Execution> execute(jit::Compiler &compiler,
         return e;
     exec.outputs.push_back(std::move(bytes));
   }
-  if (repeatOpt > 0 && exec.device.platform() != rt::Platform::Host) {
+  if (repeatOpt > 0) {
     // Timing: 2 warm-up launches, then the median of N.
     std::vector<float> times;
     for (unsigned i = 0; i < repeatOpt + 2; ++i) {
@@ -371,8 +374,7 @@ rt::Expected<Execution> execute(jit::Compiler &compiler,
         times.push_back(*ms);
     }
     std::sort(times.begin(), times.end());
-    llvm::outs() << llvm::format("time: median %.4f ms over %u runs\n",
-                                 times[times.size() / 2], repeatOpt.getValue());
+    exec.medianMs = times[times.size() / 2];
   }
   return exec;
 }
@@ -401,6 +403,9 @@ int runMain() {
   for (size_t i = 0; i < exec->run.Tensors.size(); ++i)
     if (exec->run.Tensors[i].Param->Mut)
       printSummary(llvm::outs(), exec->run.Tensors[i], exec->outputs[i]);
+  if (exec->medianMs)
+    llvm::outs() << llvm::format("time: median %.4f ms over %u runs\n",
+                                 *exec->medianMs, repeatOpt.getValue());
 
   if (!dumpOpt.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(dumpOpt))
