@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Codegen/Common/Serialize.h"
 #include "tile/Codegen/Host/HostCodegen.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Numerics/CAPI.h"
@@ -152,22 +153,6 @@ llvm::Error writeObject(ModuleOp module, llvm::StringRef path,
   return llvm::Error::success();
 }
 
-/// The ld.lld to link shared objects with.
-llvm::Expected<std::string> findLinker() {
-#ifdef TILE_LD_LLD_PATH
-  if (llvm::sys::fs::can_execute(TILE_LD_LLD_PATH))
-    return std::string(TILE_LD_LLD_PATH);
-#endif
-  for (const char *name : {"ld.lld", "ld.lld-22"})
-    if (auto path =
-            llvm::sys::findProgramByName(name, {"/usr/lib/llvm-22/bin"}))
-      return *path;
-  if (auto path = llvm::sys::findProgramByName("ld.lld"))
-    return *path;
-  return llvm::createStringError(
-      "ld.lld not found (install lld-22) to link a shared object");
-}
-
 } // namespace
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
@@ -191,9 +176,13 @@ llvm::Error host::emitHostObject(ModuleOp module, llvm::StringRef path,
 
 llvm::Error host::emitHostSharedObject(ModuleOp module, llvm::StringRef path,
                                        const HostCompileOptions &options) {
-  auto linker = findLinker();
+  // The same ld.lld the GPU code objects are linked with (TILE_LD_LLD,
+  // LLVM 22's bin folder, then PATH).
+  std::optional<std::string> linker = ::tile::findTool("ld.lld");
   if (!linker)
-    return linker.takeError();
+    return llvm::createStringError(
+        "ld.lld not found (install lld-22, or set TILE_LD_LLD) to link a "
+        "shared object");
   llvm::SmallString<128> object;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("tile-host", "o", object))
@@ -206,9 +195,9 @@ llvm::Error host::emitHostSharedObject(ModuleOp module, llvm::StringRef path,
   // The Numerics C ABI and the compiler-rt builtins the code may call are
   // linked in and hidden (--exclude-libs), so that the shared object loads
   // in any process; libc, libm and libstdc++ come from the process.
-  llvm::SmallVector<llvm::StringRef> argv = {*linker, "-shared", "--as-needed",
-                                             "-o", path, object,
-                                             "--exclude-libs=ALL"};
+  llvm::SmallVector<llvm::StringRef> argv = {
+      *linker, "-shared", "--as-needed",       "-o",
+      path,    object,    "--exclude-libs=ALL"};
 #ifdef TILE_NUMERICS_ARCHIVE
   argv.push_back(TILE_NUMERICS_ARCHIVE);
 #endif
