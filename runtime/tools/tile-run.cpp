@@ -2,13 +2,18 @@
 //
 // Part of tilec. Usage:
 //   tile-run BUNDLE_DIR [--device host|cuda[:N]|hip[:N]] [--kernel NAME]
-//            [--repeat N]
-// For every kernel runnable on the device and every recorded test: generate
-// the seeded inputs, poison the outputs, launch, compare each output with
-// the reference stored in the bundle, optionally time (2 warm-up launches,
-// then the median of N timed launches). Prints a line per check and a final
-// "N passed, N failed, N skipped" line; exits 1 when a check failed or
-// nothing was checked.
+//            [--test I[,J...]] [--repeat N] [--warmup N] [--flush-l2 MIB]
+//            [--timing-csv FILE] [--save DIR]
+// For every kernel runnable on the device and every recorded test (or the
+// tests selected by index): generate the seeded inputs, poison the outputs,
+// launch, compare each output with the reference stored in the bundle
+// (--save writes every tensor as .npy), optionally time: --warmup launches
+// (default 2), then N launches each between two events, optionally after
+// overwriting a MIB-sized scratch buffer so that the inputs are not served
+// from the L2 cache; prints the median and spread, and with --timing-csv a
+// CSV row per test (tile/runtime/Timing.h). Prints a line per check and a
+// final "N passed, N failed, N skipped" line; exits 1 when a check failed
+// or nothing was checked.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +22,7 @@
 #include "tile/runtime/Npy.h"
 #include "tile/runtime/Random.h"
 #include "tile/runtime/TestRun.h"
+#include "tile/runtime/Timing.h"
 
 #include "tile/Numerics/Format.h"
 
@@ -24,6 +30,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +44,11 @@ struct Options {
   std::string Device = "host";
   std::string Kernel;
   int Repeat = 0;
+  int Warmup = 2;
+  int FlushMiB = 0;
+  std::set<int> Tests; ///< Test indices to run (empty: all).
+  std::string TimingCsv;
+  std::string SaveDir;
 };
 
 struct Counts {
@@ -45,7 +58,21 @@ struct Counts {
 void usage() {
   std::fprintf(stderr,
                "usage: tile-run BUNDLE_DIR [--device host|cuda[:N]|hip[:N]] "
-               "[--kernel NAME] [--repeat N]\n");
+               "[--kernel NAME] [--test I[,J...]] [--repeat N] [--warmup N] "
+               "[--flush-l2 MIB] [--timing-csv FILE] [--save DIR]\n");
+}
+
+/// Parses a count in [0, Max] given to option \p Opt.
+bool parseCount(const std::string &Opt, const std::string &V, long Max,
+                long &N) {
+  char *End = nullptr;
+  N = std::strtol(V.c_str(), &End, 10);
+  if (V.empty() || *End || N < 0 || N > Max) {
+    std::fprintf(stderr, "tile-run: %s wants a count, not '%s'\n", Opt.c_str(),
+                 V.c_str());
+    return false;
+  }
+  return true;
 }
 
 bool parseOptions(int Argc, char **Argv, Options &O) {
@@ -66,17 +93,31 @@ bool parseOptions(int Argc, char **Argv, Options &O) {
     } else if (A == "--kernel") {
       if (!value(O.Kernel))
         return false;
-    } else if (A == "--repeat") {
+    } else if (A == "--repeat" || A == "--warmup" || A == "--flush-l2") {
+      long N = 0;
+      if (!value(V) || !parseCount(A, V, 100000, N))
+        return false;
+      (A == "--repeat"   ? O.Repeat
+       : A == "--warmup" ? O.Warmup
+                         : O.FlushMiB) = static_cast<int>(N);
+    } else if (A == "--test") {
       if (!value(V))
         return false;
-      char *End = nullptr;
-      long N = std::strtol(V.c_str(), &End, 10);
-      if (V.empty() || *End || N < 0 || N > 100000) {
-        std::fprintf(stderr, "tile-run: --repeat wants a count, not '%s'\n",
-                     V.c_str());
+      size_t Pos = 0;
+      do {
+        size_t Comma = V.find(',', Pos);
+        long N = 0;
+        if (!parseCount(A, V.substr(Pos, Comma - Pos), 1000000, N))
+          return false;
+        O.Tests.insert(static_cast<int>(N));
+        Pos = Comma == std::string::npos ? Comma : Comma + 1;
+      } while (Pos != std::string::npos);
+    } else if (A == "--timing-csv") {
+      if (!value(O.TimingCsv))
         return false;
-      }
-      O.Repeat = static_cast<int>(N);
+    } else if (A == "--save") {
+      if (!value(O.SaveDir))
+        return false;
     } else if (A == "-h" || A == "--help") {
       usage();
       std::exit(0);
@@ -107,16 +148,28 @@ std::string label(const KernelInfo &K, const TestCase &T) {
   return S + " seed=" + std::to_string(T.Seed) + "]";
 }
 
-/// One tensor argument of a test.
-/// Times \p N launches after two warm-up launches; returns the median.
-Expected<float> timeKernel(Kernel &K, BoundArgs &B, Device &D, int N,
-                           float &Min) {
+/// "K=4096;M=1;N=4096": the sizes of a test, for the timing CSV.
+std::string sizesField(const TestCase &T) {
+  std::string S;
+  for (const auto &[Name, Size] : T.Sizes)
+    S += (S.empty() ? "" : ";") + Name + "=" + std::to_string(Size);
+  return S;
+}
+
+/// Times \p O.Repeat launches after \p O.Warmup warm-up launches, each
+/// between two events on the default stream; with \p Scratch, overwrites
+/// it before every launch (outside the events) to evict the L2 cache.
+Expected<TimingStats> timeKernel(Kernel &K, BoundArgs &B, Device &D,
+                                 const Options &O, Buffer *Scratch) {
   Stream S = D.defaultStream();
-  for (int I = 0; I < 2; ++I)
+  for (int I = 0; I < O.Warmup; ++I)
     if (Error E = K.launch(B, &S))
       return E;
-  std::vector<float> Times;
-  for (int I = 0; I < N; ++I) {
+  std::vector<double> Times;
+  for (int I = 0; I < O.Repeat; ++I) {
+    if (Scratch)
+      if (Error E = Scratch->fill(uint8_t(I)))
+        return E;
     Expected<Event> Start = S.record();
     if (!Start)
       return Start.takeError();
@@ -130,14 +183,48 @@ Expected<float> timeKernel(Kernel &K, BoundArgs &B, Device &D, int N,
       return Ms.takeError();
     Times.push_back(*Ms);
   }
-  std::sort(Times.begin(), Times.end());
-  Min = Times.front();
-  return N % 2 ? Times[N / 2] : (Times[N / 2 - 1] + Times[N / 2]) / 2;
+  return summarizeTimes(std::move(Times));
 }
 
-/// Runs one test; prints its checks and adds them to \p C.
-void runTest(const Bundle &B, Kernel &K, const KernelInfo &Info,
-             const TestCase &T, Device &D, const Options &O, Counts &C) {
+/// Writes every tensor of \p Run to DIR/KERNEL.tI.NAME.npy (inputs as
+/// generated, outputs as the kernel left them).
+Error saveTensors(const std::string &Dir, const KernelInfo &Info, int Index,
+                  PreparedRun &Run) {
+  for (TensorArg &TD : Run.Tensors) {
+    std::vector<uint8_t> Bytes = TD.Initial;
+    if (TD.Param->Mut) {
+      Expected<std::vector<uint8_t>> Got = TD.Buf.read();
+      if (!Got)
+        return Got.takeError();
+      Bytes = std::move(*Got);
+    }
+    Expected<NpyArray> A = toNpy(TD.Param->DType, TD.Shape, Bytes);
+    if (!A)
+      return A.takeError();
+    std::string Path = Dir + "/" + Info.name() + ".t" + std::to_string(Index) +
+                       "." + TD.Param->Name + ".npy";
+    if (Error E = writeNpy(Path, *A))
+      return E;
+  }
+  return Error::success();
+}
+
+/// What runTest needs besides the test: the device, the options, where
+/// the timing rows go and the L2 scratch buffer.
+struct RunContext {
+  Device &D;
+  const Options &O;
+  std::ofstream *Csv = nullptr;
+  Buffer *Scratch = nullptr;
+  Counts C;
+};
+
+/// Runs test \p Index of \p Info; prints its checks and counts them.
+void runTest(const Bundle &B, Kernel &K, const KernelInfo &Info, int Index,
+             RunContext &Ctx) {
+  const TestCase &T = Info.Tests[Index];
+  Device &D = Ctx.D;
+  Counts &C = Ctx.C;
   std::string Label = label(Info, T);
   auto fail = [&](const std::string &What) {
     std::printf("FAIL %s: %s\n", Label.c_str(), What.c_str());
@@ -152,8 +239,16 @@ void runTest(const Bundle &B, Kernel &K, const KernelInfo &Info,
     return fail(E.message());
   if (Error E = D.synchronize())
     return fail(E.message());
+  if (!Ctx.O.SaveDir.empty())
+    if (Error E = saveTensors(Ctx.O.SaveDir, Info, Index, *Run))
+      return fail("saving tensors: " + E.message());
 
-  int Checked = 0;
+  int Checked = 0, Bad = 0;
+  auto bad = [&](const std::string &Out, const std::string &What) {
+    std::printf("FAIL %s: %s\n", Out.c_str(), What.c_str());
+    ++C.Failed;
+    ++Bad;
+  };
   for (TensorArg &TD : Run->Tensors) {
     const ParamInfo &P = *TD.Param;
     auto It = T.ExpectedFiles.find(P.Name);
@@ -163,18 +258,14 @@ void runTest(const Bundle &B, Kernel &K, const KernelInfo &Info,
     std::string Out = Label + " " + P.Name;
     Expected<NpyArray> A = readNpy(B.path(It->second));
     if (!A) {
-      std::printf("FAIL %s: %s\n", Out.c_str(), A.message().c_str());
-      ++C.Failed;
+      bad(Out, A.message());
       continue;
     }
     Expected<std::vector<uint8_t>> Want = fromNpy(*A, P.DType, TD.Shape);
     Expected<std::vector<uint8_t>> Got = TD.Buf.read();
     if (!Want || !Got) {
-      std::printf(
-          "FAIL %s: %s\n", Out.c_str(),
-          (!Want ? B.path(It->second) + ": " + Want.message() : Got.message())
-              .c_str());
-      ++C.Failed;
+      bad(Out,
+          !Want ? B.path(It->second) + ": " + Want.message() : Got.message());
       continue;
     }
     auto TolIt = T.OutputTol.find(P.Name);
@@ -182,14 +273,16 @@ void runTest(const Bundle &B, Kernel &K, const KernelInfo &Info,
     Expected<CompareStats> S =
         compareTensors(P.DType, Got->data(), Want->data(), TD.NumElements, Tol);
     if (!S) {
-      std::printf("FAIL %s: %s\n", Out.c_str(), S.message().c_str());
-      ++C.Failed;
+      bad(Out, S.message());
       continue;
     }
-    bool Ok = S->Mismatches == 0;
-    std::printf("%s %s: %s%s\n", Ok ? "PASS" : "FAIL", Out.c_str(),
-                S->Exact ? "exact, " : "", S->summary().c_str());
-    ++(Ok ? C.Passed : C.Failed);
+    if (S->Mismatches) {
+      bad(Out, (S->Exact ? "exact, " : "") + S->summary());
+      continue;
+    }
+    std::printf("PASS %s: %s%s\n", Out.c_str(), S->Exact ? "exact, " : "",
+                S->summary().c_str());
+    ++C.Passed;
   }
   if (Checked == 0) {
     std::printf("PASS %s: launched (no reference outputs recorded)\n",
@@ -197,13 +290,32 @@ void runTest(const Bundle &B, Kernel &K, const KernelInfo &Info,
     ++C.Passed;
   }
 
-  if (O.Repeat > 0) {
-    float Min = 0;
-    Expected<float> Median = timeKernel(K, *Bound, D, O.Repeat, Min);
-    if (!Median)
-      return fail("timing: " + Median.message());
-    std::printf("TIME %s: median %.4f ms, min %.4f ms over %d runs\n",
-                Label.c_str(), *Median, Min, O.Repeat);
+  if (Ctx.O.Repeat == 0)
+    return;
+  if (Bad) {
+    std::printf("NOTE %s: not timed (wrong output)\n", Label.c_str());
+    return;
+  }
+  Expected<TimingStats> S = timeKernel(K, *Bound, D, Ctx.O, Ctx.Scratch);
+  if (!S)
+    return fail("timing: " + S.message());
+  std::printf("TIME %s: median %.4f ms, min %.4f ms, p10 %.4f ms, p90 %.4f "
+              "ms, max %.4f ms over %d runs%s\n",
+              Label.c_str(), S->MedianMs, S->MinMs, S->P10Ms, S->P90Ms,
+              S->MaxMs, S->Runs, Ctx.Scratch ? " (L2 flushed)" : "");
+  if (Ctx.Csv) {
+    TimingRecord R;
+    R.Kernel = Info.name();
+    R.Target = Info.Target;
+    R.Device = D.name();
+    R.Arch = D.arch();
+    R.TestIndex = Index;
+    R.Sizes = sizesField(T);
+    R.Seed = T.Seed;
+    R.Checked = Checked > 0;
+    R.FlushedL2 = Ctx.Scratch != nullptr;
+    R.Stats = *S;
+    *Ctx.Csv << timingCsvRow(R) << "\n" << std::flush;
   }
 }
 
@@ -227,7 +339,35 @@ int main(int Argc, char **Argv) {
               B->manifest().Compiler.c_str(), D->name().c_str(),
               D->arch().c_str());
 
-  Counts C;
+  std::ofstream CsvFile;
+  if (!O.TimingCsv.empty()) {
+    // A new file gets the header; an existing one is appended to, so that
+    // several bundles can share one CSV.
+    bool Fresh = !std::ifstream(O.TimingCsv).good();
+    CsvFile.open(O.TimingCsv, std::ios::app);
+    if (!CsvFile) {
+      std::fprintf(stderr, "tile-run: cannot write %s\n", O.TimingCsv.c_str());
+      return 1;
+    }
+    if (Fresh)
+      CsvFile << timingCsvHeader() << "\n";
+  }
+  Buffer Scratch;
+  if (O.FlushMiB > 0 && O.Repeat > 0) {
+    Expected<Buffer> S = D->allocate(uint64_t(O.FlushMiB) << 20);
+    if (!S) {
+      std::fprintf(stderr, "tile-run: L2 flush buffer: %s\n",
+                   S.message().c_str());
+      return 1;
+    }
+    Scratch = *S;
+  }
+  RunContext Ctx{*D,
+                 O,
+                 CsvFile.is_open() ? &CsvFile : nullptr,
+                 Scratch ? &Scratch : nullptr,
+                 {}};
+  Counts &C = Ctx.C;
   bool Found = O.Kernel.empty();
   for (const KernelInfo &Info : B->manifest().Kernels) {
     if (!O.Kernel.empty() && Info.name() != O.Kernel)
@@ -249,8 +389,19 @@ int main(int Argc, char **Argv) {
     }
     if (Info.Tests.empty())
       std::printf("NOTE %s: no tests recorded\n", Info.name().c_str());
-    for (const TestCase &T : Info.Tests)
-      runTest(*B, *K, Info, T, *D, O, C);
+    for (int I = 0, E = int(Info.Tests.size()); I < E; ++I)
+      if (O.Tests.empty() || O.Tests.count(I))
+        runTest(*B, *K, Info, I, Ctx);
+  }
+  for (int I : O.Tests) {
+    bool Any = false;
+    for (const KernelInfo &Info : B->manifest().Kernels)
+      Any |= (O.Kernel.empty() || Info.name() == O.Kernel) &&
+             I < int(Info.Tests.size());
+    if (!Any) {
+      std::fprintf(stderr, "tile-run: no test %d in the selected kernels\n", I);
+      return 1;
+    }
   }
   if (!Found) {
     std::fprintf(stderr, "tile-run: no kernel named '%s' in the bundle\n",

@@ -14,7 +14,6 @@
 
 #include "FakeDriver.h"
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -26,6 +25,14 @@ constexpr int NoDevice = 100;
 constexpr int InvalidContext = 201;
 constexpr int InvalidPtx = 218;
 constexpr int NotFound = 500;
+
+const fake::ErrorText Errors[] = {
+    {InvalidValue, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {NoDevice, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {InvalidContext, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {InvalidPtx, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {NotFound, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+};
 
 int ContextToken;
 int ModuleToken;
@@ -43,8 +50,6 @@ int envInt(const char *Name, int Default) {
   const char *V = std::getenv(Name);
   return V ? std::atoi(V) : Default;
 }
-
-using Clock = std::chrono::steady_clock;
 } // namespace
 
 extern "C" {
@@ -53,47 +58,15 @@ const FakeLaunch *fakeCudaLastLaunch() { return &Last; }
 int cuInit(unsigned) { return envInt("TILE_FAKE_CUDA_INIT", 0); }
 
 int cuGetErrorName(int R, const char **Out) {
-  switch (R) {
-  case InvalidValue:
-    *Out = "CUDA_ERROR_INVALID_VALUE";
-    return Success;
-  case NoDevice:
-    *Out = "CUDA_ERROR_NO_DEVICE";
-    return Success;
-  case InvalidContext:
-    *Out = "CUDA_ERROR_INVALID_CONTEXT";
-    return Success;
-  case InvalidPtx:
-    *Out = "CUDA_ERROR_INVALID_PTX";
-    return Success;
-  case NotFound:
-    *Out = "CUDA_ERROR_NOT_FOUND";
-    return Success;
-  }
-  *Out = nullptr;
-  return InvalidValue;
+  const fake::ErrorText *E = fake::findError(Errors, R);
+  *Out = E ? E->Name : nullptr;
+  return E ? Success : InvalidValue;
 }
 
 int cuGetErrorString(int R, const char **Out) {
-  switch (R) {
-  case InvalidValue:
-    *Out = "invalid argument";
-    return Success;
-  case NoDevice:
-    *Out = "no CUDA-capable device is detected";
-    return Success;
-  case InvalidContext:
-    *Out = "invalid device context";
-    return Success;
-  case InvalidPtx:
-    *Out = "a PTX JIT compilation failed";
-    return Success;
-  case NotFound:
-    *Out = "named symbol not found";
-    return Success;
-  }
-  *Out = nullptr;
-  return InvalidValue;
+  const fake::ErrorText *E = fake::findError(Errors, R);
+  *Out = E ? E->Text : nullptr;
+  return E ? Success : InvalidValue;
 }
 
 int cuDeviceGetCount(int *N) {
@@ -169,21 +142,11 @@ int cuLaunchKernel(void *F, unsigned Gx, unsigned Gy, unsigned Gz, unsigned Bx,
   if (noContext())
     return InvalidContext;
   auto *Fn = static_cast<Function *>(F);
-  Last.Grid[0] = Gx, Last.Grid[1] = Gy, Last.Grid[2] = Gz;
-  Last.Block[0] = Bx, Last.Block[1] = By, Last.Block[2] = Bz;
-  Last.Shared = Shared;
-  Last.Stream = Stream;
+  fake::recordLaunch(Last, Gx, Gy, Gz, Bx, By, Bz, Shared, Stream);
   if (Extra || static_cast<int>(Shared) > Fn->MaxDynamicShared)
     return InvalidValue;
-  if (Fn->Name == "vadd") {
-    auto *A = *static_cast<float **>(Params[0]);
-    auto *B = *static_cast<float **>(Params[1]);
-    auto *C = *static_cast<float **>(Params[2]);
-    int N = *static_cast<int *>(Params[3]);
-    // Only what the launched blocks cover is computed.
-    for (long I = 0; I < N && I < long(Gx) * Bx; ++I)
-      C[I] = A[I] + B[I];
-  }
+  if (Fn->Name == "vadd")
+    fake::runVadd(Params, Gx, Bx);
   return Success;
 }
 
@@ -223,11 +186,11 @@ int cuMemsetD8_v2(unsigned long long Dst, unsigned char V, size_t Bytes) {
 int cuStreamCreate(void **S, unsigned) {
   if (noContext())
     return InvalidContext;
-  *S = new int(0);
+  *S = fake::newStream();
   return Success;
 }
 int cuStreamDestroy_v2(void *S) {
-  delete static_cast<int *>(S);
+  fake::deleteStream(S);
   return Success;
 }
 int cuStreamSynchronize(void *) { return Success; }
@@ -235,23 +198,20 @@ int cuStreamSynchronize(void *) { return Success; }
 int cuEventCreate(void **E, unsigned) {
   if (noContext())
     return InvalidContext;
-  *E = new Clock::time_point();
+  *E = fake::newEvent();
   return Success;
 }
 int cuEventDestroy_v2(void *E) {
-  delete static_cast<Clock::time_point *>(E);
+  fake::deleteEvent(E);
   return Success;
 }
 int cuEventRecord(void *E, void *) {
-  *static_cast<Clock::time_point *>(E) = Clock::now();
+  fake::recordEvent(E);
   return Success;
 }
 int cuEventSynchronize(void *) { return Success; }
 int cuEventElapsedTime(float *Ms, void *Start, void *End) {
-  *Ms = std::chrono::duration<float, std::milli>(
-            *static_cast<Clock::time_point *>(End) -
-            *static_cast<Clock::time_point *>(Start))
-            .count();
+  *Ms = fake::elapsedMs(Start, End);
   return Success;
 }
 }

@@ -8,23 +8,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FakeDriver.h"
+#include "TestBundle.h"
 
 #include "tile/runtime/Bundle.h"
-#include "tile/runtime/Npy.h"
-#include "tile/runtime/Random.h"
 
 #include "gtest/gtest.h"
 
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
-#include <filesystem>
-#include <fstream>
 #include <thread>
 
 using namespace tile::rt;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -58,12 +52,7 @@ protected:
   /// The fake's record of the last launch (the runtime loaded the library
   /// already; dlopen returns the same instance).
   const FakeLaunch &last() {
-    void *Lib = dlopen(TILE_FAKE_CUDA, RTLD_NOW | RTLD_NOLOAD);
-    EXPECT_NE(Lib, nullptr);
-    auto Fn = reinterpret_cast<const FakeLaunch *(*)()>(
-        dlsym(Lib, "fakeCudaLastLaunch"));
-    dlclose(Lib);
-    return *Fn();
+    return test::fakeLastLaunch(TILE_FAKE_CUDA, "fakeCudaLastLaunch");
   }
 
   Device open() {
@@ -73,12 +62,9 @@ protected:
   }
 
   std::string makeBundle(const std::string &Name, const std::string &Ptx) {
-    fs::path Dir = fs::path(testing::TempDir()) / ("tile_fakecuda_" + Name);
-    fs::remove_all(Dir);
-    fs::create_directories(Dir);
-    std::ofstream(Dir / "vadd.ptx") << Ptx;
-    std::ofstream(Dir / "manifest.json") << Manifest;
-    return Dir.string();
+    return test::makeTempBundle(
+        "tile_fakecuda_" + Name,
+        {{"vadd.ptx", Ptx}, {"manifest.json", Manifest}});
   }
 };
 
@@ -134,23 +120,13 @@ TEST_F(FakeCudaTest, LaunchPassesGridBlockSharedAndParameters) {
   EXPECT_EQ(last().SetAttributeValue, 65536); // Above 48 KB: opted in.
 
   const int64_t N = 1000;
-  auto A = generateTensor("f32", N, 8, "A");
-  auto Bv = generateTensor("f32", N, 8, "B");
-  ASSERT_TRUE(A && Bv);
-  Expected<Buffer> BA = D.allocate(N * 4), BB = D.allocate(N * 4),
-                   BC = D.allocate(N * 4);
-  ASSERT_TRUE(BA && BB && BC);
-  ASSERT_FALSE(BA->upload(*A));
-  ASSERT_FALSE(BB->upload(*Bv));
-  ASSERT_FALSE(BC->fill(PoisonByte));
+  Expected<test::VaddBuffers> V = test::makeVaddBuffers(D, N, 8);
+  ASSERT_TRUE(V) << V.message();
   Expected<Stream> S = D.createStream();
   ASSERT_TRUE(S) << S.message();
   Expected<Event> Start = S->record();
   ASSERT_TRUE(Start) << Start.message();
-  Error E = K->launch({ArgValue::tensor(BA->address(), BA->size(), {N}, "f32"),
-                       ArgValue::tensor(BB->address(), BB->size(), {N}, "f32"),
-                       ArgValue::tensor(BC->address(), BC->size(), {N}, "f32")},
-                      {}, &*S);
+  Error E = K->launch(V->args(), {}, &*S);
   ASSERT_FALSE(E) << E.message();
   Expected<Event> End = S->record();
   ASSERT_TRUE(End);
@@ -166,15 +142,9 @@ TEST_F(FakeCudaTest, LaunchPassesGridBlockSharedAndParameters) {
   EXPECT_EQ(L.Shared, 65536u);
   EXPECT_EQ(L.Stream, S->nativeHandle());
   EXPECT_NE(L.Stream, nullptr);
-  Expected<std::vector<uint8_t>> C = BC->read();
+  Expected<std::vector<uint8_t>> C = V->C.read();
   ASSERT_TRUE(C);
-  for (int64_t I = 0; I < N; ++I) {
-    float X, Y, Z;
-    std::memcpy(&X, A->data() + 4 * I, 4);
-    std::memcpy(&Y, Bv->data() + 4 * I, 4);
-    std::memcpy(&Z, C->data() + 4 * I, 4);
-    ASSERT_EQ(Z, X + Y) << I;
-  }
+  EXPECT_EQ(*C, test::vaddReference(N, 8));
 }
 
 TEST_F(FakeCudaTest, WorksFromAnyThread) {
@@ -241,31 +211,13 @@ TEST_F(FakeCudaTest, ModuleAndFunctionErrors) {
 TEST_F(FakeCudaTest, TileRunWithTheSimulatedDriver) {
   std::string Dir = makeBundle("tile_run", "// PTX\n");
   // The entry defaults to the name ("vadd"), which the fake executes.
-  const int64_t N = 1000;
-  auto A = generateTensor("f32", N, 8, "A");
-  auto B = generateTensor("f32", N, 8, "B");
-  ASSERT_TRUE(A && B);
-  std::vector<uint8_t> C(N * 4);
-  for (int64_t I = 0; I < N; ++I) {
-    float X, Y;
-    std::memcpy(&X, A->data() + 4 * I, 4);
-    std::memcpy(&Y, B->data() + 4 * I, 4);
-    float Z = X + Y;
-    std::memcpy(C.data() + 4 * I, &Z, 4);
-  }
-  Expected<NpyArray> CN = toNpy("f32", {N}, C);
-  ASSERT_TRUE(CN);
-  ASSERT_FALSE(writeNpy(Dir + "/C.npy", *CN));
-  std::string Cmd =
-      std::string(TILE_RUN_EXE) + " " + Dir + " --device cuda --repeat 3 2>&1";
-  FILE *P = popen(Cmd.c_str(), "r");
-  ASSERT_NE(P, nullptr);
+  test::writeVaddReference(Dir + "/C.npy", 1000, 8);
   std::string Out;
-  char Line[512];
-  while (fgets(Line, sizeof(Line), P))
-    Out += Line;
-  int Status = pclose(P);
-  EXPECT_TRUE(WIFEXITED(Status) && WEXITSTATUS(Status) == 0) << Out;
+  EXPECT_EQ(test::runCommand(std::string(TILE_RUN_EXE) + " " + Dir +
+                                 " --device cuda --repeat 3",
+                             Out),
+            0)
+      << Out;
   EXPECT_NE(Out.find("device Fake GPU [sm_90]"), std::string::npos) << Out;
   EXPECT_NE(Out.find("PASS vadd[N=1000 seed=8] C: max_abs=0"),
             std::string::npos)

@@ -9,7 +9,6 @@
 
 #include "FakeDriver.h"
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -21,11 +20,16 @@ constexpr int NoDevice = 100;
 constexpr int InvalidImage = 200;
 constexpr int NotFound = 500;
 
+const fake::ErrorText Errors[] = {
+    {InvalidValue, "hipErrorInvalidValue", "invalid argument"},
+    {NoDevice, "hipErrorNoDevice", "no ROCm-capable device is detected"},
+    {InvalidImage, "hipErrorInvalidImage", "device kernel image is invalid"},
+    {NotFound, "hipErrorNotFound", "named symbol not found"},
+};
+
 int ModuleToken;
 FakeLaunch Last;
 int Current = -1;
-
-using Clock = std::chrono::steady_clock;
 } // namespace
 
 extern "C" {
@@ -36,30 +40,12 @@ int hipInit(unsigned) {
   return V ? std::atoi(V) : Success;
 }
 const char *hipGetErrorName(int R) {
-  switch (R) {
-  case InvalidValue:
-    return "hipErrorInvalidValue";
-  case NoDevice:
-    return "hipErrorNoDevice";
-  case InvalidImage:
-    return "hipErrorInvalidImage";
-  case NotFound:
-    return "hipErrorNotFound";
-  }
-  return "hipErrorUnknown";
+  const fake::ErrorText *E = fake::findError(Errors, R);
+  return E ? E->Name : "hipErrorUnknown";
 }
 const char *hipGetErrorString(int R) {
-  switch (R) {
-  case InvalidValue:
-    return "invalid argument";
-  case NoDevice:
-    return "no ROCm-capable device is detected";
-  case InvalidImage:
-    return "device kernel image is invalid";
-  case NotFound:
-    return "named symbol not found";
-  }
-  return "unknown error";
+  const fake::ErrorText *E = fake::findError(Errors, R);
+  return E ? E->Text : "unknown error";
 }
 int hipGetDeviceCount(int *N) {
   *N = 2;
@@ -94,20 +80,11 @@ int hipModuleLaunchKernel(void *F, unsigned Gx, unsigned Gy, unsigned Gz,
                           unsigned Bx, unsigned By, unsigned Bz,
                           unsigned Shared, void *Stream, void **Params,
                           void **Extra) {
-  Last.Grid[0] = Gx, Last.Grid[1] = Gy, Last.Grid[2] = Gz;
-  Last.Block[0] = Bx, Last.Block[1] = By, Last.Block[2] = Bz;
-  Last.Shared = Shared;
-  Last.Stream = Stream;
+  fake::recordLaunch(Last, Gx, Gy, Gz, Bx, By, Bz, Shared, Stream);
   if (Extra || Current < 0)
     return InvalidValue;
-  if (*static_cast<std::string *>(F) == "vadd") {
-    auto *A = *static_cast<float **>(Params[0]);
-    auto *B = *static_cast<float **>(Params[1]);
-    auto *C = *static_cast<float **>(Params[2]);
-    int N = *static_cast<int *>(Params[3]);
-    for (long I = 0; I < N && I < long(Gx) * Bx; ++I)
-      C[I] = A[I] + B[I];
-  }
+  if (*static_cast<std::string *>(F) == "vadd")
+    fake::runVadd(Params, Gx, Bx);
   return Success;
 }
 
@@ -137,32 +114,29 @@ int hipMemsetD8(void *Dst, unsigned char V, size_t Bytes) {
 }
 
 int hipStreamCreate(void **S) {
-  *S = new int(0);
+  *S = fake::newStream();
   return Success;
 }
 int hipStreamDestroy(void *S) {
-  delete static_cast<int *>(S);
+  fake::deleteStream(S);
   return Success;
 }
 int hipStreamSynchronize(void *) { return Success; }
 int hipEventCreate(void **E) {
-  *E = new Clock::time_point();
+  *E = fake::newEvent();
   return Success;
 }
 int hipEventDestroy(void *E) {
-  delete static_cast<Clock::time_point *>(E);
+  fake::deleteEvent(E);
   return Success;
 }
 int hipEventRecord(void *E, void *) {
-  *static_cast<Clock::time_point *>(E) = Clock::now();
+  fake::recordEvent(E);
   return Success;
 }
 int hipEventSynchronize(void *) { return Success; }
 int hipEventElapsedTime(float *Ms, void *Start, void *End) {
-  *Ms = std::chrono::duration<float, std::milli>(
-            *static_cast<Clock::time_point *>(End) -
-            *static_cast<Clock::time_point *>(Start))
-            .count();
+  *Ms = fake::elapsedMs(Start, End);
   return Success;
 }
 }

@@ -7,22 +7,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FakeDriver.h"
+#include "TestBundle.h"
 
 #include "tile/runtime/Bundle.h"
-#include "tile/runtime/Npy.h"
-#include "tile/runtime/Random.h"
 
 #include "gtest/gtest.h"
 
 #include <cstdlib>
-#include <cstring>
-#include <dlfcn.h>
-#include <filesystem>
-#include <fstream>
 
 using namespace tile::rt;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -54,37 +47,13 @@ protected:
   }
 
   const FakeLaunch &last() {
-    void *Lib = dlopen(TILE_FAKE_HIP, RTLD_NOW | RTLD_NOLOAD);
-    EXPECT_NE(Lib, nullptr);
-    auto Fn = reinterpret_cast<const FakeLaunch *(*)()>(
-        dlsym(Lib, "fakeHipLastLaunch"));
-    dlclose(Lib);
-    return *Fn();
+    return test::fakeLastLaunch(TILE_FAKE_HIP, "fakeHipLastLaunch");
   }
 
   std::string makeBundle(const std::string &Name, const std::string &Object) {
-    fs::path Dir = fs::path(testing::TempDir()) / ("tile_fakehip_" + Name);
-    fs::remove_all(Dir);
-    fs::create_directories(Dir);
-    std::ofstream(Dir / "vadd.hsaco") << Object;
-    std::ofstream(Dir / "manifest.json") << Manifest;
-    return Dir.string();
-  }
-
-  /// The reference output of the manifest's test.
-  std::vector<uint8_t> reference(int64_t N, uint64_t Seed) {
-    auto A = generateTensor("f32", N, Seed, "A");
-    auto B = generateTensor("f32", N, Seed, "B");
-    EXPECT_TRUE(A && B);
-    std::vector<uint8_t> C(N * 4);
-    for (int64_t I = 0; I < N; ++I) {
-      float X, Y;
-      std::memcpy(&X, A->data() + 4 * I, 4);
-      std::memcpy(&Y, B->data() + 4 * I, 4);
-      float Z = X + Y;
-      std::memcpy(C.data() + 4 * I, &Z, 4);
-    }
-    return C;
+    return test::makeTempBundle(
+        "tile_fakehip_" + Name,
+        {{"vadd.hsaco", Object}, {"manifest.json", Manifest}});
   }
 };
 
@@ -129,29 +98,19 @@ TEST_F(FakeHipTest, LaunchAndErrors) {
   ASSERT_TRUE(K) << K.message();
 
   const int64_t N = 777;
-  auto A = generateTensor("f32", N, 2, "A");
-  auto Bv = generateTensor("f32", N, 2, "B");
-  ASSERT_TRUE(A && Bv);
-  Expected<Buffer> BA = D->allocate(N * 4), BB = D->allocate(N * 4),
-                   BC = D->allocate(N * 4);
-  ASSERT_TRUE(BA && BB && BC);
-  ASSERT_FALSE(BA->upload(*A));
-  ASSERT_FALSE(BB->upload(*Bv));
-  ASSERT_FALSE(BC->fill(PoisonByte));
+  Expected<test::VaddBuffers> V = test::makeVaddBuffers(*D, N, 2);
+  ASSERT_TRUE(V) << V.message();
   Expected<Stream> S = D->createStream();
   ASSERT_TRUE(S);
-  Error E = K->launch({ArgValue::tensor(BA->address(), BA->size(), {N}, "f32"),
-                       ArgValue::tensor(BB->address(), BB->size(), {N}, "f32"),
-                       ArgValue::tensor(BC->address(), BC->size(), {N}, "f32")},
-                      {}, &*S);
+  Error E = K->launch(V->args(), {}, &*S);
   ASSERT_FALSE(E) << E.message();
   ASSERT_FALSE(S->synchronize());
   EXPECT_EQ(last().Grid[0], 13u);
   EXPECT_EQ(last().Block[0], 64u);
   EXPECT_EQ(last().Stream, S->nativeHandle());
-  Expected<std::vector<uint8_t>> C = BC->read();
+  Expected<std::vector<uint8_t>> C = V->C.read();
   ASSERT_TRUE(C);
-  EXPECT_EQ(*C, reference(N, 2));
+  EXPECT_EQ(*C, test::vaddReference(N, 2));
 
   std::string BadDir = makeBundle("bad", "BAD object");
   EXPECT_EQ(D->loadModule(BadDir + "/vadd.hsaco", ObjectKind::Hsaco).message(),
@@ -169,19 +128,12 @@ TEST_F(FakeHipTest, LaunchAndErrors) {
 
 TEST_F(FakeHipTest, TileRunWithTheSimulatedRuntime) {
   std::string Dir = makeBundle("tile_run", "code object");
-  Expected<NpyArray> CN = toNpy("f32", {777}, reference(777, 2));
-  ASSERT_TRUE(CN);
-  ASSERT_FALSE(writeNpy(Dir + "/C.npy", *CN));
-  std::string Cmd =
-      std::string(TILE_RUN_EXE) + " " + Dir + " --device hip:1 2>&1";
-  FILE *P = popen(Cmd.c_str(), "r");
-  ASSERT_NE(P, nullptr);
+  test::writeVaddReference(Dir + "/C.npy", 777, 2);
   std::string Out;
-  char Line[512];
-  while (fgets(Line, sizeof(Line), P))
-    Out += Line;
-  int Status = pclose(P);
-  EXPECT_TRUE(WIFEXITED(Status) && WEXITSTATUS(Status) == 0) << Out;
+  EXPECT_EQ(test::runCommand(
+                std::string(TILE_RUN_EXE) + " " + Dir + " --device hip:1", Out),
+            0)
+      << Out;
   EXPECT_NE(Out.find("PASS vadd[N=777 seed=2] C: max_abs=0"), std::string::npos)
       << Out;
   EXPECT_NE(Out.find("SKIP other: hsaco code for gfx950 does not run on "

@@ -6,19 +6,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestBundle.h"
+
 #include "tile/runtime/Bundle.h"
-#include "tile/runtime/Npy.h"
-#include "tile/runtime/Random.h"
 
 #include "gtest/gtest.h"
 
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
+#include <sstream>
 
 using namespace tile::rt;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -52,16 +49,16 @@ protected:
   }
 
   std::string makeBundle(const std::string &Name, unsigned SharedBytes,
-                         const std::string &Ptx = "") {
-    fs::path Dir = fs::path(testing::TempDir()) / ("tile_gpu_" + Name);
-    fs::remove_all(Dir);
-    fs::create_directories(Dir);
-    if (Ptx.empty())
-      fs::copy_file(TILE_TEST_PTX, Dir / "vadd.ptx");
-    else
-      std::ofstream(Dir / "vadd.ptx") << Ptx;
-    std::ofstream(Dir / "manifest.json") << manifest(SharedBytes);
-    return Dir.string();
+                         std::string Ptx = "") {
+    if (Ptx.empty()) {
+      std::ifstream In(TILE_TEST_PTX);
+      std::stringstream SS;
+      SS << In.rdbuf();
+      Ptx = SS.str();
+    }
+    return test::makeTempBundle(
+        "tile_gpu_" + Name,
+        {{"vadd.ptx", Ptx}, {"manifest.json", manifest(SharedBytes)}});
   }
 
   Expected<Kernel> loadVadd(const std::string &Dir) {
@@ -73,32 +70,14 @@ protected:
 
   /// Runs vadd over N elements and compares with A + B on the host.
   void checkVadd(Kernel &K, int64_t N) {
-    auto A = generateTensor("f32", N, 5, "A");
-    auto B = generateTensor("f32", N, 5, "B");
-    ASSERT_TRUE(A && B);
-    Expected<Buffer> BA = Dev.allocate(N * 4), BB = Dev.allocate(N * 4),
-                     BC = Dev.allocate(N * 4);
-    ASSERT_TRUE(BA && BB && BC);
-    ASSERT_FALSE(BA->upload(*A));
-    ASSERT_FALSE(BB->upload(*B));
-    ASSERT_FALSE(BC->fill(PoisonByte));
-    Error E =
-        K.launch({ArgValue::tensor(BA->address(), BA->size(), {N}, "f32"),
-                  ArgValue::tensor(BB->address(), BB->size(), {N}, "f32"),
-                  ArgValue::tensor(BC->address(), BC->size(), {N}, "f32")});
+    Expected<test::VaddBuffers> V = test::makeVaddBuffers(Dev, N, 5);
+    ASSERT_TRUE(V) << V.message();
+    Error E = K.launch(V->args());
     ASSERT_FALSE(E) << E.message();
     ASSERT_FALSE(Dev.synchronize());
-    Expected<std::vector<uint8_t>> C = BC->read();
+    Expected<std::vector<uint8_t>> C = V->C.read();
     ASSERT_TRUE(C) << C.message();
-    int64_t Bad = 0;
-    for (int64_t I = 0; I < N; ++I) {
-      float X, Y, Z;
-      std::memcpy(&X, A->data() + 4 * I, 4);
-      std::memcpy(&Y, B->data() + 4 * I, 4);
-      std::memcpy(&Z, C->data() + 4 * I, 4);
-      Bad += Z != X + Y;
-    }
-    EXPECT_EQ(Bad, 0) << "N = " << N;
+    EXPECT_TRUE(*C == test::vaddReference(N, 5)) << "N = " << N;
   }
 
   Device Dev;
@@ -159,31 +138,13 @@ TEST_F(GpuTest, EventsTimeALaunch) {
 
 TEST_F(GpuTest, TileRunOnTheGpu) {
   std::string Dir = makeBundle("tile_run", 0);
-  const int64_t N = 100003;
-  auto A = generateTensor("f32", N, 5, "A");
-  auto B = generateTensor("f32", N, 5, "B");
-  ASSERT_TRUE(A && B);
-  std::vector<uint8_t> C(N * 4);
-  for (int64_t I = 0; I < N; ++I) {
-    float X, Y;
-    std::memcpy(&X, A->data() + 4 * I, 4);
-    std::memcpy(&Y, B->data() + 4 * I, 4);
-    float Z = X + Y;
-    std::memcpy(C.data() + 4 * I, &Z, 4);
-  }
-  Expected<NpyArray> CN = toNpy("f32", {N}, C);
-  ASSERT_TRUE(CN);
-  ASSERT_FALSE(writeNpy(Dir + "/C.npy", *CN));
-  std::string Cmd =
-      std::string(TILE_RUN_EXE) + " " + Dir + " --device cuda --repeat 5 2>&1";
-  FILE *P = popen(Cmd.c_str(), "r");
-  ASSERT_NE(P, nullptr);
+  test::writeVaddReference(Dir + "/C.npy", 100003, 5);
   std::string Out;
-  char Line[512];
-  while (fgets(Line, sizeof(Line), P))
-    Out += Line;
-  int Status = pclose(P);
-  EXPECT_TRUE(WIFEXITED(Status) && WEXITSTATUS(Status) == 0) << Out;
+  EXPECT_EQ(test::runCommand(std::string(TILE_RUN_EXE) + " " + Dir +
+                                 " --device cuda --repeat 5",
+                             Out),
+            0)
+      << Out;
   EXPECT_NE(Out.find("PASS vadd[N=100003 seed=5] C: max_abs=0"),
             std::string::npos)
       << Out;

@@ -11,6 +11,7 @@
 #include "tile/runtime/Bundle.h"
 #include "tile/runtime/Npy.h"
 #include "tile/runtime/Random.h"
+#include "tile/runtime/Timing.h"
 
 #include "tile/Numerics/Pack.h"
 
@@ -18,6 +19,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -313,21 +315,7 @@ TEST_F(HostBackendTest, BuffersAndEvents) {
 
 /// Writes the reference outputs of the manifest's tests (plain loops).
 void writeReferences(const std::string &Dir, bool Corrupt) {
-  const int64_t N = 1000;
-  auto A = generateTensor("f32", N, 3, "A");
-  auto B = generateTensor("f32", N, 3, "B");
-  ASSERT_TRUE(A && B);
-  std::vector<uint8_t> C(N * 4);
-  for (int64_t I = 0; I < N; ++I) {
-    float X, Y, Z;
-    std::memcpy(&X, A->data() + 4 * I, 4);
-    std::memcpy(&Y, B->data() + 4 * I, 4);
-    Z = X + Y + (Corrupt && I == 500 ? 1.0f : 0.0f);
-    std::memcpy(C.data() + 4 * I, &Z, 4);
-  }
-  Expected<NpyArray> CN = toNpy("f32", {N}, C);
-  ASSERT_TRUE(CN);
-  ASSERT_FALSE(writeNpy(Dir + "/vadd.C.npy", *CN));
+  test::writeVaddReference(Dir + "/vadd.C.npy", 1000, 3, Corrupt ? 500 : -1);
 
   const int64_t M = 7, K = 33;
   auto X = generateTensor("u4", M * K, 1, "X");
@@ -343,16 +331,7 @@ void writeReferences(const std::string &Dir, bool Corrupt) {
 
 /// Runs tile-run with \p Args; returns its exit status and output.
 int runTool(const std::string &Args, std::string &Output) {
-  std::string Cmd = std::string(TILE_RUN_EXE) + " " + Args + " 2>&1";
-  FILE *P = popen(Cmd.c_str(), "r");
-  if (!P)
-    return -1;
-  char Buf[512];
-  Output.clear();
-  while (fgets(Buf, sizeof(Buf), P))
-    Output += Buf;
-  int Status = pclose(P);
-  return WIFEXITED(Status) ? WEXITSTATUS(Status) : -1;
+  return test::runCommand(std::string(TILE_RUN_EXE) + " " + Args, Output);
 }
 
 TEST_F(HostBackendTest, TileRunPassesAndFails) {
@@ -398,6 +377,93 @@ TEST_F(HostBackendTest, TileRunErrors) {
   // No reference files written: reading them fails loudly.
   EXPECT_EQ(runTool(Dir, Out), 1);
   EXPECT_NE(Out.find("FAIL vadd[N=1000 seed=3] C: cannot open"),
+            std::string::npos)
+      << Out;
+}
+
+/// The lines of \p Path.
+std::vector<std::string> readLines(const std::string &Path) {
+  std::ifstream In(Path);
+  std::vector<std::string> Lines;
+  for (std::string L; std::getline(In, L);)
+    Lines.push_back(L);
+  return Lines;
+}
+
+TEST_F(HostBackendTest, TileRunTimingCsvAndSelection) {
+  writeReferences(Dir, /*Corrupt=*/false);
+  std::string Csv = Dir + "/times.csv";
+  std::filesystem::remove(Csv);
+  std::string Out;
+  ASSERT_EQ(runTool(Dir +
+                        " --kernel vadd --test 0 --repeat 5 --warmup 1 "
+                        "--flush-l2 1 --timing-csv " +
+                        Csv,
+                    Out),
+            0)
+      << Out;
+  EXPECT_NE(Out.find("over 5 runs (L2 flushed)"), std::string::npos) << Out;
+  // A second run appends to the same file without a second header.
+  ASSERT_EQ(runTool(Dir + " --repeat 3 --timing-csv " + Csv, Out), 0) << Out;
+  std::vector<std::string> Lines = readLines(Csv);
+  ASSERT_EQ(Lines.size(), 4u) << Out;
+  EXPECT_EQ(Lines[0], timingCsvHeader());
+  EXPECT_EQ(Lines[1].rfind("vadd,host,", 0), 0u) << Lines[1];
+  EXPECT_NE(Lines[1].find(",0,N=1000,3,1,1,5,"), std::string::npos) << Lines[1];
+  EXPECT_NE(Lines[2].find(",0,N=1000,3,1,0,3,"), std::string::npos) << Lines[2];
+  EXPECT_EQ(Lines[3].rfind("u4_affine,host,", 0), 0u) << Lines[3];
+  EXPECT_NE(Lines[3].find(",0,K=33;M=7,1,1,0,3,"), std::string::npos)
+      << Lines[3];
+
+  // A wrong output is reported and not timed.
+  writeReferences(Dir, /*Corrupt=*/true);
+  EXPECT_EQ(runTool(Dir + " --kernel vadd --repeat 3 --timing-csv " + Csv, Out),
+            1);
+  EXPECT_NE(Out.find("NOTE vadd[N=1000 seed=3]: not timed (wrong output)"),
+            std::string::npos)
+      << Out;
+  EXPECT_EQ(readLines(Csv).size(), 4u);
+
+  EXPECT_EQ(runTool(Dir + " --test 1", Out), 1);
+  EXPECT_NE(Out.find("no test 1 in the selected kernels"), std::string::npos)
+      << Out;
+  EXPECT_EQ(runTool(Dir + " --test 0,x", Out), 1);
+  EXPECT_NE(Out.find("--test wants a count, not 'x'"), std::string::npos)
+      << Out;
+  EXPECT_EQ(runTool(Dir + " --warmup -1", Out), 1);
+  EXPECT_NE(Out.find("--warmup wants a count, not '-1'"), std::string::npos)
+      << Out;
+  EXPECT_EQ(runTool(Dir + " --timing-csv", Out), 1);
+  EXPECT_NE(Out.find("--timing-csv needs a value"), std::string::npos) << Out;
+}
+
+TEST_F(HostBackendTest, TileRunSavesInputsAndOutputs) {
+  writeReferences(Dir, /*Corrupt=*/false);
+  std::string Save = Dir + "/saved";
+  std::filesystem::create_directories(Save);
+  std::string Out;
+  ASSERT_EQ(runTool(Dir + " --save " + Save, Out), 0) << Out;
+  // Inputs as generated, outputs as the kernel wrote them (== reference).
+  Expected<NpyArray> A = readNpy(Save + "/vadd.t0.A.npy");
+  ASSERT_TRUE(A) << A.message();
+  auto WantA = generateTensor("f32", 1000, 3, "A");
+  ASSERT_TRUE(WantA);
+  EXPECT_EQ(A->Data, *WantA);
+  Expected<NpyArray> C = readNpy(Save + "/vadd.t0.C.npy");
+  ASSERT_TRUE(C) << C.message();
+  EXPECT_EQ(C->Shape, std::vector<int64_t>{1000});
+  EXPECT_EQ(C->Data, test::vaddReference(1000, 3));
+  // u4 codes are saved unpacked, one per byte.
+  Expected<NpyArray> X = readNpy(Save + "/u4_affine.t0.X.npy");
+  ASSERT_TRUE(X) << X.message();
+  EXPECT_EQ(X->Descr, "|u1");
+  EXPECT_EQ(X->Shape, (std::vector<int64_t>{7, 33}));
+  auto WantX = generateTensor("u4", 7 * 33, 1, "X");
+  ASSERT_TRUE(WantX);
+  for (int64_t I = 0; I < 7 * 33; ++I)
+    ASSERT_EQ(X->Data[I], tile::numerics::readPacked(WantX->data(), I, 4)) << I;
+  EXPECT_EQ(runTool(Dir + " --save " + Dir + "/no/such/dir", Out), 1);
+  EXPECT_NE(Out.find("FAIL vadd[N=1000 seed=3]: saving tensors:"),
             std::string::npos)
       << Out;
 }

@@ -1,0 +1,63 @@
+//===- Timing.h - Statistics and CSV records of kernel timings --*- C++ -*-===//
+//
+// Part of tilec. tile-run times each recorded test of a bundle (warm-up
+// launches, then N launches each between two events) and reports the
+// median and the spread; with --timing-csv it also writes one CSV row per
+// test, which bench/run.sh merges with its baselines.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_RUNTIME_TIMING_H
+#define TILE_RUNTIME_TIMING_H
+
+#include "tile/runtime/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tile {
+namespace rt {
+
+/// Order statistics of a set of timed launches, in milliseconds.
+struct TimingStats {
+  int Runs = 0;
+  double MedianMs = 0;
+  double MinMs = 0;
+  double MaxMs = 0;
+  double MeanMs = 0;
+  double StdevMs = 0; ///< Sample standard deviation (0 for one run).
+  double P10Ms = 0;   ///< 10th percentile (linear interpolation).
+  double P90Ms = 0;   ///< 90th percentile (linear interpolation).
+};
+
+/// Summarizes \p Ms; an error when it is empty or holds a negative or
+/// non-finite time.
+Expected<TimingStats> summarizeTimes(std::vector<double> Ms);
+
+/// One timed test of a bundle, as a CSV row.
+struct TimingRecord {
+  std::string Kernel;     ///< Kernel name.
+  std::string Target;     ///< Its target ("sm_90a", "host").
+  std::string Device;     ///< Device name.
+  std::string Arch;       ///< Device architecture.
+  int TestIndex = 0;      ///< Index of the test in the kernel's manifest entry.
+  std::string Sizes;      ///< "K=4096;M=1;N=4096" (sorted by name).
+  uint64_t Seed = 0;      ///< Seed of the inputs.
+  bool Checked = false;   ///< Whether the outputs were compared and passed.
+  bool FlushedL2 = false; ///< Whether the L2 cache was flushed before each run.
+  TimingStats Stats;
+};
+
+/// The header line of the timing CSV (no newline).
+std::string timingCsvHeader();
+/// \p R as one CSV line (no newline); fields are quoted where needed.
+std::string timingCsvRow(const TimingRecord &R);
+/// \p Field quoted for CSV when it holds a comma, quote or line break.
+std::string csvField(std::string_view Field);
+
+} // namespace rt
+} // namespace tile
+
+#endif // TILE_RUNTIME_TIMING_H

@@ -1,0 +1,92 @@
+//===- Timing.cpp - Statistics and CSV records of kernel timings ----------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/runtime/Timing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+using namespace tile::rt;
+
+namespace {
+
+/// The \p Q quantile of sorted \p V (linear interpolation between ranks).
+double quantile(const std::vector<double> &V, double Q) {
+  double Pos = Q * double(V.size() - 1);
+  size_t Lo = size_t(std::floor(Pos));
+  size_t Hi = std::min(Lo + 1, V.size() - 1);
+  return V[Lo] + (V[Hi] - V[Lo]) * (Pos - double(Lo));
+}
+
+std::string number(double V) {
+  char Buf[64];
+  std::snprintf(Buf, sizeof(Buf), "%.6g", V);
+  return Buf;
+}
+
+} // namespace
+
+Expected<TimingStats> tile::rt::summarizeTimes(std::vector<double> Ms) {
+  if (Ms.empty())
+    return makeError("no timed runs to summarize");
+  for (double T : Ms)
+    if (!std::isfinite(T) || T < 0)
+      return makeError("invalid time " + number(T) + " ms");
+  std::sort(Ms.begin(), Ms.end());
+  TimingStats S;
+  S.Runs = int(Ms.size());
+  S.MinMs = Ms.front();
+  S.MaxMs = Ms.back();
+  S.MedianMs = quantile(Ms, 0.5);
+  S.P10Ms = quantile(Ms, 0.1);
+  S.P90Ms = quantile(Ms, 0.9);
+  double Sum = 0;
+  for (double T : Ms)
+    Sum += T;
+  S.MeanMs = Sum / double(Ms.size());
+  if (Ms.size() > 1) {
+    double Sq = 0;
+    for (double T : Ms)
+      Sq += (T - S.MeanMs) * (T - S.MeanMs);
+    S.StdevMs = std::sqrt(Sq / double(Ms.size() - 1));
+  }
+  return S;
+}
+
+std::string tile::rt::csvField(std::string_view Field) {
+  if (Field.find_first_of(",\"\r\n") == std::string_view::npos)
+    return std::string(Field);
+  std::string Out = "\"";
+  for (char C : Field) {
+    if (C == '"')
+      Out += '"';
+    Out += C;
+  }
+  return Out + "\"";
+}
+
+std::string tile::rt::timingCsvHeader() {
+  return "kernel,target,device,arch,test,sizes,seed,checked,flush_l2,runs,"
+         "median_ms,min_ms,max_ms,mean_ms,stdev_ms,p10_ms,p90_ms";
+}
+
+std::string tile::rt::timingCsvRow(const TimingRecord &R) {
+  const TimingStats &S = R.Stats;
+  std::string Row;
+  for (const std::string &F :
+       {csvField(R.Kernel), csvField(R.Target), csvField(R.Device),
+        csvField(R.Arch), std::to_string(R.TestIndex), csvField(R.Sizes),
+        std::to_string(R.Seed), std::string(R.Checked ? "1" : "0"),
+        std::string(R.FlushedL2 ? "1" : "0"), std::to_string(S.Runs),
+        number(S.MedianMs), number(S.MinMs), number(S.MaxMs), number(S.MeanMs),
+        number(S.StdevMs), number(S.P10Ms), number(S.P90Ms)}) {
+    if (!Row.empty())
+      Row += ',';
+    Row += F;
+  }
+  return Row;
+}
