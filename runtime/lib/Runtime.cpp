@@ -19,6 +19,30 @@ using namespace tile::rt;
 // Names
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// Every code-object kind with its manifest name and platform.
+struct KindInfo {
+  ObjectKind Kind;
+  const char *Name;
+  Platform Plat;
+};
+constexpr KindInfo Kinds[] = {
+    {ObjectKind::HostSO, "host-so", Platform::Host},
+    {ObjectKind::Cubin, "cubin", Platform::Cuda},
+    {ObjectKind::Ptx, "ptx", Platform::Cuda},
+    {ObjectKind::Hsaco, "hsaco", Platform::Hip},
+};
+
+const KindInfo *findKind(ObjectKind K) {
+  for (const KindInfo &I : Kinds)
+    if (I.Kind == K)
+      return &I;
+  return nullptr;
+}
+
+} // namespace
+
 const char *tile::rt::platformName(Platform P) {
   switch (P) {
   case Platform::Host:
@@ -32,39 +56,21 @@ const char *tile::rt::platformName(Platform P) {
 }
 
 const char *tile::rt::objectKindName(ObjectKind K) {
-  switch (K) {
-  case ObjectKind::HostSO:
-    return "host-so";
-  case ObjectKind::Cubin:
-    return "cubin";
-  case ObjectKind::Ptx:
-    return "ptx";
-  case ObjectKind::Hsaco:
-    return "hsaco";
-  }
-  return "?";
+  const KindInfo *I = findKind(K);
+  return I ? I->Name : "?";
 }
 
 Expected<ObjectKind> tile::rt::parseObjectKind(std::string_view Name) {
-  for (ObjectKind K : {ObjectKind::HostSO, ObjectKind::Cubin, ObjectKind::Ptx,
-                       ObjectKind::Hsaco})
-    if (Name == objectKindName(K))
-      return K;
+  for (const KindInfo &I : Kinds)
+    if (Name == I.Name)
+      return I.Kind;
   return makeError("unknown object kind '" + std::string(Name) +
                    "' (expected host-so, cubin, ptx or hsaco)");
 }
 
 Platform tile::rt::platformOf(ObjectKind K) {
-  switch (K) {
-  case ObjectKind::HostSO:
-    return Platform::Host;
-  case ObjectKind::Cubin:
-  case ObjectKind::Ptx:
-    return Platform::Cuda;
-  case ObjectKind::Hsaco:
-    return Platform::Hip;
-  }
-  return Platform::Host;
+  const KindInfo *I = findKind(K);
+  return I ? I->Plat : Platform::Host;
 }
 
 //===----------------------------------------------------------------------===//
