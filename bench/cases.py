@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""The benchmark cases of bench/: what to bundle, at which shapes, and the
+work each test does (FLOPs, minimum bytes) for the report.
+
+Pure Python (no numpy): make-bundle.sh runs it on the compiler machine.
+
+  cases.py list [--quick] [--only REGEX]   one line per bundle: ID<TAB>JSON
+  cases.py add-tests BUNDLE_DIR ID [--quick]  append the benchmark-shape
+                                           tests (no reference outputs) to
+                                           BUNDLE_DIR/manifest.json
+  cases.py describe OUT_DIR [--quick] [--only REGEX]
+                                           write OUT_DIR/cases.json: every
+                                           benchmark test of the bundles in
+                                           OUT_DIR with its shape, FLOPs and
+                                           bytes
+
+A bundle holds one kernel at one fixed configuration (the compile-time
+parameters below, stated, since no GPU is at hand to autotune on when the
+bundle is made; a few shapes get two configurations so that the GPU run
+picks the faster, as a small on-device sweep). Its first tests are small
+"check" shapes with host references computed by `tilec bundle`; the tests
+appended here are the benchmark shapes, whose outputs run.sh checks against
+PyTorch on the GPU before timing.
+"""
+
+import json
+import math
+import os
+import re
+import sys
+
+# LLM-serving shapes: hidden 4096, MLP 14336 (Llama-3-8B-like).
+DECODE_NK = [(4096, 4096), (14336, 4096), (4096, 14336)]
+
+# Bits per element of each weight type.
+BITS = {"u2": 2, "u3": 3, "u4": 4, "i4": 4, "i8": 8, "u8": 8,
+        "f4e2m1": 4, "f6e3m2": 6, "f8e4m3": 8}
+
+WQ_TYPES = ["u4", "u3", "u2", "i4", "i8", "f4e2m1", "f8e4m3"]
+
+
+def _gemm_f16_work(s):
+    m, n, k = s["M"], s["N"], s["K"]
+    return 2.0 * m * n * k, 2.0 * (m * k + k * n + m * n)
+
+
+def _gemm_wq_work(t, g):
+    def work(s):
+        m, n, k = s["M"], s["N"], s["K"]
+        w = k * n * BITS[t] / 8.0
+        sz = 2 * 2.0 * (k // g) * n  # S and Z, f16
+        return 2.0 * m * n * k, 2.0 * m * k + w + sz + 2.0 * m * n
+    return work
+
+
+def _attention_work(causal):
+    def work(s):
+        b, h, hkv, n, d = s["B"], s["H"], s["HKV"], s["N"], 128
+        flops = 4.0 * b * h * n * n * d
+        if causal:
+            flops /= 2
+        return flops, 2.0 * (2 * b * h * n * d + 2 * b * hkv * n * d)
+    return work
+
+
+def _softmax_work(s):
+    return 5.0 * s["M"] * s["N"], 2.0 * 2 * s["M"] * s["N"]
+
+
+def _rmsnorm_work(bits):
+    def work(s):
+        m, n = s["M"], s["N"]
+        return 6.0 * m * n, 2.0 * m * n + 2.0 * n + m * n * bits / 8.0 + 4.0 * m
+    return work
+
+
+def _vadd_work(s):
+    return float(s["N"]), 12.0 * s["N"]
+
+
+def cases(quick=False):
+    """Every bundle: id, source example, defines, check sizes, scalars,
+    benchmark sizes, family and work function."""
+    out = []
+
+    def add(cid, src, family, defines, check, bench, work, scalars=None,
+            baseline="torch"):
+        out.append({"id": cid, "source": src, "family": family,
+                    "defines": defines, "check": check, "bench": bench,
+                    "scalars": scalars or {}, "work": work,
+                    "baseline": baseline})
+
+    # GEMM f16, prefill: two configurations of the tune space.
+    pre = [{"M": 4096, "N": 4096, "K": 4096}]
+    if quick:
+        pre = [{"M": 256, "N": 256, "K": 256}]
+    chk = ["M=1,K=64,N=130", "M=129,K=256,N=200"]
+    add("gemm_f16_prefill_128x128x32", "gemm_f16.tile", "gemm_f16",
+        {"BM": 128, "BN": 128, "BK": 32, "STAGES": 3}, chk, pre,
+        _gemm_f16_work)
+    if not quick:
+        add("gemm_f16_prefill_128x256x64", "gemm_f16.tile", "gemm_f16",
+            {"BM": 128, "BN": 256, "BK": 64, "STAGES": 3}, chk, pre,
+            _gemm_f16_work)
+    # GEMM f16, decode: M = 1, 16, 128 tokens.
+    dec = [{"M": m, "N": n, "K": k} for m in (1, 16, 128)
+           for (n, k) in DECODE_NK]
+    if quick:
+        dec = [{"M": 1, "N": 384, "K": 256}]
+    add("gemm_f16_decode_64x64x64", "gemm_f16.tile", "gemm_f16",
+        {"BM": 64, "BN": 64, "BK": 64, "STAGES": 4}, chk, dec,
+        _gemm_f16_work)
+    # Weight-only quantized GEMM at decode shapes, group size 128.
+    wq = [{"M": m, "N": n, "K": k} for m in (1, 16) for (n, k) in DECODE_NK]
+    if quick:
+        wq = [{"M": 1, "N": 384, "K": 512}]
+    for t in (["u4"] if quick else WQ_TYPES):
+        add("gemm_wq_" + t, "gemm_wq.tile", "gemm_wq",
+            {"T": t, "G": 128, "ZP": "true", "BM": 16, "BN": 128, "BK": 64,
+             "STAGES": 3},
+            ["M=1,K=256,N=130", "M=17,K=512,N=256"], wq,
+            _gemm_wq_work(t, 128),
+            baseline="torch+triton" if t in ("u4", "i8") else "torch")
+    if quick:
+        # Enough to exercise every step of the pipeline on a host bundle.
+        add("vector_add", "vector_add.tile", "vector_add", {"BLOCK": 1024},
+            ["N=1", "N=100003"], [{"N": 1 << 16}], _vadd_work)
+        add("softmax_1024", "softmax.tile", "softmax",
+            {"ROWS": 4, "COLS": 1024}, ["M=33,N=777"],
+            [{"M": 64, "N": 1024}], _softmax_work)
+        return out
+    # Attention, prefill (grouped-query: 32 query heads, 8 KV heads, d=128).
+    scale = {"scale": 1 / math.sqrt(128)}
+    att = [{"B": 1, "H": 32, "HKV": 8, "N": n} for n in (1024, 4096)]
+    add("attention_fwd", "attention_fwd.tile", "attention_fwd",
+        {"BM": 128, "BN": 64, "STAGES": 2},
+        ["B=1,H=4,HKV=2,N=200"], att, _attention_work(False), scale)
+    add("attention_fwd_causal", "attention_fwd.tile", "attention_fwd",
+        {"BM": 128, "BN": 64, "STAGES": 2, "CAUSAL": "true"},
+        ["B=2,H=2,HKV=2,N=129"], att, _attention_work(True), scale)
+    # Memory-bound kernels.
+    add("softmax_1024", "softmax.tile", "softmax", {"ROWS": 4, "COLS": 1024},
+        ["M=33,N=777"], [{"M": 4096, "N": 1024}, {"M": 32768, "N": 1024}],
+        _softmax_work)
+    add("softmax_4096", "softmax.tile", "softmax", {"ROWS": 1, "COLS": 4096},
+        ["M=5,N=4000"], [{"M": 4096, "N": 4096}, {"M": 16384, "N": 4096}],
+        _softmax_work)
+    add("rmsnorm_quant_i8", "rmsnorm_quant.tile", "rmsnorm_quant",
+        {"T": "i8", "ROWS": 2, "COLS": 4096}, ["M=17,N=3000"],
+        [{"M": m, "N": 4096} for m in (1, 128, 4096, 16384)],
+        _rmsnorm_work(8), {"eps": 1e-5})
+    add("vector_add", "vector_add.tile", "vector_add", {"BLOCK": 1024},
+        ["N=1", "N=100003"], [{"N": 1 << 20}, {"N": 1 << 24}, {"N": 1 << 27}],
+        _vadd_work)
+    return out
+
+
+def select(all_cases, only):
+    if not only:
+        return all_cases
+    rx = re.compile(only)
+    return [c for c in all_cases if rx.search(c["id"])]
+
+
+def _sizes_text(s):
+    return ",".join("%s=%d" % (k, v) for k, v in s.items())
+
+
+def cmd_list(quick, only):
+    for c in select(cases(quick), only):
+        line = {"source": c["source"],
+                "defines": ["%s=%s" % (k, v) for k, v in c["defines"].items()],
+                "check": c["check"],
+                "args": ["%s=%r" % (k, v) for k, v in c["scalars"].items()]}
+        print(c["id"] + "\t" + json.dumps(line))
+
+
+def _find(cid, quick):
+    for c in cases(quick):
+        if c["id"] == cid:
+            return c
+    sys.exit("cases.py: no case named '%s'" % cid)
+
+
+def cmd_add_tests(bundle, cid, quick):
+    c = _find(cid, quick)
+    path = os.path.join(bundle, "manifest.json")
+    with open(path) as f:
+        manifest = json.load(f)
+    kernels = manifest.get("kernels", [])
+    if len(kernels) != 1:
+        sys.exit("cases.py: %s: expected one kernel, found %d"
+                 % (path, len(kernels)))
+    tests = kernels[0].setdefault("tests", [])
+    for s in c["bench"]:
+        t = {"sizes": dict(s), "seed": 11}
+        if c["scalars"]:
+            t["scalars"] = dict(c["scalars"])
+        tests.append(t)
+    with open(path, "w") as f:
+        json.dump(manifest, f, indent=2)
+        f.write("\n")
+
+
+def describe(selected):
+    """The benchmark tests of \\p selected as report rows (no work
+    functions)."""
+    rows = []
+    for c in selected:
+        first = len(c["check"])
+        for i, s in enumerate(c["bench"]):
+            flops, nbytes = c["work"](s)
+            rows.append({"case": c["id"], "family": c["family"],
+                         "kernel": c["source"][:-len(".tile")],
+                         "test": first + i, "sizes": s,
+                         "defines": c["defines"], "scalars": c["scalars"],
+                         "flops": flops, "bytes": nbytes,
+                         "baseline": c["baseline"]})
+    return rows
+
+
+def cmd_describe(out_dir, quick, only):
+    # Only the bundles that were made (a case that failed to compile is
+    # reported by make-bundle.sh and left out here).
+    made = [c for c in select(cases(quick), only)
+            if os.path.exists(os.path.join(out_dir, c["id"], "manifest.json"))]
+    rows = describe(made)
+    with open(os.path.join(out_dir, "cases.json"), "w") as f:
+        json.dump({"quick": quick, "tests": rows}, f, indent=1)
+        f.write("\n")
+
+
+def main(argv):
+    quick = "--quick" in argv
+    argv = [a for a in argv if a != "--quick"]
+    only = None
+    if "--only" in argv:
+        i = argv.index("--only")
+        if i + 1 >= len(argv):
+            sys.exit("cases.py: --only needs a regular expression")
+        only = argv[i + 1]
+        del argv[i:i + 2]
+    if argv[:1] == ["list"] and len(argv) == 1:
+        cmd_list(quick, only)
+    elif argv[:1] == ["add-tests"] and len(argv) == 3:
+        cmd_add_tests(argv[1], argv[2], quick)
+    elif argv[:1] == ["describe"] and len(argv) == 2:
+        cmd_describe(argv[1], quick, only)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

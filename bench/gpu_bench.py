@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""Checks our outputs against PyTorch and times the baselines (GPU side of
+bench/run.sh).
+
+  gpu_bench.py --cases CASES_JSON --saved DIR --out DIR
+               [--warmup N] [--repeat N] [--flush-mib N] [--no-triton]
+               [--keep-saved] [--only REGEX]
+
+DIR/CASE/ holds what `tile-run --save` wrote for bundle CASE: every tensor of
+every test as KERNEL.tI.NAME.npy (inputs as generated, outputs as our kernel
+left them; sub-byte and small-float codes unpacked, one per element). For
+each benchmark test this script
+  1. recomputes the output with PyTorch in float32/float64 from the very same
+     inputs and compares (relative Frobenius error, NaN never passes) ->
+     checks.csv (case,test,status,rel_err,note);
+  2. times the baselines on those inputs the way tile-run times ours (warm-up,
+     then N launches each between CUDA events, a 256 MiB scratch buffer
+     overwritten before each) -> baselines.csv;
+and measures the device's copy bandwidth and f16 matmul rate (the
+ceilings of the roofline column) -> device.json.
+Exit status: 0, 1 when a check failed, 77 when PyTorch/CUDA (or Triton,
+unless --no-triton) is missing.
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+except ImportError as e:  # pragma: no cover - depends on the machine
+    print("SKIPPED: the baselines need numpy and PyTorch (%s)" % e)
+    sys.exit(77)
+
+if not torch.cuda.is_available():
+    print("SKIPPED: PyTorch sees no CUDA device")
+    sys.exit(77)
+
+# float32 references must not use TF32.
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+
+DEV = torch.device("cuda")
+
+# Normwise relative error allowed per family: f16 outputs of long f32
+# accumulations (METHOD.md: f16/bf16 operands land between 1e-3 and 1e-2);
+# rmsnorm_quant: that of the f32 scales (its codes are checked apart).
+TOLERANCE = {"gemm_f16": 1e-2, "gemm_wq": 1e-2, "attention_fwd": 1e-2,
+             "softmax": 2e-3, "rmsnorm_quant": 1e-5, "vector_add": 1e-6}
+
+
+# --------------------------------------------------------------------------
+# Timing: the method of tile-run (runtime/tools/tile-run.cpp)
+# --------------------------------------------------------------------------
+
+class Timer:
+    def __init__(self, warmup, repeat, flush_mib):
+        self.warmup, self.repeat = warmup, repeat
+        self.scratch = torch.empty(flush_mib << 20, dtype=torch.uint8,
+                                   device=DEV) if flush_mib else None
+
+    def __call__(self, fn):
+        for _ in range(self.warmup):
+            fn()
+        torch.cuda.synchronize()
+        starts = [torch.cuda.Event(enable_timing=True)
+                  for _ in range(self.repeat)]
+        ends = [torch.cuda.Event(enable_timing=True)
+                for _ in range(self.repeat)]
+        for i in range(self.repeat):
+            if self.scratch is not None:
+                self.scratch.fill_(i & 0xFF)
+            starts[i].record()
+            fn()
+            ends[i].record()
+        torch.cuda.synchronize()
+        t = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
+        return {"median_ms": _quantile(t, 0.5), "p10_ms": _quantile(t, 0.1),
+                "p90_ms": _quantile(t, 0.9), "runs": len(t)}
+
+
+def _quantile(v, q):
+    pos = q * (len(v) - 1)
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+# --------------------------------------------------------------------------
+# Decoding saved tensors
+# --------------------------------------------------------------------------
+
+def _small_float_table(e, m, nan_all_ones):
+    """Values of every code of a sign/e/m float without infinities (OCP
+    'fn' formats; e4m3's all-ones code is NaN)."""
+    bias = (1 << (e - 1)) - 1
+    vals = []
+    for code in range(1 << (1 + e + m)):
+        s = code >> (e + m)
+        ex = (code >> m) & ((1 << e) - 1)
+        man = code & ((1 << m) - 1)
+        if nan_all_ones and ex == (1 << e) - 1 and man == (1 << m) - 1:
+            v = float("nan")
+        elif ex == 0:
+            v = math.ldexp(man, 1 - bias - m)
+        else:
+            v = math.ldexp((1 << m) + man, ex - bias - m)
+        vals.append(-v if s else v)
+    return torch.tensor(vals, dtype=torch.float32, device=DEV)
+
+
+FLOAT_CODES = {"f4e2m1": (2, 1, False), "f6e3m2": (3, 2, False),
+               "f6e2m3": (2, 3, False), "f8e4m3": (4, 3, True)}
+
+
+def decode(array, dtype):
+    """A saved tensor of \\p dtype as float32 values on the GPU."""
+    t = torch.from_numpy(np.ascontiguousarray(array)).to(DEV)
+    if dtype in ("f16", "f32", "i8", "u8", "i32"):
+        return t.float()
+    if dtype in FLOAT_CODES:
+        return _small_float_table(*FLOAT_CODES[dtype])[t.long()]
+    bits = int(dtype[1:])
+    codes = t.long()
+    if dtype[0] == "i":
+        codes = torch.where(codes >= (1 << (bits - 1)), codes - (1 << bits),
+                            codes)
+    return codes.float()
+
+
+class Saved:
+    """The saved tensors of one test."""
+
+    def __init__(self, folder, kernel, test):
+        self.folder, self.prefix = folder, "%s.t%d." % (kernel, test)
+
+    def raw(self, name):
+        return np.load(os.path.join(self.folder, self.prefix + name + ".npy"))
+
+    def tensor(self, name):
+        return torch.from_numpy(self.raw(name)).to(DEV)
+
+    def value(self, name, dtype):
+        return decode(self.raw(name), dtype)
+
+    def remove(self):
+        for f in os.listdir(self.folder):
+            if f.startswith(self.prefix):
+                os.remove(os.path.join(self.folder, f))
+
+
+def rel_err(got, want):
+    got, want = got.double(), want.double()
+    if torch.isnan(got).any():
+        return float("nan")
+    den = torch.linalg.vector_norm(want).item()
+    return torch.linalg.vector_norm(got - want).item() / max(den, 1e-30)
+
+
+# --------------------------------------------------------------------------
+# Families: reference check + baselines
+# --------------------------------------------------------------------------
+
+def gemm_f16(t, s, timer, opts):
+    A, B = s.tensor("A"), s.tensor("B")
+    want = A.float() @ B.float()
+    err = rel_err(s.tensor("C"), want)
+    base = {"cublas": timer(lambda: torch.matmul(A, B))}
+    return err, "", base
+
+
+def gemm_wq(t, s, timer, opts):
+    d = t["defines"]
+    wtype, g = d["T"], int(d["G"])
+    A, S, Z = s.tensor("A"), s.tensor("S"), s.tensor("Z")
+    W = s.value("W", wtype)
+    zp = str(d.get("ZP", "true")) == "true"
+    Sx = S.float().repeat_interleave(g, 0)
+    Zx = Z.float().repeat_interleave(g, 0) if zp else 0
+    want = A.float() @ ((W - Zx) * Sx)
+    err = rel_err(s.tensor("C"), want)
+    base = {}
+    # Unfused: dequantize the f16 weight, then cuBLAS.
+    Wh = W.half()
+    Sh = S.repeat_interleave(g, 0)
+    Zh = Z.repeat_interleave(g, 0)
+    base["torch-dequant+cublas"] = timer(
+        lambda: torch.matmul(A, (Wh - Zh) * Sh))
+    # The f16 model's cost: cuBLAS on a pre-dequantized weight.
+    Wd = ((Wh - Zh) * Sh).contiguous()
+    base["cublas-f16-weight"] = timer(lambda: torch.matmul(A, Wd))
+    note = ""
+    if not opts.no_triton and wtype in ("u4", "i8"):
+        try:
+            import triton_wq
+            packed = triton_wq.pack(s.raw("W"), wtype, DEV)
+            out = triton_wq.gemm(A, packed, S, Z, wtype, g)
+            terr = rel_err(out, want)
+            if not terr <= TOLERANCE["gemm_wq"]:
+                note = "triton baseline wrong (rel_err %.2g), not timed" % terr
+            else:
+                base["triton-fused"] = timer(
+                    lambda: triton_wq.gemm(A, packed, S, Z, wtype, g))
+        except Exception as e:  # report, do not hide
+            note = "triton baseline failed: %s" % str(e).splitlines()[0]
+    return err, note, base
+
+
+def attention_fwd(t, s, timer, opts):
+    sz, d = t["sizes"], t["defines"]
+    causal = str(d.get("CAUSAL", "false")) == "true"
+    scale = float(t["scalars"]["scale"])
+    Q, K, V = s.tensor("Q"), s.tensor("K"), s.tensor("V")
+    rep = sz["H"] // sz["HKV"]
+    Kx, Vx = K.repeat_interleave(rep, 1), V.repeat_interleave(rep, 1)
+    want = F.scaled_dot_product_attention(Q.float(), Kx.float(), Vx.float(),
+                                          is_causal=causal, scale=scale)
+    err = rel_err(s.tensor("O"), want)
+    base = {"sdpa": timer(lambda: F.scaled_dot_product_attention(
+        Q, K, V, is_causal=causal, scale=scale, enable_gqa=True))}
+    return err, "", base
+
+
+def softmax(t, s, timer, opts):
+    x = s.tensor("x")
+    want = torch.softmax(x.double(), dim=-1)
+    err = rel_err(s.tensor("y"), want)
+    base = {"torch.softmax": timer(lambda: torch.softmax(x, dim=-1))}
+    return err, "", base
+
+
+def rmsnorm_quant(t, s, timer, opts):
+    qtype = t["defines"]["T"]
+    bits = int(qtype[1:])
+    qmax = float((1 << (bits - 1)) - 1)
+    eps = float(t["scalars"]["eps"])
+    x, w = s.tensor("x"), s.tensor("w")
+    xd = x.double()
+    y = xd * torch.rsqrt((xd * xd).mean(1, keepdim=True) + eps) * w.double()
+    scale = torch.clamp(y.abs().amax(1) / qmax, min=1e-8)
+    want_q = torch.clamp(torch.round(y / scale[:, None]), -qmax - 1, qmax)
+    got_q = s.value("q", qtype)
+    got_s = s.tensor("scale").double()
+    serr = rel_err(got_s, scale)
+    # f32 in the kernel vs float64 here: a value next to a rounding
+    # boundary may land on the neighbouring code, never further.
+    diff = (got_q.double() - want_q).abs()
+    off = int((diff > 0).sum().item())
+    note = "%d codes off by one" % off if off else ""
+    if diff.max().item() > 1 or off > diff.numel() // 1000 or serr > 1e-5:
+        note = "q off by up to %g (%d codes), scale rel_err %.2g" % (
+            diff.max().item(), off, serr)
+        return float("inf"), note, {}
+    xw = (x, w)
+
+    def torch_rmsnorm_quant():
+        xf = xw[0].float()
+        yy = F.rms_norm(xf, (xf.shape[1],), xw[1].float(), eps)
+        sc = torch.clamp(yy.abs().amax(1, keepdim=True) / qmax, min=1e-8)
+        return torch.clamp(torch.round(yy / sc), -qmax - 1, qmax).to(
+            torch.int8), sc
+
+    base = {"torch-unfused": timer(torch_rmsnorm_quant)}
+    return serr, note, base
+
+
+def vector_add(t, s, timer, opts):
+    x, y = s.tensor("x"), s.tensor("y")
+    err = rel_err(s.tensor("z"), x.double() + y.double())
+    base = {"torch.add": timer(lambda: torch.add(x, y))}
+    return err, "", base
+
+
+FAMILIES = {"gemm_f16": gemm_f16, "gemm_wq": gemm_wq,
+            "attention_fwd": attention_fwd, "softmax": softmax,
+            "rmsnorm_quant": rmsnorm_quant, "vector_add": vector_add}
+
+
+# --------------------------------------------------------------------------
+# Device ceilings
+# --------------------------------------------------------------------------
+
+def _smi(query):
+    try:
+        return subprocess.run(
+            ["nvidia-smi", "--query-gpu=" + query, "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        return "nvidia-smi failed: %s" % e
+
+
+def device_info(timer):
+    n = 1 << 28  # 1 GiB of f32: far beyond L2
+    a = torch.randn(n, device=DEV)
+    b = torch.empty_like(a)
+    copy = timer(lambda: b.copy_(a))
+    copy_gbs = 2 * 4 * n / (copy["median_ms"] * 1e6)
+    del a, b
+    m = 8192
+    x = torch.randn(m, m, device=DEV, dtype=torch.float16)
+    y = torch.randn(m, m, device=DEV, dtype=torch.float16)
+    mm = timer(lambda: torch.matmul(x, y))
+    tflops = 2.0 * m ** 3 / (mm["median_ms"] * 1e9)
+    del x, y
+    try:
+        import triton
+        tv = triton.__version__
+    except ImportError:
+        tv = "not installed"
+    p = torch.cuda.get_device_properties(0)
+    return {
+        "name": torch.cuda.get_device_name(0),
+        "sms": p.multi_processor_count,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime(
+            "%Y-%m-%d %H:%M UTC"),
+        "driver": _smi("driver_version"),
+        "versions": "torch %s (CUDA %s), triton %s" % (
+            torch.__version__, torch.version.cuda, tv),
+        "clocks": _smi("clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,"
+                       "power.draw"),
+        "copy_gbs": round(copy_gbs, 1),
+        "matmul_tflops": round(tflops, 1),
+        "method": "warm-up %d, %d timed launches, %d MiB scratch "
+                  "overwritten before each (L2 flush); clocks as found" % (
+                      timer.warmup, timer.repeat,
+                      0 if timer.scratch is None
+                      else timer.scratch.numel() >> 20),
+    }
+
+
+def roofline_ms(t, dev):
+    if t["family"] in ("gemm_f16", "attention_fwd"):
+        return max(t["flops"] / (dev["matmul_tflops"] * 1e9),
+                   t["bytes"] / (dev["copy_gbs"] * 1e6))
+    return t["bytes"] / (dev["copy_gbs"] * 1e6)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cases", required=True)
+    p.add_argument("--saved", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--repeat", type=int, default=50)
+    p.add_argument("--flush-mib", type=int, default=256)
+    p.add_argument("--no-triton", action="store_true")
+    p.add_argument("--keep-saved", action="store_true")
+    p.add_argument("--only", help="only the cases whose id matches")
+    opts = p.parse_args(argv)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    if not opts.no_triton:
+        try:
+            import triton  # noqa: F401
+        except ImportError:
+            print("SKIPPED: Triton is missing (pass --no-triton to run "
+                  "without its baseline)")
+            return 77
+    with open(opts.cases) as f:
+        cases = json.load(f)
+    timer = Timer(opts.warmup, opts.repeat, opts.flush_mib)
+    dev = device_info(timer)
+    with open(os.path.join(opts.out, "device.json"), "w") as f:
+        json.dump(dev, f, indent=1)
+    print("device: %s, copy %.0f GB/s, f16 matmul %.0f TFLOP/s" % (
+        dev["name"], dev["copy_gbs"], dev["matmul_tflops"]))
+    failed = 0
+    with open(os.path.join(opts.out, "checks.csv"), "w", newline="") as fc, \
+            open(os.path.join(opts.out, "baselines.csv"), "w",
+                 newline="") as fb:
+        checks, bases = csv.writer(fc), csv.writer(fb)
+        checks.writerow(["case", "test", "status", "rel_err", "note"])
+        bases.writerow(["case", "test", "baseline", "median_ms", "p10_ms",
+                        "p90_ms", "runs", "note"])
+        only = re.compile(opts.only) if opts.only else None
+        for t in cases["tests"]:
+            if only and not only.search(t["case"]):
+                continue
+            folder = os.path.join(opts.saved, t["case"])
+            s = Saved(folder, t["kernel"], t["test"])
+            label = "%s[%s]" % (t["case"], " ".join(
+                "%s=%s" % kv for kv in sorted(t["sizes"].items())))
+            try:
+                err, note, base = FAMILIES[t["family"]](t, s, timer, opts)
+            except FileNotFoundError as e:
+                err, note, base = float("nan"), "no saved output: %s" % (
+                    e.filename), {}
+            tol = TOLERANCE[t["family"]]
+            ok = err == err and err <= tol
+            status = "pass" if ok else "fail"
+            failed += not ok
+            checks.writerow([t["case"], t["test"], status, "%.3g" % err,
+                             note])
+            for name, r in base.items():
+                bases.writerow([t["case"], t["test"], name,
+                                "%.6g" % r["median_ms"], "%.6g" % r["p10_ms"],
+                                "%.6g" % r["p90_ms"], r["runs"], ""])
+            bases.writerow([t["case"], t["test"], "roofline",
+                            "%.6g" % roofline_ms(t, dev), "", "", "", ""])
+            fc.flush()
+            fb.flush()
+            print("%s %s: rel_err %.3g%s%s" % (
+                "PASS" if ok else "FAIL", label, err,
+                " (%s)" % note if note else "",
+                "".join(", %s %.4f ms" % (n, r["median_ms"])
+                        for n, r in base.items())))
+            if not opts.keep_saved and os.path.isdir(folder):
+                s.remove()
+            torch.cuda.empty_cache()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The parts of bench/ that need no GPU: argument handling of run.sh and
+# make-bundle.sh, the skip (77) without a GPU, and the whole pipeline on the
+# CPU (host bundles of the --quick cases, run by tile-run --device host).
+#
+#   pipeline-test.sh TILEC TILE_RUN
+set -uo pipefail
+TILEC=${1:?tilec}
+TILE_RUN=${2:?tile-run}
+BENCH=$(cd "$(dirname "$0")/.." && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/bench-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fails=0
+# expect NAME WANT_RC WANT_TEXT CMD...: runs CMD, checks its status and that
+# its output holds WANT_TEXT.
+expect() {
+  local name=$1 want_rc=$2 want_text=$3
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$want_rc" ] || [[ "$out" != *"$want_text"* ]]; then
+    echo "FAIL $name: exit $rc (want $want_rc), output lacks '$want_text':"
+    echo "$out" | sed 's/^/  | /' | tail -30
+    fails=$((fails + 1))
+  else
+    echo "ok   $name"
+  fi
+}
+
+# --- Arguments --------------------------------------------------------------
+expect "run.sh --help" 0 "--flush-l2 MIB" "$BENCH/run.sh" --help
+expect "run.sh bad count" 2 "--repeat wants a whole number, not 'x'" \
+  "$BENCH/run.sh" --repeat x
+expect "run.sh missing value" 2 "--warmup needs a value" "$BENCH/run.sh" --warmup
+expect "run.sh unknown option" 2 "unknown argument '--frob'" "$BENCH/run.sh" --frob
+expect "run.sh bad device" 2 "--device is cuda[:N] or host, not 'tpu'" \
+  "$BENCH/run.sh" --device tpu
+expect "run.sh no bundles" 2 "no $T/none/cases.json" "$BENCH/run.sh" --bundles "$T/none"
+expect "make-bundle.sh unknown option" 2 "unknown option --frob" \
+  "$BENCH/make-bundle.sh" --frob
+expect "make-bundle.sh no tilec" 1 "no tilec at $T/nope" \
+  "$BENCH/make-bundle.sh" --tilec "$T/nope" "$T/b0"
+
+# --- Bundles (host target, small shapes) ------------------------------------
+B="$T/bundles"
+expect "make-bundle.sh --quick" 0 "wrote 5 bundles to $B" \
+  "$BENCH/make-bundle.sh" --quick --target host --tilec "$TILEC" "$B"
+expect "make-bundle.sh no case" 1 "no case selected" \
+  "$BENCH/make-bundle.sh" --quick --target host --tilec "$TILEC" --only zzz "$T/b1"
+ntests=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['tests']))" \
+  "$B/cases.json" 2> /dev/null)
+if [ "$ntests" != 5 ]; then
+  echo "FAIL cases.json: $ntests benchmark tests, want 5"
+  fails=$((fails + 1))
+fi
+# The benchmark shape was appended after the two check shapes.
+expect "manifest has the bench test" 0 '"N": 65536' cat "$B/vector_add/manifest.json"
+
+# --- No GPU: skipped with the reason (a failing nvidia-smi stands in) ------
+mkdir -p "$T/fakebin"
+printf '#!/bin/sh\nexit 9\n' > "$T/fakebin/nvidia-smi"
+chmod +x "$T/fakebin/nvidia-smi"
+expect "run.sh without a GPU" 77 "SKIPPED: no NVIDIA GPU" \
+  env PATH="$T/fakebin:$PATH" "$BENCH/run.sh" --bundles "$B" --out "$T/r0" \
+  --tile-run "$TILE_RUN"
+
+# --- The pipeline on the CPU -----------------------------------------------
+R="$T/results"
+expect "run.sh --device host" 0 "report: 5 tests, 5 timed" \
+  "$BENCH/run.sh" --bundles "$B" --out "$R" --device host --tile-run "$TILE_RUN" \
+  --repeat 3 --warmup 1 --flush-l2 1
+expect "small shapes checked against the host references" 0 \
+  "PASS vector_add[N=100003 seed=1] z: max_abs=0" cat "$R/run.log"
+expect "results.md row" 0 "| vector_add | N=65536 | unchecked |" cat "$R/results.md"
+expect "ours.csv" 0 "vector_add,vector_add,host," cat "$R/ours.csv"
+lines=$(wc -l < "$R/ours.csv")
+if [ "$lines" -ne 6 ]; then
+  echo "FAIL ours.csv: $lines lines, want a header and 5 rows"
+  fails=$((fails + 1))
+fi
+
+# A wrong reference output fails loudly and is not timed.
+python3 - "$B/vector_add" <<'PY'
+import json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/manifest.json"))
+# Swap the references of the two check shapes: sizes then disagree.
+t = m["kernels"][0]["tests"]
+t[0]["expected"], t[1]["expected"] = t[1]["expected"], t[0]["expected"]
+json.dump(m, open(d + "/manifest.json", "w"))
+PY
+expect "run.sh with a wrong reference" 1 "FAIL vector_add: tile-run check failed" \
+  "$BENCH/run.sh" --bundles "$B" --out "$T/r2" --device host --tile-run "$TILE_RUN" \
+  --repeat 2 --only vector_add
+
+if [ "$fails" -ne 0 ]; then
+  echo "$fails check(s) failed"
+  exit 1
+fi
+echo "all bench pipeline checks passed"
