@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 using ::tile::layout::DistributedLayout;
@@ -214,6 +215,363 @@ LogicalResult KernelLowering::lowerReduce(mlir::tile::ReduceOp op) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Warp-shuffle conversions
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// f(t) = c XOR (XOR over the set bits i of t of cols[i]): a thread-indexed
+/// table as an affine map over F2 of the thread id's bits.
+struct AffineF2 {
+  uint64_t c = 0;
+  SmallVector<uint64_t, 16> cols;
+};
+} // namespace
+
+/// Fits `table` (one entry per thread; entries with `care[t] == false` are
+/// free) with an affine map over F2, by Gaussian elimination per output bit.
+/// std::nullopt when no such map reproduces every cared entry.
+static std::optional<AffineF2> fitAffine(ArrayRef<int64_t> table,
+                                         ArrayRef<bool> care) {
+  int64_t n = table.size();
+  unsigned inBits = 0;
+  while ((int64_t(1) << inBits) < n)
+    ++inBits;
+  uint64_t maxValue = 0;
+  for (int64_t t = 0; t < n; ++t)
+    if (care[t]) {
+      if (table[t] < 0)
+        return std::nullopt;
+      maxValue = std::max(maxValue, uint64_t(table[t]));
+    }
+  unsigned outBits = 0;
+  while ((uint64_t(1) << outBits) <= maxValue)
+    ++outBits;
+  AffineF2 f;
+  f.cols.assign(inBits, 0);
+  // Unknowns per output bit: inBits coefficients and the constant (bit
+  // inBits). Rows: [t's bits, 1 | value bit].
+  for (unsigned k = 0; k < outBits; ++k) {
+    SmallVector<std::pair<uint64_t, bool>, 0> rows;
+    for (int64_t t = 0; t < n; ++t)
+      if (care[t])
+        rows.push_back(
+            {uint64_t(t) | (uint64_t(1) << inBits), (table[t] >> k) & 1});
+    SmallVector<int, 16> pivotRow(inBits + 1, -1);
+    unsigned r = 0;
+    for (unsigned col = 0; col <= inBits && r < rows.size(); ++col) {
+      unsigned p = r;
+      while (p < rows.size() && !((rows[p].first >> col) & 1))
+        ++p;
+      if (p == rows.size())
+        continue;
+      std::swap(rows[p], rows[r]);
+      for (unsigned q = 0; q < rows.size(); ++q)
+        if (q != r && ((rows[q].first >> col) & 1)) {
+          rows[q].first ^= rows[r].first;
+          rows[q].second ^= rows[r].second;
+        }
+      pivotRow[col] = r++;
+    }
+    for (unsigned q = r; q < rows.size(); ++q)
+      if (rows[q].second) // 0 = 1: inconsistent.
+        return std::nullopt;
+    // Free unknowns are 0; each pivot row then gives its unknown.
+    for (unsigned col = 0; col <= inBits; ++col) {
+      if (pivotRow[col] < 0 || !rows[pivotRow[col]].second)
+        continue;
+      if (col == inBits)
+        f.c |= uint64_t(1) << k;
+      else
+        f.cols[col] |= uint64_t(1) << k;
+    }
+  }
+  // Exactness check over every cared entry.
+  for (int64_t t = 0; t < n; ++t) {
+    if (!care[t])
+      continue;
+    uint64_t v = f.c;
+    for (unsigned i = 0; i < inBits; ++i)
+      if ((t >> i) & 1)
+        v ^= f.cols[i];
+    if (v != uint64_t(table[t]))
+      return std::nullopt;
+  }
+  return f;
+}
+
+/// Emits f(tid) as i32.
+static Value emitAffine(KernelLowering &kl, Location loc, Value tid,
+                        const AffineF2 &f) {
+  OpBuilder &b = kl.builder();
+  Value acc = kl.i32(int64_t(f.c));
+  for (auto [i, col] : llvm::enumerate(f.cols)) {
+    if (!col)
+      continue;
+    Value bit = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, tid, kl.i32(i)), kl.i32(1));
+    Value term =
+        llvm::isPowerOf2_64(col)
+            ? arith::ShLIOp::create(b, loc, bit, kl.i32(llvm::Log2_64(col)))
+                  .getResult()
+            : arith::MulIOp::create(b, loc, bit, kl.i32(int64_t(col)))
+                  .getResult();
+    acc = arith::XOrIOp::create(b, loc, acc, term);
+  }
+  return acc;
+}
+
+/// The register whose index (an i32 value) is `index` among `regs`, by a
+/// select chain over the indices in `candidates`.
+static Value selectRegister(KernelLowering &kl, Location loc, const Regs &regs,
+                            Value index, ArrayRef<int64_t> candidates) {
+  OpBuilder &b = kl.builder();
+  Value v = regs[candidates.front()];
+  for (int64_t s : candidates.drop_front()) {
+    Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index,
+                                     kl.i32(s));
+    v = arith::SelectOp::create(b, loc, is, regs[s], v);
+  }
+  return v;
+}
+
+/// Bit width of a register type.
+static unsigned bitsOf(Type t) { return t.getIntOrFloatBitWidth(); }
+
+/// Register <-> its bits as an integer.
+static Value toBits(OpBuilder &b, Location loc, Value v) {
+  if (isa<FloatType>(v.getType()))
+    return arith::BitcastOp::create(
+        b, loc, b.getIntegerType(bitsOf(v.getType())), v);
+  return v;
+}
+static Value fromBits(OpBuilder &b, Location loc, Value v, Type type) {
+  if (isa<FloatType>(type))
+    return arith::BitcastOp::create(b, loc, type, v);
+  return v;
+}
+
+/// Executes a WarpShuffle conversion plan: the in-thread moves, then the
+/// shuffle rounds with shuffleIndex. Rounds whose source lanes are the same
+/// function of the thread are packed into one 32-bit shuffle (two 16-bit,
+/// four 8-bit, ... elements). Every per-thread table of the plan (source
+/// lane, destination register, in-thread source) is emitted as an affine
+/// function over F2 of the thread id, which covers the linear layouts the
+/// inference produces; std::nullopt (the caller goes through shared memory)
+/// when a table has no such form or elements are wider than 32 bits.
+static std::optional<Regs>
+convertByShuffles(KernelLowering &kl, Value tid, const DistributedLayout &src,
+                  const DistributedLayout &dst,
+                  const ::tile::layout::ConversionPlan &plan, const Regs &regs,
+                  Type storage, unsigned bits) {
+  if (bits > 32 || plan.numThreads < 1)
+    return std::nullopt;
+  OpBuilder &b = kl.builder();
+  Location loc = tid.getLoc();
+  int64_t threads = plan.numThreads, lDst = plan.dstLocalSize;
+  SmallVector<bool, 0> all(threads, true);
+  // Table fits first (no IR emitted on failure).
+  struct LocalMove {
+    int64_t slot = -1;             ///< static source slot, or
+    std::optional<AffineF2> index; ///< dynamic one
+    SmallVector<int64_t, 4> candidates;
+  };
+  SmallVector<LocalMove, 0> local(lDst);
+  for (int64_t l = 0; l < lDst; ++l) {
+    SmallVector<int64_t, 0> table(threads);
+    SmallVector<bool, 0> care(threads);
+    std::set<int64_t> seen;
+    for (int64_t t = 0; t < threads; ++t) {
+      table[t] = plan.localSource[t * lDst + l];
+      care[t] = table[t] >= 0;
+      if (care[t])
+        seen.insert(table[t]);
+    }
+    if (seen.empty())
+      continue;
+    if (seen.size() == 1) {
+      local[l].slot = *seen.begin();
+      continue;
+    }
+    local[l].index = fitAffine(table, care);
+    if (!local[l].index)
+      return std::nullopt;
+    local[l].candidates.assign(seen.begin(), seen.end());
+  }
+  struct Receive {
+    int64_t slot;                 ///< destination register
+    std::optional<AffineF2> when; ///< 1 where the thread takes it (or all)
+  };
+  struct Round {
+    int64_t sendSlot;
+    SmallVector<Receive, 2> receives;
+  };
+  struct Group {
+    AffineF2 lane;
+    SmallVector<int64_t, 0> laneTable;
+    SmallVector<Round, 4> rounds;
+  };
+  SmallVector<Group, 0> groups;
+  unsigned perWord = 32 / bits;
+  for (const ::tile::layout::ShuffleRound &r : plan.rounds) {
+    // A thread that receives nothing in this round but already holds the
+    // sent register in some destination register l (localSource == sendSlot)
+    // may take the round's value for l from its own lane: the same value.
+    // Taking it keeps the per-thread tables regular (e.g. the threads on the
+    // diagonal of a transposition).
+    SmallVector<int64_t, 0> lanes(r.srcLane.begin(), r.srcLane.end());
+    SmallVector<bool, 0> care(threads);
+    std::set<int64_t> targets;
+    for (int64_t t = 0; t < threads; ++t) {
+      care[t] = r.dstSlot[t] >= 0;
+      if (care[t])
+        targets.insert(r.dstSlot[t]);
+    }
+    if (targets.empty())
+      continue;
+    auto mayTake = [&](int64_t t, int64_t l) {
+      return r.dstSlot[t] < 0 && plan.localSource[t * lDst + l] == r.sendSlot;
+    };
+    for (int64_t t = 0; t < threads; ++t)
+      for (int64_t l : targets)
+        if (mayTake(t, l)) {
+          care[t] = true;
+          lanes[t] = t % plan.warpSize;
+        }
+    Round round{r.sendSlot, {}};
+    for (int64_t l : targets) {
+      SmallVector<int64_t, 0> hit(threads);
+      bool everyone = true;
+      for (int64_t t = 0; t < threads; ++t) {
+        hit[t] = r.dstSlot[t] == l || mayTake(t, l);
+        everyone &= hit[t] != 0;
+      }
+      Receive rec{l, std::nullopt};
+      if (!everyone) {
+        rec.when = fitAffine(hit, all);
+        if (!rec.when)
+          return std::nullopt;
+      }
+      round.receives.push_back(std::move(rec));
+    }
+    // Join a group whose lane map gives this round's receivers their source
+    // lanes (the other threads drop what they get).
+    Group *target = nullptr;
+    for (Group &g : groups) {
+      if (g.rounds.size() >= perWord)
+        continue;
+      bool same = true;
+      for (int64_t t = 0; t < threads && same; ++t)
+        same = !care[t] || g.laneTable[t] == lanes[t];
+      if (same) {
+        target = &g;
+        break;
+      }
+    }
+    if (!target) {
+      Group g;
+      g.laneTable = lanes;
+      std::optional<AffineF2> lane = fitAffine(g.laneTable, care);
+      if (!lane)
+        return std::nullopt;
+      // Free entries take the fitted value, so later rounds can match them.
+      for (int64_t t = 0; t < threads; ++t) {
+        uint64_t v = lane->c;
+        for (unsigned i = 0; i < lane->cols.size(); ++i)
+          if ((t >> i) & 1)
+            v ^= lane->cols[i];
+        g.laneTable[t] = int64_t(v);
+      }
+      g.lane = *lane;
+      groups.push_back(std::move(g));
+      target = &groups.back();
+    }
+    target->rounds.push_back(std::move(round));
+  }
+
+  // Check the schedule on every thread before emitting it: each
+  // destination register must end up with the source element of its
+  // coordinate (values tracked as coordinates).
+  auto eval = [](const AffineF2 &f, int64_t t) {
+    uint64_t v = f.c;
+    for (unsigned i = 0; i < f.cols.size(); ++i)
+      if ((t >> i) & 1)
+        v ^= f.cols[i];
+    return int64_t(v);
+  };
+  for (int64_t t = 0; t < threads; ++t) {
+    SmallVector<std::optional<SmallVector<int64_t, 4>>, 8> got(lDst);
+    for (int64_t l = 0; l < lDst; ++l) {
+      int64_t slot = local[l].slot;
+      if (local[l].index)
+        slot = eval(*local[l].index, t);
+      if (slot >= 0 && slot < plan.srcLocalSize)
+        got[l] = src.apply(t, slot);
+    }
+    int64_t warpBase = t - t % plan.warpSize;
+    for (const Group &g : groups) {
+      int64_t lane = eval(g.lane, t);
+      if (lane < 0 || lane >= plan.warpSize)
+        return std::nullopt;
+      for (const Round &round : g.rounds)
+        for (const Receive &rec : round.receives)
+          if (!rec.when || eval(*rec.when, t) & 1)
+            got[rec.slot] = src.apply(warpBase + lane, round.sendSlot);
+    }
+    for (int64_t l = 0; l < lDst; ++l)
+      if (!got[l] || *got[l] != dst.apply(t, l))
+        return std::nullopt;
+  }
+
+  // Emission.
+  Regs out(lDst);
+  for (int64_t l = 0; l < lDst; ++l) {
+    if (local[l].slot >= 0)
+      out[l] = regs[local[l].slot];
+    else if (local[l].index)
+      out[l] = selectRegister(kl, loc, regs, emitAffine(kl, loc, tid,
+                                                        *local[l].index),
+                              local[l].candidates);
+    else
+      out[l] = arith::ConstantOp::create(b, loc, storage,
+                                         b.getZeroAttr(storage));
+  }
+  Type i32 = b.getI32Type();
+  Type field = b.getIntegerType(bits);
+  for (Group &g : groups) {
+    Value word;
+    for (auto [k, round] : llvm::enumerate(g.rounds)) {
+      Value v = toBits(b, loc, regs[round.sendSlot]);
+      if (bits < 32)
+        v = arith::ExtUIOp::create(b, loc, i32, v);
+      if (k)
+        v = arith::ShLIOp::create(b, loc, v, kl.i32(k * bits));
+      word = word ? arith::OrIOp::create(b, loc, word, v).getResult() : v;
+    }
+    Value got =
+        kl.target().shuffleIndex(b, loc, word, emitAffine(kl, loc, tid, g.lane));
+    for (auto [k, round] : llvm::enumerate(g.rounds)) {
+      Value v = got;
+      if (k)
+        v = arith::ShRUIOp::create(b, loc, v, kl.i32(k * bits));
+      if (bits < 32)
+        v = arith::TruncIOp::create(b, loc, field, v);
+      v = fromBits(b, loc, v, storage);
+      for (const Receive &rec : round.receives)
+        out[rec.slot] =
+            rec.when ? arith::SelectOp::create(
+                           b, loc,
+                           arith::CmpIOp::create(
+                               b, loc, arith::CmpIPredicate::ne,
+                               emitAffine(kl, loc, tid, *rec.when), kl.i32(0)),
+                           v, out[rec.slot])
+                           .getResult()
+                     : v;
+    }
+  }
+  return out;
+}
+
 FailureOr<Regs> KernelLowering::convertLayout(Operation *op, const Regs &regs,
                                               const DistributedLayout &src,
                                               const DistributedLayout &dst,
@@ -244,6 +602,11 @@ FailureOr<Regs> KernelLowering::convertLayout(Operation *op, const Regs &regs,
   if (!plan)
     return op->emitOpError("cannot convert layout: ")
            << llvm::toString(plan.takeError());
+  if (plan->kind == ::tile::layout::ConversionKind::WarpShuffle) {
+    if (std::optional<Regs> out = convertByShuffles(
+            *this, tid, src, dst, *plan, regs, storage, bitsOf(storage)))
+      return *out;
+  }
   SharedLayout smem = plan->kind == ::tile::layout::ConversionKind::SharedMemory
                           ? plan->smem
                           : SharedLayout::rowMajor(src.shape());
