@@ -12,6 +12,7 @@
 #include "tile/Frontend/Diagnostics.h"
 #include "tile/Frontend/Frontend.h"
 #include "tile/Frontend/Sema.h"
+#include "tile/Layout/DistributedLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -21,6 +22,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace tile::frontend;
@@ -77,6 +79,16 @@ private:
   Value emitIndex(IndexExpr *e);
   Value emitUnaryMath(Builtin bi, Value x, Location l);
   void offsetsOf(IndexExpr *idx, llvm::SmallVectorImpl<Value> &offs);
+
+  // Pinned layouts (layout(x, L)).
+  Value emitLayout(CallExpr *e);
+  /// \p v with the layout encoding of \p like (a tile of the same shape):
+  /// a tile.convert_layout when the encodings differ.
+  Value withEncodingOf(Value v, Type like, Location l);
+  /// Gives every tile in \p values the encoding of the first encoded one, so
+  /// that ops whose operands must have one type (arith, select, yields)
+  /// accept values that come from layout().
+  void matchEncodings(llvm::MutableArrayRef<Value> values, Location l);
 
   // Statements.
   bool emitBlock(BlockStmt *blk);
@@ -258,18 +270,19 @@ Value MLIRGen::emit(Expr *e) {
     if (!x)
       return x;
     ElemType t = u->operand->ty.elem;
+    // A constant operand like x (with x's layout, if pinned).
+    auto like = [&](const ConstVal &cv) {
+      return withEncodingOf(constant(t, cv, u->ty.shape, l), x.getType(), l);
+    };
     switch (u->op) {
     case UnaryOp::Neg:
       if (t.isArithFloat())
         return mlir::arith::NegFOp::create(b, l, x);
-      return mlir::arith::SubIOp::create(
-          b, l, constant(t, ConstVal::ofInt(0), u->ty.shape, l), x);
+      return mlir::arith::SubIOp::create(b, l, like(ConstVal::ofInt(0)), x);
     case UnaryOp::Not:
-      return mlir::arith::XOrIOp::create(
-          b, l, x, constant(t, ConstVal::ofBool(true), u->ty.shape, l));
+      return mlir::arith::XOrIOp::create(b, l, x, like(ConstVal::ofBool(true)));
     case UnaryOp::BitNot:
-      return mlir::arith::XOrIOp::create(
-          b, l, x, constant(t, ConstVal::ofInt(-1), u->ty.shape, l));
+      return mlir::arith::XOrIOp::create(b, l, x, like(ConstVal::ofInt(-1)));
     }
     return Value();
   }
@@ -292,6 +305,10 @@ Value MLIRGen::emitBinary(BinaryExpr *e) {
   Value y = emitAs(e->rhs.get(), t, e->ty.shape);
   if (!x || !y)
     return Value();
+  Value operands[] = {x, y};
+  matchEncodings(operands, l);
+  x = operands[0];
+  y = operands[1];
   namespace ar = mlir::arith;
   bool fl = t.isArithFloat();
   bool un = t.kind == ElemType::UInt || t.kind == ElemType::Bool;
@@ -461,6 +478,98 @@ Value MLIRGen::emitIndex(IndexExpr *e) {
   return v;
 }
 
+/// The layout written as \p l (checked by sema: a product of factors with
+/// positive compile-time extents, one per dimension of a rank-\p rank tile,
+/// and replicate(k)).
+static llvm::Expected<tile::layout::DistributedLayout>
+buildLayout(const Expr *l, unsigned rank) {
+  using tile::layout::DistributedLayout;
+  if (auto *bin = dyn_cast<BinaryExpr>(l)) {
+    auto lhs = buildLayout(bin->lhs.get(), rank);
+    if (!lhs)
+      return lhs.takeError();
+    auto rhs = buildLayout(bin->rhs.get(), rank);
+    if (!rhs)
+      return rhs.takeError();
+    return *lhs * *rhs;
+  }
+  auto *c = dyn_cast<CallExpr>(l);
+  if (!c)
+    return llvm::createStringError("expected a layout factor");
+  llvm::SmallVector<int64_t, 4> extents;
+  for (const auto &a : c->args) {
+    if (a->cv.kind != ConstVal::Int || a->cv.i < 1)
+      return llvm::createStringError("layout extents must be positive "
+                                     "compile-time integers");
+    extents.push_back(a->cv.i);
+  }
+  if (c->callee == "replicate") {
+    if (extents.size() != 1)
+      return llvm::createStringError("replicate(k) takes one count");
+    return DistributedLayout::replicate(extents[0]);
+  }
+  if (extents.size() != rank)
+    return llvm::createStringError("layout factor of the wrong rank");
+  // Row-major digit order; the column_ forms reverse it.
+  llvm::SmallVector<unsigned, 4> order(rank);
+  for (unsigned d = 0; d < rank; ++d)
+    order[d] = d;
+  if (c->callee.rfind("column_", 0) == 0)
+    std::reverse(order.begin(), order.end());
+  if (c->callee == "local" || c->callee == "column_local")
+    return DistributedLayout::local(extents, order);
+  if (c->callee == "spatial" || c->callee == "column_spatial")
+    return DistributedLayout::spatial(extents, order);
+  return llvm::createStringError("unknown layout factor '" + c->callee + "'");
+}
+
+Value MLIRGen::emitLayout(CallExpr *e) {
+  Value x = emit(e->args[0].get());
+  if (!x)
+    return x;
+  auto type = cast<mlir::RankedTensorType>(x.getType());
+  auto layout = buildLayout(e->args[1].get(), type.getRank());
+  if (!layout) {
+    fail(e->args[1]->loc,
+         "invalid layout: " + llvm::toString(layout.takeError()));
+    return Value();
+  }
+  if (layout->shape() != type.getShape()) {
+    fail(e->args[1]->loc, "internal error: the layout does not cover the "
+                          "tile's shape");
+    return Value();
+  }
+  auto encoded =
+      mlir::RankedTensorType::get(type.getShape(), type.getElementType(),
+                                  mlir::tile::LayoutAttr::get(&ctx, *layout));
+  return mlir::tile::ConvertLayoutOp::create(b, loc(e->loc), encoded, x);
+}
+
+Value MLIRGen::withEncodingOf(Value v, Type like, Location l) {
+  auto from = dyn_cast<mlir::RankedTensorType>(v.getType());
+  auto to = dyn_cast<mlir::RankedTensorType>(like);
+  if (!from || !to || from.getEncoding() == to.getEncoding() ||
+      from.getShape() != to.getShape())
+    return v;
+  auto type = mlir::RankedTensorType::get(
+      from.getShape(), from.getElementType(), to.getEncoding());
+  return mlir::tile::ConvertLayoutOp::create(b, l, type, v);
+}
+
+void MLIRGen::matchEncodings(llvm::MutableArrayRef<Value> values, Location l) {
+  auto encoded = llvm::find_if(values, [](Value v) {
+    auto type = v ? dyn_cast<mlir::RankedTensorType>(v.getType()) : nullptr;
+    return type && type.getEncoding();
+  });
+  if (encoded == values.end())
+    return;
+  Type like = encoded->getType();
+  for (Value &v : values) {
+    if (v)
+      v = withEncodingOf(v, like, l);
+  }
+}
+
 Value MLIRGen::emitCall(CallExpr *e) {
   Location l = loc(e->loc);
   auto &args = e->args;
@@ -490,6 +599,12 @@ Value MLIRGen::emitCall(CallExpr *e) {
     ElemType t = concrete(e->operandElem);
     Value x = emitAs(args[0].get(), t, e->ty.shape);
     Value y = emitAs(args[1].get(), t, e->ty.shape);
+    if (!x || !y)
+      return Value();
+    Value operands[] = {x, y};
+    matchEncodings(operands, l);
+    x = operands[0];
+    y = operands[1];
     bool isMax = bi == Builtin::Max || bi == Builtin::Maximum;
     namespace ar = mlir::arith;
     if (t.isArithFloat()) {
@@ -526,7 +641,10 @@ Value MLIRGen::emitCall(CallExpr *e) {
     Value y = emitAs(args[2].get(), e->operandElem, e->ty.shape);
     if (!c || !x || !y)
       return Value();
-    return mlir::arith::SelectOp::create(b, l, c, x, y);
+    Value operands[] = {c, x, y};
+    matchEncodings(operands, l);
+    return mlir::arith::SelectOp::create(b, l, operands[0], operands[1],
+                                         operands[2]);
   }
   case Builtin::Load: {
     auto *idx = cast<IndexExpr>(args[0].get());
@@ -612,7 +730,11 @@ Value MLIRGen::emitCall(CallExpr *e) {
                     : constant(e->ty.elem, ConstVal::ofInt(0), e->ty.shape, l);
     if (!x || !y || !acc)
       return Value();
-    return mlir::tile::DotOp::create(b, l, acc.getType(), x, y, acc);
+    // The dot's accumulator and result share the layout that layout
+    // inference gives the dot; a pinned accumulator is converted.
+    Type result = typeOf(e->ty.elem, e->ty.shape);
+    acc = withEncodingOf(acc, result, l);
+    return mlir::tile::DotOp::create(b, l, result, x, y, acc);
   }
   case Builtin::Cast: {
     Expr *x = args[1].get();
@@ -664,9 +786,7 @@ Value MLIRGen::emitCall(CallExpr *e) {
     mlir::tile::BarrierOp::create(b, l);
     return Value();
   case Builtin::Layout:
-    fail(e->loc, "layout() is not supported yet: the tile dialect has no "
-                 "register layout attribute");
-    return Value();
+    return emitLayout(e);
   default:
     break;
   }
@@ -758,13 +878,15 @@ bool MLIRGen::emitFor(ForStmt *s) {
     vals[s->carried[i]] = forOp.getRegionIterArgs()[i];
   if (!emitBlock(s->body.get()))
     return false;
-  llvm::SmallVector<Value> yields;
-  for (Decl *d : s->carried)
-    yields.push_back(vals.lookup(d));
   // The builder created an implicit yield only without iter_args.
   if (!body->empty() && mlir::isa<mlir::scf::YieldOp>(body->back()))
     body->back().erase();
   b.setInsertionPointToEnd(body);
+  // A carried value keeps the type (and pinned layout) it entered with.
+  llvm::SmallVector<Value> yields;
+  for (size_t i = 0; i < s->carried.size(); ++i)
+    yields.push_back(
+        withEncodingOf(vals.lookup(s->carried[i]), inits[i].getType(), l));
   mlir::scf::YieldOp::create(b, l, yields);
   for (size_t i = 0; i < s->carried.size(); ++i)
     vals[s->carried[i]] = forOp.getResult(i);
@@ -797,8 +919,9 @@ bool MLIRGen::emitIf(IfStmt *s) {
     if (body && !emitStmt(body))
       return false;
     llvm::SmallVector<Value> yields;
-    for (Decl *d : s->carried)
-      yields.push_back(vals.lookup(d));
+    for (size_t i = 0; i < s->carried.size(); ++i)
+      yields.push_back(
+          withEncodingOf(vals.lookup(s->carried[i]), resultTypes[i], l));
     mlir::scf::YieldOp::create(b, l, yields);
     for (size_t i = 0; i < s->carried.size(); ++i)
       vals[s->carried[i]] = before[i];

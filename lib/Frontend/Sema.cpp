@@ -274,6 +274,7 @@ private:
   bool checkCall(CallExpr *e);
   bool checkIndex(IndexExpr *e);
   bool checkList(ListExpr *e);
+  bool checkLayoutCall(CallExpr *e);
 
   /// Unifies the element types of two operands; reports at \p loc.
   std::optional<ElemType> unify(const Expr *a, const Expr *b, SMLoc loc,
@@ -1081,6 +1082,125 @@ bool Checker::noKwargs(CallExpr *e) {
   return false;
 }
 
+/// layout(x, L): L is a product of factors local(n...), spatial(n...),
+/// column_local(n...), column_spatial(n...) (one compile-time extent per
+/// dimension of x) and replicate(k). The factors must tile x exactly, and
+/// the layout's thread count (the spatial extents times the replication)
+/// must be warps x 32 or warps x 64; which of the two the target needs is
+/// checked once the target is known (tile-infer-layouts).
+bool Checker::checkLayoutCall(CallExpr *e) {
+  if (!noKwargs(e) || !checkArgCount(e, 2, 2, "layout(x, L)"))
+    return false;
+  if (!check(e->args[0].get()))
+    return false;
+  Expr *x = e->args[0].get();
+  if (!x->ty.isTile()) {
+    error(x->loc, "layout() expects a tile, got " + x->ty.str());
+    return false;
+  }
+  const Shape &shape = x->ty.shape;
+  // Running products, capped: the shape product per dimension stops growing
+  // past the tile's extent, the thread count past kMaxThreads.
+  constexpr int64_t kMaxThreads = 32 * 64;
+  Shape covered(shape.size(), 1);
+  int64_t threads = 1;
+  auto grow = [](int64_t &acc, int64_t by, int64_t cap) {
+    acc = acc > cap / by ? cap + 1 : acc * by;
+  };
+  std::function<bool(Expr *)> checkL = [&](Expr *l) -> bool {
+    if (auto *bin = dyn_cast<BinaryExpr>(l)) {
+      if (bin->op != BinaryOp::Mul) {
+        error(bin->loc, "layouts combine with '*' only");
+        return false;
+      }
+      return checkL(bin->lhs.get()) && checkL(bin->rhs.get());
+    }
+    auto *c = dyn_cast<CallExpr>(l);
+    bool isReplicate = c && c->callee == "replicate";
+    bool isSpatial =
+        c && (c->callee == "spatial" || c->callee == "column_spatial");
+    if (!c || (!isReplicate && !isSpatial && c->callee != "local" &&
+               c->callee != "column_local")) {
+      error(l->loc, "expected a layout: local(...), spatial(...), "
+                    "column_local(...), column_spatial(...) or "
+                    "replicate(k) combined with '*'");
+      return false;
+    }
+    if (!noKwargs(c))
+      return false;
+    size_t want = isReplicate ? 1 : shape.size();
+    if (c->args.size() != want) {
+      if (isReplicate)
+        error(c->loc, "replicate(k) takes one thread count, got " +
+                          llvm::Twine(c->args.size()) + " arguments");
+      else
+        error(c->loc, "layout factor '" + c->callee + "' has " +
+                          llvm::Twine(c->args.size()) +
+                          (c->args.size() == 1 ? " extent" : " extents") +
+                          " but the tile has rank " +
+                          llvm::Twine(shape.size()));
+      return false;
+    }
+    for (size_t i = 0; i < c->args.size(); ++i) {
+      Expr *a = c->args[i].get();
+      if (!check(a))
+        return false;
+      auto v = requireCtInt(a, isReplicate ? "a replication count"
+                                           : "a layout extent");
+      if (!v)
+        return false;
+      if (*v <= 0) {
+        error(a->loc, isReplicate ? "the replication count must be positive"
+                                  : "layout extents must be positive");
+        return false;
+      }
+      if (isReplicate || isSpatial)
+        grow(threads, *v, kMaxThreads);
+      if (!isReplicate)
+        grow(covered[i], *v, shape[i]);
+    }
+    c->ty = Ty::of(Ty::Layout);
+    return true;
+  };
+  Expr *l = e->args[1].get();
+  if (!checkL(l))
+    return false;
+  l->ty = Ty::of(Ty::Layout);
+  if (covered != shape) {
+    // Capped extents print as "more than N".
+    auto str = [&](const Shape &s) {
+      std::string text = "[";
+      for (size_t i = 0; i < s.size(); ++i) {
+        text += i ? ", " : "";
+        text += s[i] > shape[i] ? "more than " + std::to_string(shape[i])
+                                : std::to_string(s[i]);
+      }
+      return text + "]";
+    };
+    error(e->loc, "the layout covers a tile of shape " + str(covered) +
+                      ", but the tile has shape " + str(shape) +
+                      "; the extents of its factors must multiply to the "
+                      "tile's shape in every dimension");
+    return false;
+  }
+  int64_t w = out.warps;
+  if (threads != w * 32 && threads != w * 64) {
+    error(e->loc, "the layout uses " +
+                      (threads > kMaxThreads
+                           ? "more than " + std::to_string(kMaxThreads)
+                           : std::to_string(threads)) +
+                      " threads, but 'warps " + std::to_string(w) + "' means " +
+                      std::to_string(w * 32) +
+                      " threads (warp size 32, NVIDIA) or " +
+                      std::to_string(w * 64) +
+                      " (warp size 64, AMD); the spatial extents times the "
+                      "replication must be one of these");
+    return false;
+  }
+  e->ty = x->ty;
+  return true;
+}
+
 bool Checker::checkCall(CallExpr *e) {
   e->builtin = lookupBuiltin(e->callee);
   if (e->builtin == Builtin::None) {
@@ -1094,60 +1214,8 @@ bool Checker::checkCall(CallExpr *e) {
   }
   Builtin b = e->builtin;
   // Layout expressions are checked structurally, not as values.
-  if (b == Builtin::Layout) {
-    if (!noKwargs(e) || !checkArgCount(e, 2, 2, "layout(x, L)"))
-      return false;
-    if (!check(e->args[0].get()))
-      return false;
-    Expr *x = e->args[0].get();
-    if (!x->ty.isTile()) {
-      error(x->loc, "layout() expects a tile, got " + x->ty.str());
-      return false;
-    }
-    // L: products of calls whose arguments are compile-time ints.
-    std::function<bool(Expr *)> checkL = [&](Expr *l) -> bool {
-      if (auto *bin = dyn_cast<BinaryExpr>(l)) {
-        if (bin->op != BinaryOp::Mul) {
-          error(bin->loc, "layouts combine with '*' only");
-          return false;
-        }
-        return checkL(bin->lhs.get()) && checkL(bin->rhs.get());
-      }
-      auto *c = dyn_cast<CallExpr>(l);
-      if (!c ||
-          (c->callee != "local" && c->callee != "spatial" &&
-           c->callee != "column_local" && c->callee != "column_spatial")) {
-        error(l->loc, "expected a layout: local(...), spatial(...), "
-                      "column_local(...) or column_spatial(...) combined "
-                      "with '*'");
-        return false;
-      }
-      if (c->args.size() != x->ty.shape.size()) {
-        error(c->loc, "layout factor has " + llvm::Twine(c->args.size()) +
-                          " extents but the tile has rank " +
-                          llvm::Twine(x->ty.shape.size()));
-        return false;
-      }
-      for (auto &a : c->args) {
-        if (!check(a.get()))
-          return false;
-        auto v = requireCtInt(a.get(), "a layout extent");
-        if (!v)
-          return false;
-        if (*v <= 0) {
-          error(a->loc, "layout extents must be positive");
-          return false;
-        }
-      }
-      c->ty = Ty::of(Ty::Layout);
-      return true;
-    };
-    if (!checkL(e->args[1].get()))
-      return false;
-    e->args[1]->ty = Ty::of(Ty::Layout);
-    e->ty = x->ty;
-    return true;
-  }
+  if (b == Builtin::Layout)
+    return checkLayoutCall(e);
 
   bool ok = true;
   for (auto &a : e->args)

@@ -15,6 +15,19 @@ include "mlir/Pass/PassBase.td"
 // Host (CPU) code generation: lib/Codegen/Host
 //===----------------------------------------------------------------------===//
 
+def TileHostDropLayouts : Pass<"tile-host-drop-layouts", "::mlir::ModuleOp"> {
+  let summary = "remove register layouts: encodings and tile.convert_layout";
+  let description = [{
+    One program runs in one thread on the host, so a layout (pinned by the
+    front end's `layout(x, L)` or chosen by tile-infer-layouts) has no
+    meaning there. Drops every `#tile.layout` encoding from tensor types
+    (results, block arguments, function signatures and dense constants) and
+    erases every `tile.convert_layout`, which has become an identity. First
+    pass of the host pipeline.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TileHostEmitEntry : Pass<"tile-host-emit-entry", "::mlir::ModuleOp"> {
   let summary = "wrap each tile.kernel function into the host entry ABI";
   let description = [{

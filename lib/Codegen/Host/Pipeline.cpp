@@ -80,6 +80,7 @@ void mlir::tile::buildHostPipeline(OpPassManager &pm,
     pm.addPass(createCSEPass());
   };
   // Tile dialect -> tensors with value semantics + explicit memory.
+  pm.addPass(createTileHostDropLayouts());
   pm.addPass(createTileHostEmitEntry());
   pm.addPass(createTileHostLowerTile());
   cleanup();
