@@ -2,6 +2,8 @@
 // RUN: tile-opt -tile-convert-to-nvvm %s | mlir-translate --mlir-to-llvmir \
 // RUN:   | llc -O3 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_80 -mattr=+ptx80 \
 // RUN:   | FileCheck %s --check-prefix=PTX
+// RUN: tile-opt --tile-allocate-shared=target=sm_90a %s \
+// RUN:   | FileCheck %s --check-prefix=ALLOC
 
 // Layout conversions that lib/Layout's planner classifies as WarpShuffle
 // (every element comes from a lane of the same warp) run as shfl.sync.idx
@@ -9,6 +11,11 @@
 // go from row-major to column-major order; each thread keeps two rows.
 // f16: both registers travel in one 32-bit shuffle. i8 with four registers:
 // one shuffle. f32: one shuffle per register.
+
+// tile-allocate-shared reserves no scratch for these conversions.
+// ALLOC-NOT: tile.scratch_bytes
+// ALLOC-COUNT-3: tile.convert_layout %{{[0-9]+}} :
+// ALLOC-NOT: tile.scratch_bytes
 
 #rows = #tile.layout<spatial(4,8) * local(2,1)>
 #cols = #tile.layout<column_spatial(4,8) * local(2,1)>
