@@ -8,7 +8,9 @@
 //  - fast paths: u4/i4/u8/i8 -> f16 and u4/i4 -> bf16 two at a time with
 //    magic-number exponents (one or/xor and one packed f16x2/bf16x2
 //    subtraction per pair: the PTX backend selects lop3/prmt and sub.f16x2),
-//    f8e5m2 -> f16 by a shift with NaN canonicalization;
+//    f8e4m3 -> f16 two at a time by a shift into the f16 fields and one
+//    packed multiplication by 2^8, f8e5m2 -> f16 by a shift, both with NaN
+//    canonicalization;
 //  - f16/bf16/f32 <-> f16/bf16/f32 and integers -> f16/bf16/f32 by the
 //    hardware's round-to-nearest-even conversions (one rounding);
 //  - floats -> integers: round to nearest even, then a saturating
@@ -389,6 +391,56 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
       values[op.getResult()] = fast;
       return success();
     }
+  }
+  if (isa<Float8E4M3FNType>(srcElem) && dstElem.isF16() && in.size() % 2 == 0) {
+    // The e4m3 magnitude bits shifted left by 7 are an f16 with the same
+    // exponent and mantissa fields, worth 2^-8 of the e4m3 value
+    // (subnormals included); one packed multiplication by 256 restores it
+    // exactly. Two at a time; NaN codes (magnitude 0x7F) become the
+    // canonical quiet NaN S.11111.1000000000 of lib/Numerics.
+    Type i32Type = b.getI32Type(), i16 = b.getI16Type();
+    auto vecType = VectorType::get({2}, dstElem);
+    SmallVector<Attribute> scaleElems(2, b.getFloatAttr(dstElem, 256.0));
+    Value scale = arith::ConstantOp::create(
+        b, loc, vecType, DenseElementsAttr::get(vecType, scaleElems));
+    Regs out;
+    for (size_t i = 0; i < in.size(); i += 2) {
+      Value lo = arith::ExtUIOp::create(b, loc, i32Type, in[i]);
+      Value hi = arith::ExtUIOp::create(b, loc, i32Type, in[i + 1]);
+      Value word = arith::OrIOp::create(
+          b, loc, lo, arith::ShLIOp::create(b, loc, hi, i32(16)));
+      Value mag = arith::ShLIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, word, i32(0x007F007F)),
+          i32(7));
+      Value sign = arith::ShLIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, word, i32(0x00800080)),
+          i32(8));
+      Value pair = LLVM::BitcastOp::create(
+          b, loc, vecType, arith::OrIOp::create(b, loc, mag, sign));
+      Value r = arith::MulFOp::create(b, loc, pair, scale);
+      for (int k = 0; k < 2; ++k) {
+        Value code = in[i + k];
+        Value isNaN = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq,
+            arith::AndIOp::create(b, loc, code, constant(code.getType(), 0x7F)),
+            constant(code.getType(), 0x7F));
+        Value nanBits = arith::OrIOp::create(
+            b, loc,
+            arith::ShLIOp::create(
+                b, loc,
+                arith::AndIOp::create(
+                    b, loc, arith::ExtUIOp::create(b, loc, i16, code),
+                    constant(i16, 0x80)),
+                constant(i16, 8)),
+            constant(i16, 0x7E00));
+        Value v = LLVM::ExtractElementOp::create(b, loc, r, i32(k));
+        out.push_back(arith::SelectOp::create(
+            b, loc, isNaN, arith::BitcastOp::create(b, loc, dstElem, nanBits),
+            v));
+      }
+    }
+    values[op.getResult()] = out;
+    return success();
   }
   if (isa<Float8E5M2Type>(srcElem) && dstElem.isF16()) {
     // e5m2 is the top byte of an f16; NaN codes become the canonical quiet
