@@ -392,8 +392,9 @@ bool Checker::checkCtParams(const Defines &defines) {
                                    ? "true or false"
                                    : "a type name such as f16 or u4";
         error(p.loc, "invalid value '" + def->second + "' for -D " + p.name +
-                         ": '" + p.name + "' is a " + kindName(p.kind) +
-                         " parameter; expected " + expected);
+                         ": '" + p.name + "' is " +
+                         (p.kind == CtParamDecl::Int ? "an " : "a ") +
+                         kindName(p.kind) + " parameter; expected " + expected);
         ok = false;
         continue;
       }
@@ -939,7 +940,11 @@ bool Checker::checkTileSize(const Shape &s, SMLoc loc) {
   int64_t n = 1;
   for (int64_t d : s) {
     if (d <= 0) {
-      error(loc, "tile dimensions must be positive, got " + shapeStr(s));
+      // Not shapeStr, which prints negative extents as '?' (unknown).
+      std::string dims;
+      for (int64_t x : s)
+        dims += (dims.empty() ? "" : ", ") + std::to_string(x);
+      error(loc, "tile dimensions must be positive, got [" + dims + "]");
       return false;
     }
     if (__builtin_mul_overflow(n, d, &n) || n > kMaxTileElements) {

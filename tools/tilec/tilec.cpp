@@ -211,6 +211,19 @@ int main(int argc, char **argv) {
   mlir::registerMLIRContextCLOptions();
   mlir::registerPassManagerCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
+  // --help lists tilec's options and MLIR's (IR printing, timing, ...); the
+  // hundreds of LLVM-internal options of libLLVM stay usable and are listed
+  // by --help-hidden.
+  for (auto &entry : cl::getRegisteredOptions()) {
+    cl::Option *opt = entry.second;
+    llvm::StringRef name = entry.first;
+    if (opt->getOptionHiddenFlag() != cl::NotHidden ||
+        llvm::is_contained(opt->Categories, &tilecCat) ||
+        name.starts_with("mlir-") || name.starts_with("help") ||
+        name == "version" || name == "color")
+      continue;
+    opt->setHiddenFlag(cl::Hidden);
+  }
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "tilec version " << TILEC_VERSION << "\n"
        << "  LLVM version " << LLVM_VERSION_STRING << "\n";
