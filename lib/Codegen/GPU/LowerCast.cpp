@@ -8,9 +8,9 @@
 //  - fast paths: u4/i4/u8/i8 -> f16 and u4/i4 -> bf16 two at a time with
 //    magic-number exponents (one or/xor and one packed f16x2/bf16x2
 //    subtraction per pair: the PTX backend selects lop3/prmt and sub.f16x2),
-//    f8e4m3 -> f16 two at a time by a shift into the f16 fields and one
-//    packed multiplication by 2^8, f8e5m2 -> f16 by a shift, both with NaN
-//    canonicalization;
+//    f8e4m3 -> f16/bf16 two at a time by a shift into the f16 fields and
+//    one packed multiplication by 2^8, f8e5m2 -> f16 by a shift, both with
+//    NaN canonicalization; u8/i8 -> bf16 through f32 (exact);
 //  - f16/bf16/f32 <-> f16/bf16/f32 and integers -> f16/bf16/f32 by the
 //    hardware's round-to-nearest-even conversions (one rounding);
 //  - floats -> integers: round to nearest even, then a saturating
@@ -392,15 +392,21 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
       return success();
     }
   }
-  if (isa<Float8E4M3FNType>(srcElem) && dstElem.isF16() && in.size() % 2 == 0) {
+  if (isa<Float8E4M3FNType>(srcElem) &&
+      (dstElem.isF16() || dstElem.isBF16()) && in.size() % 2 == 0) {
     // The e4m3 magnitude bits shifted left by 7 are an f16 with the same
     // exponent and mantissa fields, worth 2^-8 of the e4m3 value
     // (subnormals included); one packed multiplication by 256 restores it
-    // exactly. Two at a time; NaN codes (magnitude 0x7F) become the
-    // canonical quiet NaN S.11111.1000000000 of lib/Numerics.
-    Type i32Type = b.getI32Type(), i16 = b.getI16Type();
-    auto vecType = VectorType::get({2}, dstElem);
-    SmallVector<Attribute> scaleElems(2, b.getFloatAttr(dstElem, 256.0));
+    // exactly. Two at a time. bf16 goes on through f32, exactly (4
+    // significant bits, range inside bf16's). NaN codes (magnitude 0x7F)
+    // become the destination's canonical quiet NaN with the code's sign, as
+    // in lib/Numerics.
+    Type i32Type = b.getI32Type(), f16 = b.getF16Type();
+    unsigned width = dstElem.getIntOrFloatBitWidth();
+    Type dstInt = b.getIntegerType(width);
+    uint32_t nanCode = formatOf(dstElem, false)->nanCode();
+    auto vecType = VectorType::get({2}, f16);
+    SmallVector<Attribute> scaleElems(2, b.getFloatAttr(f16, 256.0));
     Value scale = arith::ConstantOp::create(
         b, loc, vecType, DenseElementsAttr::get(vecType, scaleElems));
     Regs out;
@@ -418,6 +424,11 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
       Value pair = LLVM::BitcastOp::create(
           b, loc, vecType, arith::OrIOp::create(b, loc, mag, sign));
       Value r = arith::MulFOp::create(b, loc, pair, scale);
+      if (dstElem.isBF16()) {
+        auto f32x2 = VectorType::get({2}, b.getF32Type());
+        r = arith::TruncFOp::create(b, loc, VectorType::get({2}, dstElem),
+                                    arith::ExtFOp::create(b, loc, f32x2, r));
+      }
       for (int k = 0; k < 2; ++k) {
         Value code = in[i + k];
         Value isNaN = arith::CmpIOp::create(
@@ -429,15 +440,29 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
             arith::ShLIOp::create(
                 b, loc,
                 arith::AndIOp::create(
-                    b, loc, arith::ExtUIOp::create(b, loc, i16, code),
-                    constant(i16, 0x80)),
-                constant(i16, 8)),
-            constant(i16, 0x7E00));
+                    b, loc, arith::ExtUIOp::create(b, loc, dstInt, code),
+                    constant(dstInt, 0x80)),
+                constant(dstInt, width - 8)),
+            constant(dstInt, nanCode));
         Value v = LLVM::ExtractElementOp::create(b, loc, r, i32(k));
         out.push_back(arith::SelectOp::create(
             b, loc, isNaN, arith::BitcastOp::create(b, loc, dstElem, nanBits),
             v));
       }
+    }
+    values[op.getResult()] = out;
+    return success();
+  }
+  if (srcElem.isSignlessInteger(8) && dstElem.isBF16()) {
+    // u8/i8 -> bf16: exact in f32 and in bf16 (at most 8 significant bits),
+    // so the hardware conversions need no rounding (cvt.rn.bf16x2.f32 packs
+    // two).
+    Type f32 = b.getF32Type();
+    Regs out;
+    for (Value v : in) {
+      Value x = su ? arith::UIToFPOp::create(b, loc, f32, v).getResult()
+                   : arith::SIToFPOp::create(b, loc, f32, v).getResult();
+      out.push_back(arith::TruncFOp::create(b, loc, dstElem, x));
     }
     values[op.getResult()] = out;
     return success();
