@@ -41,32 +41,39 @@ std::unique_ptr<llvm::Module> parse(llvm::LLVMContext &ctx,
 }
 
 /// Parses an ELF image and returns the names of its defined symbols.
-std::vector<std::string> symbolsOf(llvm::StringRef image, unsigned &machine,
-                                   bool &isShared) {
+/// What a test needs to know of an ELF image.
+struct ElfSummary {
+  unsigned machine = 0;
+  bool shared = false;
+  std::vector<std::string> symbols;
+
+  bool has(llvm::StringRef name) const {
+    return std::find(symbols.begin(), symbols.end(), name.str()) !=
+           symbols.end();
+  }
+};
+
+ElfSummary readElf(llvm::StringRef image) {
+  ElfSummary summary;
   auto buffer = llvm::MemoryBuffer::getMemBuffer(image, "image", false);
   auto object = llvm::object::ObjectFile::createObjectFile(*buffer);
   EXPECT_TRUE(static_cast<bool>(object));
-  std::vector<std::string> names;
   if (!object) {
     llvm::consumeError(object.takeError());
-    return names;
+    return summary;
   }
   auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(object->get());
   EXPECT_NE(elf, nullptr);
-  machine = elf ? elf->getEMachine() : 0;
-  isShared = elf && elf->getEType() == llvm::ELF::ET_DYN;
+  summary.machine = elf ? elf->getEMachine() : 0;
+  summary.shared = elf && elf->getEType() == llvm::ELF::ET_DYN;
   for (const auto &sym : (*object)->symbols()) {
     auto name = sym.getName();
     if (name)
-      names.push_back(name->str());
+      summary.symbols.push_back(name->str());
     else
       llvm::consumeError(name.takeError());
   }
-  return names;
-}
-
-bool contains(const std::vector<std::string> &names, llvm::StringRef name) {
-  return std::find(names.begin(), names.end(), name.str()) != names.end();
+  return summary;
 }
 
 const char *kNvptxKernel = R"(
@@ -142,11 +149,9 @@ TEST(Serialize, CubinThroughPtxas) {
   ASSERT_TRUE(static_cast<bool>(ptx)) << llvm::toString(ptx.takeError());
   auto cubin = assemblePTX(*ptx, target);
   ASSERT_TRUE(static_cast<bool>(cubin)) << llvm::toString(cubin.takeError());
-  unsigned machine = 0;
-  bool shared = false;
-  auto symbols = symbolsOf(cubin->cubin, machine, shared);
-  EXPECT_EQ(machine, llvm::ELF::EM_CUDA);
-  EXPECT_TRUE(contains(symbols, "add_one"));
+  ElfSummary elf = readElf(cubin->cubin);
+  EXPECT_EQ(elf.machine, llvm::ELF::EM_CUDA);
+  EXPECT_TRUE(elf.has("add_one"));
   EXPECT_NE(cubin->report.find("Used"), std::string::npos) << cubin->report;
   EXPECT_NE(cubin->report.find("registers"), std::string::npos);
 }
@@ -182,13 +187,11 @@ TEST(Serialize, HsacoForGfx942AndGfx950) {
         << llvm::toString(object.takeError());
     auto hsaco = linkSharedObject(*object, target);
     ASSERT_TRUE(static_cast<bool>(hsaco)) << llvm::toString(hsaco.takeError());
-    unsigned machine = 0;
-    bool shared = false;
-    auto symbols = symbolsOf(*hsaco, machine, shared);
-    EXPECT_EQ(machine, llvm::ELF::EM_AMDGPU);
-    EXPECT_TRUE(shared);
-    EXPECT_TRUE(contains(symbols, "add_one"));
-    EXPECT_TRUE(contains(symbols, "add_one.kd")); // the kernel descriptor
+    ElfSummary elf = readElf(*hsaco);
+    EXPECT_EQ(elf.machine, llvm::ELF::EM_AMDGPU);
+    EXPECT_TRUE(elf.shared);
+    EXPECT_TRUE(elf.has("add_one"));
+    EXPECT_TRUE(elf.has("add_one.kd")); // the kernel descriptor
     EXPECT_NE(hsaco->find("amdhsa.kernels"), std::string::npos);
   }
 }

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Support/TestSupport.h"
+
 #include "tile/JIT.h"
 #include "tile/Numerics/CAPI.h"
 #include "tile/Numerics/Format.h"
@@ -18,9 +20,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 using namespace tile;
 namespace num = tile::numerics;
@@ -87,15 +87,8 @@ Result run(const std::string &file, const std::string &kernel,
   jit::CompileOptions options;
   options.defines = std::move(defines);
   auto compiled = compiler().compileKernel(
-      [&] {
-        std::ifstream in(examplePath(file));
-        EXPECT_TRUE(in.good()) << "missing " << examplePath(file)
-                               << ": the shared/ folder must sit next to the "
-                                  "checkout";
-        std::stringstream ss;
-        ss << in.rdbuf();
-        return ss.str();
-      }(),
+      test::readTextFile(examplePath(file),
+                         ": the shared/ folder must sit next to the checkout"),
       examplePath(file), kernel, options);
   EXPECT_TRUE(bool(compiled)) << compiled.message();
   if (!compiled)

@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Support/TestSupport.h"
+
 #include "tile/Codegen/Host/HostCodegen.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Numerics/CAPI.h"
@@ -37,6 +39,7 @@
 #include <vector>
 
 using namespace tile::host;
+using namespace tile::test;
 
 namespace {
 
@@ -68,104 +71,6 @@ struct Compiled {
   if (llvm::Error error = runGrid(kernel.entry, args, grid, threads))
     return ::testing::AssertionFailure() << llvm::toString(std::move(error));
   return ::testing::AssertionSuccess();
-}
-
-uint32_t cdiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
-
-std::vector<float> randomFloats(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> dist(0.0f, 1.0f);
-  std::vector<float> values(n);
-  for (float &v : values)
-    v = dist(gen);
-  return values;
-}
-
-/// IEEE binary16 bits -> value (independent decoder).
-double f16Value(uint16_t h) {
-  int sign = h >> 15, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
-  double v;
-  if (exp == 0)
-    v = std::ldexp(double(man), -24);
-  else if (exp == 31)
-    v = man ? std::numeric_limits<double>::quiet_NaN()
-            : std::numeric_limits<double>::infinity();
-  else
-    v = std::ldexp(double(1024 + man), exp - 25);
-  return sign ? -v : v;
-}
-
-/// Value -> nearest binary16 bits (ties to even), by search over the codes.
-uint16_t f16Bits(double x) {
-  uint16_t best = 0;
-  double bestErr = std::numeric_limits<double>::infinity();
-  for (uint32_t c = 0; c < 0x7C00; ++c) {
-    double err = std::fabs(std::fabs(x) - f16Value(uint16_t(c)));
-    if (err < bestErr || (err == bestErr && (c & 1) == 0 && (best & 1))) {
-      best = uint16_t(c);
-      bestErr = err;
-    }
-  }
-  return uint16_t(best | (x < 0 ? 0x8000 : 0));
-}
-
-/// Value of a small float code sEeMm (bias 2^(E-1)-1, subnormals); NaN for
-/// the OCP e4m3 NaN codes when \p e4m3 is set.
-double smallFloatValue(uint32_t code, int e, int m, bool e4m3 = false) {
-  int width = 1 + e + m;
-  code &= (1u << width) - 1;
-  int sign = code >> (e + m);
-  int exp = (code >> m) & ((1 << e) - 1);
-  int man = code & ((1 << m) - 1);
-  if (e4m3 && exp == 15 && man == 7)
-    return std::numeric_limits<double>::quiet_NaN();
-  int bias = (1 << (e - 1)) - 1;
-  double v = exp == 0 ? std::ldexp(double(man), 1 - bias - m)
-                      : std::ldexp(double((1 << m) + man), exp - bias - m);
-  return sign ? -v : v;
-}
-
-/// Nearest small-float code to \p x: round to nearest, ties to the even
-/// code, saturating to the largest finite magnitude (brute force).
-uint32_t smallFloatEncode(double x, int e, int m, bool e4m3 = false) {
-  int width = 1 + e + m;
-  uint32_t signBit = 1u << (width - 1);
-  uint32_t best = 0;
-  double bestErr = std::numeric_limits<double>::infinity();
-  for (uint32_t c = 0; c < signBit; ++c) {
-    double v = smallFloatValue(c, e, m, e4m3);
-    if (std::isnan(v))
-      continue;
-    double err = std::fabs(std::fabs(x) - v);
-    if (err < bestErr || (err == bestErr && (c & 1) == 0)) {
-      best = c;
-      bestErr = err;
-    }
-  }
-  return best | (x < 0 ? signBit : 0);
-}
-
-/// Packs codes of \p bits bits LSB-first (independent of lib/Numerics).
-void packBits(std::vector<uint8_t> &bytes, size_t index, unsigned bits,
-              uint32_t code) {
-  for (unsigned b = 0; b < bits; ++b) {
-    size_t bit = index * bits + b;
-    uint8_t mask = uint8_t(1u << (bit % 8));
-    if ((code >> b) & 1)
-      bytes[bit / 8] |= mask;
-    else
-      bytes[bit / 8] &= uint8_t(~mask);
-  }
-}
-
-uint32_t unpackBits(const std::vector<uint8_t> &bytes, size_t index,
-                    unsigned bits) {
-  uint32_t code = 0;
-  for (unsigned b = 0; b < bits; ++b) {
-    size_t bit = index * bits + b;
-    code |= uint32_t((bytes[bit / 8] >> (bit % 8)) & 1) << b;
-  }
-  return code;
 }
 
 constexpr float kPoison = -12345.0f;

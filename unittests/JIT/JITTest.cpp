@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Support/TestSupport.h"
+
 #include "tile/JIT.h"
 #include "tile/Numerics/CAPI.h"
 
@@ -22,6 +24,7 @@
 
 using namespace tile;
 using namespace tile::jit;
+using tile::test::randomFloats;
 
 namespace {
 
@@ -48,26 +51,9 @@ kernel scale_rows<ROWS: int = 2, COLS: int = 64>(x: f32[M, N], s: f32, y: mut f1
 )";
 
 /// A private cache folder, removed at the end of the test.
-class TempDir {
-public:
-  TempDir() {
-    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("tile-jit-test", Path));
-  }
-  ~TempDir() { llvm::sys::fs::remove_directories(Path); }
-  std::string str() const { return std::string(Path); }
-
-private:
-  llvm::SmallString<128> Path;
+struct TempDir : tile::test::TempDir {
+  TempDir() : tile::test::TempDir("tile-jit-test") {}
 };
-
-std::vector<float> randomFloats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist;
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
 
 rt::Buffer upload(rt::Device &device, const void *data, size_t bytes) {
   auto buffer = device.allocate(bytes);
