@@ -224,8 +224,13 @@ def attention_fwd(t, s, timer, opts):
     want = F.scaled_dot_product_attention(Q.float(), Kx.float(), Vx.float(),
                                           is_causal=causal, scale=scale)
     err = rel_err(s.tensor("O"), want)
-    base = {"sdpa": timer(lambda: F.scaled_dot_product_attention(
+    # GQA as such, and on K/V expanded to every head (the flash backend
+    # takes that form on every PyTorch version).
+    base = {"sdpa-gqa": timer(lambda: F.scaled_dot_product_attention(
         Q, K, V, is_causal=causal, scale=scale, enable_gqa=True))}
+    Kh, Vh = Kx.contiguous(), Vx.contiguous()
+    base["sdpa-expanded-kv"] = timer(lambda: F.scaled_dot_product_attention(
+        Q, Kh, Vh, is_causal=causal, scale=scale))
     return err, "", base
 
 

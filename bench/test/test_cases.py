@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""bench/cases.py: the case list is consistent with the kernels' limits, the
+work counts are the textbook ones, and add-tests appends the benchmark
+shapes after the check shapes of a manifest."""
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+import cases  # noqa: E402
+
+
+class CasesTest(unittest.TestCase):
+    def test_ids_unique_and_shapes_fit_the_kernels(self):
+        for quick in (False, True):
+            all_cases = cases.cases(quick)
+            ids = [c["id"] for c in all_cases]
+            self.assertEqual(len(ids), len(set(ids)))
+            for c in all_cases:
+                d = c["defines"]
+                self.assertTrue(c["bench"], c["id"])
+                for s in c["bench"]:
+                    if c["family"] == "gemm_wq":
+                        # Whole groups of K, whole BK steps.
+                        self.assertEqual(s["K"] % d["G"], 0, c["id"])
+                        self.assertEqual(s["K"] % d["BK"], 0, c["id"])
+                    if c["family"] in ("softmax", "rmsnorm_quant"):
+                        self.assertLessEqual(s["N"], d["COLS"], c["id"])
+                    if c["family"] == "attention_fwd":
+                        self.assertEqual(s["H"] % s["HKV"], 0)
+
+    def test_full_list_covers_the_brief(self):
+        ids = {c["id"] for c in cases.cases(False)}
+        for t in ("u4", "u3", "u2", "i8", "f4e2m1", "f8e4m3"):
+            self.assertIn("gemm_wq_" + t, ids)
+        for i in ("attention_fwd", "softmax_1024", "rmsnorm_quant_i8",
+                  "vector_add", "gemm_f16_decode_64x64x64"):
+            self.assertIn(i, ids)
+        dec = [c for c in cases.cases(False)
+               if c["id"] == "gemm_f16_decode_64x64x64"][0]["bench"]
+        self.assertEqual(sorted({s["M"] for s in dec}), [1, 16, 128])
+        self.assertIn({"M": 16, "N": 14336, "K": 4096}, dec)
+
+    def test_work(self):
+        by_id = {c["id"]: c for c in cases.cases(False)}
+        f, b = by_id["gemm_f16_decode_64x64x64"]["work"](
+            {"M": 1, "N": 4096, "K": 4096})
+        self.assertEqual(f, 2 * 4096 * 4096)
+        self.assertEqual(b, 2 * (4096 + 4096 * 4096 + 4096))
+        # u4 weights: half a byte each, plus f16 scales and zero points per
+        # group of 128 along K.
+        f, b = by_id["gemm_wq_u4"]["work"]({"M": 1, "N": 4096, "K": 4096})
+        self.assertEqual(b, 2 * 4096 + 4096 * 4096 / 2 + 2 * 2 * 32 * 4096
+                         + 2 * 4096)
+        f, b = by_id["vector_add"]["work"]({"N": 1000})
+        self.assertEqual((f, b), (1000, 12000))
+        full, _ = by_id["attention_fwd"]["work"](
+            {"B": 1, "H": 32, "HKV": 8, "N": 1024})
+        half, _ = by_id["attention_fwd_causal"]["work"](
+            {"B": 1, "H": 32, "HKV": 8, "N": 1024})
+        self.assertEqual(full, 4 * 32 * 1024 * 1024 * 128)
+        self.assertEqual(half, full / 2)
+
+    def test_add_tests_and_describe(self):
+        with tempfile.TemporaryDirectory() as d:
+            bundle = os.path.join(d, "vector_add")
+            os.makedirs(bundle)
+            manifest = {"format": "tilec-bundle", "version": 1, "kernels": [
+                {"name": "vector_add", "tests": [
+                    {"sizes": {"N": 1}, "expected": {"z": "a.npy"}},
+                    {"sizes": {"N": 100003}, "expected": {"z": "b.npy"}}]}]}
+            with open(os.path.join(bundle, "manifest.json"), "w") as f:
+                json.dump(manifest, f)
+            cases.cmd_add_tests(bundle, "vector_add", quick=False)
+            with open(os.path.join(bundle, "manifest.json")) as f:
+                tests = json.load(f)["kernels"][0]["tests"]
+            self.assertEqual([t["sizes"]["N"] for t in tests],
+                             [1, 100003, 1 << 20, 1 << 24, 1 << 27])
+            self.assertNotIn("expected", tests[2])
+            # Only the bundles present are described; indices follow the
+            # check shapes.
+            cases.cmd_describe(d, quick=False, only=None)
+            with open(os.path.join(d, "cases.json")) as f:
+                rows = json.load(f)["tests"]
+            self.assertEqual([(r["case"], r["test"]) for r in rows],
+                             [("vector_add", 2), ("vector_add", 3),
+                              ("vector_add", 4)])
+
+    def test_add_tests_errors(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "manifest.json"), "w") as f:
+                json.dump({"kernels": []}, f)
+            with self.assertRaises(SystemExit) as e:
+                cases.cmd_add_tests(d, "vector_add", quick=False)
+            self.assertIn("expected one kernel, found 0", str(e.exception))
+            with self.assertRaises(SystemExit) as e:
+                cases.cmd_add_tests(d, "no_such_case", quick=False)
+            self.assertIn("no case named 'no_such_case'", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
