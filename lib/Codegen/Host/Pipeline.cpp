@@ -49,10 +49,12 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
 // mlir/Dialect/Linalg/Passes.h cannot be included here: through
@@ -180,6 +182,16 @@ llvm::Error host::lowerToHostLLVM(ModuleOp module,
   mlir::tile::HostPipelineOptions pipelineOptions;
   pipelineOptions.optimize = options.optimize;
   mlir::tile::buildHostPipeline(pm, pipelineOptions);
+  // In a tool that registered MLIR's command-line options (tilec), they
+  // apply here too: --mlir-print-ir-after-all, --mlir-timing, ...
+  if (llvm::cl::getRegisteredOptions().count("mlir-print-ir-after-all")) {
+    if (failed(applyPassManagerCLOptions(pm)))
+      return llvm::createStringError("invalid pass manager options");
+    auto timing = std::make_unique<DefaultTimingManager>();
+    applyDefaultTimingManagerCLOptions(*timing);
+    if (timing->isEnabled())
+      pm.enableTiming(std::move(timing));
+  }
   if (failed(pm.run(module)))
     return llvm::createStringError(
         "host lowering failed:\n" +
