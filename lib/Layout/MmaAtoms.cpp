@@ -8,6 +8,8 @@
 
 #include "tile/Layout/MmaAtoms.h"
 
+#include <string>
+
 using namespace llvm;
 
 namespace tile::layout {
@@ -61,17 +63,14 @@ Expected<DistributedLayout> nvidiaLdmatrix(unsigned numMatrices, bool trans,
   return blocks * one;
 }
 
-Expected<DistributedLayout> amdMfma(unsigned m, unsigned n, unsigned k,
-                                    MmaOperand operand) {
-  bool known = (m == 16 && n == 16 && (k == 16 || k == 32)) ||
-               (m == 32 && n == 32 && (k == 8 || k == 16));
-  if (!known) {
-    return createStringError("no f16/bf16 MFMA of shape " + std::to_string(m) +
-                             "x" + std::to_string(n) + "x" + std::to_string(k) +
-                             " (known: 16x16x16, 32x32x8, 16x16x32, 32x32x16)");
-  }
-  // 64 lanes = (64 / M) groups of M lanes; group g holds K elements
-  // [g * kPer, (g + 1) * kPer) of its row (A) or column (B).
+namespace {
+
+/// The wave64 MFMA operand layouts shared by every element type: 64 lanes
+/// form 64 / M groups of M lanes; group g holds the K elements
+/// [g * kPer, (g + 1) * kPer) of its row (A) or column (B). The accumulator
+/// does not depend on the element type.
+DistributedLayout mfmaWave64(unsigned m, unsigned n, unsigned k,
+                             MmaOperand operand) {
   int64_t groups = 64 / m, kPer = k / groups;
   switch (operand) {
   case MmaOperand::A:
@@ -85,6 +84,35 @@ Expected<DistributedLayout> amdMfma(unsigned m, unsigned n, unsigned k,
     return DL::local({4, 1}) * DL::spatial({2, 32}) * DL::local({4, 1});
   }
   return DL();
+}
+
+std::string shapeName(unsigned m, unsigned n, unsigned k) {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+} // namespace
+
+Expected<DistributedLayout> amdMfma(unsigned m, unsigned n, unsigned k,
+                                    MmaOperand operand) {
+  bool known = (m == 16 && n == 16 && (k == 16 || k == 32)) ||
+               (m == 32 && n == 32 && (k == 8 || k == 16));
+  if (!known) {
+    return createStringError("no f16/bf16 MFMA of shape " + shapeName(m, n, k) +
+                             " (known: 16x16x16, 32x32x8, 16x16x32, 32x32x16)");
+  }
+  return mfmaWave64(m, n, k, operand);
+}
+
+Expected<DistributedLayout> amdMfmaInt8(unsigned m, unsigned n, unsigned k,
+                                        MmaOperand operand) {
+  bool known = (m == 16 && n == 16 && (k == 32 || k == 64)) ||
+               (m == 32 && n == 32 && (k == 16 || k == 32));
+  if (!known) {
+    return createStringError(
+        "no i8 MFMA of shape " + shapeName(m, n, k) +
+        " (known: 16x16x32, 32x32x16, 16x16x64, 32x32x32)");
+  }
+  return mfmaWave64(m, n, k, operand);
 }
 
 } // namespace tile::layout

@@ -8,9 +8,15 @@
 //  - a tile.alloc_shared lives from its definition to the end of the op (in
 //    its block) that contains its last use, extended to the next
 //    `tile.wait 0` when async copies write it;
-//  - a tile.convert_layout that the conversion planner routes through shared
-//    memory, and a tile.reduce whose reduced dimension spans several warps,
-//    need scratch only while they run.
+//  - ops that the GPU lowering may move through shared memory need scratch
+//    only while they run: a tile.convert_layout that is not a register
+//    renaming, a tile.broadcast / tile.trans /
+//    tile.expand_dims / tile.reshape that moves elements between threads,
+//    and a tile.reduce that combines partials across warps (or moves its
+//    result between threads). The sizes mirror the lowering
+//    (lib/Codegen/GPU: KernelLowering::convertLayout, lowerShapeOp,
+//    lowerReduce), so that the kernel's shared memory is known, and checked
+//    against the target, here rather than in the backend.
 // Intervals are placed greedily, largest first, at the lowest aligned offset
 // that overlaps no interval alive at the same time.
 //
@@ -27,6 +33,9 @@
 #include "mlir/IR/Builders.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <functional>
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEALLOCATESHARED
@@ -81,7 +90,10 @@ private:
   void number();
   SL chooseLayout(mlir::tile::AllocSharedOp alloc);
   Interval bufferInterval(mlir::tile::AllocSharedOp alloc, int64_t bytes);
+  std::optional<int64_t> conversionBytes(const DL &src, const DL &dst,
+                                         unsigned bits);
   std::optional<int64_t> convertScratch(mlir::tile::ConvertLayoutOp op);
+  std::optional<int64_t> shapeScratch(Operation *op);
   std::optional<int64_t> reduceScratch(mlir::tile::ReduceOp op);
   void place(SmallVectorImpl<Interval> &intervals);
 
@@ -175,45 +187,171 @@ Interval Allocator::bufferInterval(mlir::tile::AllocSharedOp alloc,
   return Interval{alloc, first[alloc], end, bytes, kBufferAlign, false};
 }
 
+/// Whether every thread already holds, in one fixed slot of every thread,
+/// the source element each destination slot needs (\p coordMap maps a
+/// destination coordinate to its source coordinate): the lowering then only
+/// renames registers (KernelLowering::staticRemap).
+static bool isStaticRemap(
+    const DL &src, const DL &dst,
+    llvm::function_ref<SmallVector<int64_t, 4>(ArrayRef<int64_t>)> coordMap) {
+  if (src.numThreads() != dst.numThreads())
+    return false;
+  for (int64_t l = 0; l < dst.localSize(); ++l) {
+    int64_t found = -1;
+    for (int64_t t = 0; t < dst.numThreads(); ++t) {
+      SmallVector<int64_t, 4> c = coordMap(dst.apply(t, l));
+      int64_t slot = -1;
+      for (const auto &holder : src.holders(c)) {
+        if (holder.thread == t) {
+          slot = holder.slot;
+          break;
+        }
+      }
+      if (slot < 0 || (found >= 0 && slot != found))
+        return false;
+      found = slot;
+    }
+  }
+  return true;
+}
+
+std::optional<int64_t> Allocator::conversionBytes(const DL &src, const DL &dst,
+                                                  unsigned bits) {
+  if (src == dst || isStaticRemap(src, dst, [](ArrayRef<int64_t> c) {
+        return SmallVector<int64_t, 4>(c.begin(), c.end());
+      }))
+    return std::nullopt;
+  // Sub-byte tiles make the round trip as bytes.
+  unsigned moveBits = bits % 8 ? 8 : bits;
+  llvm::Expected<::tile::layout::ConversionPlan> plan =
+      ::tile::layout::planConversion(src, dst, warpSize, moveBits, banks);
+  if (!plan) {
+    // The lowering reports it.
+    llvm::consumeError(plan.takeError());
+    return std::nullopt;
+  }
+  switch (plan->kind) {
+  case ::tile::layout::ConversionKind::NoOp:
+    return std::nullopt;
+  case ::tile::layout::ConversionKind::SharedMemory:
+    return bytesOf(plan->smem.cosize(), moveBits);
+  case ::tile::layout::ConversionKind::RegisterPermutation:
+  case ::tile::layout::ConversionKind::WarpShuffle:
+    // A permutation that differs between threads, or shuffles the lowering
+    // may not be able to express (it then falls back to a row-major round
+    // trip): reserve that round trip.
+    return bytesOf(src.numElements(), moveBits);
+  }
+  return std::nullopt;
+}
+
 std::optional<int64_t>
 Allocator::convertScratch(mlir::tile::ConvertLayoutOp op) {
   std::optional<DL> src = getLayout(op.getSrc().getType());
   std::optional<DL> dst = getLayout(op.getType());
-  if (!src || !dst || *src == *dst)
+  if (!src || !dst)
     return std::nullopt;
-  unsigned bits = elementBits(op.getType());
-  llvm::Expected<::tile::layout::ConversionPlan> plan =
-      ::tile::layout::planConversion(*src, *dst, warpSize, bits, banks);
-  if (!plan) {
-    llvm::consumeError(plan.takeError());
+  return conversionBytes(*src, *dst, elementBits(op.getType()));
+}
+
+std::optional<int64_t> Allocator::shapeScratch(Operation *op) {
+  auto srcType = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto dstType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!srcType || !dstType)
     return std::nullopt;
+  std::optional<DL> src = getLayout(srcType), dst = getLayout(dstType);
+  if (!src || !dst)
+    return std::nullopt;
+  ArrayRef<int64_t> srcShape = srcType.getShape();
+  SmallVector<int64_t, 4> srcStrides(srcShape.size(), 1);
+  for (int i = int(srcShape.size()) - 2; i >= 0; --i)
+    srcStrides[i] = srcStrides[i + 1] * srcShape[i + 1];
+  SmallVector<int64_t, 4> dstStrides(dstType.getRank(), 1);
+  for (int i = int(dstType.getRank()) - 2; i >= 0; --i)
+    dstStrides[i] = dstStrides[i + 1] * dstType.getDimSize(i + 1);
+  // Destination coordinate -> source coordinate, as lowerShapeOp maps them.
+  std::function<SmallVector<int64_t, 4>(ArrayRef<int64_t>)> coordMap;
+  if (isa<mlir::tile::BroadcastOp>(op)) {
+    coordMap = [&](ArrayRef<int64_t> c) {
+      SmallVector<int64_t, 4> s(c.begin(), c.end());
+      for (unsigned d = 0; d < s.size(); ++d) {
+        if (srcShape[d] == 1)
+          s[d] = 0;
+      }
+      return s;
+    };
+  } else if (auto trans = dyn_cast<mlir::tile::TransOp>(op)) {
+    SmallVector<int32_t> perm = trans.getPermutation();
+    coordMap = [perm](ArrayRef<int64_t> c) {
+      SmallVector<int64_t, 4> s(c.size());
+      for (unsigned i = 0; i < c.size(); ++i)
+        s[perm[i]] = c[i];
+      return s;
+    };
+  } else {
+    // expand_dims and reshape keep the row-major order.
+    coordMap = [&](ArrayRef<int64_t> c) {
+      int64_t linear = 0;
+      for (unsigned d = 0; d < c.size(); ++d)
+        linear += c[d] * dstStrides[d];
+      SmallVector<int64_t, 4> s(srcShape.size());
+      for (unsigned d = 0; d < srcShape.size(); ++d)
+        s[d] = (linear / srcStrides[d]) % srcShape[d];
+      return s;
+    };
   }
-  if (plan->kind != ::tile::layout::ConversionKind::SharedMemory)
+  if (isStaticRemap(*src, *dst, coordMap))
     return std::nullopt;
-  return bytesOf(plan->smem.cosize(), bits);
+  return bytesOf(srcType.getNumElements(), elementBits(srcType));
 }
 
 std::optional<int64_t> Allocator::reduceScratch(mlir::tile::ReduceOp op) {
   std::optional<DL> src = getLayout(op.getSrc().getType());
   if (!src)
     return std::nullopt;
-  // Does a thread digit above the lanes (a warp digit) belong to the axis?
-  bool crossesWarps = false;
-  int64_t below = 1;
+  llvm::Expected<DL> sliced = src->slice(op.getAxis());
+  if (!sliced) {
+    llvm::consumeError(sliced.takeError());
+    return std::nullopt;
+  }
+  // The thread digits of the axis that lowerReduce combines through shared
+  // memory: all but a power-of-two block of lanes of each digit.
+  struct Digit {
+    int64_t stride, size;
+  };
+  SmallVector<Digit> viaShared;
+  int64_t stride = 1;
   for (unsigned index : llvm::reverse(src->spatialModes())) {
     const ::tile::layout::Mode &mode = src->modes()[index];
-    if (below * mode.size > warpSize && mode.dim == int(op.getAxis()))
-      crossesWarps = true;
-    below *= mode.size;
+    if (mode.dim == int(op.getAxis())) {
+      int64_t laneSize = 1;
+      if (llvm::isPowerOf2_64(stride) && stride < warpSize) {
+        laneSize = std::min(mode.size, warpSize / stride);
+        if (!llvm::isPowerOf2_64(laneSize) || mode.size % laneSize)
+          laneSize = 1;
+      }
+      if (mode.size / laneSize > 1)
+        viaShared.push_back({stride * laneSize, mode.size / laneSize});
+    }
+    stride *= mode.size;
   }
-  if (!crossesWarps)
+  int64_t bytes = 0;
+  unsigned bits = elementBits(op.getSrc().getType());
+  if (!viaShared.empty()) {
+    bool warpsOnly = llvm::all_of(
+        viaShared, [&](const Digit &d) { return d.stride >= warpSize; });
+    int64_t rows = warpsOnly ? src->numThreads() / warpSize : src->numThreads();
+    int64_t cols = warpsOnly ? sliced->numElements() : sliced->localSize();
+    bytes = rows * cols * std::max<int64_t>(1, bits / 8);
+  }
+  // The partials, in the sliced layout, then move to the result's layout.
+  if (std::optional<DL> result = getLayout(op.getType())) {
+    if (std::optional<int64_t> moved = conversionBytes(*sliced, *result, bits))
+      bytes = std::max(bytes, *moved);
+  }
+  if (bytes == 0)
     return std::nullopt;
-  int64_t elements = 1;
-  if (auto result = dyn_cast<RankedTensorType>(op.getType()))
-    elements = result.getNumElements();
-  int64_t slotBytes =
-      std::max<int64_t>(4, bytesOf(1, elementBits(op.getType())));
-  return numWarps * elements * slotBytes;
+  return bytes;
 }
 
 void Allocator::place(SmallVectorImpl<Interval> &intervals) {
@@ -279,6 +417,9 @@ LogicalResult Allocator::run() {
     int64_t align = kBufferAlign;
     if (auto convert = dyn_cast<mlir::tile::ConvertLayoutOp>(op)) {
       scratch = convertScratch(convert);
+    } else if (isa<mlir::tile::BroadcastOp, mlir::tile::TransOp,
+                   mlir::tile::ExpandDimsOp, mlir::tile::ReshapeOp>(op)) {
+      scratch = shapeScratch(op);
     } else if (auto reduce = dyn_cast<mlir::tile::ReduceOp>(op)) {
       scratch = reduceScratch(reduce);
       align = kReduceAlign;

@@ -13,6 +13,7 @@
 #include "llvm/Support/Error.h"
 
 #include <numeric>
+#include <tuple>
 
 namespace tile::layout {
 
@@ -81,12 +82,26 @@ std::optional<Atom> pickAtom(int64_t m, int64_t n, int64_t k,
       return atom;
     return std::nullopt;
   }
-  if (target.isAMD() && target.hasMfma && operandBits == 16 && operandIsFloat) {
-    for (auto [am, an, ak] :
-         {std::tuple<unsigned, unsigned, unsigned>{32, 32, 8}, {16, 16, 16}}) {
-      auto a = amdMfma(am, an, ak, MmaOperand::A);
-      auto b = amdMfma(am, an, ak, MmaOperand::B);
-      auto c = amdMfma(am, an, ak, MmaOperand::C);
+  if (target.isAMD() && target.hasMfma) {
+    // f16/bf16: v_mfma_f32_{32x32x8,16x16x16}; i8: v_mfma_i32_{32x32x16,
+    // 16x16x32} (CDNA3 dropped the 4-byte-per-lane i8 shapes). On gfx950 the
+    // lowering fuses two such k-blocks into one double-K instruction.
+    using Shape = std::tuple<unsigned, unsigned, unsigned>;
+    using Maker = llvm::Expected<DistributedLayout> (*)(unsigned, unsigned,
+                                                        unsigned, MmaOperand);
+    llvm::SmallVector<Shape, 2> shapes;
+    Maker make = nullptr;
+    if (operandBits == 16 && operandIsFloat) {
+      shapes = {Shape{32, 32, 8}, Shape{16, 16, 16}};
+      make = amdMfma;
+    } else if (operandBits == 8 && !operandIsFloat) {
+      shapes = {Shape{32, 32, 16}, Shape{16, 16, 32}};
+      make = amdMfmaInt8;
+    }
+    for (auto [am, an, ak] : shapes) {
+      auto a = make(am, an, ak, MmaOperand::A);
+      auto b = make(am, an, ak, MmaOperand::B);
+      auto c = make(am, an, ak, MmaOperand::C);
       if (!a || !b || !c) {
         llvm::consumeError(a.takeError());
         llvm::consumeError(b.takeError());

@@ -1,8 +1,10 @@
 //===- Pipeline.cpp - Software pipelining of global loads -----------------===//
 //
 // Part of tilec. Implements tile-pipeline (see Passes.td and
-// docs/Passes.md). For a loop `for k = lb to ub step st` with S stages and
-// N pipelined loads, the result is
+// docs/Passes.md). Two schemes, chosen by the target.
+//
+// With asynchronous global->shared copies (NVIDIA cp.async), for a loop
+// `for k = lb to ub step st` with S stages and N pipelined loads:
 //
 //   bufs_j = tile.alloc_shared : !tile.shared<S x shape_j x T_j>
 //   for i in 0 .. S-2:  copy_async view_j[offsets_j(lb + i*st)] -> bufs_j[i]
@@ -20,6 +22,32 @@
 // unused in-range data into stages nobody reads, so no tail masking is
 // needed for correctness, and every iteration issues exactly N groups,
 // which keeps the wait counts exact.
+//
+// Without them (AMD CDNA: a global load must land in registers before it
+// can be written to LDS), S stages are a global-load stage, S-2 LDS stages
+// and the compute stage: the loads of iteration k + (B)*st go to registers
+// while iteration k computes, and B = max(1, S-1) LDS buffers per load
+// hold the tiles in between (one register copy of each tile, B LDS
+// buffers instead of S):
+//
+//   bufs_j = tile.alloc_shared : !tile.shared<B x shape_j x T_j>
+//   for i in 0 .. B-2:  shared_store load view_j[offsets_j(lb + i*st)]
+//                       -> bufs_j[i]
+//   g_j = tile.load view_j[offsets_j(lb + (B-1)*st)]
+//   for k ... iter_args(..., g_j, r = 0, w = B-1) {
+//     tile.barrier               // stores of the previous iteration are
+//                                // visible; nobody reads bufs_j[w] any more
+//     tile.shared_store g_j -> bufs_j[w]
+//     tile.barrier               // only when B = 1: w == r
+//     t_j = tile.shared_load bufs_j[r]
+//     g'_j = tile.load view_j[offsets_j(k + B*st)]
+//     ... body with t_j in place of the loads ...
+//     yield ..., g'_j, (r+1) mod B, (w+1) mod B
+//   }
+//
+// (With B = 1 the stage counters are the constant 0.) The global loads of
+// an iteration are in flight during its whole body; loads past the end are
+// masked like any tile.load and their registers are dropped.
 //
 //===----------------------------------------------------------------------===//
 
@@ -157,6 +185,169 @@ void issueCopy(OpBuilder &builder, Location loc, scf::ForOp loop,
                                   offsets, buffer, indices);
 }
 
+/// Clones \p candidate's load (and the computation of its offsets) for
+/// iteration value \p iv at the builder's insertion point.
+Value issueLoad(OpBuilder &builder, scf::ForOp loop, Candidate candidate,
+                Value iv) {
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), iv);
+  for (Operation *op : candidate.slice)
+    builder.clone(*op, mapping);
+  return builder.clone(*candidate.load, mapping)->getResult(0);
+}
+
+/// The tile.shared_load of stage \p stage of \p buffer replacing
+/// \p candidate's load, in the layout of a lone conversion user if it has
+/// one (that conversion is replaced too).
+void replaceBySharedLoad(IRRewriter &rewriter, Candidate &c, Value buffer,
+                         Value stage, Value zero) {
+  auto type = cast<RankedTensorType>(c.load.getType());
+  SmallVector<Value> indices{stage};
+  indices.append(type.getRank(), zero);
+  // Read straight into the layout of a lone conversion user.
+  Type resultType = type;
+  mlir::tile::ConvertLayoutOp convert;
+  if (c.load->hasOneUse())
+    convert =
+        dyn_cast<mlir::tile::ConvertLayoutOp>(*c.load->getUsers().begin());
+  if (convert)
+    resultType = convert.getType();
+  Value tile = mlir::tile::SharedLoadOp::create(rewriter, c.load.getLoc(),
+                                                resultType, buffer, indices);
+  if (convert) {
+    rewriter.replaceOp(convert, tile);
+  } else {
+    rewriter.replaceAllUsesWith(c.load.getResult(), tile);
+  }
+}
+
+/// One ring of \p stages buffers per candidate, in front of \p loop.
+SmallVector<Value> createRings(IRRewriter &rewriter,
+                               MutableArrayRef<Candidate> candidates,
+                               int64_t stages) {
+  SmallVector<Value> buffers;
+  for (Candidate &c : candidates) {
+    auto type = cast<RankedTensorType>(c.load.getType());
+    SmallVector<int64_t> shape{stages};
+    llvm::append_range(shape, type.getShape());
+    auto bufferType = mlir::tile::SharedType::get(shape, type.getElementType());
+    buffers.push_back(mlir::tile::AllocSharedOp::create(
+        rewriter, c.load.getLoc(), bufferType));
+  }
+  return buffers;
+}
+
+/// lb + i * step (lb itself for i = 0).
+Value iterationValue(OpBuilder &builder, Location loc, scf::ForOp loop,
+                     int64_t i) {
+  if (i == 0)
+    return loop.getLowerBound();
+  return arith::AddIOp::create(
+      builder, loc, loop.getLowerBound(),
+      arith::MulIOp::create(builder, loc, loop.getStep(),
+                            constI32(builder, loc, i)));
+}
+
+/// s + 1 wrapped to 0 at \p modulus, written as the select the GPU
+/// lowering recognizes as a ring-slot update.
+Value advanceStage(OpBuilder &b, Location loc, Value s, int64_t modulus) {
+  Value one = constI32(b, loc, 1);
+  Value next = arith::AddIOp::create(b, loc, s, one);
+  Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, next,
+                                     constI32(b, loc, modulus));
+  return arith::SelectOp::create(b, loc, wrap, constI32(b, loc, 0), next);
+}
+
+/// The register-prefetch scheme for targets without asynchronous copies
+/// (see the file comment).
+LogicalResult pipelineThroughRegisters(scf::ForOp loop, int64_t stages) {
+  SmallVector<Candidate> candidates = findCandidates(loop);
+  if (candidates.empty())
+    return success();
+  if (!loop.getInductionVar().getType().isInteger(32))
+    return success();
+  Location loc = loop.getLoc();
+  int64_t numBuffers = std::max<int64_t>(1, stages - 1);
+  IRRewriter rewriter(loop.getContext());
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> buffers = createRings(rewriter, candidates, numBuffers);
+
+  // Prologue: B-1 tiles straight into LDS, the next one into registers.
+  for (int64_t i = 0; i + 1 < numBuffers; ++i) {
+    Value iv = iterationValue(rewriter, loc, loop, i);
+    Value stage = constI32(rewriter, loc, i);
+    for (auto [c, buffer] : llvm::zip_equal(candidates, buffers)) {
+      Value tile = issueLoad(rewriter, loop, c, iv);
+      auto type = cast<RankedTensorType>(tile.getType());
+      SmallVector<Value> indices{stage};
+      indices.append(type.getRank(), constI32(rewriter, loc, 0));
+      mlir::tile::SharedStoreOp::create(rewriter, c.load.getLoc(), buffer,
+                                        indices, tile);
+    }
+  }
+  SmallVector<Value> inits;
+  {
+    Value iv = iterationValue(rewriter, loc, loop, numBuffers - 1);
+    for (Candidate &c : candidates)
+      inits.push_back(issueLoad(rewriter, loop, c, iv));
+  }
+  int64_t numLoads = candidates.size();
+  bool ring = numBuffers > 1;
+  if (ring) {
+    inits.push_back(constI32(rewriter, loc, 0));
+    inits.push_back(constI32(rewriter, loc, numBuffers - 1));
+  }
+  // The new iteration arguments are yielded unchanged for now; the yield is
+  // patched once the prefetches exist.
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &b, Location, ArrayRef<BlockArgument> args) {
+        SmallVector<Value> out(args.begin(), args.end());
+        if (ring) {
+          out[numLoads] = advanceStage(b, loc, args[numLoads], numBuffers);
+          out[numLoads + 1] =
+              advanceStage(b, loc, args[numLoads + 1], numBuffers);
+        }
+        return out;
+      });
+  if (failed(replaced))
+    return loop.emitError("cannot add pipeline registers to the loop");
+  auto newLoop = cast<scf::ForOp>(replaced->getOperation());
+  unsigned numArgs = newLoop.getRegionIterArgs().size();
+  unsigned first = numArgs - inits.size();
+  ArrayRef<BlockArgument> args = newLoop.getRegionIterArgs().drop_front(first);
+  rewriter.setInsertionPointToStart(newLoop.getBody());
+  Value readStage = ring ? Value(args[numLoads]) : constI32(rewriter, loc, 0);
+  Value writeStage = ring ? Value(args[numLoads + 1]) : readStage;
+
+  mlir::tile::BarrierOp::create(rewriter, loc);
+  for (auto [c, buffer, regs] :
+       llvm::zip_equal(candidates, buffers, args.take_front(numLoads))) {
+    auto type = cast<RankedTensorType>(regs.getType());
+    SmallVector<Value> indices{writeStage};
+    indices.append(type.getRank(), constI32(rewriter, loc, 0));
+    mlir::tile::SharedStoreOp::create(rewriter, c.load.getLoc(), buffer,
+                                      indices, regs);
+  }
+  if (!ring)
+    mlir::tile::BarrierOp::create(rewriter, loc);
+  for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
+    replaceBySharedLoad(rewriter, c, buffer, readStage,
+                        constI32(rewriter, loc, 0));
+  Value next = arith::AddIOp::create(
+      rewriter, loc, newLoop.getInductionVar(),
+      arith::MulIOp::create(rewriter, loc, newLoop.getStep(),
+                            constI32(rewriter, loc, numBuffers)));
+  auto yield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
+  unsigned yieldFirst = yield.getNumOperands() - inits.size();
+  for (auto [i, c] : llvm::enumerate(candidates))
+    yield->setOperand(yieldFirst + i, issueLoad(rewriter, newLoop, c, next));
+  for (Candidate &c : candidates)
+    rewriter.eraseOp(c.load);
+  newLoop->removeAttr(mlir::tile::TileDialect::kPipelineAttr);
+  return success();
+}
+
 LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
   SmallVector<Candidate> candidates = findCandidates(loop);
   if (candidates.empty())
@@ -169,15 +360,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
   rewriter.setInsertionPoint(loop);
 
   // Rings and prologue.
-  SmallVector<Value> buffers;
-  for (Candidate &c : candidates) {
-    auto type = cast<RankedTensorType>(c.load.getType());
-    SmallVector<int64_t> shape{stages};
-    llvm::append_range(shape, type.getShape());
-    auto bufferType = mlir::tile::SharedType::get(shape, type.getElementType());
-    buffers.push_back(mlir::tile::AllocSharedOp::create(
-        rewriter, c.load.getLoc(), bufferType));
-  }
+  SmallVector<Value> buffers = createRings(rewriter, candidates, stages);
   Value lb = loop.getLowerBound(), step = loop.getStep();
   for (int64_t i = 0; i + 1 < stages; ++i) {
     Value iv = lb;
@@ -222,27 +405,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
       rewriter, loc, rewriter.getI32IntegerAttr((stages - 2) * numLoads));
   mlir::tile::BarrierOp::create(rewriter, loc);
   Value czero = constI32(rewriter, loc, 0);
-  for (auto [c, buffer] : llvm::zip_equal(candidates, buffers)) {
-    auto type = cast<RankedTensorType>(c.load.getType());
-    SmallVector<Value> indices{readStage};
-    indices.append(type.getRank(), czero);
-    // Read straight into the layout of a lone conversion user.
-    Type resultType = type;
-    mlir::tile::ConvertLayoutOp convert;
-    if (c.load->hasOneUse()) {
-      convert =
-          dyn_cast<mlir::tile::ConvertLayoutOp>(*c.load->getUsers().begin());
-    }
-    if (convert)
-      resultType = convert.getType();
-    Value tile = mlir::tile::SharedLoadOp::create(rewriter, c.load.getLoc(),
-                                                  resultType, buffer, indices);
-    if (convert) {
-      rewriter.replaceOp(convert, tile);
-    } else {
-      rewriter.replaceAllUsesWith(c.load.getResult(), tile);
-    }
-  }
+  for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
+    replaceBySharedLoad(rewriter, c, buffer, readStage, czero);
   Value next =
       arith::AddIOp::create(rewriter, loc, newLoop.getInductionVar(), ahead);
   for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
@@ -258,7 +422,13 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
 }
 
 struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
+  using TilePipelineBase::TilePipelineBase;
+
   void runOnOperation() override {
+    std::optional<::tile::TargetInfo> info =
+        mlir::tile::detail::lookupTarget(getOperation(), target);
+    if (!info)
+      return signalPassFailure();
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
       if (loop->hasAttr(mlir::tile::TileDialect::kPipelineAttr))
@@ -267,11 +437,14 @@ struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
     for (scf::ForOp loop : loops) {
       auto stages = loop->getAttrOfType<IntegerAttr>(
           mlir::tile::TileDialect::kPipelineAttr);
-      if (!stages || stages.getInt() < 2) {
+      if (!stages || stages.getInt() < 2 || info->isHost()) {
         loop->removeAttr(mlir::tile::TileDialect::kPipelineAttr);
         continue;
       }
-      if (failed(pipelineLoop(loop, stages.getInt())))
+      LogicalResult result =
+          info->hasCpAsync ? pipelineLoop(loop, stages.getInt())
+                           : pipelineThroughRegisters(loop, stages.getInt());
+      if (failed(result))
         return signalPassFailure();
     }
   }

@@ -29,7 +29,7 @@ void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target) {
   pm.addPass(createTileRemoveConversions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createTilePipeline());
+  pm.addPass(createTilePipeline(TilePipelineOptions{target}));
   pm.addPass(createTileRemoveConversions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTileAllocateShared(TileAllocateSharedOptions{target}));

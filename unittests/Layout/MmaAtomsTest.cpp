@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <set>
+#include <tuple>
 
 using namespace tile::layout;
 using namespace tile::layout::test;
@@ -157,6 +158,60 @@ TEST(MmaAtoms, AmdMfmaWave64) {
   auto bad = amdMfma(16, 16, 8, MmaOperand::A);
   ASSERT_FALSE(static_cast<bool>(bad));
   EXPECT_NE(toString(bad.takeError()).find("16x16x8"), std::string::npos);
+}
+
+TEST(MmaAtoms, AmdMfmaInt8Wave64) {
+  // CDNA3 ISA (v_mfma_i32_16x16x32_i8, v_mfma_i32_32x32x16_i8) and CDNA4 ISA
+  // (v_mfma_i32_16x16x64_i8, v_mfma_i32_32x32x32_i8): SRC0 of lane l is a
+  // 64-bit (128-bit) register of kPer = K * M / 64 bytes; byte b holds
+  //  A[l % M][(l / M) * kPer + b], and SRC1 byte b holds
+  //  B[(l / N) * kPer + b][l % N]; the i32 result D as for f16.
+  struct Shape {
+    int64_t m, n, k, registerBits;
+  };
+  for (Shape s : {Shape{16, 16, 32, 64}, Shape{32, 32, 16, 64},
+                  Shape{16, 16, 64, 128}, Shape{32, 32, 32, 128}}) {
+    int64_t kPer = s.registerBits / 8;
+    ASSERT_EQ(kPer, s.k * s.m / 64);
+    auto a = amdMfmaInt8(s.m, s.n, s.k, MmaOperand::A);
+    ASSERT_TRUE(static_cast<bool>(a));
+    expectAtom(*a, {s.m, s.k}, 64, kPer, [&](int64_t lane, int64_t byte) {
+      return Coord{lane % s.m, (lane / s.m) * kPer + byte};
+    });
+    auto b = amdMfmaInt8(s.m, s.n, s.k, MmaOperand::B);
+    ASSERT_TRUE(static_cast<bool>(b));
+    expectAtom(*b, {s.k, s.n}, 64, kPer, [&](int64_t lane, int64_t byte) {
+      return Coord{(lane / s.n) * kPer + byte, lane % s.n};
+    });
+    auto c = amdMfmaInt8(s.m, s.n, s.k, MmaOperand::C);
+    ASSERT_TRUE(static_cast<bool>(c));
+    expectAtom(
+        *c, {s.m, s.n}, 64, s.m * s.n / 64, [&](int64_t lane, int64_t item) {
+          // 16x16: D[4 (l / 16) + item][l % 16]; 32x32: item = 4 j + r
+          // covers rows 8 j + 4 (l / 32) + r.
+          int64_t row = s.m == 16 ? 4 * (lane / 16) + item
+                                  : 8 * (item / 4) + 4 * (lane / 32) + item % 4;
+          return Coord{row, lane % s.n};
+        });
+  }
+  // Spot checks written out by hand: 32x32x16 lane 37 byte 5 is A[5][13];
+  // 16x16x64 lane 50 byte 15 is B[63][2].
+  auto a = amdMfmaInt8(32, 32, 16, MmaOperand::A);
+  ASSERT_TRUE(static_cast<bool>(a));
+  auto at = a->apply(37, 5);
+  EXPECT_EQ(Coord(at.begin(), at.end()), (Coord{5, 13}));
+  auto b = amdMfmaInt8(16, 16, 64, MmaOperand::B);
+  ASSERT_TRUE(static_cast<bool>(b));
+  auto bt = b->apply(50, 15);
+  EXPECT_EQ(Coord(bt.begin(), bt.end()), (Coord{63, 2}));
+  // The f16 shapes with 4 elements per lane have no i8 counterpart.
+  for (auto [m, n, k] : {std::tuple<unsigned, unsigned, unsigned>{16, 16, 16},
+                         {32, 32, 8},
+                         {16, 16, 8}}) {
+    auto bad = amdMfmaInt8(m, n, k, MmaOperand::A);
+    ASSERT_FALSE(static_cast<bool>(bad));
+    EXPECT_NE(toString(bad.takeError()).find("no i8 MFMA"), std::string::npos);
+  }
 }
 
 TEST(MmaAtoms, TileLayoutsDivideByAtoms) {

@@ -45,6 +45,15 @@ nvidiaLdmatrix(unsigned numMatrices, bool trans, unsigned matrixRows = 1);
 llvm::Expected<DistributedLayout> amdMfma(unsigned m, unsigned n, unsigned k,
                                           MmaOperand operand);
 
+/// AMD CDNA v_mfma_i32_{M}x{N}x{K}_i8 on wave64 (signed 8-bit A and B, i32
+/// accumulator) for the shapes 16x16x32, 32x32x16 (CDNA3) and 16x16x64,
+/// 32x32x32 (gfx950). A lane's K/(64/M) bytes of A (or B) are packed into
+/// one 64-bit (128-bit on the gfx950 shapes) register operand, byte i in
+/// bits [8i, 8i+8). C is M x N with 4 or 16 i32 slots, laid out as for
+/// amdMfma.
+llvm::Expected<DistributedLayout> amdMfmaInt8(unsigned m, unsigned n,
+                                              unsigned k, MmaOperand operand);
+
 } // namespace tile::layout
 
 #endif // TILE_LAYOUT_MMAATOMS_H

@@ -57,13 +57,22 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
     global memory, each `tile.load` of its body whose view is loop-invariant
     and whose offsets depend only on the induction variable and
     loop-invariant values (through side-effect-free ops) and that pads with
-    zero becomes a ring `!tile.shared<S x shape x T>` filled by
+    zero is pipelined. On targets with asynchronous copies (cp.async) it
+    becomes a ring `!tile.shared<S x shape x T>` filled by
     `tile.copy_async`: S-1 stages are issued before the loop; each
     iteration waits for its stage (`tile.wait`, `tile.barrier`), reads it
     with `tile.shared_load` (directly in the layout of a lone
     `tile.convert_layout` user) and issues the copy for the iteration S-1
-    ahead. A `tile.wait 0` follows the loop. S = 1 drops the attribute.
+    ahead. A `tile.wait 0` follows the loop. On targets without them (AMD
+    CDNA) the load of the iteration B = max(1, S-1) ahead goes to registers
+    (a loop-carried tile) and is written with `tile.shared_store` into a
+    ring of only B buffers at the top of the next iteration, between
+    barriers. S = 1 and `target=host` drop the attribute.
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "target name (sm_80, sm_90a, gfx942, host, ...)">
+  ];
 }
 
 def TileAllocateShared : Pass<"tile-allocate-shared", "::mlir::ModuleOp"> {

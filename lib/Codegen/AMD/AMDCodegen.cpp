@@ -45,7 +45,8 @@ mlir::LogicalResult lowerToROCDL(mlir::ModuleOp module,
   std::unique_ptr<ROCDLLoweringBase> lowering = createROCDLLowering(target);
   module.getContext()->loadDialect<mlir::ROCDL::ROCDLDialect>();
   lowering->selectMmaAtoms(module);
-  if (mlir::failed(gpu::lowerTileToLLVM(module, *lowering)))
+  if (mlir::failed(gpu::lowerTileToLLVM(module, *lowering)) ||
+      lowering->exceededLds())
     return mlir::failure();
   eraseUnusedLdsPlaceholder(module);
   return mlir::success();

@@ -113,12 +113,9 @@ std::string formatResources(const std::vector<KernelResources> &kernels) {
   for (const KernelResources &k : kernels) {
     os << k.name << ": VGPRs " << k.vgprs << ", AGPRs " << k.agprs << ", SGPRs "
        << k.sgprs << ", LDS " << k.ldsBytes << " bytes, scratch "
-       << k.scratchBytes << " bytes";
-    if (k.vgprSpills || k.sgprSpills)
-      os << " (spills: " << k.vgprSpills << " VGPRs, " << k.sgprSpills
-         << " SGPRs)";
-    os << ", wave" << k.wavefrontSize << ", " << k.maxWorkgroupSize
-       << " threads\n";
+       << k.scratchBytes << " bytes, wave" << k.wavefrontSize << ", "
+       << k.maxWorkgroupSize << " threads, spills: " << k.vgprSpills
+       << " VGPRs, " << k.sgprSpills << " SGPRs\n";
   }
   return text;
 }

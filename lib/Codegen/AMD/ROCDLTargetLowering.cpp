@@ -580,6 +580,17 @@ public:
       if (op.getGlobalName() == kLdsPlaceholder)
         uses.push_back(op);
     });
+    if (bytes > int64_t(info.maxSharedBytes)) {
+      // tile-allocate-shared checks its own plan; this is scratch the
+      // lowering had to add after it. Fail here, at the kernel, rather than
+      // with the backend's location-less "local memory exceeds limit".
+      func.emitError() << "kernel '" << func.getName() << "' needs " << bytes
+                       << " bytes of LDS, but " << info.name << " has "
+                       << info.maxSharedBytes
+                       << " (the lowering added shared scratch that "
+                          "tile-allocate-shared did not plan)";
+      ldsExceeded = true;
+    }
     OpBuilder b(func.getContext());
     if (func->hasAttr(gpu::kDynamicSharedBytesAttr))
       func->setAttr(gpu::kDynamicSharedBytesAttr, b.getI64IntegerAttr(0));
@@ -599,8 +610,11 @@ public:
       op.setGlobalName(global.getSymName());
   }
 
+  bool exceededLds() const override { return ldsExceeded; }
+
 private:
   TargetInfo info;
+  bool ldsExceeded = false;
   /// The atom chosen for each tile.dot, in the order the lowering asks.
   struct Selection {
     Type operand, acc;

@@ -39,6 +39,10 @@ public:
   /// candidate whose layouts divide the dot's; getMmaAtom then returns these
   /// in program order (the order the generic lowering asks in).
   virtual void selectMmaAtoms(mlir::ModuleOp module) = 0;
+  /// Whether a kernel needed more LDS than the chip has (reported as an
+  /// error at the kernel when its static LDS array was made): scratch the
+  /// lowering added on top of the tile-allocate-shared plan.
+  virtual bool exceededLds() const = 0;
 };
 
 std::unique_ptr<ROCDLLoweringBase>

@@ -101,7 +101,8 @@ llvm::Expected<HsacoResult> compileToHSACO(mlir::ModuleOp module,
                                            const TargetInfo &target);
 
 /// One line per kernel: "NAME: VGPRs V, AGPRs A, SGPRs S, LDS L bytes,
-/// scratch P bytes, wave64" (for `-v` output).
+/// scratch P bytes, wave64, T threads, spills: X VGPRs, Y SGPRs" (for `-v`
+/// output; the spill counts are always printed, zeros included).
 std::string formatResources(const std::vector<KernelResources> &kernels);
 
 /// Registers the dialects and LLVM IR translations the AMD code generator
