@@ -44,6 +44,12 @@ public:
   virtual Error upload(uint64_t Dst, const void *Src, uint64_t Bytes) = 0;
   virtual Error download(void *Dst, uint64_t Src, uint64_t Bytes) = 0;
   virtual Error fill(uint64_t Dst, uint8_t Byte, uint64_t Bytes) = 0;
+  /// Queues a fill on \p Stream (default: the synchronous fill).
+  virtual Error fillAsync(uint64_t Dst, uint8_t Byte, uint64_t Bytes,
+                          void *Stream) {
+    (void)Stream;
+    return fill(Dst, Byte, Bytes);
+  }
   /// Loads the code object file \p Path (default: reads it and calls
   /// loadModuleData).
   virtual Expected<std::shared_ptr<ModuleImpl>>

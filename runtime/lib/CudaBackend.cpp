@@ -60,6 +60,7 @@ struct CudaApi {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamDestroy)(CUstream);
   CUresult (*cuStreamSynchronize)(CUstream);
@@ -129,6 +130,7 @@ Expected<const CudaApi *> loadCuda() {
   TILE_RESOLVE(cuMemcpyHtoD, "cuMemcpyHtoD_v2");
   TILE_RESOLVE(cuMemcpyDtoH, "cuMemcpyDtoH_v2");
   TILE_RESOLVE(cuMemsetD8, "cuMemsetD8_v2");
+  TILE_RESOLVE(cuMemsetD8Async, "cuMemsetD8Async");
   TILE_RESOLVE(cuStreamCreate, "cuStreamCreate");
   TILE_RESOLVE(cuStreamDestroy, "cuStreamDestroy_v2");
   TILE_RESOLVE(cuStreamSynchronize, "cuStreamSynchronize");
@@ -239,6 +241,14 @@ public:
     if (Error E = Api.check(Api.cuMemsetD8(Dst, Byte, Bytes), "cuMemsetD8"))
       return E;
     return Api.check(Api.cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+  Error fillAsync(uint64_t Dst, uint8_t Byte, uint64_t Bytes,
+                  void *Stream) override {
+    if (Error E = activate())
+      return E;
+    return Api.check(
+        Api.cuMemsetD8Async(Dst, Byte, Bytes, static_cast<CUstream>(Stream)),
+        "cuMemsetD8Async");
   }
 
   Expected<std::shared_ptr<ModuleImpl>>

@@ -49,6 +49,8 @@ struct HipApi {
   hipError_t (*hipMemcpyHtoD)(hipDeviceptr_t, void *, size_t);
   hipError_t (*hipMemcpyDtoH)(void *, hipDeviceptr_t, size_t);
   hipError_t (*hipMemsetD8)(hipDeviceptr_t, unsigned char, size_t);
+  hipError_t (*hipMemsetD8Async)(hipDeviceptr_t, unsigned char, size_t,
+                                 hipStream_t);
   hipError_t (*hipStreamCreate)(hipStream_t *);
   hipError_t (*hipStreamDestroy)(hipStream_t);
   hipError_t (*hipStreamSynchronize)(hipStream_t);
@@ -110,6 +112,7 @@ Expected<const HipApi *> loadHip() {
   TILE_RESOLVE(hipMemcpyHtoD);
   TILE_RESOLVE(hipMemcpyDtoH);
   TILE_RESOLVE(hipMemsetD8);
+  TILE_RESOLVE(hipMemsetD8Async);
   TILE_RESOLVE(hipStreamCreate);
   TILE_RESOLVE(hipStreamDestroy);
   TILE_RESOLVE(hipStreamSynchronize);
@@ -208,6 +211,15 @@ public:
             "hipMemsetD8"))
       return E;
     return Api.check(Api.hipDeviceSynchronize(), "hipDeviceSynchronize");
+  }
+  Error fillAsync(uint64_t Dst, uint8_t Byte, uint64_t Bytes,
+                  void *Stream) override {
+    if (Error E = activate())
+      return E;
+    return Api.check(Api.hipMemsetD8Async(reinterpret_cast<void *>(Dst), Byte,
+                                          Bytes,
+                                          static_cast<hipStream_t>(Stream)),
+                     "hipMemsetD8Async");
   }
 
   Expected<std::shared_ptr<ModuleImpl>>

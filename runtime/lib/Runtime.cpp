@@ -169,6 +169,14 @@ Expected<std::vector<uint8_t>> Buffer::read() const {
   return Data;
 }
 
+Error Buffer::fill(uint8_t Byte, Stream &St) {
+  if (!S)
+    return makeError("fill: empty buffer");
+  return S->Size
+             ? S->Dev->fillAsync(S->Address, Byte, S->Size, St.nativeHandle())
+             : Error::success();
+}
+
 Error Buffer::fill(uint8_t Byte) {
   if (!S)
     return makeError("fill: empty buffer");

@@ -157,8 +157,10 @@ std::string sizesField(const TestCase &T) {
 }
 
 /// Times \p O.Repeat launches after \p O.Warmup warm-up launches, each
-/// between two events on the default stream; with \p Scratch, overwrites
-/// it before every launch (outside the events) to evict the L2 cache.
+/// between two events on the default stream; with \p Scratch, queues
+/// overwriting it before every launch (on the stream, outside the events,
+/// no host synchronization that would leave the device idle) to evict the
+/// L2 cache.
 Expected<TimingStats> timeKernel(Kernel &K, BoundArgs &B, Device &D,
                                  const Options &O, Buffer *Scratch) {
   Stream S = D.defaultStream();
@@ -168,7 +170,7 @@ Expected<TimingStats> timeKernel(Kernel &K, BoundArgs &B, Device &D,
   std::vector<double> Times;
   for (int I = 0; I < O.Repeat; ++I) {
     if (Scratch)
-      if (Error E = Scratch->fill(uint8_t(I)))
+      if (Error E = Scratch->fill(uint8_t(I), S))
         return E;
     Expected<Event> Start = S.record();
     if (!Start)

@@ -70,6 +70,7 @@ TEST(DriverTest, LibraryWithoutTheEntryPoints) {
                                "cuFuncSetAttribute, cuLaunchKernel, "
                                "cuMemAlloc_v2, cuMemFree_v2, cuMemcpyHtoD_v2, "
                                "cuMemcpyDtoH_v2, cuMemsetD8_v2, "
+                               "cuMemsetD8Async, "
                                "cuStreamCreate, cuStreamDestroy_v2, "
                                "cuStreamSynchronize, cuEventCreate, "
                                "cuEventDestroy_v2, cuEventRecord, "

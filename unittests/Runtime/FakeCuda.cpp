@@ -183,6 +183,15 @@ int cuMemsetD8_v2(unsigned long long Dst, unsigned char V, size_t Bytes) {
   return Success;
 }
 
+int cuMemsetD8Async(unsigned long long Dst, unsigned char V, size_t Bytes,
+                    void *Stream) {
+  if (noContext())
+    return InvalidContext;
+  std::memset(reinterpret_cast<void *>(Dst), V, Bytes);
+  Last.FillStream = Stream;
+  return Success;
+}
+
 int cuStreamCreate(void **S, unsigned) {
   if (noContext())
     return InvalidContext;

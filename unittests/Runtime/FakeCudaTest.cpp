@@ -102,6 +102,19 @@ TEST_F(FakeCudaTest, DeviceAndMemory) {
     EXPECT_EQ((*All)[11], 0x5A);
     EXPECT_EQ((*All)[15], 4);
   }
+  {
+    // A fill queued on a stream (the L2 flush of tile-run's timing loop).
+    Expected<Buffer> B = D.allocate(32);
+    ASSERT_TRUE(B) << B.message();
+    Expected<Stream> S = D.createStream();
+    ASSERT_TRUE(S) << S.message();
+    ASSERT_FALSE(B->fill(0x33, *S));
+    EXPECT_EQ(last().FillStream, S->nativeHandle());
+    ASSERT_FALSE(S->synchronize());
+    Expected<std::vector<uint8_t>> All = B->read();
+    ASSERT_TRUE(All);
+    EXPECT_EQ(*All, std::vector<uint8_t>(32, 0x33));
+  }
   EXPECT_EQ(last().LiveAllocations, Live); // Freed with the last handle.
   Expected<Buffer> Empty = D.allocate(0);  // cuMemAlloc(0) is avoided.
   EXPECT_TRUE(Empty) << Empty.message();

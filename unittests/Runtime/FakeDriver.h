@@ -20,6 +20,7 @@ struct FakeLaunch {
   unsigned Shared = 0;
   void *Stream = nullptr;
   int SetAttributeValue = -1;
+  void *FillStream = nullptr; ///< Stream of the last asynchronous fill.
   int LiveAllocations = 0;
 };
 

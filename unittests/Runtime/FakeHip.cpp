@@ -113,6 +113,12 @@ int hipMemsetD8(void *Dst, unsigned char V, size_t Bytes) {
   return Success;
 }
 
+int hipMemsetD8Async(void *Dst, unsigned char V, size_t Bytes, void *Stream) {
+  std::memset(Dst, V, Bytes);
+  Last.FillStream = Stream;
+  return Success;
+}
+
 int hipStreamCreate(void **S) {
   *S = fake::newStream();
   return Success;

@@ -81,6 +81,14 @@ TEST_F(FakeHipTest, DevicesAndMemory) {
     Expected<std::vector<uint8_t>> All = B->read();
     ASSERT_TRUE(All);
     EXPECT_EQ(*All, (std::vector<uint8_t>{7, 7, 7, 7, 7, 7, 9, 8}));
+    Expected<Stream> S = D->createStream();
+    ASSERT_TRUE(S) << S.message();
+    ASSERT_FALSE(B->fill(3, *S));
+    EXPECT_EQ(last().FillStream, S->nativeHandle());
+    ASSERT_FALSE(S->synchronize());
+    All = B->read();
+    ASSERT_TRUE(All);
+    EXPECT_EQ(*All, std::vector<uint8_t>(8, 3));
     EXPECT_EQ(last().LiveAllocations, Live + 1);
   }
   EXPECT_EQ(last().LiveAllocations, Live);

@@ -296,6 +296,13 @@ TEST_F(HostBackendTest, BuffersAndEvents) {
   ASSERT_FALSE(B->download(Out, 2, 8));
   EXPECT_EQ(Out[0], 2);
   EXPECT_EQ(Out[1], 3);
+  Stream Default = Dev.defaultStream();
+  ASSERT_FALSE(B->fill(0x5C, Default));
+  ASSERT_FALSE(Default.synchronize());
+  All = B->read();
+  ASSERT_TRUE(All);
+  EXPECT_EQ(*All, std::vector<uint8_t>(10, 0x5C));
+  ASSERT_FALSE(B->upload(Data, 3, 7));
   Error E = B->upload(Data, 3, 8);
   ASSERT_TRUE(E);
   EXPECT_EQ(E.message(),

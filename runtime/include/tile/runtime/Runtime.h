@@ -29,6 +29,7 @@ namespace rt {
 
 class DeviceImpl;
 class ModuleImpl;
+class Stream;
 
 /// Where kernels run.
 enum class Platform { Host, Cuda, Hip };
@@ -71,8 +72,11 @@ public:
   Error download(void *Dst, uint64_t Bytes, uint64_t Offset = 0) const;
   /// Reads the whole buffer.
   Expected<std::vector<uint8_t>> read() const;
-  /// Sets every byte to \p Byte.
+  /// Sets every byte to \p Byte (done when it returns).
   Error fill(uint8_t Byte);
+  /// Queues setting every byte to \p Byte on \p S and returns at once
+  /// (the host backend fills before returning).
+  Error fill(uint8_t Byte, Stream &S);
 
   struct State;
 
