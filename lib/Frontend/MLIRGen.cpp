@@ -74,6 +74,12 @@ private:
   Value emitAs(Expr *e, ElemType t, llvm::ArrayRef<int64_t> shape);
   Value convert(Value v, ElemType from, ElemType to, Location l);
   Value broadcastTo(Value v, llvm::ArrayRef<int64_t> shape, Location l);
+  /// Emits \p lhs and \p rhs as \p t tiles of \p shape (or scalars) with a
+  /// common layout encoding, for ops whose operands share one type; false
+  /// after an error.
+  bool emitOperands(Expr *lhs, Expr *rhs, ElemType t,
+                    llvm::ArrayRef<int64_t> shape, Location l, Value &x,
+                    Value &y);
   Value emitBinary(BinaryExpr *e);
   Value emitCall(CallExpr *e);
   Value emitIndex(IndexExpr *e);
@@ -298,17 +304,24 @@ Value MLIRGen::emit(Expr *e) {
   }
 }
 
-Value MLIRGen::emitBinary(BinaryExpr *e) {
-  Location l = loc(e->loc);
-  ElemType t = concrete(e->operandElem);
-  Value x = emitAs(e->lhs.get(), t, e->ty.shape);
-  Value y = emitAs(e->rhs.get(), t, e->ty.shape);
-  if (!x || !y)
-    return Value();
-  Value operands[] = {x, y};
+bool MLIRGen::emitOperands(Expr *lhs, Expr *rhs, ElemType t,
+                           llvm::ArrayRef<int64_t> shape, Location l, Value &x,
+                           Value &y) {
+  Value operands[] = {emitAs(lhs, t, shape), emitAs(rhs, t, shape)};
+  if (!operands[0] || !operands[1])
+    return false;
   matchEncodings(operands, l);
   x = operands[0];
   y = operands[1];
+  return true;
+}
+
+Value MLIRGen::emitBinary(BinaryExpr *e) {
+  Location l = loc(e->loc);
+  ElemType t = concrete(e->operandElem);
+  Value x, y;
+  if (!emitOperands(e->lhs.get(), e->rhs.get(), t, e->ty.shape, l, x, y))
+    return Value();
   namespace ar = mlir::arith;
   bool fl = t.isArithFloat();
   bool un = t.kind == ElemType::UInt || t.kind == ElemType::Bool;
@@ -597,14 +610,9 @@ Value MLIRGen::emitCall(CallExpr *e) {
   case Builtin::Maximum:
   case Builtin::Minimum: {
     ElemType t = concrete(e->operandElem);
-    Value x = emitAs(args[0].get(), t, e->ty.shape);
-    Value y = emitAs(args[1].get(), t, e->ty.shape);
-    if (!x || !y)
+    Value x, y;
+    if (!emitOperands(args[0].get(), args[1].get(), t, e->ty.shape, l, x, y))
       return Value();
-    Value operands[] = {x, y};
-    matchEncodings(operands, l);
-    x = operands[0];
-    y = operands[1];
     bool isMax = bi == Builtin::Max || bi == Builtin::Maximum;
     namespace ar = mlir::arith;
     if (t.isArithFloat()) {

@@ -127,6 +127,7 @@ private:
 
   // Grammar.
   std::unique_ptr<KernelDecl> parseKernel();
+  bool parseParamName(const char *what, std::string &name, SMLoc &loc);
   bool parseCtParam(KernelDecl &k);
   bool parseRtParam(KernelDecl &k);
   bool parseTune(KernelDecl &k);
@@ -247,16 +248,21 @@ std::unique_ptr<Module> Parser::parseModule() {
   return mod;
 }
 
-bool Parser::parseCtParam(KernelDecl &k) {
-  CtParamDecl p;
+/// `NAME :` at the start of a parameter; \p what names it in errors.
+bool Parser::parseParamName(const char *what, std::string &name, SMLoc &loc) {
   if (!tok.is(Tok::Ident)) {
-    errorExpected("a compile-time parameter name");
+    errorExpected(what);
     return false;
   }
-  p.name = tok.text.str();
-  p.loc = tok.loc;
+  name = tok.text.str();
+  loc = tok.loc;
   consume();
-  if (!expect(Tok::Colon, "after the parameter name"))
+  return expect(Tok::Colon, "after the parameter name");
+}
+
+bool Parser::parseCtParam(KernelDecl &k) {
+  CtParamDecl p;
+  if (!parseParamName("a compile-time parameter name", p.name, p.loc))
     return false;
   if (tok.is(Tok::Ident) && tok.text == "int") {
     p.kind = CtParamDecl::Int;
@@ -281,14 +287,7 @@ bool Parser::parseCtParam(KernelDecl &k) {
 
 bool Parser::parseRtParam(KernelDecl &k) {
   RtParamDecl p;
-  if (!tok.is(Tok::Ident)) {
-    errorExpected("a parameter name");
-    return false;
-  }
-  p.name = tok.text.str();
-  p.loc = tok.loc;
-  consume();
-  if (!expect(Tok::Colon, "after the parameter name"))
+  if (!parseParamName("a parameter name", p.name, p.loc))
     return false;
   if (consumeIf(Tok::KwMut))
     p.isMut = true;

@@ -293,6 +293,7 @@ private:
   std::optional<int64_t> sliceExtent(Expr *lo, Expr *hi, SMLoc loc);
   bool checkArgCount(CallExpr *e, size_t lo, size_t hi, const char *usage);
   bool noKwargs(CallExpr *e);
+  std::optional<ElemType> checkTypeThenValue(CallExpr *e, const char *usage);
   void setValueTy(Expr *e, ElemType elem, llvm::ArrayRef<int64_t> shape) {
     e->ty = shape.empty() ? Ty::scalar(elem) : Ty::tile(elem, shape);
   }
@@ -1079,6 +1080,18 @@ bool Checker::checkArgCount(CallExpr *e, size_t lo, size_t hi,
   return true;
 }
 
+/// The T of a builtin called as NAME(T, x) (cast, bitcast), once the call
+/// has these two arguments, no keyword arguments, and x is a value.
+std::optional<ElemType> Checker::checkTypeThenValue(CallExpr *e,
+                                                    const char *usage) {
+  if (!noKwargs(e) || !checkArgCount(e, 2, 2, usage))
+    return std::nullopt;
+  auto t = requireType(e->args[0].get(), e->callee + "'s first argument");
+  if (!t || !requireValue(e->args[1].get(), e->callee + "()"))
+    return std::nullopt;
+  return t;
+}
+
 bool Checker::noKwargs(CallExpr *e) {
   if (e->kwargs.empty())
     return true;
@@ -1673,14 +1686,10 @@ bool Checker::checkCall(CallExpr *e) {
     return true;
   }
   case Builtin::Cast: {
-    if (!noKwargs(e) || !checkArgCount(e, 2, 2, "2: cast(T, x)"))
-      return false;
-    auto t = requireType(args[0].get(), "cast's first argument");
+    auto t = checkTypeThenValue(e, "2: cast(T, x)");
     if (!t)
       return false;
     Expr *x = args[1].get();
-    if (!requireValue(x, "cast()"))
-      return false;
     if (t->kind == ElemType::Bool) {
       error(args[0]->loc, "cast to bool is not supported; compare instead "
                           "(x != 0)");
@@ -1701,14 +1710,10 @@ bool Checker::checkCall(CallExpr *e) {
     return true;
   }
   case Builtin::Bitcast: {
-    if (!noKwargs(e) || !checkArgCount(e, 2, 2, "2: bitcast(T, x)"))
-      return false;
-    auto t = requireType(args[0].get(), "bitcast's first argument");
+    auto t = checkTypeThenValue(e, "2: bitcast(T, x)");
     if (!t)
       return false;
     Expr *x = args[1].get();
-    if (!requireValue(x, "bitcast()"))
-      return false;
     ElemType s = x->ty.elem;
     if (s.isLiteral() || s.kind == ElemType::Bool ||
         t->kind == ElemType::Bool) {
@@ -2265,53 +2270,82 @@ std::string Checker::printSym(const Expr *e, int parentPrec) {
   return "?";
 }
 
-bool Checker::checkGridExpr(Expr *e) {
-  if (auto *n = dyn_cast<NameExpr>(e)) {
-    if (n->decl && n->decl->kind != Decl::CtParam &&
-        n->decl->kind != Decl::RuntimeDim) {
-      error(e->loc, "the grid may only use runtime dimensions and "
-                    "compile-time parameters; '" +
-                        n->name + "' is neither");
-      return false;
-    }
+namespace {
+/// What walkOperands does after visiting an expression.
+enum class Walk { Fail, Skip, Descend };
+} // namespace
+
+/// Visits \p e, then (while \p visit says Descend) the operands of unary,
+/// binary and call expressions, in order. False as soon as a visit fails.
+static bool walkOperands(Expr *e, llvm::function_ref<Walk(Expr *)> visit) {
+  switch (visit(e)) {
+  case Walk::Fail:
+    return false;
+  case Walk::Skip:
     return true;
+  case Walk::Descend:
+    break;
   }
   if (auto *u = dyn_cast<UnaryExpr>(e))
-    return checkGridExpr(u->operand.get());
-  if (auto *b = dyn_cast<BinaryExpr>(e)) {
-    if (e->cv.isSet())
-      return true;
-    if (precOf(b->op) < 8 && b->op != BinaryOp::Shl && b->op != BinaryOp::Shr) {
-      error(e->loc, "operator '" + std::string(spelling(b->op)) +
-                        "' is not allowed in a grid expression (expected + - "
-                        "* / % cdiv min max)");
-      return false;
-    }
-    if (b->op == BinaryOp::Shl || b->op == BinaryOp::Shr) {
-      error(e->loc, "shifts are not allowed in a grid expression");
-      return false;
-    }
-    return checkGridExpr(b->lhs.get()) && checkGridExpr(b->rhs.get());
-  }
+    return walkOperands(u->operand.get(), visit);
+  if (auto *b = dyn_cast<BinaryExpr>(e))
+    return walkOperands(b->lhs.get(), visit) &&
+           walkOperands(b->rhs.get(), visit);
   if (auto *c = dyn_cast<CallExpr>(e)) {
-    if (e->cv.isSet())
-      return true;
-    if (c->builtin != Builtin::Cdiv && c->builtin != Builtin::Min &&
-        c->builtin != Builtin::Max) {
-      error(e->loc, "only cdiv, min and max may be called in a grid "
-                    "expression");
-      return false;
-    }
     for (auto &a : c->args) {
-      if (!checkGridExpr(a.get()))
+      if (!walkOperands(a.get(), visit))
         return false;
     }
-    return true;
   }
-  if (e->cv.kind == ConstVal::Int)
-    return true;
-  error(e->loc, "unexpected expression in the grid");
-  return false;
+  return true;
+}
+
+bool Checker::checkGridExpr(Expr *root) {
+  return walkOperands(root, [&](Expr *e) {
+    if (auto *n = dyn_cast<NameExpr>(e)) {
+      if (n->decl && n->decl->kind != Decl::CtParam &&
+          n->decl->kind != Decl::RuntimeDim) {
+        error(e->loc, "the grid may only use runtime dimensions and "
+                      "compile-time parameters; '" +
+                          n->name + "' is neither");
+        return Walk::Fail;
+      }
+      return Walk::Skip;
+    }
+    if (isa<UnaryExpr>(e))
+      return Walk::Descend;
+    if (auto *b = dyn_cast<BinaryExpr>(e)) {
+      if (e->cv.isSet())
+        return Walk::Skip;
+      if (precOf(b->op) < 8 && b->op != BinaryOp::Shl &&
+          b->op != BinaryOp::Shr) {
+        error(e->loc, "operator '" + std::string(spelling(b->op)) +
+                          "' is not allowed in a grid expression (expected + "
+                          "- * / % cdiv min max)");
+        return Walk::Fail;
+      }
+      if (b->op == BinaryOp::Shl || b->op == BinaryOp::Shr) {
+        error(e->loc, "shifts are not allowed in a grid expression");
+        return Walk::Fail;
+      }
+      return Walk::Descend;
+    }
+    if (auto *c = dyn_cast<CallExpr>(e)) {
+      if (e->cv.isSet())
+        return Walk::Skip;
+      if (c->builtin != Builtin::Cdiv && c->builtin != Builtin::Min &&
+          c->builtin != Builtin::Max) {
+        error(e->loc, "only cdiv, min and max may be called in a grid "
+                      "expression");
+        return Walk::Fail;
+      }
+      return Walk::Descend;
+    }
+    if (e->cv.kind == ConstVal::Int)
+      return Walk::Skip;
+    error(e->loc, "unexpected expression in the grid");
+    return Walk::Fail;
+  });
 }
 
 static bool containsFloatOrOther(const Expr *e) {
@@ -2387,36 +2421,27 @@ bool Checker::checkSignature() {
       if (auto *n = dyn_cast<NameExpr>(dimExpr.get()))
         dimBareNames.push_back({n->name, n->loc});
       // Dims may only refer to compile-time params and dimension names.
-      std::function<bool(Expr *)> noParamRefs = [&](Expr *x) -> bool {
+      auto noParamRefs = [&](Expr *x) {
         if (auto *n = dyn_cast<NameExpr>(x)) {
           Decl *r = lookup(n->name);
           if (r && (r->kind == Decl::Tensor || r->kind == Decl::Scalar)) {
             error(n->loc, "a tensor dimension may not refer to the parameter "
                           "'" +
                               n->name + "'");
-            return false;
+            return Walk::Fail;
           }
-          return true;
+          return Walk::Skip;
         }
-        if (auto *u = dyn_cast<UnaryExpr>(x))
-          return noParamRefs(u->operand.get());
-        if (auto *b = dyn_cast<BinaryExpr>(x))
-          return noParamRefs(b->lhs.get()) && noParamRefs(b->rhs.get());
         if (auto *c = dyn_cast<CallExpr>(x)) {
           if (c->callee != "cdiv" && c->callee != "min" && c->callee != "max") {
             error(c->loc, "only cdiv, min and max may be called in a tensor "
                           "dimension");
-            return false;
+            return Walk::Fail;
           }
-          for (auto &a : c->args) {
-            if (!noParamRefs(a.get()))
-              return false;
-          }
-          return true;
         }
-        return true;
+        return Walk::Descend;
       };
-      if (!noParamRefs(dimExpr.get()) || !check(dimExpr.get())) {
+      if (!walkOperands(dimExpr.get(), noParamRefs) || !check(dimExpr.get())) {
         ok = false;
         continue;
       }

@@ -92,6 +92,12 @@ cases = [
  ("sema-layout-shape", body("let a = load(A[m0 : m0 + BM, 0 : 32]);\nlet b = @@layout(a, local(2, 1) * spatial(16, 8) * local(1, 4));"), "the layout covers a tile of shape \\[32, 32\\], but the tile has shape \\[64, 32\\]; the extents of its factors must multiply to the tile's shape in every dimension", ""),
  ("sema-layout-threads", body("let a = load(A[m0 : m0 + BM, 0 : 32]);\nlet b = @@layout(a, local(2, 1) * spatial(8, 4) * local(4, 8));"), "the layout uses 32 threads, but 'warps 4' means 128 threads \\(warp size 32, NVIDIA\\) or 256 \\(warp size 64, AMD\\); the spatial extents times the replication must be one of these", ""),
  ("sema-define-negative-dim", body("let z = zeros(f32, @@[BM, 16]);"), "tile dimensions must be positive, got \\[-5, 16\\]", "-D BM=-5"),
+ # What a grid and a tensor dimension may contain.
+ ("sema-grid-operator", "kernel k(A: f32[N]) grid(N @@& 3) warps 4 {\n}\n", "operator '&' is not allowed in a grid expression \\(expected \\+ - \\* / % cdiv min max\\)", ""),
+ ("sema-grid-shift", "kernel k(A: f32[N]) grid(cdiv(N, 2) + (N @@>> 1)) warps 4 {\n}\n", "shifts are not allowed in a grid expression", ""),
+ ("sema-grid-call", "kernel k(A: f32[N]) grid(cdiv(N, 2), @@abs(N)) warps 4 {\n}\n", "only cdiv, min and max may be called in a grid expression", ""),
+ ("sema-dim-param-ref", "kernel k(n: i32, A: f32[N], B: f32[N + @@n]) grid(N) warps 4 {\n}\n", "a tensor dimension may not refer to the parameter 'n'", ""),
+ ("sema-dim-call", "kernel k(A: f32[N], B: f32[cdiv(N, 2) * @@abs(N)]) grid(N) warps 4 {\n}\n", "only cdiv, min and max may be called in a tensor dimension", ""),
  ("sema-kernel-redefinition", "kernel k(A: f32[N]) grid(N) warps 4 {\n}\nkernel @@k(A: f32[N]) grid(N) warps 4 {\n}\n", "redefinition of kernel 'k'", ""),
 ]
 for name, src, msg, args in cases:
