@@ -9,8 +9,11 @@
 #include "tile/Numerics/Format.h"
 #include "tile/Numerics/Pack.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <thread>
+#include <vector>
 
 using namespace tile::rt;
 namespace num = tile::numerics;
@@ -102,19 +105,79 @@ void tile::rt::detSinCos2Pi(double U, double &Sin, double &Cos) {
   }
 }
 
+namespace {
+
+/// The Box-Muller pair of two raw draws: r cos, r sin.
+void boxMuller(uint64_t Draw1, uint64_t Draw2, double &Cos, double &Sin) {
+  double U1 = static_cast<double>(Draw1 >> 11) * 0x1p-53;
+  double U2 = static_cast<double>(Draw2 >> 11) * 0x1p-53;
+  double R = std::sqrt(-2.0 * detLog(1.0 - U1));
+  detSinCos2Pi(U2, Sin, Cos);
+  Cos *= R;
+  Sin *= R;
+}
+
+/// Runs \p Body(Begin, End) over [0, N) on up to hardware_concurrency()
+/// threads (on the calling thread alone when N is small).
+template <typename F> void parallelFor(uint64_t N, F Body) {
+  unsigned Threads = std::min(32u, std::thread::hardware_concurrency());
+  constexpr uint64_t MinPerThread = 1 << 14;
+  if (Threads <= 1 || N < 2 * MinPerThread) {
+    Body(uint64_t(0), N);
+    return;
+  }
+  Threads = static_cast<unsigned>(
+      std::min<uint64_t>(Threads, (N + MinPerThread - 1) / MinPerThread));
+  std::vector<std::thread> Pool;
+  uint64_t Step = (N + Threads - 1) / Threads;
+  for (unsigned T = 1; T < Threads; ++T) {
+    uint64_t Begin = std::min(N, T * Step), End = std::min(N, Begin + Step);
+    Pool.emplace_back([=] { Body(Begin, End); });
+  }
+  Body(0, std::min(N, Step));
+  for (std::thread &T : Pool)
+    T.join();
+}
+
+} // namespace
+
 double Rng::normal() {
   if (HasSpare) {
     HasSpare = false;
     return Spare;
   }
-  double U1 = uniform();
-  double U2 = uniform();
-  double R = std::sqrt(-2.0 * detLog(1.0 - U1));
-  double Sin, Cos;
-  detSinCos2Pi(U2, Sin, Cos);
-  Spare = R * Sin;
+  uint64_t Draw1 = next();
+  uint64_t Draw2 = next();
+  double Cos, Sin;
+  boxMuller(Draw1, Draw2, Cos, Sin);
+  Spare = Sin;
   HasSpare = true;
-  return R * Cos;
+  return Cos;
+}
+
+void Rng::normals(double *Out, uint64_t N) {
+  uint64_t Done = 0;
+  if (N && HasSpare) {
+    Out[Done++] = Spare;
+    HasSpare = false;
+  }
+  // Whole pairs: draws in order on this thread, transforms in parallel.
+  constexpr uint64_t ChunkPairs = 1 << 18;
+  std::vector<uint64_t> Draws;
+  while (N - Done >= 2) {
+    uint64_t Pairs = std::min(ChunkPairs, (N - Done) / 2);
+    Draws.resize(2 * Pairs);
+    for (uint64_t &D : Draws)
+      D = next();
+    double *Dst = Out + Done;
+    parallelFor(Pairs, [&](uint64_t Begin, uint64_t End) {
+      for (uint64_t P = Begin; P < End; ++P)
+        boxMuller(Draws[2 * P], Draws[2 * P + 1], Dst[2 * P], Dst[2 * P + 1]);
+    });
+    Done += 2 * Pairs;
+  }
+  if (Done < N)
+    Out[Done] = normal(); // The last one; its sine stays the spare.
 }
 
 Expected<std::vector<uint32_t>>
@@ -130,9 +193,17 @@ tile::rt::generateCodes(std::string_view DType, uint64_t NumElements, Rng &R) {
     return Codes;
   }
   bool Unsigned = F->kind() == num::FormatKind::E8M0;
-  for (uint32_t &C : Codes) {
-    double Z = R.normal();
-    C = num::encode(*F, Unsigned ? std::fabs(Z) : Z);
+  // In chunks: a bounded buffer of values, encoded in parallel.
+  constexpr uint64_t Chunk = 1 << 20;
+  std::vector<double> Z(std::min<uint64_t>(Chunk, NumElements));
+  for (uint64_t Begin = 0; Begin < NumElements; Begin += Chunk) {
+    uint64_t Count = std::min(Chunk, NumElements - Begin);
+    R.normals(Z.data(), Count);
+    uint32_t *Dst = Codes.data() + Begin;
+    parallelFor(Count, [&](uint64_t Lo, uint64_t Hi) {
+      for (uint64_t I = Lo; I < Hi; ++I)
+        Dst[I] = num::encode(*F, Unsigned ? std::fabs(Z[I]) : Z[I]);
+    });
   }
   return Codes;
 }

@@ -187,3 +187,38 @@ TEST(RandomTest, BadFormat) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(RandomTest, BatchedNormalsMatchOneByOne) {
+  // Starts with a spare, crosses a chunk of draws, ends on half a pair.
+  const uint64_t N = (uint64_t(1) << 19) + 1027;
+  Rng Batched(77), Single(77);
+  (void)Batched.normal();
+  (void)Single.normal();
+  std::vector<double> Got(N);
+  Batched.normals(Got.data(), N);
+  for (uint64_t I = 0; I < N; ++I) {
+    double Want = Single.normal();
+    ASSERT_EQ(std::memcmp(&Got[I], &Want, sizeof(double)), 0) << "value " << I;
+  }
+  // Both generators are at the same place afterwards (the spare included).
+  for (int I = 0; I < 3; ++I)
+    EXPECT_EQ(Batched.normal(), Single.normal());
+}
+
+TEST(RandomTest, LargeFloatTensorsMatchTheSequentialDefinition) {
+  // Large enough for the parallel encode; every code checked against one
+  // normal() at a time through lib/Numerics.
+  const uint64_t N = (uint64_t(1) << 20) + 5;
+  Rng R = Rng::forTensor(9, "x");
+  Expected<std::vector<uint32_t>> Codes = generateCodes("f16", N, R);
+  ASSERT_TRUE(Codes) << Codes.message();
+  Rng Ref = Rng::forTensor(9, "x");
+  tile::numerics::Format F16 = *tile::numerics::parseFormat("f16");
+  for (uint64_t I = 0; I < N; ++I)
+    ASSERT_EQ((*Codes)[I], tile::numerics::encode(F16, Ref.normal()))
+        << "element " << I;
+}
+
+} // namespace

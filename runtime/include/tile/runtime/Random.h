@@ -71,6 +71,10 @@ public:
   double uniform();
   /// A standard normal value (Box-Muller, pairs consumed cos then sin).
   double normal();
+  /// The next \p N values of normal(), bit for bit, leaving the generator
+  /// where N calls would; the transforms of large batches run on several
+  /// threads (the raw draws stay sequential).
+  void normals(double *Out, uint64_t N);
 
 private:
   uint64_t S[4];
