@@ -279,6 +279,9 @@ private:
   /// Unifies the element types of two operands; reports at \p loc.
   std::optional<ElemType> unify(const Expr *a, const Expr *b, SMLoc loc,
                                 llvm::StringRef what);
+  /// unify() for operands that must be numbers (integers or floats).
+  std::optional<ElemType> unifyNumbers(const Expr *a, const Expr *b, SMLoc loc,
+                                       const std::string &what);
   /// Checks that a value of type \p from (expr \p e) can become elem \p to.
   bool convertibleTo(const Expr *e, ElemType to, SMLoc loc,
                      llvm::StringRef what);
@@ -1092,6 +1095,17 @@ std::optional<ElemType> Checker::checkTypeThenValue(CallExpr *e,
   return t;
 }
 
+std::optional<ElemType> Checker::unifyNumbers(const Expr *a, const Expr *b,
+                                              SMLoc loc,
+                                              const std::string &what) {
+  auto u = unify(a, b, loc, what);
+  if (u && !(u->isInteger() || u->isArithFloat())) {
+    error(loc, what + " expects numbers, got " + u->str());
+    return std::nullopt;
+  }
+  return u;
+}
+
 bool Checker::noKwargs(CallExpr *e) {
   if (e->kwargs.empty())
     return true;
@@ -1391,13 +1405,9 @@ bool Checker::checkCall(CallExpr *e) {
                         "(a, b) or " + e->callee + "(x, axis)");
       return false;
     }
-    auto u = unify(x, y, e->loc, what);
+    auto u = unifyNumbers(x, y, e->loc, what);
     if (!u)
       return false;
-    if (!(u->isInteger() || u->isArithFloat())) {
-      error(e->loc, what + " expects numbers, got " + u->str());
-      return false;
-    }
     e->operandElem = *u;
     e->ty = Ty::scalar(*u);
     if (x->cv.kind == ConstVal::Int && y->cv.kind == ConstVal::Int) {
@@ -1422,13 +1432,9 @@ bool Checker::checkCall(CallExpr *e) {
     auto s = broadcast(x->ty.shape, y->ty.shape, e->loc);
     if (!s)
       return false;
-    auto u = unify(x, y, e->loc, what);
+    auto u = unifyNumbers(x, y, e->loc, what);
     if (!u)
       return false;
-    if (!(u->isInteger() || u->isArithFloat())) {
-      error(e->loc, what + " expects numbers, got " + u->str());
-      return false;
-    }
     if (u->isLiteral()) {
       error(e->loc, what + " needs at least one runtime operand; use " +
                         (b == Builtin::Maximum ? "max" : "min") +

@@ -98,6 +98,8 @@ cases = [
  ("sema-grid-call", "kernel k(A: f32[N]) grid(cdiv(N, 2), @@abs(N)) warps 4 {\n}\n", "only cdiv, min and max may be called in a grid expression", ""),
  ("sema-dim-param-ref", "kernel k(n: i32, A: f32[N], B: f32[N + @@n]) grid(N) warps 4 {\n}\n", "a tensor dimension may not refer to the parameter 'n'", ""),
  ("sema-dim-call", "kernel k(A: f32[N], B: f32[cdiv(N, 2) * @@abs(N)]) grid(N) warps 4 {\n}\n", "only cdiv, min and max may be called in a tensor dimension", ""),
+ ("sema-max-bool", body("let x = @@max(true, false);"), "'max' expects numbers, got bool", ""),
+ ("sema-maximum-bool", body("let c = m0 < 2;\nlet y = @@maximum(c, c);"), "'maximum' expects numbers, got bool", ""),
  ("sema-kernel-redefinition", "kernel k(A: f32[N]) grid(N) warps 4 {\n}\nkernel @@k(A: f32[N]) grid(N) warps 4 {\n}\n", "redefinition of kernel 'k'", ""),
 ]
 for name, src, msg, args in cases:
