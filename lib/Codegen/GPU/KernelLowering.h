@@ -20,6 +20,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace tile::gpu {
 
@@ -45,6 +46,24 @@ struct SharedValue {
 /// Registers of one tile (or the single value of a scalar).
 using Regs = llvm::SmallVector<mlir::Value, 8>;
 
+/// A tile.dot operand that stays in shared memory (operand fusion, see
+/// LowerSharedOperand.cpp): the tile.shared_load feeding the dot, and the
+/// reshapes/transposes between them, are not lowered; the dot reads the
+/// operand's fragments itself, one k block at a time.
+struct SharedOperand {
+  /// Base of the buffer (the shared_load's buffer).
+  mlir::Value ptr;
+  /// The operand tile in the buffer: offset(i, j) = swizzle(prefix + i *
+  /// strides[0] + j * strides[1]), in elements.
+  ::tile::layout::SharedLayout smem;
+  /// i32 element offset of the tile's origin (null: 0) and a power of two
+  /// known to divide it (0 when there is no prefix).
+  mlir::Value prefix;
+  int64_t prefixAlign = 0;
+  /// Byte alignment known for `ptr` (from the buffer's tile.offset).
+  int64_t ptrAlign = 1;
+};
+
 /// Rebuilds one kernel function.
 class KernelLowering {
 public:
@@ -65,6 +84,8 @@ public:
   mlir::OpBuilder &builder() { return b; }
   TargetLowering &target() { return tl; }
   unsigned warpSize() const;
+  /// The calling thread's index in the program (i32).
+  mlir::Value threadIndex() const { return tid; }
 
   /// The register type of an element type: small floats become integers of
   /// their width, everything else is unchanged.
@@ -92,8 +113,10 @@ public:
 
   /// Per-dimension thread parts of the coordinates of `layout` for the
   /// calling thread: coordinate(t, l) = spatial[d] + layout.apply(0, l)[d].
+  /// With `thread` (i32), for that thread index instead of the caller's.
   llvm::SmallVector<mlir::Value, 4>
-  spatialCoords(const ::tile::layout::DistributedLayout &layout);
+  spatialCoords(const ::tile::layout::DistributedLayout &layout,
+                mlir::Value thread = {});
   /// i1 that is true for exactly one of the threads holding each element:
   /// every replication digit of the thread index is zero.
   mlir::Value isFirstHolder(const ::tile::layout::DistributedLayout &layout);
@@ -155,6 +178,40 @@ public:
   mlir::LogicalResult lowerCopyAsync(mlir::tile::CopyAsyncOp op);
   mlir::LogicalResult lowerReduce(mlir::tile::ReduceOp op);
   mlir::LogicalResult lowerDot(mlir::tile::DotOp op);
+
+  /// Operand fusion (LowerSharedOperand.cpp). Finds the tile.shared_loads
+  /// that reach a tile.dot operand only through single-use reshapes and
+  /// transposes of the same block, with nothing in between that may write
+  /// the bytes they read; their lowering is left to the dot.
+  void analyzeOperandFusion();
+  /// Whether `op` belongs to a fused operand (its lowering is deferred).
+  bool isFusedOperandOp(mlir::Operation *op) const {
+    return fusedOps.contains(op);
+  }
+  /// Lowers a fused shared_load (or one of the ops between it and the dot):
+  /// computes the operand's addressing at this point, loads nothing.
+  mlir::LogicalResult deferFusedOperandOp(mlir::Operation *op);
+  /// The shared-memory operand of the dot operand `v`, if fused.
+  const SharedOperand *lookupSharedOperand(mlir::Value v) const {
+    auto it = sharedOperands.find(v);
+    return it == sharedOperands.end() ? nullptr : &it->second;
+  }
+  /// Reads the matrix-instruction fragments of a fused operand of layout
+  /// `layout` = quotient * atom: for each slot q in `quotientSlots`, the
+  /// atom.localSize() registers of slots q * atom.localSize() + i. Uses the
+  /// target's matrix load (ldmatrix) when the buffer layout allows it, plain
+  /// vector loads otherwise.
+  mlir::FailureOr<llvm::SmallVector<Regs>>
+  loadOperandFragments(mlir::Operation *op, const SharedOperand &operand,
+                       const ::tile::layout::DistributedLayout &layout,
+                       const ::tile::layout::DistributedLayout &quotient,
+                       const ::tile::layout::DistributedLayout &atom,
+                       llvm::ArrayRef<int64_t> quotientSlots,
+                       mlir::Type elemType);
+  /// Every register of a fused operand (used when the dot does not run on
+  /// matrix instructions); maps `v` like any lowered value.
+  mlir::LogicalResult materializeSharedOperand(mlir::Operation *op,
+                                               mlir::Value v);
   /// A dot as per-thread FMAs, when every thread holds the A rows and B
   /// columns of its accumulator elements; failure (no diagnostic) otherwise.
   mlir::LogicalResult lowerFmaDot(mlir::tile::DotOp op,
@@ -200,6 +257,16 @@ private:
   llvm::DenseMap<mlir::Value, Regs> packedWords;
   llvm::DenseMap<mlir::Value, ViewValue> views;
   llvm::DenseMap<mlir::Value, SharedValue> shareds;
+  /// Operand fusion: the deferred ops, the dot operand each fused
+  /// shared_load feeds (with the operand dim -> shared_load dim map, -1 for
+  /// unit dims) and the lowered operands.
+  llvm::DenseSet<mlir::Operation *> fusedOps;
+  struct FusedLoad {
+    mlir::Value operand;
+    llvm::SmallVector<int64_t, 4> dimMap;
+  };
+  llvm::DenseMap<mlir::Operation *, FusedLoad> fusedLoads;
+  llvm::DenseMap<mlir::Value, SharedOperand> sharedOperands;
 };
 
 } // namespace tile::gpu

@@ -6,7 +6,10 @@
 // covers at each of its atom slots. For every accumulator atom (mi, ni) of a
 // warp and every k block, the A atom (mi, k) and B atom (k, ni) must be held
 // by the same warp at a slot that does not depend on the warp; then the
-// product is a chain of warp-wide matrix instructions.
+// product is a chain of warp-wide matrix instructions. The k blocks are the
+// outer loop: an operand left in shared memory by operand fusion
+// (LowerSharedOperand.cpp) is read one k slice at a time, right before the
+// instructions that use it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,9 +110,15 @@ LogicalResult KernelLowering::lowerDot(mlir::tile::DotOp op) {
     qb = lb->divideRight(atom->b);
     qc = lc->divideRight(atom->c);
   }
+  const SharedOperand *sharedA = lookupSharedOperand(op.getA());
+  const SharedOperand *sharedB = lookupSharedOperand(op.getB());
   if (!atom || !qa || !qb || !qc) {
     // FMA dot: every thread must hold the A rows and B columns of its
-    // accumulator elements (tile-infer-layouts' FMA layouts).
+    // accumulator elements (tile-infer-layouts' FMA layouts). Operands left
+    // in shared memory are read whole first.
+    if (failed(materializeSharedOperand(op, op.getA())) ||
+        failed(materializeSharedOperand(op, op.getB())))
+      return failure();
     if (succeeded(lowerFmaDot(op, *la, *lb, *lc)))
       return success();
     if (!atom)
@@ -123,16 +132,14 @@ LogicalResult KernelLowering::lowerDot(mlir::tile::DotOp op) {
            << ", B: " << lb->str() << ", C: " << lc->str() << ")";
   }
   int64_t kBlocks = aType.getShape()[1] / atom->k;
+  int64_t numC = qc->localSize();
   int64_t sa = atom->a.localSize(), sb = atom->b.localSize(),
           sc = atom->c.localSize();
-  const Regs &ra = values[op.getA()];
-  const Regs &rb = values[op.getB()];
-  Regs acc = values[op.getAcc()];
-  for (int64_t q = 0; q < qc->localSize(); ++q) {
+  // The A / B atom slots of accumulator atom q at k block k.
+  SmallVector<SmallVector<int64_t>> slotA(numC), slotB(numC);
+  for (int64_t q = 0; q < numC; ++q) {
     // Accumulator block of warp w at slot q.
     auto cBlock = [&](int64_t w) { return qc->apply(w, q); };
-    ValueRange cRegs = ValueRange(acc).slice(q * sc, sc);
-    SmallVector<Value> c(cRegs.begin(), cRegs.end());
     for (int64_t k = 0; k < kBlocks; ++k) {
       std::optional<int64_t> sA = findAtomSlot(*qa, [&](int64_t w) {
         return SmallVector<int64_t, 4>{cBlock(w)[0], k};
@@ -145,11 +152,60 @@ LogicalResult KernelLowering::lowerDot(mlir::tile::DotOp op) {
                               "accumulator atoms (A: ")
                << la->str() << ", B: " << lb->str() << ", C: " << lc->str()
                << ")";
-      c = tl.mma(b, loc, *atom, ValueRange(ra).slice(*sA * sa, sa),
-                 ValueRange(rb).slice(*sB * sb, sb), c);
+      slotA[q].push_back(*sA);
+      slotB[q].push_back(*sB);
     }
-    for (int64_t i = 0; i < sc; ++i)
-      acc[q * sc + i] = c[i];
+  }
+  // The fragments of the atom slots `slots` of one operand: slices of its
+  // registers, or loads from shared memory (fused operand).
+  auto fragments =
+      [&](Value operand, const SharedOperand *shared,
+          const DistributedLayout &layout, const DistributedLayout &quotient,
+          const DistributedLayout &atomLayout, ArrayRef<int64_t> slots,
+          Type elemType) -> FailureOr<SmallVector<Regs>> {
+    if (shared)
+      return loadOperandFragments(op, *shared, layout, quotient, atomLayout,
+                                  slots, elemType);
+    int64_t size = atomLayout.localSize();
+    const Regs &regs = values[operand];
+    SmallVector<Regs> out;
+    for (int64_t s : slots)
+      out.emplace_back(ArrayRef<Value>(regs).slice(s * size, size));
+    return out;
+  };
+  // k blocks outer, accumulator atoms inner: only one k slice of A and B is
+  // live, and every accumulator element still sums its k blocks in
+  // increasing order (the same fp32 rounding sequence as accumulator-outer).
+  Regs acc = values[op.getAcc()];
+  for (int64_t k = 0; k < kBlocks; ++k) {
+    // The distinct A / B atoms of this k block, in first-use order.
+    SmallVector<int64_t> needA, needB;
+    for (int64_t q = 0; q < numC; ++q) {
+      if (!llvm::is_contained(needA, slotA[q][k]))
+        needA.push_back(slotA[q][k]);
+      if (!llvm::is_contained(needB, slotB[q][k]))
+        needB.push_back(slotB[q][k]);
+    }
+    FailureOr<SmallVector<Regs>> fa = fragments(
+        op.getA(), sharedA, *la, *qa, atom->a, needA, aType.getElementType());
+    if (failed(fa))
+      return failure();
+    FailureOr<SmallVector<Regs>> fb = fragments(
+        op.getB(), sharedB, *lb, *qb, atom->b, needB, bType.getElementType());
+    if (failed(fb))
+      return failure();
+    for (int64_t q = 0; q < numC; ++q) {
+      const Regs &ra = (*fa)[llvm::find(needA, slotA[q][k]) - needA.begin()];
+      const Regs &rb = (*fb)[llvm::find(needB, slotB[q][k]) - needB.begin()];
+      assert(int64_t(ra.size()) == sa && int64_t(rb.size()) == sb &&
+             "fragment sizes follow the atom");
+      (void)sa;
+      (void)sb;
+      SmallVector<Value> c(acc.begin() + q * sc, acc.begin() + (q + 1) * sc);
+      c = tl.mma(b, loc, *atom, ra, rb, c);
+      for (int64_t i = 0; i < sc; ++i)
+        acc[q * sc + i] = c[i];
+    }
   }
   values[op.getResult()] = acc;
   return success();

@@ -23,6 +23,13 @@ namespace tile::gpu {
 
 TargetLowering::~TargetLowering() = default;
 
+bool TargetLowering::hasMatrixLoad(unsigned, bool) const { return false; }
+
+SmallVector<Value> TargetLowering::loadMatrices(OpBuilder &, Location, Value,
+                                                unsigned, bool) {
+  return {};
+}
+
 KernelLowering::KernelLowering(TargetLowering &target, ModuleOp module,
                                func::FuncOp kernel)
     : tl(target), module(module), kernel(kernel), b(kernel.getContext()),
@@ -77,7 +84,9 @@ Value KernelLowering::constant(Type type, int64_t v) {
 }
 
 SmallVector<Value, 4>
-KernelLowering::spatialCoords(const DistributedLayout &layout) {
+KernelLowering::spatialCoords(const DistributedLayout &layout, Value thread) {
+  if (!thread)
+    thread = tid;
   ArrayRef<::tile::layout::Mode> modes = layout.modes();
   ArrayRef<unsigned> spatial = layout.spatialModes();
   SmallVector<Value, 4> coords(layout.rank(), Value());
@@ -88,7 +97,7 @@ KernelLowering::spatialCoords(const DistributedLayout &layout) {
     if (!mode.isReplicated()) {
       // digit = (t / stride) % size, weight = product of the sizes of the
       // less significant modes of the same dimension.
-      Value digit = tid;
+      Value digit = thread;
       if (stride != 1)
         digit = arith::DivUIOp::create(b, loc, digit, i32(stride));
       if (stride * size < layout.numThreads())
@@ -234,6 +243,7 @@ LogicalResult KernelLowering::run() {
   for (auto [oldArg, newArg] :
        llvm::zip(oldEntry.getArguments(), entry->getArguments()))
     values[oldArg] = {newArg};
+  analyzeOperandFusion();
   if (failed(lowerBlock(oldEntry))) {
     fn.erase();
     return failure();
@@ -596,6 +606,8 @@ LogicalResult KernelLowering::lowerShapeOp(Operation *op) {
 LogicalResult KernelLowering::lowerOp(Operation *op) {
   loc = op->getLoc();
   using namespace mlir::tile;
+  if (isFusedOperandOp(op))
+    return deferFusedOperandOp(op);
   if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return lowerElementwise(op);
   if (auto forOp = dyn_cast<scf::ForOp>(op))

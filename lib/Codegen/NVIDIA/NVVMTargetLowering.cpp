@@ -2,8 +2,8 @@
 //
 // Part of tilec. The NVIDIA half of the generic GPU lowering: special
 // registers, bar.sync, shfl.sync, the extern dynamic shared array,
-// mma.sync m16n8k16 / m16n8k32, cp.async, ex2/lg2/rsqrt.approx and the
-// kernel ABI (ptx_kernel, reqntid).
+// mma.sync m16n8k16 / m16n8k32, ldmatrix, cp.async, ex2/lg2/rsqrt.approx and
+// the kernel ABI (ptx_kernel, reqntid).
 //
 //===----------------------------------------------------------------------===//
 
@@ -165,6 +165,36 @@ public:
     for (unsigned i = 0; i < c.size(); ++i)
       out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
     return out;
+  }
+
+  // ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 (sm_75+). 8-bit
+  // operands use the b16 form: a 16-byte row is 8 b16 or 16 b8 elements and
+  // lane l receives bytes 4 * (l % 4) .. + 3 of row l / 4 either way; .trans
+  // moves whole b16 elements, so it is offered for 16-bit elements only.
+  bool hasMatrixLoad(unsigned elementBits, bool transpose) const override {
+    if (!info.hasLdmatrix)
+      return false;
+    return elementBits == 16 || (elementBits == 8 && !transpose);
+  }
+  SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value rowAddress,
+                                  unsigned numMatrices,
+                                  bool transpose) override {
+    Type i32 = b.getI32Type();
+    Type resType = i32;
+    if (numMatrices > 1)
+      resType = LLVM::LLVMStructType::getLiteral(
+          b.getContext(), SmallVector<Type>(numMatrices, i32));
+    Value res = NVVM::LdMatrixOp::create(
+        b, loc, resType, rowAddress, numMatrices,
+        transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+    if (numMatrices == 1)
+      return {res};
+    SmallVector<Value> regs;
+    for (unsigned i = 0; i < numMatrices; ++i)
+      regs.push_back(LLVM::ExtractValueOp::create(b, loc, res, i));
+    return regs;
   }
 
   bool hasAsyncCopy() const override { return info.hasCpAsync; }

@@ -99,6 +99,24 @@ public:
   mma(mlir::OpBuilder &b, mlir::Location loc, const MmaAtom &atom,
       mlir::ValueRange a, mlir::ValueRange bOperand, mlir::ValueRange c) = 0;
 
+  /// Whether the target has a warp-collective load of 8 x (128 / bits)
+  /// matrices from shared memory into the matrix-instruction fragment layout
+  /// (NVIDIA ldmatrix), for `elementBits`-bit elements, transposing when
+  /// `transpose` is set. The default is no (AMD has none).
+  virtual bool hasMatrixLoad(unsigned elementBits, bool transpose) const;
+  /// One warp-wide matrix load of `numMatrices` (1, 2 or 4) matrices of 8
+  /// rows of 16 bytes each. Lane l passes in `rowAddress` (a shared pointer)
+  /// the start of row l % 8 of matrix l / 8 (lanes past 8 * numMatrices
+  /// pass any valid address). Returns `numMatrices` i32 registers; register
+  /// j holds the calling lane's fragment of matrix j: without `transpose`,
+  /// bytes 4 * (l % 4) .. + 3 of row l / 4 (low bytes first); with
+  /// `transpose` (16-bit elements), the elements (2 * (l % 4) + i, l / 4)
+  /// of the matrix's rows, i = 0 in the low half. Only called when
+  /// hasMatrixLoad() is true.
+  virtual llvm::SmallVector<mlir::Value>
+  loadMatrices(mlir::OpBuilder &b, mlir::Location loc, mlir::Value rowAddress,
+               unsigned numMatrices, bool transpose);
+
   /// Whether asynchronous global-to-shared copies exist (cp.async).
   virtual bool hasAsyncCopy() const = 0;
   /// Starts copying `bytes` (4, 8 or 16) from `src` (global) to `dst`

@@ -1,0 +1,614 @@
+//===- LowerSharedOperand.cpp - Dot operands read from shared memory ------===//
+//
+// Part of tilec. Operand fusion: a tile.dot operand that comes from a
+// tile.shared_load (through single-use reshapes/transposes) is not loaded
+// as a whole tile before the dot. The dot reads each k block's fragments
+// right before the matrix instructions that use them (LowerDot.cpp), so only
+// one k slice of the operand is live. Fragments are read with the target's
+// warp-collective matrix load (NVIDIA ldmatrix) when the buffer's layout
+// allows it, otherwise with per-thread vector loads.
+//
+// Moving a shared-memory read from the shared_load to the dot is only done
+// when nothing in between may write the bytes it reads (see
+// analyzeOperandFusion); reads of a pipelined ring slot may move past the
+// copies into the other slots.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+#include "tile/Codegen/Common/TargetInfo.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <numeric>
+
+using namespace mlir;
+using ::tile::layout::DistributedLayout;
+using ::tile::layout::SharedLayout;
+using ::tile::layout::Swizzle;
+
+namespace tile::gpu {
+
+//===----------------------------------------------------------------------===//
+// Analysis: which shared_loads may be read at their dot
+//===----------------------------------------------------------------------===//
+
+/// The byte range [begin, end) of a placed tile.alloc_shared buffer.
+static std::optional<std::pair<int64_t, int64_t>> bufferBytes(Value buffer) {
+  auto alloc = buffer.getDefiningOp<mlir::tile::AllocSharedOp>();
+  if (!alloc)
+    return std::nullopt;
+  auto offset = alloc->getAttrOfType<IntegerAttr>("tile.offset");
+  if (!offset)
+    return std::nullopt;
+  auto type = cast<mlir::tile::SharedType>(alloc.getType());
+  int64_t elements = type.getNumElements();
+  if (auto enc =
+          dyn_cast_or_null<mlir::tile::SharedLayoutAttr>(type.getEncoding()))
+    elements = enc.getLayout().cosize();
+  int64_t bits = mlir::tile::getElementBitWidth(type.getElementType());
+  return std::make_pair(offset.getInt(),
+                        offset.getInt() + (elements * bits + 7) / 8);
+}
+
+static bool overlap(std::pair<int64_t, int64_t> x,
+                    std::pair<int64_t, int64_t> y) {
+  return x.first < y.second && y.first < x.second;
+}
+
+/// The modulus n when `next` is (v + 1) mod n written as
+/// select(v + 1 == n, 0, v + 1) or remui(v + 1, n): the ring-slot update
+/// tile-pipeline emits.
+static std::optional<int64_t> ringModulus(Value next, Value v) {
+  auto isIncrement = [&](Value x) {
+    auto add = x.getDefiningOp<arith::AddIOp>();
+    if (!add)
+      return false;
+    return (add.getLhs() == v && isConstantIntValue(add.getRhs(), 1)) ||
+           (add.getRhs() == v && isConstantIntValue(add.getLhs(), 1));
+  };
+  if (auto rem = next.getDefiningOp<arith::RemUIOp>())
+    if (isIncrement(rem.getLhs()))
+      return getConstantIntValue(rem.getRhs());
+  auto sel = next.getDefiningOp<arith::SelectOp>();
+  if (!sel || !isConstantIntValue(sel.getTrueValue(), 0) ||
+      !isIncrement(sel.getFalseValue()))
+    return std::nullopt;
+  auto cmp = sel.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq ||
+      cmp.getLhs() != sel.getFalseValue())
+    return std::nullopt;
+  return getConstantIntValue(cmp.getRhs());
+}
+
+/// Whether the i32 values `x` and `y` differ wherever both are defined:
+/// distinct constants, or two ring slots of one scf.for that start at
+/// distinct constants in [0, n) and both step by one modulo n (their
+/// difference modulo n never changes).
+static bool provablyDistinct(Value x, Value y) {
+  std::optional<int64_t> cx = getConstantIntValue(x);
+  std::optional<int64_t> cy = getConstantIntValue(y);
+  if (cx && cy)
+    return *cx != *cy;
+  auto ax = dyn_cast<BlockArgument>(x), ay = dyn_cast<BlockArgument>(y);
+  if (!ax || !ay || ax.getOwner() != ay.getOwner())
+    return false;
+  auto loop = dyn_cast<scf::ForOp>(ax.getOwner()->getParentOp());
+  if (!loop || ax == loop.getInductionVar() || ay == loop.getInductionVar())
+    return false;
+  OpOperand *ix = loop.getTiedLoopInit(ax), *iy = loop.getTiedLoopInit(ay);
+  OpOperand *nx = loop.getTiedLoopYieldedValue(ax);
+  OpOperand *ny = loop.getTiedLoopYieldedValue(ay);
+  if (!ix || !iy || !nx || !ny)
+    return false;
+  std::optional<int64_t> x0 = getConstantIntValue(ix->get());
+  std::optional<int64_t> y0 = getConstantIntValue(iy->get());
+  std::optional<int64_t> mx = ringModulus(nx->get(), ax);
+  std::optional<int64_t> my = ringModulus(ny->get(), ay);
+  if (!x0 || !y0 || !mx || !my || *mx != *my || *mx <= 0)
+    return false;
+  return *x0 != *y0 && *x0 >= 0 && *y0 >= 0 && *x0 < *mx && *y0 < *mx;
+}
+
+/// Whether `op` (or an op nested in it) may write shared memory that `load`
+/// reads. Writes into the same buffer are harmless when some leading
+/// (indexed-away) dimension is provably indexed differently; writes into
+/// other placed buffers or reserved scratch when the byte ranges are
+/// disjoint (scratch without a reservation lies after every buffer).
+static bool mayClobber(Operation *op, mlir::tile::SharedLoadOp load) {
+  Value buffer = load.getBuffer();
+  auto readBytes = bufferBytes(buffer);
+  unsigned bufferRank =
+      cast<mlir::tile::SharedType>(buffer.getType()).getRank();
+  unsigned readLead =
+      bufferRank - cast<RankedTensorType>(load.getType()).getRank();
+  auto writes = [&](Value target, ValueRange indices, unsigned rank) {
+    if (target == buffer) {
+      unsigned lead = std::min(readLead, bufferRank - rank);
+      for (unsigned d = 0; d < lead; ++d)
+        if (provablyDistinct(load.getIndices()[d], indices[d]))
+          return false;
+      return true;
+    }
+    auto other = bufferBytes(target);
+    return !readBytes || !other || overlap(*readBytes, *other);
+  };
+  WalkResult result = op->walk([&](Operation *inner) {
+    bool clobber = false;
+    if (auto store = dyn_cast<mlir::tile::SharedStoreOp>(inner)) {
+      clobber =
+          writes(store.getBuffer(), store.getIndices(),
+                 cast<RankedTensorType>(store.getValue().getType()).getRank());
+    } else if (auto copy = dyn_cast<mlir::tile::CopyAsyncOp>(inner)) {
+      clobber = writes(copy.getDst(), copy.getDstIndices(),
+                       cast<mlir::tile::ViewType>(copy.getSrc().getType())
+                           .getShape()
+                           .size());
+    } else if (auto offset =
+                   inner->getAttrOfType<IntegerAttr>("tile.scratch_offset")) {
+      auto bytes = inner->getAttrOfType<IntegerAttr>("tile.scratch_bytes");
+      clobber = !readBytes || !bytes ||
+                overlap(*readBytes,
+                        {offset.getInt(), offset.getInt() + bytes.getInt()});
+    } else if (auto effects = dyn_cast<MemoryEffectOpInterface>(inner)) {
+      SmallVector<MemoryEffects::EffectInstance> list;
+      effects.getEffects(list);
+      for (const auto &e : list)
+        if (isa<MemoryEffects::Write>(e.getEffect()) &&
+            e.getResource() == mlir::tile::SharedMemoryResource::get())
+          clobber = true;
+    } else if (!inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+      clobber = true; // Unknown effects.
+    }
+    return clobber ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// For a reshape that only inserts or removes unit dimensions, result dim
+/// -> source dim (-1 for a unit result dim); std::nullopt otherwise.
+static std::optional<SmallVector<int64_t, 4>>
+unitReshapeMap(ArrayRef<int64_t> src, ArrayRef<int64_t> dst) {
+  SmallVector<int64_t, 4> map;
+  unsigned s = 0;
+  for (int64_t extent : dst) {
+    if (extent == 1) {
+      map.push_back(-1);
+      continue;
+    }
+    while (s < src.size() && src[s] == 1)
+      ++s;
+    if (s == src.size() || src[s] != extent)
+      return std::nullopt;
+    map.push_back(s++);
+  }
+  while (s < src.size() && src[s] == 1)
+    ++s;
+  if (s != src.size())
+    return std::nullopt;
+  return map;
+}
+
+void KernelLowering::analyzeOperandFusion() {
+  kernel.walk([&](mlir::tile::DotOp dot) {
+    for (unsigned i = 0; i < 2; ++i) {
+      Value operand = dot->getOperand(i);
+      auto type = cast<RankedTensorType>(operand.getType());
+      if (mlir::tile::getElementBitWidth(type.getElementType()) % 8)
+        continue;
+      // Operand dim -> dim of `v`, walking up through reshapes/transposes.
+      SmallVector<int64_t, 4> dimMap = {0, 1};
+      SmallVector<Operation *> chain;
+      Value v = operand;
+      Operation *def = v.getDefiningOp();
+      bool ok = true;
+      while (ok && def && def->getBlock() == dot->getBlock() && v.hasOneUse() &&
+             isa<mlir::tile::ReshapeOp, mlir::tile::TransOp>(def)) {
+        Value src = def->getOperand(0);
+        SmallVector<int64_t, 4> step;
+        if (auto trans = dyn_cast<mlir::tile::TransOp>(def)) {
+          for (int32_t p : trans.getPermutation())
+            step.push_back(p);
+        } else {
+          std::optional<SmallVector<int64_t, 4>> m =
+              unitReshapeMap(cast<RankedTensorType>(src.getType()).getShape(),
+                             cast<RankedTensorType>(v.getType()).getShape());
+          if (!m) {
+            ok = false;
+            break;
+          }
+          step = *m;
+        }
+        for (int64_t &d : dimMap)
+          if (d >= 0)
+            d = step[d];
+        chain.push_back(def);
+        v = src;
+        def = v.getDefiningOp();
+      }
+      auto load = dyn_cast_or_null<mlir::tile::SharedLoadOp>(def);
+      if (!ok || !load || load->getBlock() != dot->getBlock() || !v.hasOneUse())
+        continue;
+      bool clobbered = false;
+      for (Operation *it = load->getNextNode(); it && it != dot.getOperation();
+           it = it->getNextNode())
+        if (mayClobber(it, load)) {
+          clobbered = true;
+          break;
+        }
+      if (clobbered)
+        continue;
+      fusedOps.insert(load);
+      fusedOps.insert(chain.begin(), chain.end());
+      fusedLoads[load] = {operand, dimMap};
+    }
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// The operand's addressing, computed where the shared_load was
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelLowering::deferFusedOperandOp(Operation *op) {
+  auto load = dyn_cast<mlir::tile::SharedLoadOp>(op);
+  if (!load)
+    return success(); // A reshape/transpose of a fused operand: a renaming.
+  SharedValue *s = lookupShared(load.getBuffer());
+  if (!s)
+    return op->emitOpError("shared buffer was not lowered");
+  const FusedLoad &fused = fusedLoads[op];
+  ArrayRef<int64_t> strides = s->layout.strides();
+  unsigned lead =
+      s->type.getRank() - cast<RankedTensorType>(load.getType()).getRank();
+  // origin = sum_d index[d] * stride[d] (before the swizzle), as for any
+  // shared_load; its alignment is the gcd of the known terms.
+  SharedOperand so;
+  so.ptr = s->ptr;
+  so.prefixAlign = int64_t(1) << 30;
+  for (auto [d, index] : llvm::enumerate(load.getIndices())) {
+    std::optional<int64_t> cst = getConstantIntValue(index);
+    if (cst && *cst == 0)
+      continue;
+    int64_t align = cst ? std::abs(*cst * strides[d]) : strides[d];
+    if (align == 0)
+      continue;
+    so.prefixAlign = std::gcd(so.prefixAlign, align);
+    Value term =
+        arith::MulIOp::create(b, loc, values[index][0], i32(strides[d]));
+    so.prefix = so.prefix
+                    ? arith::AddIOp::create(b, loc, so.prefix, term).getResult()
+                    : term;
+  }
+  if (!so.prefix)
+    so.prefixAlign = 0;
+  auto operandType = cast<RankedTensorType>(fused.operand.getType());
+  SmallVector<int64_t, 4> operandStrides;
+  for (int64_t d : fused.dimMap)
+    operandStrides.push_back(d < 0 ? 0 : strides[lead + d]);
+  auto smem = SharedLayout::get(operandType.getShape(), operandStrides,
+                                s->layout.swizzle());
+  if (!smem)
+    return op->emitOpError(llvm::toString(smem.takeError()));
+  so.smem = *smem;
+  // Dynamic shared memory is 16-byte aligned; the buffer's offset may add
+  // less.
+  so.ptrAlign = 16;
+  if (auto bytes = bufferBytes(load.getBuffer()))
+    while (so.ptrAlign > 1 && bytes->first % so.ptrAlign)
+      so.ptrAlign /= 2;
+  else
+    so.ptrAlign = 1;
+  sharedOperands[fused.operand] = so;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Fragment loads
+//===----------------------------------------------------------------------===//
+
+/// swizzle(offset) on an i32 element offset.
+static Value applySwizzle(KernelLowering &kl, Location loc, Value offset,
+                          const Swizzle &s) {
+  if (s.isIdentity())
+    return offset;
+  OpBuilder &b = kl.builder();
+  int64_t mask = ((int64_t(1) << s.bits) - 1) << (s.base + s.shift);
+  Value moved = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, offset, kl.i32(mask)),
+      kl.i32(s.shift));
+  return arith::XOrIOp::create(b, loc, offset, moved);
+}
+
+/// sum_d coords[d] * strides[d] for i32 coordinates.
+static Value linearize(KernelLowering &kl, Location loc, ValueRange coords,
+                       ArrayRef<int64_t> strides, Value acc) {
+  OpBuilder &b = kl.builder();
+  for (auto [c, s] : llvm::zip(coords, strides))
+    if (s != 0)
+      acc = arith::AddIOp::create(b, loc, acc,
+                                  arith::MulIOp::create(b, loc, c, kl.i32(s)));
+  return acc;
+}
+
+static int64_t linearize(ArrayRef<int64_t> coords, ArrayRef<int64_t> strides) {
+  int64_t acc = 0;
+  for (auto [c, s] : llvm::zip(coords, strides))
+    acc += c * s;
+  return acc;
+}
+
+namespace {
+/// How ldmatrix-like matrix loads produce an atom's fragments.
+///
+/// A matrix load moves 8 x R matrices, R = 128 / bits elements per 16-byte
+/// row. Lane l receives, from row r and element e of the matrix as stored:
+///   no transpose: r = l / 4, e = P * (l % 4) + i   (P = 32 / bits)
+///   transpose:    r = 2 * (l % 4) + i, e = l / 4   (16-bit only)
+/// (PTX ISA, "Warp-level matrix load instruction: ldmatrix", fragment
+/// figures). Written as a register layout over (r, e) that is
+///   spatial(8,4) * local(1,P)  or  column_spatial(4,8) * local(2,1),
+/// the same layouts as lib/Layout's nvidiaLdmatrix(1, trans). When the tile
+/// stores its dim c contiguously, (r, e) = (dim 1-c, dim c) and the layout
+/// over the tile's dims is that one, with dims swapped when c = 0: the
+/// fragment F. If the atom's operand layout divides as atom = Q * F, then Q
+/// (one thread, n <= 4 slots) says where each of n matrices sits in the
+/// atom: matrix j is the block Q(0, j) of F.shape(), and atom slots
+/// j * P .. j * P + P - 1 are register j of the load.
+struct MatrixLoadPlan {
+  bool transpose = false;
+  unsigned contiguousDim = 1;
+  DistributedLayout blocks;
+  SmallVector<int64_t, 2> blockShape;
+  int64_t perRegister = 0;
+};
+} // namespace
+
+static std::optional<MatrixLoadPlan>
+planMatrixLoad(TargetLowering &tl, const SharedOperand &so,
+               const DistributedLayout &atom, unsigned bits) {
+  if ((bits != 8 && bits != 16) || so.smem.shape().size() != 2 ||
+      atom.rank() != 2 || atom.numThreads() != 32)
+    return std::nullopt;
+  ArrayRef<int64_t> strides = so.smem.strides();
+  int64_t rowElems = 128 / bits, per = 32 / bits;
+  unsigned c;
+  if (strides[1] == 1 && strides[0] != 1)
+    c = 1;
+  else if (strides[0] == 1 && strides[1] != 1)
+    c = 0;
+  else
+    return std::nullopt;
+  // Every row start must be 16-byte aligned before the swizzle and the
+  // swizzle must keep 16-byte chunks whole (it moves them as units then).
+  const Swizzle &swz = so.smem.swizzle();
+  if (strides[1 - c] % rowElems || (so.prefix && so.prefixAlign % rowElems) ||
+      so.ptrAlign < 16 ||
+      (!swz.isIdentity() && (int64_t(1) << swz.base) < rowElems))
+    return std::nullopt;
+  for (bool trans : {false, true}) {
+    if (!tl.hasMatrixLoad(bits, trans) || (trans && bits != 16))
+      continue;
+    DistributedLayout frame = trans ? DistributedLayout::columnSpatial({4, 8}) *
+                                          DistributedLayout::local({2, 1})
+                                    : DistributedLayout::spatial({8, 4}) *
+                                          DistributedLayout::local({1, per});
+    DistributedLayout frag = frame;
+    if (c == 0) {
+      auto swapped = frame.permute({1, 0});
+      if (!swapped) {
+        llvm::consumeError(swapped.takeError());
+        continue;
+      }
+      frag = *swapped;
+    }
+    std::optional<DistributedLayout> q = atom.divideRight(frag);
+    if (!q || q->numThreads() != 1 || q->localSize() > 4 ||
+        !llvm::isPowerOf2_64(q->localSize()))
+      continue;
+    MatrixLoadPlan plan;
+    plan.transpose = trans;
+    plan.contiguousDim = c;
+    plan.blocks = *q;
+    plan.blockShape.assign(frag.shape().begin(), frag.shape().end());
+    plan.perRegister = per;
+    return plan;
+  }
+  return std::nullopt;
+}
+
+/// Splits an i32 register into its `per` elements of `storage` type.
+static SmallVector<Value> unpackRegister(KernelLowering &kl, Location loc,
+                                         Value reg, Type storage, int64_t per) {
+  OpBuilder &b = kl.builder();
+  auto vecType = VectorType::get({per}, storage);
+  Value vec = LLVM::BitcastOp::create(b, loc, vecType, reg);
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < per; ++i)
+    out.push_back(LLVM::ExtractElementOp::create(b, loc, vec, kl.i32(i)));
+  return out;
+}
+
+/// Fragments through matrix loads, or std::nullopt when the layouts do not
+/// allow them (nothing emitted then).
+static std::optional<SmallVector<Regs>> loadWithMatrixLoads(
+    KernelLowering &kl, Location loc, const SharedOperand &so,
+    const DistributedLayout &quotient, const DistributedLayout &atom,
+    ArrayRef<int64_t> quotientSlots, Type storage, unsigned bits) {
+  std::optional<MatrixLoadPlan> plan =
+      planMatrixLoad(kl.target(), so, atom, bits);
+  if (!plan)
+    return std::nullopt;
+  ArrayRef<int64_t> strides = so.smem.strides();
+  ArrayRef<int64_t> atomShape = atom.shape();
+  unsigned nc = 1 - plan->contiguousDim;
+  int64_t perMatrixLoad = plan->blocks.localSize();
+  // Atoms per load: up to 4 matrices in one ldmatrix.x4.
+  int64_t group = std::max<int64_t>(1, 4 / perMatrixLoad);
+  // Element offset, relative to the warp's origin, of the first row of
+  // matrix m of a load covering the quotient slots `slots`: the atom's
+  // origin quotient(0, q) * atomShape plus the block origin
+  // blocks(0, j) * blockShape (q = slots[m / n], j = m % n).
+  auto matrixOrigin = [&](ArrayRef<int64_t> slots, int64_t m) {
+    SmallVector<int64_t, 2> qc = quotient.apply(0, slots[m / perMatrixLoad]);
+    SmallVector<int64_t, 2> bc = plan->blocks.apply(0, m % perMatrixLoad);
+    SmallVector<int64_t, 2> coord;
+    for (unsigned d = 0; d < 2; ++d)
+      coord.push_back(qc[d] * atomShape[d] + bc[d] * plan->blockShape[d]);
+    return linearize(coord, strides);
+  };
+  // Check first that every load's origins are linear in the bits of the
+  // matrix index (always true for power-of-two layouts; nothing is emitted
+  // otherwise).
+  SmallVector<SmallVector<int64_t>> groups;
+  for (size_t i = 0; i < quotientSlots.size();) {
+    size_t n =
+        llvm::bit_floor(std::min<size_t>(group, quotientSlots.size() - i));
+    ArrayRef<int64_t> slots = quotientSlots.slice(i, n);
+    i += n;
+    int64_t total = int64_t(slots.size()) * perMatrixLoad;
+    int64_t base = matrixOrigin(slots, 0);
+    for (int64_t m = 0; m < total; ++m) {
+      int64_t sum = base;
+      for (int64_t bit = 1; bit < total; bit <<= 1)
+        if (m & bit)
+          sum += matrixOrigin(slots, bit) - base;
+      if (sum != matrixOrigin(slots, m))
+        return std::nullopt;
+    }
+    groups.emplace_back(slots.begin(), slots.end());
+  }
+
+  OpBuilder &b = kl.builder();
+  Value tid = kl.threadIndex();
+  Value ws = kl.i32(kl.warpSize());
+  Value warp = arith::DivUIOp::create(b, loc, tid, ws);
+  Value lane = arith::RemUIOp::create(b, loc, tid, ws);
+  // The warp's origin: the spatial part of the quotient (warps) times the
+  // atom shape.
+  SmallVector<Value, 4> warpCoords = kl.spatialCoords(quotient, warp);
+  for (unsigned d = 0; d < 2; ++d)
+    warpCoords[d] =
+        arith::MulIOp::create(b, loc, warpCoords[d], kl.i32(atomShape[d]));
+  Value warpOffset = linearize(kl, loc, warpCoords, strides,
+                               so.prefix ? so.prefix : kl.i32(0));
+  // Lane l addresses row l % 8 (a step along the non-contiguous dim).
+  Value row = arith::AndIOp::create(b, loc, lane, kl.i32(7));
+  Value laneBase = arith::AddIOp::create(
+      b, loc, warpOffset,
+      arith::MulIOp::create(b, loc, row, kl.i32(strides[nc])));
+  int64_t bytes = bits / 8;
+
+  SmallVector<Regs> out(quotientSlots.size());
+  size_t next = 0;
+  for (const SmallVector<int64_t> &slots : groups) {
+    int64_t total = int64_t(slots.size()) * perMatrixLoad;
+    int64_t base = matrixOrigin(slots, 0);
+    // ... of matrix m = (l / 8) % total, bit by bit.
+    Value offset = arith::AddIOp::create(b, loc, laneBase, kl.i32(base));
+    for (int64_t bit = 1, shift = 3; bit < total; bit <<= 1, ++shift) {
+      Value digit = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, lane, kl.i32(shift)),
+          kl.i32(1));
+      offset = arith::AddIOp::create(
+          b, loc, offset,
+          arith::MulIOp::create(b, loc, digit,
+                                kl.i32(matrixOrigin(slots, bit) - base)));
+    }
+    offset = applySwizzle(kl, loc, offset, so.smem.swizzle());
+    Value addr =
+        kl.gep(so.ptr, arith::MulIOp::create(b, loc, offset, kl.i32(bytes)));
+    SmallVector<Value> regs =
+        kl.target().loadMatrices(b, loc, addr, total, plan->transpose);
+    if (int64_t(regs.size()) != total)
+      return std::nullopt;
+    for (int64_t s = 0; s < int64_t(slots.size()); ++s) {
+      Regs &frag = out[next + s];
+      for (int64_t j = 0; j < perMatrixLoad; ++j)
+        llvm::append_range(frag,
+                           unpackRegister(kl, loc, regs[s * perMatrixLoad + j],
+                                          storage, plan->perRegister));
+    }
+    next += slots.size();
+  }
+  return out;
+}
+
+/// Reads the slots [first, first + count) of every thread of `layout` from
+/// the operand's buffer with vector loads.
+static FailureOr<Regs> loadSlots(KernelLowering &kl, Operation *op,
+                                 Location loc, const SharedOperand &so,
+                                 const DistributedLayout &layout,
+                                 ArrayRef<Value> threadCoords, int64_t first,
+                                 int64_t count, Type storage, unsigned bits) {
+  int64_t vec = ::tile::layout::maxVectorWidth(layout, so.smem, bits);
+  if (vec == 0)
+    return op->emitOpError("operand elements are not byte-aligned in shared "
+                           "memory");
+  int64_t bytes = bits / 8;
+  while (vec > 1 && ((so.prefix && so.prefixAlign % vec) ||
+                     vec * bytes > so.ptrAlign || first % vec || count % vec))
+    vec /= 2;
+  OpBuilder &b = kl.builder();
+  Value linT = linearize(kl, loc, threadCoords, so.smem.strides(),
+                         so.prefix ? so.prefix : kl.i32(0));
+  Type vecType = VectorType::get({vec}, storage);
+  Regs regs;
+  for (int64_t l = first; l < first + count; l += vec) {
+    int64_t linL = linearize(layout.apply(0, l), so.smem.strides());
+    Value off =
+        applySwizzle(kl, loc, arith::AddIOp::create(b, loc, linT, kl.i32(linL)),
+                     so.smem.swizzle());
+    Value ptr =
+        kl.gep(so.ptr, arith::MulIOp::create(b, loc, off, kl.i32(bytes)));
+    Value v = LLVM::LoadOp::create(b, loc, vecType, ptr, vec * bytes);
+    for (int64_t i = 0; i < vec; ++i)
+      regs.push_back(LLVM::ExtractElementOp::create(b, loc, v, kl.i32(i)));
+  }
+  return regs;
+}
+
+FailureOr<SmallVector<Regs>> KernelLowering::loadOperandFragments(
+    Operation *op, const SharedOperand &operand,
+    const DistributedLayout &layout, const DistributedLayout &quotient,
+    const DistributedLayout &atom, ArrayRef<int64_t> quotientSlots,
+    Type elemType) {
+  unsigned bits = mlir::tile::getElementBitWidth(elemType);
+  Type storage = storageType(elemType);
+  if (std::optional<SmallVector<Regs>> frags = loadWithMatrixLoads(
+          *this, loc, operand, quotient, atom, quotientSlots, storage, bits))
+    return *frags;
+  SmallVector<Value, 4> coords = spatialCoords(layout);
+  SmallVector<Regs> out;
+  int64_t size = atom.localSize();
+  for (int64_t q : quotientSlots) {
+    FailureOr<Regs> regs = loadSlots(*this, op, loc, operand, layout, coords,
+                                     q * size, size, storage, bits);
+    if (failed(regs))
+      return failure();
+    out.push_back(std::move(*regs));
+  }
+  return out;
+}
+
+LogicalResult KernelLowering::materializeSharedOperand(Operation *op, Value v) {
+  const SharedOperand *so = lookupSharedOperand(v);
+  if (!so)
+    return success();
+  auto type = cast<RankedTensorType>(v.getType());
+  FailureOr<DistributedLayout> layout = layoutOf(op, type);
+  if (failed(layout))
+    return failure();
+  unsigned bits = mlir::tile::getElementBitWidth(type.getElementType());
+  FailureOr<Regs> regs =
+      loadSlots(*this, op, loc, *so, *layout, spatialCoords(*layout), 0,
+                layout->localSize(), storageType(type.getElementType()), bits);
+  if (failed(regs))
+    return failure();
+  values[v] = *regs;
+  return success();
+}
+
+} // namespace tile::gpu
