@@ -40,6 +40,9 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     print("SKIPPED: the baselines need numpy and PyTorch (%s)" % e)
     sys.exit(77)
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import codes  # noqa: E402
+
 if not torch.cuda.is_available():
     print("SKIPPED: PyTorch sees no CUDA device")
     sys.exit(77)
@@ -98,27 +101,9 @@ def _quantile(v, q):
 # Decoding saved tensors
 # --------------------------------------------------------------------------
 
-def _small_float_table(e, m, nan_all_ones):
-    """Values of every code of a sign/e/m float without infinities (OCP
-    'fn' formats; e4m3's all-ones code is NaN)."""
-    bias = (1 << (e - 1)) - 1
-    vals = []
-    for code in range(1 << (1 + e + m)):
-        s = code >> (e + m)
-        ex = (code >> m) & ((1 << e) - 1)
-        man = code & ((1 << m) - 1)
-        if nan_all_ones and ex == (1 << e) - 1 and man == (1 << m) - 1:
-            v = float("nan")
-        elif ex == 0:
-            v = math.ldexp(man, 1 - bias - m)
-        else:
-            v = math.ldexp((1 << m) + man, ex - bias - m)
-        vals.append(-v if s else v)
-    return torch.tensor(vals, dtype=torch.float32, device=DEV)
-
-
-FLOAT_CODES = {"f4e2m1": (2, 1, False), "f6e3m2": (3, 2, False),
-               "f6e2m3": (2, 3, False), "f8e4m3": (4, 3, True)}
+def _small_float_table(dtype):
+    return torch.tensor(codes.small_float_values(*codes.SMALL_FLOATS[dtype]),
+                        dtype=torch.float32, device=DEV)
 
 
 def decode(array, dtype):
@@ -126,14 +111,13 @@ def decode(array, dtype):
     t = torch.from_numpy(np.ascontiguousarray(array)).to(DEV)
     if dtype in ("f16", "f32", "i8", "u8", "i32"):
         return t.float()
-    if dtype in FLOAT_CODES:
-        return _small_float_table(*FLOAT_CODES[dtype])[t.long()]
+    if dtype in codes.SMALL_FLOATS:
+        return _small_float_table(dtype)[t.long()]
     bits = int(dtype[1:])
-    codes = t.long()
-    if dtype[0] == "i":
-        codes = torch.where(codes >= (1 << (bits - 1)), codes - (1 << bits),
-                            codes)
-    return codes.float()
+    c = t.long()
+    if dtype[0] == "i":  # two's complement, as codes.integer_value
+        c = torch.where(c >= (1 << (bits - 1)), c - (1 << bits), c)
+    return c.float()
 
 
 class Saved:

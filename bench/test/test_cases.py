@@ -4,6 +4,7 @@ work counts are the textbook ones, and add-tests appends the benchmark
 shapes after the check shapes of a manifest."""
 
 import json
+import math
 import os
 import sys
 import tempfile
@@ -12,6 +13,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
 import cases  # noqa: E402
+import codes  # noqa: E402
 
 
 class CasesTest(unittest.TestCase):
@@ -100,6 +102,39 @@ class CasesTest(unittest.TestCase):
             with self.assertRaises(SystemExit) as e:
                 cases.cmd_add_tests(d, "no_such_case", quick=False)
             self.assertIn("no case named 'no_such_case'", str(e.exception))
+
+
+class CodesTest(unittest.TestCase):
+    """The decode tables of gpu_bench.py against values written out by
+    hand from the OCP formats."""
+
+    def test_f4e2m1(self):
+        v = codes.small_float_values(*codes.SMALL_FLOATS["f4e2m1"])
+        self.assertEqual(v[:8], [0, 0.5, 1, 1.5, 2, 3, 4, 6])
+        self.assertEqual(v[8:], [-0.0, -0.5, -1, -1.5, -2, -3, -4, -6])
+
+    def test_f8e4m3(self):
+        v = codes.small_float_values(*codes.SMALL_FLOATS["f8e4m3"])
+        self.assertEqual(v[0x01], 2.0 ** -9)   # smallest subnormal
+        self.assertEqual(v[0x08], 2.0 ** -6)   # smallest normal
+        self.assertEqual(v[0x38], 1.0)
+        self.assertEqual(v[0x7E], 448.0)       # largest finite
+        self.assertEqual(v[0xFE], -448.0)
+        self.assertTrue(math.isnan(v[0x7F]) and math.isnan(v[0xFF]))
+        self.assertEqual(sum(math.isnan(x) for x in v), 2)
+
+    def test_f6e3m2(self):
+        v = codes.small_float_values(*codes.SMALL_FLOATS["f6e3m2"])
+        self.assertEqual(len(v), 64)
+        self.assertEqual(v[0x1F], 28.0)        # 2^4 * 1.75
+        self.assertEqual(v[0x01], 0.0625)      # 2^-2 * 1/4
+        self.assertFalse(any(math.isnan(x) for x in v))
+
+    def test_integers(self):
+        self.assertEqual([codes.integer_value(c, "i3") for c in range(8)],
+                         [0, 1, 2, 3, -4, -3, -2, -1])
+        self.assertEqual(codes.integer_value(15, "u4"), 15)
+        self.assertEqual(codes.integer_value(0x80, "i8"), -128)
 
 
 if __name__ == "__main__":
