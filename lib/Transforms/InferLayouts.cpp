@@ -29,6 +29,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEINFERLAYOUTS
@@ -231,21 +232,35 @@ LogicalResult LayoutInference::collectAndAnchor() {
         values.push_back(result);
     }
   });
+  // A wrong thread count is reported once per layout: at a conversion to it
+  // (a layout() pin) if there is one, not at the values derived from it.
+  llvm::StringSet<> reported;
+  auto checkThreads = [&](Value value, const DL &layout) {
+    if (layout.numThreads() == numThreads)
+      return true;
+    failed = true;
+    if (!reported.insert(layout.str()).second)
+      return false;
+    Location loc = value.getDefiningOp()
+                       ? value.getDefiningOp()->getLoc()
+                       : value.getParentRegion()->getParentOp()->getLoc();
+    emitError(loc) << "layout '" << layout.str() << "' uses "
+                   << layout.numThreads() << " threads, but the kernel has "
+                   << numThreads << " ("
+                   << "tile.warps = " << numWarps << " x warp size "
+                   << target.warpSize << ")";
+    return false;
+  };
+  for (Value value : values) {
+    std::optional<DL> layout = getLayout(value.getType());
+    if (layout && value.getDefiningOp<mlir::tile::ConvertLayoutOp>())
+      checkThreads(value, *layout);
+  }
   for (Value value : values) {
     // Existing encodings (pinned conversions, a second run) are kept.
     if (std::optional<DL> layout = getLayout(value.getType())) {
-      if (layout->numThreads() != numThreads) {
-        Location loc = value.getDefiningOp()
-                           ? value.getDefiningOp()->getLoc()
-                           : value.getParentRegion()->getParentOp()->getLoc();
-        emitError(loc) << "layout '" << layout->str() << "' uses "
-                       << layout->numThreads()
-                       << " threads, but the kernel has " << numThreads << " ("
-                       << "tile.warps = " << numWarps << " x warp size "
-                       << target.warpSize << ")";
-        failed = true;
+      if (!checkThreads(value, *layout))
         continue;
-      }
       layouts.try_emplace(value, *layout);
       continue;
     }
