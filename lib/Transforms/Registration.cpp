@@ -32,6 +32,9 @@ void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target) {
   pm.addPass(createTilePipeline(TilePipelineOptions{target}));
   pm.addPass(createTileRemoveConversions());
   pm.addPass(createCanonicalizerPass());
+  TileStageOperandsOptions stage;
+  stage.target = target;
+  pm.addPass(createTileStageOperands(stage));
   pm.addPass(createTileAllocateShared(TileAllocateSharedOptions{target}));
 }
 
@@ -41,7 +44,7 @@ void registerTransformsPasses() {
       "tile-gpu-prepare",
       "canonicalize, tile-infer-layouts, tile-remove-conversions, "
       "canonicalize, cse, tile-pipeline, tile-remove-conversions, "
-      "canonicalize, "
+      "canonicalize, tile-stage-operands, "
       "tile-allocate-shared "
       "for a target",
       [](OpPassManager &pm, const GpuPrepareOptions &options) {

@@ -32,7 +32,8 @@ inline constexpr llvm::StringLiteral kScratchBytesAttr = "tile.scratch_bytes";
 
 /// Adds `tile-gpu-prepare` to \p pm (anchored on builtin.module):
 /// canonicalize, tile-infer-layouts, tile-remove-conversions, canonicalize,
-/// cse, tile-pipeline, canonicalize, tile-allocate-shared, for \p target.
+/// cse, tile-pipeline, tile-remove-conversions, canonicalize,
+/// tile-stage-operands, tile-allocate-shared, for \p target.
 void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target);
 
 /// Registers the passes of Passes.td and the `tile-gpu-prepare{target=...}`

@@ -75,6 +75,36 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileStageOperands : Pass<"tile-stage-operands", "::mlir::ModuleOp"> {
+  let summary = "keep large loop-invariant dot operands in shared memory";
+  let description = [{
+    For every scf.for of a kernel, estimates the registers per thread that
+    stay live in the loop: its loop-carried tiles, the tiles it uses from
+    outside the loop, and the largest tile.dot result of its body (32-bit
+    registers from each tile's layout). While that exceeds `budget-percent`
+    percent of the target's registers per thread, the largest tile.dot A or
+    B operand defined outside the loop (at least `min-registers` registers)
+    is staged: written once before the loop (`tile.alloc_shared`,
+    `tile.shared_store` of the value before its layout conversions,
+    `tile.barrier`) and read back by a `tile.shared_load` in the operand's
+    layout right before each dot of the loop that uses it. Conversions left
+    without users are erased. A candidate that would take the kernel's
+    buffers past the target's shared memory is skipped. The GPU lowering
+    reads such shared_loads per k block inside the dot (operand fusion),
+    so the operand no longer occupies registers through the loop.
+    `target=host` leaves the module unchanged.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "target name (sm_80, sm_90a, gfx942, host, ...)">,
+    Option<"budgetPercent", "budget-percent", "int64_t", /*default=*/"75",
+           "percentage of the target's registers per thread the estimate "
+           "may reach before operands are staged">,
+    Option<"minRegisters", "min-registers", "int64_t", /*default=*/"16",
+           "smallest operand (registers per thread) worth staging">
+  ];
+}
+
 def TileAllocateShared : Pass<"tile-allocate-shared", "::mlir::ModuleOp"> {
   let summary = "assign shared-memory offsets, swizzles and scratch space";
   let description = [{
