@@ -235,11 +235,14 @@ std::optional<int64_t> Allocator::conversionBytes(const DL &src, const DL &dst,
     return std::nullopt;
   case ::tile::layout::ConversionKind::SharedMemory:
     return bytesOf(plan->smem.cosize(), moveBits);
-  case ::tile::layout::ConversionKind::RegisterPermutation:
   case ::tile::layout::ConversionKind::WarpShuffle:
-    // A permutation that differs between threads, or shuffles the lowering
-    // may not be able to express (it then falls back to a row-major round
-    // trip): reserve that round trip.
+    // Lowered with warp shuffles, no shared memory. In the rare case the
+    // lowering cannot express the shuffle tables it takes its own scratch
+    // region past the kernel's allocations.
+    return std::nullopt;
+  case ::tile::layout::ConversionKind::RegisterPermutation:
+    // A permutation that differs between threads may fall back to a
+    // row-major round trip: reserve it.
     return bytesOf(src.numElements(), moveBits);
   }
   return std::nullopt;

@@ -362,8 +362,9 @@ static Value fromBits(OpBuilder &b, Location loc, Value v, Type type) {
 static std::optional<Regs>
 convertByShuffles(KernelLowering &kl, Value tid, const DistributedLayout &src,
                   const DistributedLayout &dst,
-                  const ::tile::layout::ConversionPlan &plan, const Regs &regs,
-                  Type storage, unsigned bits) {
+                  const ::tile::layout::ConversionPlan &plan,
+                  ArrayRef<::tile::layout::ShuffleRound> rounds,
+                  const Regs &regs, Type storage, unsigned bits) {
   if (bits > 32 || plan.numThreads < 1)
     return std::nullopt;
   OpBuilder &b = kl.builder();
@@ -413,7 +414,7 @@ convertByShuffles(KernelLowering &kl, Value tid, const DistributedLayout &src,
   };
   SmallVector<Group, 0> groups;
   unsigned perWord = 32 / bits;
-  for (const ::tile::layout::ShuffleRound &r : plan.rounds) {
+  for (const ::tile::layout::ShuffleRound &r : rounds) {
     // A thread that receives nothing in this round but already holds the
     // sent register in some destination register l (localSource == sendSlot)
     // may take the round's value for l from its own lane: the same value.
@@ -572,6 +573,51 @@ convertByShuffles(KernelLowering &kl, Value tid, const DistributedLayout &src,
   return out;
 }
 
+/// Shuffle rounds for a WarpShuffle plan, one per (destination register l,
+/// sent register s): the threads whose element for l is not local and is
+/// offered at slot s by a lane of their warp (the first such holder) take
+/// it in that round.
+static SmallVector<::tile::layout::ShuffleRound>
+roundsBySlots(const DistributedLayout &src, const DistributedLayout &dst,
+              const ::tile::layout::ConversionPlan &plan) {
+  int64_t threads = plan.numThreads, lDst = plan.dstLocalSize;
+  int64_t ws = plan.warpSize;
+  SmallVector<::tile::layout::ShuffleRound> rounds;
+  for (int64_t l = 0; l < lDst; ++l) {
+    SmallVector<int64_t, 0> lane(threads, -1), slot(threads, -1);
+    for (int64_t t = 0; t < threads; ++t) {
+      if (plan.localSource[t * lDst + l] >= 0)
+        continue;
+      for (const ::tile::layout::ThreadSlot &h :
+           src.holders(dst.apply(t, l))) {
+        if (h.thread / ws == t / ws) {
+          lane[t] = h.thread % ws;
+          slot[t] = h.slot;
+          break;
+        }
+      }
+    }
+    for (int64_t s = 0; s < plan.srcLocalSize; ++s) {
+      ::tile::layout::ShuffleRound r;
+      r.sendSlot = s;
+      r.srcLane.assign(threads, 0);
+      r.dstSlot.assign(threads, -1);
+      bool any = false;
+      for (int64_t t = 0; t < threads; ++t) {
+        r.srcLane[t] = t % ws;
+        if (slot[t] == s) {
+          r.srcLane[t] = lane[t];
+          r.dstSlot[t] = l;
+          any = true;
+        }
+      }
+      if (any)
+        rounds.push_back(std::move(r));
+    }
+  }
+  return rounds;
+}
+
 FailureOr<Regs> KernelLowering::convertLayout(Operation *op, const Regs &regs,
                                               const DistributedLayout &src,
                                               const DistributedLayout &dst,
@@ -603,8 +649,18 @@ FailureOr<Regs> KernelLowering::convertLayout(Operation *op, const Regs &regs,
     return op->emitOpError("cannot convert layout: ")
            << llvm::toString(plan.takeError());
   if (plan->kind == ::tile::layout::ConversionKind::WarpShuffle) {
+    if (std::optional<Regs> out =
+            convertByShuffles(*this, tid, src, dst, *plan, plan->rounds, regs,
+                              storage, bitsOf(storage)))
+      return *out;
+    // The planner's greedy rounds mix destination registers per thread;
+    // rounds of one destination register and one sent register each often
+    // have regular tables where those do not.
+    SmallVector<::tile::layout::ShuffleRound> rounds =
+        roundsBySlots(src, dst, *plan);
     if (std::optional<Regs> out = convertByShuffles(
-            *this, tid, src, dst, *plan, regs, storage, bitsOf(storage)))
+            *this, tid, src, dst, *plan, rounds, regs, storage,
+            bitsOf(storage)))
       return *out;
   }
   SharedLayout smem = plan->kind == ::tile::layout::ConversionKind::SharedMemory
