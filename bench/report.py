@@ -158,6 +158,7 @@ def write_markdown(rows, device, path, title):
                      "timed**: %s" % (len(bad), ", ".join(
                          "%s[%s]" % (r["case"], r["shape"]) for r in bad)))
     lines.append("")
+    lines += summary_lines(rows)
     families = []
     for r in rows:
         if r["family"] not in families:
@@ -188,6 +189,32 @@ def write_markdown(rows, device, path, title):
         lines.append("")
     with open(path, "w") as f:
         f.write("\n".join(lines))
+
+
+def summary_lines(rows):
+    """One line per (family, shape): the fastest of our configurations for
+    it (the on-device pick) against the best baseline."""
+    best = {}
+    for r in rows:
+        if r["ms"] is None:
+            continue
+        key = (r["family"], r["shape"])
+        if key not in best or r["ms"] < best[key]["ms"]:
+            best[key] = r
+    if not best:
+        return []
+    lines = ["## Summary: fastest configuration per shape", "",
+             "| family | shape | configurations timed | fastest | ms | "
+             "best baseline | baseline ms | speedup |",
+             "|---|---|---|---|---|---|---|---|"]
+    for (fam, shape), r in best.items():
+        n = sum(1 for x in rows if x["family"] == fam and x["shape"] == shape
+                and x["ms"] is not None)
+        lines.append("| %s | %s | %d | %s | %s | %s | %s | %s |" % (
+            fam, shape, n, r["case"], _fmt(r["ms"], 4),
+            r["best_baseline"] or "–", _fmt(r["best_ms"], 4),
+            "–" if r["speedup"] is None else "%.2fx" % r["speedup"]))
+    return lines + [""]
 
 
 def main(argv):

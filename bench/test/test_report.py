@@ -23,6 +23,11 @@ CASES = {"quick": False, "tests": [
      "defines": {"BM": 128, "BN": 128}, "scalars": {},
      "flops": 2.0 * 4096 ** 3, "bytes": 3 * 2.0 * 4096 ** 2,
      "baseline": "torch"},
+    {"case": "gemm_f16_b", "family": "gemm_f16", "kernel": "gemm_f16",
+     "test": 2, "sizes": {"M": 4096, "N": 4096, "K": 4096},
+     "defines": {"BM": 128, "BN": 256}, "scalars": {},
+     "flops": 2.0 * 4096 ** 3, "bytes": 3 * 2.0 * 4096 ** 2,
+     "baseline": "torch"},
     {"case": "vector_add", "family": "vector_add", "kernel": "vector_add",
      "test": 2, "sizes": {"N": 1 << 24}, "defines": {"BLOCK": 1024},
      "scalars": {}, "flops": float(1 << 24), "bytes": 12.0 * (1 << 24),
@@ -46,6 +51,10 @@ class ReportTest(unittest.TestCase):
             f.write('gemm_f16,sm_90a,"NVIDIA H100, 80GB",sm_90,2,'
                     "K=4096;M=4096;N=4096,11,0,1,50,0.25,0.24,0.3,0.26,"
                     "0.01,0.245,0.28\n")
+        with open(os.path.join(d, "times", "gemm_f16_b.csv"), "w") as f:
+            f.write(HEADER + "\n")
+            f.write("gemm_f16,sm_90a,H100,sm_90,2,K=4096;M=4096;N=4096,11,0,"
+                    "1,50,0.3,0.29,0.35,0.3,0.01,0.295,0.31\n")
         with open(os.path.join(d, "times", "vector_add.csv"), "w") as f:
             f.write(HEADER + "\n")
             f.write("vector_add,sm_90a,H100,sm_90,2,N=16777216,11,0,1,50,"
@@ -54,6 +63,7 @@ class ReportTest(unittest.TestCase):
             f.write("case,test,baseline,median_ms,p10_ms,p90_ms,runs,note\n"
                     "gemm_f16_a,2,cublas,0.2,0.19,0.21,50,\n"
                     "gemm_f16_a,2,roofline,0.17,,,,\n"
+                    "gemm_f16_b,2,cublas,0.2,0.19,0.21,50,\n"
                     "vector_add,2,torch.add,0.1,0.09,0.11,50,\n"
                     "vector_add,2,slower,0.4,0.3,0.5,50,\n"
                     "vector_add,2,roofline,0.064,,,,\n")
@@ -87,8 +97,9 @@ class ReportTest(unittest.TestCase):
 
     def test_numbers(self):
         rows, _ = self.run_report()
-        self.assertEqual(len(rows), 3)
-        g, v, bad = rows
+        self.assertEqual(len(rows), 4)
+        g, g2, v, bad = rows
+        self.assertAlmostEqual(float(g2["speedup"]), 0.2 / 0.3, places=5)
         self.assertEqual(g["shape"], "K=4096 M=4096 N=4096")
         self.assertEqual(g["check"], "pass")
         # 2 * 4096^3 flops in 0.25 ms = 549.755813888 TFLOP/s.
@@ -114,6 +125,11 @@ class ReportTest(unittest.TestCase):
         self.assertIn("**1 test(s) produced wrong output and were not "
                       "timed**: vector_add[N=134217728]", md)
         self.assertIn("## gemm_f16", md)
+        # The faster of the two GEMM configurations is the pick.
+        self.assertIn("| gemm_f16 | K=4096 M=4096 N=4096 | 2 | gemm_f16_a | "
+                      "0.25 | cublas | 0.2 | 0.80x |", md)
+        self.assertIn("| vector_add | N=16777216 | 1 | vector_add | 0.08 | "
+                      "torch.add | 0.1 | 1.25x |", md)
         self.assertIn("| gemm_f16_a | K=4096 M=4096 N=4096 | pass (4.0e-04) | "
                       "0.25 [0.245–0.28] | 550 | 68% | cublas | 0.2 | 0.80x |",
                       md)
@@ -133,7 +149,7 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         with open(os.path.join(out, "results.csv")) as f:
             rows = list(csv.DictReader(f))
-        self.assertEqual([r["check"] for r in rows], ["unchecked"] * 3)
+        self.assertEqual([r["check"] for r in rows], ["unchecked"] * 4)
         self.assertEqual(rows[0]["best_baseline"], "")
         with self.assertRaises(SystemExit):
             report.main(["--cases", os.path.join(d, "nope.json"),
