@@ -22,24 +22,13 @@ using namespace tile::rt;
 
 namespace {
 
-const char *Manifest = R"json({
-  "format": "tilec-bundle", "version": 1,
-  "kernels": [ {
-    "name": "vadd", "target": "sm_90a", "object": "vadd.ptx",
-    "object_kind": "ptx", "threads_per_block": 64, "shared_bytes": 65536,
-    "grid": ["cdiv(N, 64)", "1", "1"],
-    "params": [
-      {"name": "A", "kind": "tensor", "dtype": "f32", "shape": ["N"]},
-      {"name": "B", "kind": "tensor", "dtype": "f32", "shape": ["N"]},
-      {"name": "C", "kind": "tensor", "dtype": "f32", "shape": ["N"], "mut": true},
-      {"name": "N", "kind": "dim"}
-    ],
-    "tests": [ {"sizes": {"N": 1000}, "seed": 8, "expected": {"C": "C.npy"}} ]
-  }, {
-    "name": "old", "target": "sm_80", "object": "vadd.ptx",
-    "object_kind": "cubin", "grid": ["1", "1", "1"], "params": []
-  } ]
-})json";
+const std::string Manifest = test::manifestJson(
+    {test::vaddKernelJson(R"("target": "sm_90a", "object": "vadd.ptx",
+                             "object_kind": "ptx", "shared_bytes": 65536)",
+                          1000, 8),
+     R"json({"name": "old", "target": "sm_80", "object": "vadd.ptx",
+             "object_kind": "cubin", "grid": ["1", "1", "1"],
+             "params": []})json"});
 
 class FakeCudaTest : public testing::Test {
 protected:

@@ -19,24 +19,13 @@ using namespace tile::rt;
 
 namespace {
 
-const char *Manifest = R"json({
-  "format": "tilec-bundle", "version": 1,
-  "kernels": [ {
-    "name": "vadd", "target": "gfx942", "object": "vadd.hsaco",
-    "object_kind": "hsaco", "warps": 1, "threads_per_block": 64,
-    "grid": ["cdiv(N, 64)", "1", "1"],
-    "params": [
-      {"name": "A", "kind": "tensor", "dtype": "f32", "shape": ["N"]},
-      {"name": "B", "kind": "tensor", "dtype": "f32", "shape": ["N"]},
-      {"name": "C", "kind": "tensor", "dtype": "f32", "shape": ["N"], "mut": true},
-      {"name": "N", "kind": "dim"}
-    ],
-    "tests": [ {"sizes": {"N": 777}, "seed": 2, "expected": {"C": "C.npy"}} ]
-  }, {
-    "name": "other", "target": "gfx950", "object": "vadd.hsaco",
-    "object_kind": "hsaco", "grid": ["1", "1", "1"], "params": []
-  } ]
-})json";
+const std::string Manifest = test::manifestJson(
+    {test::vaddKernelJson(R"("target": "gfx942", "object": "vadd.hsaco",
+                             "object_kind": "hsaco", "warps": 1)",
+                          777, 2),
+     R"json({"name": "other", "target": "gfx950", "object": "vadd.hsaco",
+             "object_kind": "hsaco", "grid": ["1", "1", "1"],
+             "params": []})json"});
 
 class FakeHipTest : public testing::Test {
 protected:

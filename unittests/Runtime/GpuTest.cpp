@@ -20,23 +20,11 @@ using namespace tile::rt;
 namespace {
 
 std::string manifest(unsigned SharedBytes) {
-  return R"json({
-  "format": "tilec-bundle", "version": 1, "compiler": "hand-written",
-  "kernels": [ {
-    "name": "vadd", "entry": "tile_test_vadd", "target": "sm_52",
-    "object": "vadd.ptx", "object_kind": "ptx",
-    "threads_per_block": 64, "shared_bytes": )json" +
-         std::to_string(SharedBytes) + R"json(,
-    "grid": ["cdiv(N, 64)", "1", "1"],
-    "params": [
-      {"name": "A", "kind": "tensor", "dtype": "f32", "shape": ["N"]},
-      {"name": "B", "kind": "tensor", "dtype": "f32", "shape": ["N"]},
-      {"name": "C", "kind": "tensor", "dtype": "f32", "shape": ["N"], "mut": true},
-      {"name": "N", "kind": "dim"}
-    ],
-    "tests": [ {"sizes": {"N": 100003}, "seed": 5, "expected": {"C": "C.npy"}} ]
-  } ]
-})json";
+  return test::manifestJson({test::vaddKernelJson(
+      R"("entry": "tile_test_vadd", "target": "sm_52", "object": "vadd.ptx",
+         "object_kind": "ptx", "shared_bytes": )" +
+          std::to_string(SharedBytes),
+      100003, 5)});
 }
 
 class GpuTest : public testing::Test {

@@ -90,6 +90,36 @@ inline std::string makeHostBundle(const std::string &Name) {
   return Dir.string();
 }
 
+/// The manifest entry of a vadd kernel (C = A + B over N f32 elements, 64
+/// threads per block; what the simulated drivers and Inputs/vadd.ptx run)
+/// with the extra JSON members \p Fields ("\"target\": \"sm_90a\", ...")
+/// and one test of \p N elements and seed \p Seed checked against C.npy.
+inline std::string vaddKernelJson(const std::string &Fields, int64_t N,
+                                  uint64_t Seed) {
+  return R"json({
+    "name": "vadd", "threads_per_block": 64, "grid": ["cdiv(N, 64)", "1", "1"],
+    "params": [
+      {"name": "A", "kind": "tensor", "dtype": "f32", "shape": ["N"]},
+      {"name": "B", "kind": "tensor", "dtype": "f32", "shape": ["N"]},
+      {"name": "C", "kind": "tensor", "dtype": "f32", "shape": ["N"], "mut": true},
+      {"name": "N", "kind": "dim"}
+    ],
+    "tests": [ {"sizes": {"N": )json" +
+         std::to_string(N) + R"json(}, "seed": )json" + std::to_string(Seed) +
+         R"json(, "expected": {"C": "C.npy"}} ],
+    )json" +
+         Fields + "}";
+}
+
+/// A manifest of the kernel entries \p Kernels (JSON objects).
+inline std::string manifestJson(const std::vector<std::string> &Kernels) {
+  std::string S = R"json({"format": "tilec-bundle", "version": 1,
+  "compiler": "hand-written", "kernels": [)json";
+  for (size_t I = 0; I < Kernels.size(); ++I)
+    S += (I ? ",\n" : "\n") + Kernels[I];
+  return S + "]}";
+}
+
 /// Makes a fresh folder TempDir()/NAME holding \p Files (name, contents);
 /// returns its path.
 inline std::string
