@@ -381,6 +381,10 @@ def main(argv):
             except FileNotFoundError as e:
                 err, note, base = float("nan"), "no saved output: %s" % (
                     e.filename), {}
+            except Exception as e:  # one broken test must not hide the rest
+                err, note, base = float("nan"), "%s: %s" % (
+                    type(e).__name__, str(e).splitlines()[0] if str(e)
+                    else ""), {}
             tol = TOLERANCE[t["family"]]
             ok = err == err and err <= tol
             status = "pass" if ok else "fail"
