@@ -921,9 +921,12 @@ std::optional<int64_t> Checker::requireCtInt(Expr *e, llvm::StringRef what) {
   if (!e->ty.isValid())
     return std::nullopt;
   if (e->cv.kind != ConstVal::Int) {
-    error(e->loc, what + " must be a compile-time integer constant" +
-                      (e->ty.isValue() ? ", got a runtime " + e->ty.str()
-                                       : ", got " + e->ty.str()));
+    // A constant of another kind (2.5, true) is not "runtime".
+    const char *got = !e->ty.isValue() ? ", got "
+                      : e->cv.isSet()  ? ", got a "
+                                       : ", got a runtime ";
+    error(e->loc, what + " must be a compile-time integer constant" + got +
+                      e->ty.str());
     return std::nullopt;
   }
   return e->cv.i;

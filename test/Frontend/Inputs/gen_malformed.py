@@ -73,6 +73,24 @@ cases["bad-small-float"] = GOOD.replace("f16[M, K]", "f8e5m3[M, K]", 1)
 cases["none-expr"] = GOOD.replace("2.0", "None", 1)
 cases["chained-cmp"] = GOOD.replace("BM > 32", "1 < BM < 32", 1)
 cases["kwarg-positional"] = GOOD.replace("cast(f16, acc)", "cast(x = f16, acc)", 1)
+# Broken register layout pins (layout(x, L)).
+PIN = "    store(C[m0 : m0 + BM, n0 : n0 + BN], cast(f16, acc));"
+bad_layouts = {
+    "layout-not-layout": "layout(acc, acc)",
+    "layout-nested": "layout(acc, layout(acc, spatial(16, 8)))",
+    "layout-huge-extent": "layout(acc, local(BM, BN) * replicate(1 << 62) * replicate(1 << 62))",
+    "layout-huge-product": "layout(acc, local(9223372036854775807, 1) * local(9223372036854775807, 64))",
+    "layout-negative": "layout(acc, spatial(-1, 2))",
+    "layout-float-extent": "layout(acc, local(2.5, 1))",
+    "layout-empty-factor": "layout(acc, local())",
+    "layout-empty-replicate": "layout(acc, replicate())",
+    "layout-scalar": "layout(m0, local(1, 1))",
+    "layout-type": "layout(f16, local(1, 1))",
+}
+for name, call in bad_layouts.items():
+    assert PIN in GOOD
+    cases[name] = GOOD.replace(
+        PIN, "    let pinned = " + call + ";\n" + PIN, 1)
 for name, text in cases.items():
     data = text if isinstance(text, bytes) else text.encode()
     with open(os.path.join(out, name + ".tile"), "wb") as f:
