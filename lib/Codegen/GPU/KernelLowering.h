@@ -267,6 +267,8 @@ private:
   };
   llvm::DenseMap<mlir::Operation *, FusedLoad> fusedLoads;
   llvm::DenseMap<mlir::Value, SharedOperand> sharedOperands;
+  /// Ops already lowered as part of an earlier op (a dot's epilogue add).
+  llvm::DenseSet<mlir::Operation *> loweredEarly;
 };
 
 } // namespace tile::gpu

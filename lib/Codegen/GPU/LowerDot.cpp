@@ -15,6 +15,10 @@
 
 #include "KernelLowering.h"
 
+#include "mlir/IR/Matchers.h"
+
+#include <numeric>
+
 using namespace mlir;
 using ::tile::layout::DistributedLayout;
 
@@ -88,6 +92,41 @@ LogicalResult KernelLowering::lowerFmaDot(mlir::tile::DotOp op,
     }
   values[op.getResult()] = acc;
   return success();
+}
+
+/// Whether `v` is a constant tile of zeros.
+static bool isZeroTile(Value v) {
+  DenseElementsAttr dense;
+  if (!matchPattern(v, m_Constant(&dense)) || !dense.isSplat())
+    return false;
+  if (auto f = dyn_cast<FloatAttr>(dense.getSplatValue<Attribute>()))
+    return f.getValue().isZero();
+  if (auto i = dyn_cast<IntegerAttr>(dense.getSplatValue<Attribute>()))
+    return i.getValue().isZero();
+  return false;
+}
+
+/// The add that consumes `op`'s product when the dot starts from a zero
+/// accumulator (`x + dot(a, b, 0)`, attention's rescaled accumulator): its
+/// only user, an arith.addf / addi of the same block whose other operand is
+/// available before the dot, in the same layout. Such an add can be applied
+/// to each accumulator atom as soon as its k loop ends, so the product never
+/// needs all its registers at once.
+static Operation *findEpilogueAdd(mlir::tile::DotOp op) {
+  if (!isZeroTile(op.getAcc()) || !op->hasOneUse())
+    return nullptr;
+  Operation *user = *op->getUsers().begin();
+  if (!isa<arith::AddFOp, arith::AddIOp>(user) ||
+      user->getBlock() != op->getBlock() ||
+      user->getResult(0).getType() != op.getType())
+    return nullptr;
+  Value other = user->getOperand(user->getOperand(0) == op.getResult() ? 1 : 0);
+  if (other == op.getResult() || other.getType() != op.getType())
+    return nullptr;
+  Operation *def = other.getDefiningOp();
+  if (def && def->getBlock() == op->getBlock() && !def->isBeforeInBlock(op))
+    return nullptr;
+  return user;
 }
 
 LogicalResult KernelLowering::lowerDot(mlir::tile::DotOp op) {
@@ -173,40 +212,95 @@ LogicalResult KernelLowering::lowerDot(mlir::tile::DotOp op) {
       out.emplace_back(ArrayRef<Value>(regs).slice(s * size, size));
     return out;
   };
-  // k blocks outer, accumulator atoms inner: only one k slice of A and B is
-  // live, and every accumulator element still sums its k blocks in
-  // increasing order (the same fp32 rounding sequence as accumulator-outer).
   Regs acc = values[op.getAcc()];
-  for (int64_t k = 0; k < kBlocks; ++k) {
-    // The distinct A / B atoms of this k block, in first-use order.
-    SmallVector<int64_t> needA, needB;
-    for (int64_t q = 0; q < numC; ++q) {
-      if (!llvm::is_contained(needA, slotA[q][k]))
-        needA.push_back(slotA[q][k]);
-      if (!llvm::is_contained(needB, slotB[q][k]))
-        needB.push_back(slotB[q][k]);
+  // One pass of the product over the accumulator atoms `group`: k blocks
+  // outer, the group's atoms inner. Only one k slice of the fused operands
+  // is live, and every accumulator element still sums its k blocks in
+  // increasing order (the same fp32 rounding sequence as any other order of
+  // the atoms).
+  auto runGroup = [&](ArrayRef<int64_t> group) -> LogicalResult {
+    for (int64_t k = 0; k < kBlocks; ++k) {
+      // The distinct A / B atoms of this k block, in first-use order.
+      SmallVector<int64_t> needA, needB;
+      for (int64_t q : group) {
+        if (!llvm::is_contained(needA, slotA[q][k]))
+          needA.push_back(slotA[q][k]);
+        if (!llvm::is_contained(needB, slotB[q][k]))
+          needB.push_back(slotB[q][k]);
+      }
+      FailureOr<SmallVector<Regs>> fa = fragments(
+          op.getA(), sharedA, *la, *qa, atom->a, needA, aType.getElementType());
+      if (failed(fa))
+        return failure();
+      FailureOr<SmallVector<Regs>> fb = fragments(
+          op.getB(), sharedB, *lb, *qb, atom->b, needB, bType.getElementType());
+      if (failed(fb))
+        return failure();
+      for (int64_t q : group) {
+        const Regs &ra = (*fa)[llvm::find(needA, slotA[q][k]) - needA.begin()];
+        const Regs &rb = (*fb)[llvm::find(needB, slotB[q][k]) - needB.begin()];
+        if (int64_t(ra.size()) != sa || int64_t(rb.size()) != sb)
+          return op.emitOpError("operand fragments do not match the atom");
+        SmallVector<Value> c(acc.begin() + q * sc, acc.begin() + (q + 1) * sc);
+        c = tl.mma(b, loc, *atom, ra, rb, c);
+        for (int64_t i = 0; i < sc; ++i)
+          acc[q * sc + i] = c[i];
+      }
     }
-    FailureOr<SmallVector<Regs>> fa = fragments(
-        op.getA(), sharedA, *la, *qa, atom->a, needA, aType.getElementType());
-    if (failed(fa))
+    return success();
+  };
+
+  Operation *epilogue = findEpilogueAdd(op);
+  // Without an epilogue (or when both operands are read from shared memory,
+  // where grouping would read one of them again per group) the whole
+  // accumulator is one group.
+  if (!epilogue || (sharedA && sharedB)) {
+    SmallVector<int64_t> all(numC);
+    std::iota(all.begin(), all.end(), 0);
+    if (failed(runGroup(all)))
       return failure();
-    FailureOr<SmallVector<Regs>> fb = fragments(
-        op.getB(), sharedB, *lb, *qb, atom->b, needB, bType.getElementType());
-    if (failed(fb))
-      return failure();
-    for (int64_t q = 0; q < numC; ++q) {
-      const Regs &ra = (*fa)[llvm::find(needA, slotA[q][k]) - needA.begin()];
-      const Regs &rb = (*fb)[llvm::find(needB, slotB[q][k]) - needB.begin()];
-      assert(int64_t(ra.size()) == sa && int64_t(rb.size()) == sb &&
-             "fragment sizes follow the atom");
-      (void)sa;
-      (void)sb;
-      SmallVector<Value> c(acc.begin() + q * sc, acc.begin() + (q + 1) * sc);
-      c = tl.mma(b, loc, *atom, ra, rb, c);
-      for (int64_t i = 0; i < sc; ++i)
-        acc[q * sc + i] = c[i];
-    }
+    values[op.getResult()] = acc;
+    return success();
   }
+  // With an epilogue: groups of atoms that share their B atoms (same
+  // columns; or their A atoms, same rows, when only A is in shared memory),
+  // two column blocks per group so that a B ldmatrix.x4 covers both; each
+  // group's atoms get the add as soon as their k loop ends.
+  unsigned keyDim = sharedA ? 0 : 1;
+  SmallVector<int64_t> keys;
+  for (int64_t q = 0; q < numC; ++q) {
+    int64_t key = qc->apply(0, q)[keyDim];
+    if (!llvm::is_contained(keys, key))
+      keys.push_back(key);
+  }
+  const Regs &other = values[epilogue->getOperand(0) == op.getResult()
+                                 ? epilogue->getOperand(1)
+                                 : epilogue->getOperand(0)];
+  bool otherFirst = epilogue->getOperand(1) == op.getResult();
+  Type elem = cType.getElementType();
+  Regs sum(acc.size());
+  for (size_t g = 0; g < keys.size(); g += 2) {
+    SmallVector<int64_t> group;
+    for (int64_t q = 0; q < numC; ++q) {
+      int64_t key = qc->apply(0, q)[keyDim];
+      if (key == keys[g] || (g + 1 < keys.size() && key == keys[g + 1]))
+        group.push_back(q);
+    }
+    if (failed(runGroup(group)))
+      return failure();
+    for (int64_t q : group)
+      for (int64_t i = q * sc; i < (q + 1) * sc; ++i) {
+        Value lhs = otherFirst ? other[i] : acc[i];
+        Value rhs = otherFirst ? acc[i] : other[i];
+        OperationState state(
+            epilogue->getLoc(), epilogue->getName().getStringRef(),
+            ValueRange{lhs, rhs}, TypeRange{elem}, epilogue->getAttrs());
+        sum[i] = b.create(state)->getResult(0);
+      }
+  }
+  values[op.getResult()] = acc;
+  values[epilogue->getResult(0)] = sum;
+  loweredEarly.insert(epilogue);
   values[op.getResult()] = acc;
   return success();
 }

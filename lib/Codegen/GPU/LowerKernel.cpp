@@ -608,6 +608,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
   using namespace mlir::tile;
   if (isFusedOperandOp(op))
     return deferFusedOperandOp(op);
+  if (loweredEarly.contains(op))
+    return success();
   if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return lowerElementwise(op);
   if (auto forOp = dyn_cast<scf::ForOp>(op))

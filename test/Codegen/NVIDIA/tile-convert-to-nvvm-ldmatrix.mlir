@@ -285,3 +285,39 @@ func.func @int8(%A: !tile.ptr<i8>, %B: !tile.ptr<i8>, %C: !tile.ptr<i32>, %M: i3
   tile.store %vc[%c0, %c0], %d : !tile.view<?x?xi32>, tensor<64x64xi32, #mmaC>
   return
 }
+
+// x + dot(a, b, 0) (attention's rescaled accumulator plus P V): the add is
+// applied to each group of accumulator atoms as soon as their k loop ends,
+// so the product never holds all its registers. Groups are two column
+// blocks (one B ldmatrix.x4.trans per k block); A stays in registers.
+// CHECK-LABEL: llvm.func @epilogue
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>, num = 4 : i32
+// CHECK-COUNT-2: nvvm.mma.sync
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>, num = 4 : i32
+// CHECK-COUNT-2: nvvm.mma.sync
+// CHECK-COUNT-8: llvm.fadd
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>, num = 4 : i32
+// CHECK-COUNT-2: nvvm.mma.sync
+// CHECK:         nvvm.ldmatrix
+// CHECK-COUNT-2: nvvm.mma.sync
+// CHECK-COUNT-8: llvm.fadd
+// CHECK:         llvm.return
+func.func @epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32)
+    attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32, tile.shared_bytes = 8192 : i64} {
+  %c0 = arith.constant 0 : i32
+  %va = tile.view %A(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %vb = tile.view %B(%K, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %vc = tile.view %C(%M, %N) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %sb = tile.alloc_shared {tile.offset = 4096 : i64} : !tile.shared<32x64xf16, #tile.shared_layout<swizzle(3,3,3) o (32,64):(64,1)>>
+  %b = tile.load %vb[%c0, %c0] : !tile.view<?x?xf16> -> tensor<32x64xf16, #blkB>
+  tile.shared_store %sb[%c0, %c0], %b : !tile.shared<32x64xf16, #tile.shared_layout<swizzle(3,3,3) o (32,64):(64,1)>>, tensor<32x64xf16, #blkB>
+  tile.barrier
+  %x = tile.load %va[%c0, %c0] : !tile.view<?x?xf16> -> tensor<64x32xf16, #mmaA>
+  %old = tile.load %vc[%c0, %c0] : !tile.view<?x?xf32> -> tensor<64x64xf32, #mmaC>
+  %y = tile.shared_load %sb[%c0, %c0] : !tile.shared<32x64xf16, #tile.shared_layout<swizzle(3,3,3) o (32,64):(64,1)>> -> tensor<32x64xf16, #mmaB>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mmaC>
+  %d = tile.dot %x, %y, %zero : tensor<64x32xf16, #mmaA>, tensor<32x64xf16, #mmaB>, tensor<64x64xf32, #mmaC> -> tensor<64x64xf32, #mmaC>
+  %s = arith.addf %old, %d : tensor<64x64xf32, #mmaC>
+  tile.store %vc[%c0, %c0], %s : !tile.view<?x?xf32>, tensor<64x64xf32, #mmaC>
+  return
+}
