@@ -511,9 +511,10 @@ buildLayout(const Expr *l, unsigned rank) {
     return llvm::createStringError("expected a layout factor");
   llvm::SmallVector<int64_t, 4> extents;
   for (const auto &a : c->args) {
-    if (a->cv.kind != ConstVal::Int || a->cv.i < 1)
+    if (a->cv.kind != ConstVal::Int || a->cv.i < 1) {
       return llvm::createStringError("layout extents must be positive "
                                      "compile-time integers");
+    }
     extents.push_back(a->cv.i);
   }
   if (c->callee == "replicate") {
@@ -570,7 +571,7 @@ Value MLIRGen::withEncodingOf(Value v, Type like, Location l) {
 }
 
 void MLIRGen::matchEncodings(llvm::MutableArrayRef<Value> values, Location l) {
-  auto encoded = llvm::find_if(values, [](Value v) {
+  auto *encoded = llvm::find_if(values, [](Value v) {
     auto type = v ? dyn_cast<mlir::RankedTensorType>(v.getType()) : nullptr;
     return type && type.getEncoding();
   });
@@ -892,9 +893,10 @@ bool MLIRGen::emitFor(ForStmt *s) {
   b.setInsertionPointToEnd(body);
   // A carried value keeps the type (and pinned layout) it entered with.
   llvm::SmallVector<Value> yields;
-  for (size_t i = 0; i < s->carried.size(); ++i)
+  for (size_t i = 0; i < s->carried.size(); ++i) {
     yields.push_back(
         withEncodingOf(vals.lookup(s->carried[i]), inits[i].getType(), l));
+  }
   mlir::scf::YieldOp::create(b, l, yields);
   for (size_t i = 0; i < s->carried.size(); ++i)
     vals[s->carried[i]] = forOp.getResult(i);
@@ -927,9 +929,10 @@ bool MLIRGen::emitIf(IfStmt *s) {
     if (body && !emitStmt(body))
       return false;
     llvm::SmallVector<Value> yields;
-    for (size_t i = 0; i < s->carried.size(); ++i)
+    for (size_t i = 0; i < s->carried.size(); ++i) {
       yields.push_back(
           withEncodingOf(vals.lookup(s->carried[i]), resultTypes[i], l));
+    }
     mlir::scf::YieldOp::create(b, l, yields);
     for (size_t i = 0; i < s->carried.size(); ++i)
       vals[s->carried[i]] = before[i];

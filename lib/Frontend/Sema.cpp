@@ -438,7 +438,7 @@ bool Checker::checkCtParams(const Defines &defines) {
       ok = false;
       continue;
     }
-    out.constants.push_back({p.name, value});
+    out.constants.emplace_back(p.name, value);
   }
   return ok;
 }
@@ -492,12 +492,13 @@ bool Checker::checkName(NameExpr *e) {
   if (inDim) {
     // A new runtime dimension; reserved names cannot be one.
     const char *what = nullptr;
-    if (ElemType::parse(e->name))
+    if (ElemType::parse(e->name)) {
       what = "a type name";
-    else if (lookupBuiltin(e->name) != Builtin::None)
+    } else if (lookupBuiltin(e->name) != Builtin::None) {
       what = "a builtin function";
-    else if (e->name == "inf" || e->name == "int" || e->name == "type")
+    } else if (e->name == "inf" || e->name == "int" || e->name == "type") {
       what = "reserved";
+    }
     if (what) {
       error(e->loc,
             "'" + e->name + "' cannot name a runtime dimension (" + what + ")");
@@ -1165,15 +1166,16 @@ bool Checker::checkLayoutCall(CallExpr *e) {
       return false;
     size_t want = isReplicate ? 1 : shape.size();
     if (c->args.size() != want) {
-      if (isReplicate)
+      if (isReplicate) {
         error(c->loc, "replicate(k) takes one thread count, got " +
                           llvm::Twine(c->args.size()) + " arguments");
-      else
+      } else {
         error(c->loc, "layout factor '" + c->callee + "' has " +
                           llvm::Twine(c->args.size()) +
                           (c->args.size() == 1 ? " extent" : " extents") +
                           " but the tile has rank " +
                           llvm::Twine(shape.size()));
+      }
       return false;
     }
     for (size_t i = 0; i < c->args.size(); ++i) {
@@ -2297,9 +2299,10 @@ static bool walkOperands(Expr *e, llvm::function_ref<Walk(Expr *)> visit) {
   }
   if (auto *u = dyn_cast<UnaryExpr>(e))
     return walkOperands(u->operand.get(), visit);
-  if (auto *b = dyn_cast<BinaryExpr>(e))
+  if (auto *b = dyn_cast<BinaryExpr>(e)) {
     return walkOperands(b->lhs.get(), visit) &&
            walkOperands(b->rhs.get(), visit);
+  }
   if (auto *c = dyn_cast<CallExpr>(e)) {
     for (auto &a : c->args) {
       if (!walkOperands(a.get(), visit))
@@ -2428,7 +2431,7 @@ bool Checker::checkSignature() {
     inDim = true;
     for (auto &dimExpr : p.dims) {
       if (auto *n = dyn_cast<NameExpr>(dimExpr.get()))
-        dimBareNames.push_back({n->name, n->loc});
+        dimBareNames.emplace_back(n->name, n->loc);
       // Dims may only refer to compile-time params and dimension names.
       auto noParamRefs = [&](Expr *x) {
         if (auto *n = dyn_cast<NameExpr>(x)) {

@@ -58,16 +58,18 @@ struct DropLayoutsPass
         result.setType(dropLayout(result.getType()));
       if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
         auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-        if (dense && dense.getType() != constant.getType())
+        if (dense && dense.getType() != constant.getType()) {
           constant.setValueAttr(
               dense.reshape(cast<ShapedType>(constant.getType())));
+        }
       }
       if (auto function = dyn_cast<FunctionOpInterface>(op)) {
         auto type = dyn_cast<FunctionType>(function.getFunctionType());
-        if (type)
+        if (type) {
           function.setType(FunctionType::get(op->getContext(),
                                              dropLayouts(type.getInputs()),
                                              dropLayouts(type.getResults())));
+        }
       }
       if (auto convert = dyn_cast<ConvertLayoutOp>(op))
         conversions.push_back(convert);
