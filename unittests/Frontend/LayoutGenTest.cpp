@@ -75,9 +75,10 @@ TEST(LayoutGen, FrontEndAndAttributeParserAgree) {
       {"[16, 16]", "replicate(256) * local(16, 16)"},
   };
   std::string body;
-  for (const Case &c : cases)
+  for (const Case &c : cases) {
     body += "    let p" + std::to_string(&c - cases) + " = layout(zeros(f32, " +
             c.shape + "), " + c.layout + ");\n";
+  }
   std::string source = "kernel k(A: f32[N]) grid(N) warps 4 {\n" + body + "}\n";
   std::string diags;
   std::vector<DistributedLayout> got = pinnedLayouts(source, diags);

@@ -72,12 +72,13 @@ std::string source(bool pinned) {
     size_t comma = std::string::npos, end = pos + 4;
     for (; end < text.size(); ++end) {
       char c = text[end];
-      if (c == '(' || c == '[')
+      if (c == '(' || c == '[') {
         ++depth;
-      else if ((c == ')' || c == ']') && depth-- == 0)
+      } else if ((c == ')' || c == ']') && depth-- == 0) {
         break;
-      else if (c == ',' && depth == 0 && comma == std::string::npos)
+      } else if (c == ',' && depth == 0 && comma == std::string::npos) {
         comma = end;
+      }
     }
     text.erase(comma, end + 1 - comma);
     text.erase(pos, 4);
@@ -108,9 +109,10 @@ std::string source(bool pinned) {
   if (llvm::Error err = host::lowerToHostLLVM(*module))
     return ::testing::AssertionFailure() << llvm::toString(std::move(err));
   auto compiled = host::HostExecutable::create(*module);
-  if (!compiled)
+  if (!compiled) {
     return ::testing::AssertionFailure()
            << llvm::toString(compiled.takeError());
+  }
   auto found = (*compiled)->lookup("pinned");
   if (!found)
     return ::testing::AssertionFailure() << llvm::toString(found.takeError());
@@ -199,9 +201,10 @@ TEST(LayoutHost, PinnedKernelMatchesReference) {
     size_t bad = 0;
     for (size_t i = 0; i < got.size(); ++i) {
       double tol = 1e-4 * (1 + std::fabs(want[i]));
-      if (!(std::fabs(got[i] - want[i]) <= tol) && bad++ < 5)
+      if (!(std::fabs(got[i] - want[i]) <= tol) && bad++ < 5) {
         ADD_FAILURE() << "C[" << i / p.n << ", " << i % p.n << "] = " << got[i]
                       << ", expected " << want[i] << " (s = " << s << ")";
+      }
     }
     EXPECT_EQ(bad, 0u);
   }
