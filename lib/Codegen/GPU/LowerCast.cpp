@@ -9,8 +9,9 @@
 //    magic-number exponents (one or/xor and one packed f16x2/bf16x2
 //    subtraction per pair: the PTX backend selects lop3/prmt and sub.f16x2),
 //    f8e4m3 -> f16/bf16 two at a time by a shift into the f16 fields and
-//    one packed multiplication by 2^8, f8e5m2 -> f16 by a shift, both with
-//    NaN canonicalization; u8/i8 -> bf16 through f32 (exact);
+//    one packed multiplication by 2^8, f8e5m2 -> f16/bf16 by a shift, both
+//    with NaN canonicalization (bf16 through f32, exact); u8/i8 -> bf16 by
+//    one exact hardware conversion;
 //  - f16/bf16/f32 <-> f16/bf16/f32 and integers -> f16/bf16/f32 by the
 //    hardware's round-to-nearest-even conversions (one rounding);
 //  - floats -> integers: round to nearest even, then a saturating
@@ -467,24 +468,29 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
     values[op.getResult()] = out;
     return success();
   }
-  if (isa<Float8E5M2Type>(srcElem) && dstElem.isF16()) {
-    // e5m2 is the top byte of an f16; NaN codes become the canonical quiet
-    // NaN S.11111.1000000000 of lib/Numerics.
+  if (isa<Float8E5M2Type>(srcElem) && (dstElem.isF16() || dstElem.isBF16())) {
+    // e5m2 is the top byte of an f16; bf16 goes on through f32, exactly (2
+    // mantissa bits, f16's exponent range). NaN codes become the
+    // destination's canonical quiet NaN with the code's sign, as in
+    // lib/Numerics.
+    Type i16 = b.getI16Type();
+    uint32_t nanCode = formatOf(dstElem, false)->nanCode();
     Regs out;
     for (Value v : in) {
-      Value w = arith::ExtUIOp::create(b, loc, b.getI16Type(), v);
-      Value h = arith::ShLIOp::create(b, loc, w, constant(b.getI16Type(), 8));
-      Value mag =
-          arith::AndIOp::create(b, loc, h, constant(b.getI16Type(), 0x7FFF));
-      Value isNaN =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, mag,
-                                constant(b.getI16Type(), 0x7C00));
+      Value w = arith::ExtUIOp::create(b, loc, i16, v);
+      Value h = arith::ShLIOp::create(b, loc, w, constant(i16, 8));
+      Value mag = arith::AndIOp::create(b, loc, h, constant(i16, 0x7FFF));
+      Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                          mag, constant(i16, 0x7C00));
       Value nan = arith::OrIOp::create(
-          b, loc,
-          arith::AndIOp::create(b, loc, h, constant(b.getI16Type(), 0x8000)),
-          constant(b.getI16Type(), 0x7E00));
-      h = arith::SelectOp::create(b, loc, isNaN, nan, h);
-      out.push_back(arith::BitcastOp::create(b, loc, b.getF16Type(), h));
+          b, loc, arith::AndIOp::create(b, loc, h, constant(i16, 0x8000)),
+          constant(i16, nanCode));
+      Value x = arith::BitcastOp::create(b, loc, b.getF16Type(), h);
+      if (dstElem.isBF16())
+        x = arith::TruncFOp::create(
+            b, loc, dstElem, arith::ExtFOp::create(b, loc, b.getF32Type(), x));
+      out.push_back(arith::SelectOp::create(
+          b, loc, isNaN, arith::BitcastOp::create(b, loc, dstElem, nan), x));
     }
     values[op.getResult()] = out;
     return success();

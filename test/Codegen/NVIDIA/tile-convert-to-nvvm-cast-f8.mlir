@@ -34,18 +34,21 @@ func.func @dequant_e4m3(%W: !tile.ptr<f8E4M3FN>, %O: !tile.ptr<f16>, %K: i32, %N
 }
 
 // f8e4m3 -> bf16: the same f16 pairs, then f32 -> bf16x2 (exact); u8 ->
-// bf16 by one exact hardware conversion. No table either.
+// bf16 by one exact hardware conversion; f8e5m2 -> bf16: a shift into an
+// f16, then f32 -> bf16 (exact). No table either.
 // CHECK-LABEL: llvm.func @to_bf16
 // CHECK:         llvm.fmul %{{.*}}, %{{.*}} : vector<2xf16>
 // CHECK:         llvm.fpext %{{.*}} : vector<2xf16> to vector<2xf32>
 // CHECK:         llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
 // CHECK:         llvm.uitofp %{{.*}} : i8 to {{f32|bf16}}
+// CHECK:         llvm.fpext %{{.*}} : f16 to f32
+// CHECK:         llvm.fptrunc %{{.*}} : f32 to bf16
 // CHECK-NOT:     llvm.mlir.addressof @__tile_cvt
 // CHECK:         llvm.return
 // PTX-LABEL: .entry to_bf16(
 // PTX:       mul.{{(rn.)?}}f16x2
 // PTX:       cvt.rn.bf16{{(x2)?}}.f32
-func.func @to_bf16(%W: !tile.ptr<f8E4M3FN>, %U: !tile.ptr<i8>, %O: !tile.ptr<bf16>, %P: !tile.ptr<bf16>, %K: i32, %N: i32)
+func.func @to_bf16(%W: !tile.ptr<f8E4M3FN>, %U: !tile.ptr<i8>, %E: !tile.ptr<f8E5M2>, %O: !tile.ptr<bf16>, %P: !tile.ptr<bf16>, %K: i32, %N: i32)
     attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32,
                 tile.shared_bytes = 0 : i64} {
   %c0 = arith.constant 0 : i32
@@ -59,5 +62,9 @@ func.func @to_bf16(%W: !tile.ptr<f8E4M3FN>, %U: !tile.ptr<i8>, %O: !tile.ptr<bf1
   %u = tile.load %vu[%c0, %c0] : !tile.view<?x?xi8> -> tensor<32x64xi8, #w>
   %g = tile.cast %u {src_unsigned} : tensor<32x64xi8, #w> -> tensor<32x64xbf16, #w>
   tile.store %vp[%c0, %c0], %g : !tile.view<?x?xbf16>, tensor<32x64xbf16, #w>
+  %ve = tile.view %E(%K, %N) : !tile.ptr<f8E5M2> -> !tile.view<?x?xf8E5M2>
+  %e = tile.load %ve[%c0, %c0] : !tile.view<?x?xf8E5M2> -> tensor<32x64xf8E5M2, #w>
+  %f = tile.cast %e : tensor<32x64xf8E5M2, #w> -> tensor<32x64xbf16, #w>
+  tile.store %vo[%c0, %c0], %f : !tile.view<?x?xbf16>, tensor<32x64xbf16, #w>
   return
 }

@@ -329,6 +329,7 @@ TEST(GPULoweringOnCpu, NarrowSourcesAllCodes) {
       {"i8", "bf16", "", "i8", "bf16"},
       {"i8", "bf16", "{src_unsigned}", "u8", "bf16"},
       {"f8E4M3FN", "bf16", "", "f8e4m3", "bf16"},
+      {"f8E5M2", "bf16", "", "f8e5m2", "bf16"},
       {"f8E4M3FN", "f16", "", "f8e4m3", "f16"},
       {"f8E5M2", "f16", "", "f8e5m2", "f16"},
       {"f8E4M3FN", "f32", "", "f8e4m3", "f32"},
