@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Transforms/LayoutChoice.h"
+#include "tile/Layout/MmaAtoms.h"
 
 #include "tile/Codegen/Common/TargetInfo.h"
 
@@ -201,6 +202,33 @@ TEST(LayoutChoice, DotLayoutsAmd) {
   EXPECT_TRUE(small.isMma);
   EXPECT_EQ(small.atomC.shape(), llvm::ArrayRef<int64_t>({16, 16}));
   checkDot(small, 48, 16, 16, 4, 64);
+}
+
+TEST(LayoutChoice, DotLayoutsAmdInt8) {
+  // i8 x i8 -> i32 (gemm_i8's defaults: 128x128x64 on 8 waves) takes the
+  // v_mfma_i32_32x32x16_i8 atom on both chips (gfx950 fuses k-block pairs
+  // in the lowering).
+  for (const char *chip : {"gfx942", "gfx950"}) {
+    TargetInfo target = *TargetInfo::lookup(chip);
+    DotLayouts d = chooseDotLayouts(128, 128, 64, 8, false, 8, target);
+    ASSERT_TRUE(d.isMma) << chip;
+    EXPECT_EQ(d.atomA, llvm::cantFail(::tile::layout::amdMfmaInt8(
+                           32, 32, 16, ::tile::layout::MmaOperand::A)))
+        << chip;
+    EXPECT_EQ(d.atomB, llvm::cantFail(::tile::layout::amdMfmaInt8(
+                           32, 32, 16, ::tile::layout::MmaOperand::B)))
+        << chip;
+    checkDot(d, 128, 128, 64, 8, 64);
+  }
+  TargetInfo gfx942 = *TargetInfo::lookup("gfx942");
+  // 16x16x32 when 32x32 does not fit; K must be a multiple of the atom's.
+  DotLayouts small = chooseDotLayouts(16, 16, 32, 8, false, 1, gfx942);
+  EXPECT_TRUE(small.isMma);
+  EXPECT_EQ(small.atomC.shape(), llvm::ArrayRef<int64_t>({16, 16}));
+  checkDot(small, 16, 16, 32, 1, 64);
+  EXPECT_FALSE(chooseDotLayouts(32, 32, 8, 8, false, 1, gfx942).isMma);
+  // 8-bit floats get no MFMA layout (the lowering has no fp8 MFMA).
+  EXPECT_FALSE(chooseDotLayouts(128, 128, 64, 8, true, 8, gfx942).isMma);
 }
 
 } // namespace
