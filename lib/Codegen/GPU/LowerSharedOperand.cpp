@@ -322,6 +322,40 @@ static Value applySwizzle(KernelLowering &kl, Location loc, Value offset,
   return arith::XOrIOp::create(b, loc, offset, moved);
 }
 
+/// The address of element swizzle(prefix + x + c) of the operand's buffer,
+/// for run-time x >= 0 and a constant
+/// c >= 0. The part of c (and of the prefix, when it is known to be a
+/// multiple) that lies above the swizzle's bits is added after the swizzle:
+/// with K = M + S + B, swizzle(y + h) = swizzle(y) + h for any multiple h of
+/// 2^K, since adding h changes neither the bits the swizzle reads nor those
+/// it writes (all below K; carries only go up). Accesses whose offsets
+/// differ by such constants (other atoms of the same rows pattern, other
+/// ring stages) then share one swizzle computation and become immediate
+/// address offsets, instead of one live address each.
+static Value swizzledAddress(KernelLowering &kl, Location loc, Value x,
+                             int64_t c, const SharedOperand &so,
+                             int64_t bytes) {
+  OpBuilder &b = kl.builder();
+  const Swizzle &s = so.smem.swizzle();
+  int64_t span = s.isIdentity() ? 1 : int64_t(1) << (s.base + s.shift + s.bits);
+  int64_t lo = c % span, hi = c - lo;
+  bool prefixAfter = so.prefix && so.prefixAlign % span == 0;
+  Value y = x;
+  if (so.prefix && !prefixAfter)
+    y = arith::AddIOp::create(b, loc, y, so.prefix);
+  if (lo)
+    y = arith::AddIOp::create(b, loc, y, kl.i32(lo));
+  y = applySwizzle(kl, loc, y, s);
+  if (prefixAfter)
+    y = arith::AddIOp::create(b, loc, y, so.prefix);
+  // The constant part as its own address step, so that it folds into the
+  // access's immediate offset.
+  Value ptr = kl.gep(so.ptr, arith::MulIOp::create(b, loc, y, kl.i32(bytes)));
+  if (hi)
+    ptr = kl.gep(ptr, kl.i32(hi * bytes));
+  return ptr;
+}
+
 /// sum_d coords[d] * strides[d] for i32 coordinates.
 static Value linearize(KernelLowering &kl, Location loc, ValueRange coords,
                        ArrayRef<int64_t> strides, Value acc) {
@@ -492,8 +526,7 @@ static std::optional<SmallVector<Regs>> loadWithMatrixLoads(
   for (unsigned d = 0; d < 2; ++d)
     warpCoords[d] =
         arith::MulIOp::create(b, loc, warpCoords[d], kl.i32(atomShape[d]));
-  Value warpOffset = linearize(kl, loc, warpCoords, strides,
-                               so.prefix ? so.prefix : kl.i32(0));
+  Value warpOffset = linearize(kl, loc, warpCoords, strides, kl.i32(0));
   // Lane l addresses row l % 8 (a step along the non-contiguous dim).
   Value row = arith::AndIOp::create(b, loc, lane, kl.i32(7));
   Value laneBase = arith::AddIOp::create(
@@ -507,7 +540,7 @@ static std::optional<SmallVector<Regs>> loadWithMatrixLoads(
     int64_t total = int64_t(slots.size()) * perMatrixLoad;
     int64_t base = matrixOrigin(slots, 0);
     // ... of matrix m = (l / 8) % total, bit by bit.
-    Value offset = arith::AddIOp::create(b, loc, laneBase, kl.i32(base));
+    Value offset = laneBase;
     for (int64_t bit = 1, shift = 3; bit < total; bit <<= 1, ++shift) {
       Value digit = arith::AndIOp::create(
           b, loc, arith::ShRUIOp::create(b, loc, lane, kl.i32(shift)),
@@ -517,9 +550,7 @@ static std::optional<SmallVector<Regs>> loadWithMatrixLoads(
           arith::MulIOp::create(b, loc, digit,
                                 kl.i32(matrixOrigin(slots, bit) - base)));
     }
-    offset = applySwizzle(kl, loc, offset, so.smem.swizzle());
-    Value addr =
-        kl.gep(so.ptr, arith::MulIOp::create(b, loc, offset, kl.i32(bytes)));
+    Value addr = swizzledAddress(kl, loc, offset, base, so, bytes);
     SmallVector<Value> regs =
         kl.target().loadMatrices(b, loc, addr, total, plan->transpose);
     if (int64_t(regs.size()) != total)
@@ -552,17 +583,12 @@ static FailureOr<Regs> loadSlots(KernelLowering &kl, Operation *op,
                      vec * bytes > so.ptrAlign || first % vec || count % vec))
     vec /= 2;
   OpBuilder &b = kl.builder();
-  Value linT = linearize(kl, loc, threadCoords, so.smem.strides(),
-                         so.prefix ? so.prefix : kl.i32(0));
+  Value linT = linearize(kl, loc, threadCoords, so.smem.strides(), kl.i32(0));
   Type vecType = VectorType::get({vec}, storage);
   Regs regs;
   for (int64_t l = first; l < first + count; l += vec) {
     int64_t linL = linearize(layout.apply(0, l), so.smem.strides());
-    Value off =
-        applySwizzle(kl, loc, arith::AddIOp::create(b, loc, linT, kl.i32(linL)),
-                     so.smem.swizzle());
-    Value ptr =
-        kl.gep(so.ptr, arith::MulIOp::create(b, loc, off, kl.i32(bytes)));
+    Value ptr = swizzledAddress(kl, loc, linT, linL, so, bytes);
     Value v = LLVM::LoadOp::create(b, loc, vecType, ptr, vec * bytes);
     for (int64_t i = 0; i < vec; ++i)
       regs.push_back(LLVM::ExtractElementOp::create(b, loc, v, kl.i32(i)));
