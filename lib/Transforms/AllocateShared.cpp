@@ -236,10 +236,13 @@ std::optional<int64_t> Allocator::conversionBytes(const DL &src, const DL &dst,
   case ::tile::layout::ConversionKind::SharedMemory:
     return bytesOf(plan->smem.cosize(), moveBits);
   case ::tile::layout::ConversionKind::WarpShuffle:
-    // Lowered with warp shuffles, no shared memory. In the rare case the
-    // lowering cannot express the shuffle tables it takes its own scratch
-    // region past the kernel's allocations.
-    return std::nullopt;
+    // Lowered with warp shuffles, no shared memory, when there are at most
+    // two rounds per destination register (the GPU lowering's rule; in the
+    // rare case it cannot express the shuffle tables it takes its own
+    // scratch past the kernel's allocations). Otherwise a round trip.
+    if (int64_t(plan->rounds.size()) <= 2 * plan->dstLocalSize)
+      return std::nullopt;
+    return bytesOf(src.numElements(), moveBits);
   case ::tile::layout::ConversionKind::RegisterPermutation:
     // A permutation that differs between threads may fall back to a
     // row-major round trip: reserve it.

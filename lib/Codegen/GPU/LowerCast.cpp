@@ -393,8 +393,8 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
       return success();
     }
   }
-  if (isa<Float8E4M3FNType>(srcElem) &&
-      (dstElem.isF16() || dstElem.isBF16()) && in.size() % 2 == 0) {
+  if (isa<Float8E4M3FNType>(srcElem) && (dstElem.isF16() || dstElem.isBF16()) &&
+      in.size() % 2 == 0) {
     // The e4m3 magnitude bits shifted left by 7 are an f16 with the same
     // exponent and mantissa fields, worth 2^-8 of the e4m3 value
     // (subnormals included); one packed multiplication by 256 restores it
@@ -417,11 +417,9 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
       Value word = arith::OrIOp::create(
           b, loc, lo, arith::ShLIOp::create(b, loc, hi, i32(16)));
       Value mag = arith::ShLIOp::create(
-          b, loc, arith::AndIOp::create(b, loc, word, i32(0x007F007F)),
-          i32(7));
+          b, loc, arith::AndIOp::create(b, loc, word, i32(0x007F007F)), i32(7));
       Value sign = arith::ShLIOp::create(
-          b, loc, arith::AndIOp::create(b, loc, word, i32(0x00800080)),
-          i32(8));
+          b, loc, arith::AndIOp::create(b, loc, word, i32(0x00800080)), i32(8));
       Value pair = LLVM::BitcastOp::create(
           b, loc, vecType, arith::OrIOp::create(b, loc, mag, sign));
       Value r = arith::MulFOp::create(b, loc, pair, scale);

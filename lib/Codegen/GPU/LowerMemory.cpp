@@ -803,10 +803,9 @@ static LogicalResult lowerRawCopy(KernelLowering &kl,
     Value rest = arith::DivUIOp::create(b, loc, chunk, kl.i32(perRow));
     SmallVector<Value, 4> coord(rank, kl.i32(0));
     for (int d = int(rank) - 2; d >= 0; --d) {
-      coord[d] =
-          d == 0 ? rest
-                 : arith::RemUIOp::create(b, loc, rest, kl.i32(shape[d]))
-                       .getResult();
+      coord[d] = d == 0 ? rest
+                        : arith::RemUIOp::create(b, loc, rest, kl.i32(shape[d]))
+                              .getResult();
       if (d > 0)
         rest = arith::DivUIOp::create(b, loc, rest, kl.i32(shape[d]));
     }
@@ -815,13 +814,12 @@ static LogicalResult lowerRawCopy(KernelLowering &kl,
     for (unsigned d = 0; d + 1 < rank; ++d)
       lin = arith::AddIOp::create(
           b, loc, lin,
-          arith::MulIOp::create(b, loc, coord[d],
-                                kl.i32(slice.strides()[d])));
+          arith::MulIOp::create(b, loc, coord[d], kl.i32(slice.strides()[d])));
     Value dstByte = arith::AddIOp::create(
         b, loc,
-        arith::ShRUIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, lin, kl.i32(bits)),
-            kl.i32(3)),
+        arith::ShRUIOp::create(b, loc,
+                               arith::MulIOp::create(b, loc, lin, kl.i32(bits)),
+                               kl.i32(3)),
         arith::MulIOp::create(b, loc, j, kl.i32(chunkBytes)));
     Value dst = kl.gep(s.ptr, dstByte);
     // Global coordinates of the row's first element; rows inside the view.
@@ -838,9 +836,8 @@ static LogicalResult lowerRawCopy(KernelLowering &kl,
     Value col0 = ext64(g.back());
     Value lo = arith::MulIOp::create(
         b, loc,
-        arith::MaxSIOp::create(
-            b, loc, kl.i64(0),
-            arith::SubIOp::create(b, loc, kl.i64(0), col0)),
+        arith::MaxSIOp::create(b, loc, kl.i64(0),
+                               arith::SubIOp::create(b, loc, kl.i64(0), col0)),
         kl.i64(bits));
     Value hi = arith::MulIOp::create(
         b, loc,
@@ -851,15 +848,14 @@ static LogicalResult lowerRawCopy(KernelLowering &kl,
     Value c0 = arith::MulIOp::create(b, loc, ext64(j), kl.i64(chunkBits));
     Value c1 = arith::AddIOp::create(b, loc, c0, kl.i64(chunkBits));
     // Bit address (relative to the view's pointer) of the row's element 0.
-    Value rowBit = arith::MulIOp::create(
-        b, loc, linearIndex(b, loc, view, g), kl.i64(bits));
+    Value rowBit = arith::MulIOp::create(b, loc, linearIndex(b, loc, view, g),
+                                         kl.i64(bits));
     Value full = arith::AndIOp::create(
         b, loc, rowOk,
         arith::AndIOp::create(
             b, loc,
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, lo, c0),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, c1,
-                                  hi)));
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, c1, hi)));
     Value rowByte = arith::ShRSIOp::create(b, loc, rowBit, kl.i64(3));
     Value addr = arith::AddIOp::create(b, loc, ptrInt, rowByte);
     Value low = arith::OrIOp::create(
@@ -877,10 +873,10 @@ static LogicalResult lowerRawCopy(KernelLowering &kl,
     auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     Value src = kl.gep(
-        view.ptr, arith::AddIOp::create(
-                      b, loc, rowByte,
-                      arith::MulIOp::create(b, loc, ext64(j),
-                                            kl.i64(chunkBytes))));
+        view.ptr,
+        arith::AddIOp::create(
+            b, loc, rowByte,
+            arith::MulIOp::create(b, loc, ext64(j), kl.i64(chunkBytes))));
     if (async) {
       tl.asyncCopy(b, loc, dst, src, chunkBytes, kl.i32(chunkBytes));
     } else {
@@ -916,15 +912,14 @@ static LogicalResult lowerRawCopy(KernelLowering &kl,
             b, loc, arith::AddIOp::create(b, loc, rowBit, a), kl.i64(3));
         Value lastByte = arith::ShRSIOp::create(
             b, loc,
-            arith::SubIOp::create(b, loc,
-                                  arith::AddIOp::create(b, loc, rowBit, z),
-                                  kl.i64(1)),
+            arith::SubIOp::create(
+                b, loc, arith::AddIOp::create(b, loc, rowBit, z), kl.i64(1)),
             kl.i64(3));
         SmallVector<Value> loaded;
         for (int64_t k = 0; k <= chunkBytes; ++k) {
-          Value at = clampI64(
-              b, loc, arith::AddIOp::create(b, loc, b0, kl.i64(k)), firstByte,
-              lastByte);
+          Value at =
+              clampI64(b, loc, arith::AddIOp::create(b, loc, b0, kl.i64(k)),
+                       firstByte, lastByte);
           Value byte = LLVM::LoadOp::create(b, loc, b.getI8Type(),
                                             kl.gep(view.ptr, at), 1);
           loaded.push_back(arith::ExtUIOp::create(b, loc, i32, byte));
@@ -950,8 +945,7 @@ static LogicalResult lowerRawCopy(KernelLowering &kl,
           Value under = arith::SubIOp::create(
               b, loc, arith::ShLIOp::create(b, loc, one, bound(a)), one);
           Value mask = arith::AndIOp::create(
-              b, loc, below,
-              arith::XOrIOp::create(b, loc, under, kl.i32(-1)));
+              b, loc, below, arith::XOrIOp::create(b, loc, under, kl.i32(-1)));
           v = arith::AndIOp::create(b, loc, v, mask);
           if (i % 4)
             v = arith::ShLIOp::create(b, loc, v, kl.i32(8 * (i % 4)));
@@ -965,9 +959,8 @@ static LogicalResult lowerRawCopy(KernelLowering &kl,
         // Strided views: element by element when the stride is not 1.
         // Element eBase + k (eBase = floor(c0 / bits)) sits at bit
         // k * bits - (c0 - eBase * bits) of the chunk.
-        Value unit =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                  view.strides.back(), kl.i64(1));
+        Value unit = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           view.strides.back(), kl.i64(1));
         auto strideIf =
             scf::IfOp::create(b, loc, wordTypes, unit, /*withElse=*/true);
         scf::YieldOp::create(b, loc, strideIf.getResults());
@@ -987,29 +980,26 @@ static LogicalResult lowerRawCopy(KernelLowering &kl,
           Value ok = arith::AndIOp::create(
               b, loc,
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, lo, eb),
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, eb,
-                                    hi));
-          auto elemIf =
-              scf::IfOp::create(b, loc, TypeRange{storage}, ok, true);
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, eb, hi));
+          auto elemIf = scf::IfOp::create(b, loc, TypeRange{storage}, ok, true);
           {
             OpBuilder::InsertionGuard g4(b);
             b.setInsertionPointToStart(&elemIf.getThenRegion().front());
             SmallVector<Value, 4> ck(g.begin(), g.end());
             ck.back() = arith::AddIOp::create(
-                b, loc, ck.back(),
-                arith::TruncIOp::create(b, loc, i32, e));
-            scf::YieldOp::create(
-                b, loc,
-                loadElement(b, loc, view, linearIndex(b, loc, view, ck),
-                            storage, bits));
+                b, loc, ck.back(), arith::TruncIOp::create(b, loc, i32, e));
+            scf::YieldOp::create(b, loc,
+                                 loadElement(b, loc, view,
+                                             linearIndex(b, loc, view, ck),
+                                             storage, bits));
             b.setInsertionPointToStart(&elemIf.getElseRegion().front());
             scf::YieldOp::create(b, loc,
                                  paddingValue(b, loc, Attribute(), storage));
           }
           Value code = elemIf.getResult(0);
           if (isa<FloatType>(storage))
-            code = arith::BitcastOp::create(b, loc, b.getIntegerType(bits),
-                                            code);
+            code =
+                arith::BitcastOp::create(b, loc, b.getIntegerType(bits), code);
           Value part = arith::ExtUIOp::create(b, loc, wide, code);
           if (k)
             part = arith::ShLIOp::create(

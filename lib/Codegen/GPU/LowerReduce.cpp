@@ -341,8 +341,8 @@ static unsigned bitsOf(Type t) { return t.getIntOrFloatBitWidth(); }
 /// Register <-> its bits as an integer.
 static Value toBits(OpBuilder &b, Location loc, Value v) {
   if (isa<FloatType>(v.getType()))
-    return arith::BitcastOp::create(
-        b, loc, b.getIntegerType(bitsOf(v.getType())), v);
+    return arith::BitcastOp::create(b, loc,
+                                    b.getIntegerType(bitsOf(v.getType())), v);
   return v;
 }
 static Value fromBits(OpBuilder &b, Location loc, Value v, Type type) {
@@ -401,7 +401,8 @@ convertByShuffles(KernelLowering &kl, Value tid, const DistributedLayout &src,
   }
   struct Receive {
     int64_t slot;                 ///< destination register
-    std::optional<AffineF2> when; ///< 1 where the thread takes it (or all)
+    std::optional<AffineF2> when; ///< taken where when(t) == equals (or all)
+    int64_t equals = 1;
   };
   struct Round {
     int64_t sendSlot;
@@ -448,8 +449,35 @@ convertByShuffles(KernelLowering &kl, Value tid, const DistributedLayout &src,
         everyone &= hit[t] != 0;
       }
       Receive rec{l, std::nullopt};
-      if (!everyone) {
+      if (!everyone)
         rec.when = fitAffine(hit, all);
+      if (!everyone && !rec.when) {
+        // Not an affine indicator (e.g. the sent register varies over two
+        // or more thread bits): key every thread by the sent register of
+        // the round that gives it l, or by its local source of l (taken
+        // from its own lane, see mayTake), and take where the key equals
+        // this round's. Needs distinct sent registers among l's rounds.
+        SmallVector<int64_t, 0> key(threads, -1);
+        SmallVector<bool, 0> keyCare(threads, false);
+        std::set<int64_t> sends;
+        for (const ::tile::layout::ShuffleRound &o : rounds) {
+          bool targetsL = false;
+          for (int64_t t = 0; t < threads; ++t)
+            if (o.dstSlot[t] == l) {
+              key[t] = o.sendSlot;
+              keyCare[t] = true;
+              targetsL = true;
+            }
+          if (targetsL && !sends.insert(o.sendSlot).second)
+            return std::nullopt;
+        }
+        for (int64_t t = 0; t < threads; ++t)
+          if (!keyCare[t] && plan.localSource[t * lDst + l] >= 0) {
+            key[t] = plan.localSource[t * lDst + l];
+            keyCare[t] = true;
+          }
+        rec.when = fitAffine(key, keyCare);
+        rec.equals = r.sendSlot;
         if (!rec.when)
           return std::nullopt;
       }
@@ -516,7 +544,7 @@ convertByShuffles(KernelLowering &kl, Value tid, const DistributedLayout &src,
         return std::nullopt;
       for (const Round &round : g.rounds)
         for (const Receive &rec : round.receives)
-          if (!rec.when || eval(*rec.when, t) & 1)
+          if (!rec.when || eval(*rec.when, t) == rec.equals)
             got[rec.slot] = src.apply(warpBase + lane, round.sendSlot);
     }
     for (int64_t l = 0; l < lDst; ++l)
@@ -530,12 +558,12 @@ convertByShuffles(KernelLowering &kl, Value tid, const DistributedLayout &src,
     if (local[l].slot >= 0)
       out[l] = regs[local[l].slot];
     else if (local[l].index)
-      out[l] = selectRegister(kl, loc, regs, emitAffine(kl, loc, tid,
-                                                        *local[l].index),
+      out[l] = selectRegister(kl, loc, regs,
+                              emitAffine(kl, loc, tid, *local[l].index),
                               local[l].candidates);
     else
-      out[l] = arith::ConstantOp::create(b, loc, storage,
-                                         b.getZeroAttr(storage));
+      out[l] =
+          arith::ConstantOp::create(b, loc, storage, b.getZeroAttr(storage));
   }
   Type i32 = b.getI32Type();
   Type field = b.getIntegerType(bits);
@@ -549,8 +577,8 @@ convertByShuffles(KernelLowering &kl, Value tid, const DistributedLayout &src,
         v = arith::ShLIOp::create(b, loc, v, kl.i32(k * bits));
       word = word ? arith::OrIOp::create(b, loc, word, v).getResult() : v;
     }
-    Value got =
-        kl.target().shuffleIndex(b, loc, word, emitAffine(kl, loc, tid, g.lane));
+    Value got = kl.target().shuffleIndex(b, loc, word,
+                                         emitAffine(kl, loc, tid, g.lane));
     for (auto [k, round] : llvm::enumerate(g.rounds)) {
       Value v = got;
       if (k)
@@ -560,14 +588,15 @@ convertByShuffles(KernelLowering &kl, Value tid, const DistributedLayout &src,
       v = fromBits(b, loc, v, storage);
       for (const Receive &rec : round.receives)
         out[rec.slot] =
-            rec.when ? arith::SelectOp::create(
-                           b, loc,
-                           arith::CmpIOp::create(
-                               b, loc, arith::CmpIPredicate::ne,
-                               emitAffine(kl, loc, tid, *rec.when), kl.i32(0)),
-                           v, out[rec.slot])
-                           .getResult()
-                     : v;
+            rec.when
+                ? arith::SelectOp::create(
+                      b, loc,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            emitAffine(kl, loc, tid, *rec.when),
+                                            kl.i32(rec.equals)),
+                      v, out[rec.slot])
+                      .getResult()
+                : v;
     }
   }
   return out;
@@ -588,8 +617,7 @@ roundsBySlots(const DistributedLayout &src, const DistributedLayout &dst,
     for (int64_t t = 0; t < threads; ++t) {
       if (plan.localSource[t * lDst + l] >= 0)
         continue;
-      for (const ::tile::layout::ThreadSlot &h :
-           src.holders(dst.apply(t, l))) {
+      for (const ::tile::layout::ThreadSlot &h : src.holders(dst.apply(t, l))) {
         if (h.thread / ws == t / ws) {
           lane[t] = h.thread % ws;
           slot[t] = h.slot;
@@ -648,7 +676,12 @@ FailureOr<Regs> KernelLowering::convertLayout(Operation *op, const Regs &regs,
   if (!plan)
     return op->emitOpError("cannot convert layout: ")
            << llvm::toString(plan.takeError());
-  if (plan->kind == ::tile::layout::ConversionKind::WarpShuffle) {
+  // Shuffles only while they beat the shared-memory round trip: at most two
+  // rounds per destination register (tile-allocate-shared applies the same
+  // rule to reserve scratch).
+  int64_t maxRounds = 2 * plan->dstLocalSize;
+  if (plan->kind == ::tile::layout::ConversionKind::WarpShuffle &&
+      int64_t(plan->rounds.size()) <= maxRounds) {
     if (std::optional<Regs> out =
             convertByShuffles(*this, tid, src, dst, *plan, plan->rounds, regs,
                               storage, bitsOf(storage)))
@@ -658,10 +691,11 @@ FailureOr<Regs> KernelLowering::convertLayout(Operation *op, const Regs &regs,
     // have regular tables where those do not.
     SmallVector<::tile::layout::ShuffleRound> rounds =
         roundsBySlots(src, dst, *plan);
-    if (std::optional<Regs> out = convertByShuffles(
-            *this, tid, src, dst, *plan, rounds, regs, storage,
-            bitsOf(storage)))
-      return *out;
+    if (int64_t(rounds.size()) <= maxRounds)
+      if (std::optional<Regs> out =
+              convertByShuffles(*this, tid, src, dst, *plan, rounds, regs,
+                                storage, bitsOf(storage)))
+        return *out;
   }
   SharedLayout smem = plan->kind == ::tile::layout::ConversionKind::SharedMemory
                           ? plan->smem

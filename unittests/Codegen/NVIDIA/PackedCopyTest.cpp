@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/GPU/GPULowering.h"
 #include "tile/Codegen/GPU/TargetLowering.h"
-#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 
@@ -116,9 +116,8 @@ std::string copyKernel(unsigned bits, int64_t r, int64_t c, bool strided) {
                     ", #tile.shared_layout<(" + std::to_string(r) + "," +
                     std::to_string(c) + "):(" + std::to_string(c) + ",1)>>";
   std::string view = "!tile.view<?x?x" + e + ">";
-  std::string tile =
-      "tensor<" + shape + "x" + e + ", #tile.layout<local(" +
-      std::to_string(r) + "," + std::to_string(c) + ")>>";
+  std::string tile = "tensor<" + shape + "x" + e + ", #tile.layout<local(" +
+                     std::to_string(r) + "," + std::to_string(c) + ")>>";
   std::string strides = strided ? " strides(%stride, %c1)" : "";
   return R"(
 func.func @k(%w: !tile.ptr<)" +
@@ -202,8 +201,7 @@ struct Case {
 
 void runCase(const Case &c) {
   SCOPED_TRACE("u" + std::to_string(c.bits) + " " + std::to_string(c.rows) +
-               "x" + std::to_string(c.cols) +
-               (c.strided ? " strided" : ""));
+               "x" + std::to_string(c.cols) + (c.strided ? " strided" : ""));
   std::optional<Kernel> k =
       compile(copyKernel(c.bits, c.rows, c.cols, c.strided));
   ASSERT_TRUE(k.has_value());
@@ -213,9 +211,15 @@ void runCase(const Case &c) {
   for (auto [K, N] : std::vector<std::pair<int, int>>{
            {int(c.rows), int(c.cols)}, {9, 256}, {7, 131}, {5, 130}}) {
     int stride = c.strided ? N + 3 : N;
-    for (auto [k0, n0] : std::vector<std::pair<int, int>>{
-             {0, 0}, {2, 0}, {K - 3, N - c.cols / 2}, {-2, -5}, {1, 7},
-             {K - 1, 0}, {0, N - c.cols}, {-int(c.rows), 0}}) {
+    for (auto [k0, n0] :
+         std::vector<std::pair<int, int>>{{0, 0},
+                                          {2, 0},
+                                          {K - 3, N - c.cols / 2},
+                                          {-2, -5},
+                                          {1, 7},
+                                          {K - 1, 0},
+                                          {0, N - c.cols},
+                                          {-int(c.rows), 0}}) {
       SCOPED_TRACE("K=" + std::to_string(K) + " N=" + std::to_string(N) +
                    " at " + std::to_string(k0) + "," + std::to_string(n0));
       // Exactly the bytes the view spans (no slack): any read past it
@@ -247,9 +251,9 @@ void runCase(const Case &c) {
 TEST(GPULoweringOnCpu, PackedOddBitCopyAsync) {
   // 3 bits x 64 columns: 24-byte rows, 8-byte chunks; 5 and 7 bits x 128:
   // 80- and 112-byte rows, 16-byte chunks; 6 bits x 32: 24-byte rows.
-  for (const Case &c : {Case{3, 4, 64, false}, Case{5, 3, 128, false},
-                        Case{6, 4, 32, false}, Case{7, 2, 128, false},
-                        Case{3, 4, 64, true}, Case{5, 3, 128, true}})
+  for (const Case &c :
+       {Case{3, 4, 64, false}, Case{5, 3, 128, false}, Case{6, 4, 32, false},
+        Case{7, 2, 128, false}, Case{3, 4, 64, true}, Case{5, 3, 128, true}})
     runCase(c);
 }
 

@@ -88,8 +88,8 @@ public:
     LLVM::StoreOp::create(b, loc, value, slot(state.sent.data(), tid), 4);
     Value base = arith::SubIOp::create(
         b, loc, tid,
-        arith::RemUIOp::create(b, loc, tid,
-                               arith::ConstantIntOp::create(b, loc, i32, warp)));
+        arith::RemUIOp::create(
+            b, loc, tid, arith::ConstantIntOp::create(b, loc, i32, warp)));
     Value src = arith::AddIOp::create(b, loc, base, srcLane);
     return LLVM::LoadOp::create(b, loc, i32, slot(state.recv.data(), src), 4);
   }
@@ -126,8 +126,8 @@ private:
     return LLVM::LLVMPointerType::get(b.getContext());
   }
   Value address(OpBuilder &b, Location loc, const void *p) {
-    Value i = arith::ConstantIntOp::create(b, loc, b.getI64Type(),
-                                           int64_t(reinterpret_cast<intptr_t>(p)));
+    Value i = arith::ConstantIntOp::create(
+        b, loc, b.getI64Type(), int64_t(reinterpret_cast<intptr_t>(p)));
     return LLVM::IntToPtrOp::create(b, loc, ptrType(b), i);
   }
 
@@ -139,9 +139,9 @@ private:
 
 struct Case {
   const char *name;
-  const char *elem;   ///< MLIR element type
-  unsigned bits;      ///< element width
-  const char *shape;  ///< e.g. "8x8"
+  const char *elem;  ///< MLIR element type
+  unsigned bits;     ///< element width
+  const char *shape; ///< e.g. "8x8"
   int64_t elements;
   const char *src, *dst;
   int64_t warps;
@@ -160,12 +160,12 @@ std::string convertKernel(const Case &c) {
          std::to_string(c.warps) +
          " : i32, tile.warp_size = 32 : i32} {\n"
          "  %c0 = arith.constant 0 : i32\n"
-         "  %vx = tile.view %x() : " + ptr + " -> " + view + "\n" +
-         "  %vy = tile.view %y() : " + ptr + " -> " + view + "\n" +
-         "  %t = tile.load %vx[%c0, %c0] : " + view + " -> " + srcT + "\n" +
-         "  %u = tile.convert_layout %t : " + srcT + " -> " + dstT + "\n" +
-         "  tile.store %vy[%c0, %c0], %u : " + view + ", " + dstT + "\n" +
-         "  return\n}\n";
+         "  %vx = tile.view %x() : " +
+         ptr + " -> " + view + "\n" + "  %vy = tile.view %y() : " + ptr +
+         " -> " + view + "\n" + "  %t = tile.load %vx[%c0, %c0] : " + view +
+         " -> " + srcT + "\n" + "  %u = tile.convert_layout %t : " + srcT +
+         " -> " + dstT + "\n" + "  tile.store %vy[%c0, %c0], %u : " + view +
+         ", " + dstT + "\n" + "  return\n}\n";
 }
 
 void runCase(const Case &c) {
@@ -237,8 +237,8 @@ TEST(GPULoweringOnCpu, WarpShuffleConversions) {
        "spatial(2,1) * spatial(4,8) * local(2,1)",
        "spatial(2,1) * column_spatial(4,8) * local(2,1)", 2, true},
       // Registers move between slots as well as lanes.
-      {"f16 slots and lanes", "f16", 16, "8x8", 64,
-       "spatial(4,8) * local(2,1)", "local(2,1) * spatial(4,8)", 1, true},
+      {"f16 slots and lanes", "f16", 16, "8x8", 64, "spatial(4,8) * local(2,1)",
+       "local(2,1) * spatial(4,8)", 1, true},
   };
   for (const Case &c : cases)
     runCase(c);
