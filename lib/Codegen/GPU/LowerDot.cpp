@@ -232,19 +232,31 @@ LogicalResult KernelLowering::lowerDot(mlir::tile::DotOp op) {
           op.getA(), sharedA, *la, *qa, atom->a, needA, aType.getElementType());
       if (failed(fa))
         return failure();
-      FailureOr<SmallVector<Regs>> fb = fragments(
-          op.getB(), sharedB, *lb, *qb, atom->b, needB, bType.getElementType());
-      if (failed(fb))
-        return failure();
-      for (int64_t q : group) {
-        const Regs &ra = (*fa)[llvm::find(needA, slotA[q][k]) - needA.begin()];
-        const Regs &rb = (*fb)[llvm::find(needB, slotB[q][k]) - needB.begin()];
-        if (int64_t(ra.size()) != sa || int64_t(rb.size()) != sb)
-          return op.emitOpError("operand fragments do not match the atom");
-        SmallVector<Value> c(acc.begin() + q * sc, acc.begin() + (q + 1) * sc);
-        c = tl.mma(b, loc, *atom, ra, rb, c);
-        for (int64_t i = 0; i < sc; ++i)
-          acc[q * sc + i] = c[i];
+      // B fragments two atoms at a time (one ldmatrix.x4 when fused), each
+      // chunk right before the instructions that use it.
+      for (size_t first = 0; first < needB.size(); first += 2) {
+        ArrayRef<int64_t> chunk = ArrayRef<int64_t>(needB).slice(
+            first, std::min<size_t>(2, needB.size() - first));
+        FailureOr<SmallVector<Regs>> fb =
+            fragments(op.getB(), sharedB, *lb, *qb, atom->b, chunk,
+                      bType.getElementType());
+        if (failed(fb))
+          return failure();
+        for (int64_t q : group) {
+          const int64_t *inChunk = llvm::find(chunk, slotB[q][k]);
+          if (inChunk == chunk.end())
+            continue;
+          const Regs &ra =
+              (*fa)[llvm::find(needA, slotA[q][k]) - needA.begin()];
+          const Regs &rb = (*fb)[inChunk - chunk.begin()];
+          if (int64_t(ra.size()) != sa || int64_t(rb.size()) != sb)
+            return op.emitOpError("operand fragments do not match the atom");
+          SmallVector<Value> c(acc.begin() + q * sc,
+                               acc.begin() + (q + 1) * sc);
+          c = tl.mma(b, loc, *atom, ra, rb, c);
+          for (int64_t i = 0; i < sc; ++i)
+            acc[q * sc + i] = c[i];
+        }
       }
     }
     return success();

@@ -23,19 +23,24 @@
 
 // A row-major [M, K]: ldmatrix.x4 per 16x16 atom. B row-major [K, N]: each
 // 16x8 atom is two 8x8 matrices stored transposed to the fragment, so
-// ldmatrix.x4.trans loads two atoms. Per k block: one A load, four B loads,
-// then the 8 mma.sync of the warp's accumulator atoms; the second k block
-// continues the same accumulators.
+// ldmatrix.x4.trans loads two atoms. Per k block: the A load, then per pair
+// of B atoms one B load and the 2 mma.sync that use it (8 per k block);
+// the second k block continues the same accumulators.
 // CHECK-LABEL: llvm.func @row_major
 // CHECK-NOT:     nvvm.mma.sync
 // CHECK:         nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
-// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32
-// CHECK-NOT:     nvvm.ldmatrix
-// CHECK-COUNT-8: nvvm.mma.sync
+// CHECK-NOT:     nvvm.mma.sync
+// CHECK:         nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32
+// CHECK-COUNT-2: nvvm.mma.sync
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>, num = 4 : i32
+// CHECK-COUNT-2: nvvm.mma.sync
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>, num = 4 : i32
+// CHECK-COUNT-2: nvvm.mma.sync
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>, num = 4 : i32
+// CHECK-COUNT-2: nvvm.mma.sync
 // CHECK-NOT:     nvvm.mma.sync
 // CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
 // CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>, num = 4 : i32
-// CHECK-COUNT-8: nvvm.mma.sync
 // CHECK-NOT:     nvvm.ldmatrix
 // CHECK:         llvm.return
 // PTX-LABEL: .entry row_major(
@@ -69,9 +74,10 @@ func.func @row_major(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr<f32>,
 // the fragment's own row order, so no .trans. The reshape to a leading unit
 // dimension and back is looked through as well.
 // CHECK-LABEL: llvm.func @b_k_major
+// CHECK-COUNT-2: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK-COUNT-2: nvvm.mma.sync
 // CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
-// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
-// CHECK-COUNT-8: nvvm.mma.sync
+// CHECK-COUNT-2: nvvm.mma.sync
 // CHECK-NOT:     mma_layout<col>, num
 // CHECK:         llvm.return
 // PTX-LABEL: .entry b_k_major(
@@ -109,8 +115,8 @@ func.func @b_k_major(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr<f32>,
 // the second k block follow the first block's mma.sync); B keeps ldmatrix.
 // CHECK-LABEL: llvm.func @padded_a
 // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xf16>
-// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>
-// CHECK-COUNT-8: nvvm.mma.sync
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<col>
+// CHECK-COUNT-2: nvvm.mma.sync
 // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xf16>
 // CHECK-NOT:     mma_layout<row>, num
 // CHECK:         llvm.return
@@ -253,9 +259,10 @@ func.func @ring_same_slot(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr<
 // (k contiguous) both use the b16 ldmatrix without .trans: a 16-byte row is
 // 16 int8 elements and each lane gets 4 consecutive ones.
 // CHECK-LABEL: llvm.func @int8
+// CHECK-COUNT-2: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK-COUNT-2: nvvm.mma.sync {{.*}} shape = #nvvm.shape<m = 16, n = 8, k = 32>
 // CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
-// CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
-// CHECK-COUNT-8: nvvm.mma.sync {{.*}} shape = #nvvm.shape<m = 16, n = 8, k = 32>
+// CHECK-COUNT-2: nvvm.mma.sync {{.*}} shape = #nvvm.shape<m = 16, n = 8, k = 32>
 // CHECK-NOT:     mma_layout<col>, num
 // CHECK:         llvm.return
 // PTX-LABEL: .entry int8(
