@@ -6,6 +6,7 @@
 
 #include "tile/Codegen/AMD/AMDCodegen.h"
 
+#include "LaneMaskRemat.h"
 #include "ROCDLTargetLowering.h"
 
 #include "tile/Codegen/Common/Serialize.h"
@@ -79,6 +80,9 @@ toOptimizedLLVM(mlir::ModuleOp module, const TargetInfo &target,
                      (diagnostics.empty() ? "" : ":\n" + diagnostics));
   if (llvm::Error err = optimizeModule(*llvmModule, target, 3))
     return std::move(err);
+  // -O3's LICM hoists loop-invariant lane masks, which then hold SGPR pairs
+  // across whole loops; recompute them where they are used.
+  rematerializeLaneMasks(*llvmModule);
   return llvmModule;
 }
 
