@@ -112,8 +112,26 @@ private:
     if (layout->shape() != tensorType(value).getShape() ||
         layout->numThreads() != numThreads)
       return false;
+    // An scf.for result and its region iteration argument are the same
+    // loop-carried value: they take one layout (the init and yield operands
+    // are converted to it), whichever of the two is decided first.
+    if (Value twin = loopTwin(value))
+      layouts.try_emplace(twin, *layout);
     layouts.try_emplace(value, std::move(*layout));
     return true;
+  }
+  /// The region iteration argument of an scf.for result, or the result of
+  /// an iteration argument; null otherwise.
+  static Value loopTwin(Value value) {
+    if (auto result = dyn_cast<OpResult>(value))
+      if (auto forOp = dyn_cast<scf::ForOp>(result.getOwner()))
+        return forOp.getRegionIterArgs()[result.getResultNumber()];
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      if (auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+        if (arg.getArgNumber() >= forOp.getNumInductionVars())
+          return forOp.getResult(arg.getArgNumber() -
+                                 forOp.getNumInductionVars());
+    return {};
   }
   DL coalesced(Value value) const {
     auto type = tensorType(value);
