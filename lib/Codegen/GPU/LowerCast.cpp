@@ -1,18 +1,40 @@
 //===- LowerCast.cpp - Numeric conversions on GPUs ------------------------===//
 //
 // Part of tilec. tile.cast with the rules of lib/Numerics (round to nearest
-// even, saturating, NaN handling of docs/Numerics.md), bit-exact:
-//  - sources of at most 8 bits (small floats, u1..u8, i1..i8) convert by a
-//    lookup table that lib/Numerics computes at compile time, except for the
-//    fast paths below;
-//  - fast paths: u4/i4/u8/i8 -> f16 and u4/i4 -> bf16 two at a time with
-//    magic-number exponents (one or/xor and one packed f16x2/bf16x2
-//    subtraction per pair: the PTX backend selects lop3/prmt and sub.f16x2),
-//    f8e4m3 -> f16/bf16 two at a time by a shift into the f16 fields and
-//    one packed multiplication by 2^8, f8e5m2 -> f16/bf16 by a shift, both
-//    with NaN canonicalization (bf16 through f32, exact); u8/i8 -> bf16 by
-//    one exact hardware conversion;
-//  - f16/bf16/f32 <-> f16/bf16/f32 and integers -> f16/bf16/f32 by the
+// even, saturating, NaN handling of docs/Numerics.md), bit-exact.
+//
+// Sources of at most 8 bits to f16/bf16/f32 (the dequantization of
+// gemm_wq) convert with ALU operations only:
+//  - integers u1..u8, i1..i8 -> f16 and (at most 7 bits) -> bf16 two at a
+//    time with magic-number exponents: the code (xored with its sign bit
+//    when signed) or-ed with 0x6400 (1024.0 in f16; 0x4300 = 128.0 in
+//    bf16), then one packed f16x2/bf16x2 subtraction of the magic (plus
+//    2^(b-1) when signed); the PTX backend selects lop3/prmt and
+//    sub.f16x2. Packed u4/i4 words convert eight at a time (nibbleWords).
+//    u8/i8 -> bf16 and every integer of <= 8 bits -> f32 by one exact
+//    hardware conversion;
+//  - small floats eXmY with X <= 4 (finite-only: f4e2m1, f6e2m3, f6e3m2,
+//    f5e2m2, every other split with X <= 4; and f8e4m3 with its NaN codes)
+//    -> f16/bf16/f32 two at a time: the code's exponent and mantissa fields
+//    shifted into an f16's, the sign to bit 15, one packed multiplication
+//    by 2^(15 - bias) (exact, see smallFloatPairs), then an exact widening
+//    to f32 (and narrowing to bf16);
+//  - finite-only small floats with X >= 5 (f6e5m0, f7e5m1, f7e6m0, f8e6m1,
+//    f8e7m0) -> f16/bf16/f32 one at a time: an exact f32 from the fields
+//    (exponent rebiased by an integer add, subnormal codes as M times a
+//    power of two), then one round-to-nearest-even conversion
+//    (smallFloatViaF32);
+//  - f8e5m2 -> f16/bf16 by a shift (it is the top byte of an f16), bf16
+//    through f32, exactly;
+//  - NaN codes become the destination's canonical quiet NaN with the code's
+//    sign, as in lib/Numerics.
+// The rest of the <= 8-bit sources (e8m0, f8e4m3/f8e5m2 -> f32, and every
+// narrow source to an integer or small-float destination) loads from a lookup
+// table that lib/Numerics computes at compile time (one constant global per
+// pair).
+//
+// Other conversions:
+//  - f16/bf16/f32 <-> f16/bf16/f32 and wider integers -> f16/bf16/f32 by the
 //    hardware's round-to-nearest-even conversions (one rounding);
 //  - floats -> integers: round to nearest even, then a saturating
 //    conversion (NaN gives 0);
@@ -248,8 +270,10 @@ FailureOr<Value> KernelLowering::castScalar(Operation *op, Value v,
                arith::BitcastOp::create(b, loc, dstType, nanBits), r)
         .getResult();
   }
-  // Narrow sources: one table lookup, exact by construction.
-  if (from->bits() <= 8)
+  // Narrow sources without an arithmetic path (see the file header): one
+  // table lookup, exact by construction. Integers of <= 8 bits to
+  // f16/bf16/f32 convert exactly below instead.
+  if (from->bits() <= 8 && !(srcInt && isStdFloat(dstType)))
     return lookupTable(b, loc, module, v, *from, *to, dstStorage);
   if (srcInt && isStdFloat(dstType)) {
     if (from->bits() <= 24) {
@@ -290,40 +314,207 @@ FailureOr<Value> KernelLowering::castScalar(Operation *op, Value v,
          << srcType << " to " << dstType << " is not supported on GPUs yet";
 }
 
-/// Magic-number fast path: pairs of 4/8-bit integers -> f16x2 / bf16x2.
-/// f16: the bits 0x6400 | k are 1024 + k for 0 <= k < 1024, so
-/// (0x6400 | u) - 1024 is u exactly, and (0x6400 | (i ^ 0x80)) - 1152 is the
-/// signed i8 value i (likewise 0x4300 = 128.0 for bf16 with 4-bit values).
-/// Returns an empty vector when no fast path applies.
+/// Two codes per 32-bit word: in[i] in the low half, in[i + 1] in the high
+/// half (zero past the end of an odd-sized list).
+static SmallVector<Value> pairWords(KernelLowering &kl, Location loc,
+                                    const Regs &in) {
+  OpBuilder &b = kl.builder();
+  Type i32 = b.getI32Type();
+  SmallVector<Value> words;
+  for (size_t i = 0; i < in.size(); i += 2) {
+    Value word = arith::ExtUIOp::create(b, loc, i32, in[i]);
+    if (i + 1 < in.size()) {
+      Value hi = arith::ExtUIOp::create(b, loc, i32, in[i + 1]);
+      word = arith::OrIOp::create(
+          b, loc, word, arith::ShLIOp::create(b, loc, hi, kl.i32(16)));
+    }
+    words.push_back(word);
+  }
+  return words;
+}
+
+/// The elements of the packed pairs `pairs` (vector<2xT>), `count` of them.
+static Regs unpackPairs(KernelLowering &kl, Location loc, ArrayRef<Value> pairs,
+                        size_t count) {
+  OpBuilder &b = kl.builder();
+  Regs out;
+  for (Value pair : pairs)
+    for (int k = 0; k < 2 && out.size() < count; ++k)
+      out.push_back(LLVM::ExtractElementOp::create(b, loc, pair, kl.i32(k)));
+  return out;
+}
+
+/// A vector<2xT> splat constant.
+static Value splat2(OpBuilder &b, Location loc, Type elem, double v) {
+  auto vecType = VectorType::get({2}, elem);
+  SmallVector<Attribute> elems(2, b.getFloatAttr(elem, v));
+  return arith::ConstantOp::create(b, loc, vecType,
+                                   DenseElementsAttr::get(vecType, elems));
+}
+
+/// Magic-number fast path: pairs of b-bit integers (b <= 8) -> f16x2, and
+/// (b <= 7) -> bf16x2. f16: the bits 0x6400 | k are 1024 + k for
+/// 0 <= k < 1024, so (0x6400 | u) - 1024 is u exactly; a signed code i
+/// xored with its sign bit 2^(b-1) is i + 2^(b-1) in [0, 2^b), so
+/// (0x6400 | (i ^ 2^(b-1))) - (1024 + 2^(b-1)) is i exactly. bf16: 0x4300
+/// is 128 with 7 mantissa bits, so 0x4300 | k is 128 + k for k < 128.
+/// Both subtractions are exact (integers below 2^11 resp. 2^8). Returns an
+/// empty vector when no fast path applies.
 static Regs magicPairs(KernelLowering &kl, Location loc, const Regs &in,
                        unsigned bits, bool isUnsigned, Type dst) {
   OpBuilder &b = kl.builder();
   bool f16 = dst.isF16();
-  if (!(f16 || dst.isBF16()) || (bits != 4 && bits != 8) ||
-      (dst.isBF16() && bits != 4) || in.size() % 2)
+  if (!(f16 || dst.isBF16()) || bits < 1 || bits > (f16 ? 8u : 7u))
     return {};
-  Type i32 = b.getI32Type();
   int64_t magic = f16 ? 0x6400 : 0x4300;
   double magicValue = f16 ? 1024.0 : 128.0;
   int64_t half = int64_t(1) << (bits - 1);
   double bias = magicValue + (isUnsigned ? 0 : double(half));
   auto vecType = VectorType::get({2}, dst);
-  SmallVector<Attribute> biasElems(2, b.getFloatAttr(dst, bias));
-  Value biasVec = arith::ConstantOp::create(
-      b, loc, vecType, DenseElementsAttr::get(vecType, biasElems));
-  Regs out;
-  for (size_t i = 0; i < in.size(); i += 2) {
-    Value lo = arith::ExtUIOp::create(b, loc, i32, in[i]);
-    Value hi = arith::ExtUIOp::create(b, loc, i32, in[i + 1]);
-    Value word = arith::OrIOp::create(
-        b, loc, lo, arith::ShLIOp::create(b, loc, hi, kl.i32(16)));
-    int64_t flip = isUnsigned ? 0 : (half | (half << 16));
+  Value biasVec = splat2(b, loc, dst, bias);
+  int64_t flip = isUnsigned ? 0 : (half | (half << 16));
+  SmallVector<Value> pairs;
+  for (Value word : pairWords(kl, loc, in)) {
     word = arith::XOrIOp::create(b, loc, word,
                                  kl.i32(magic | (magic << 16) | flip));
     Value pair = LLVM::BitcastOp::create(b, loc, vecType, word);
-    Value r = arith::SubFOp::create(b, loc, pair, biasVec);
-    for (int k = 0; k < 2; ++k)
-      out.push_back(LLVM::ExtractElementOp::create(b, loc, r, kl.i32(k)));
+    pairs.push_back(arith::SubFOp::create(b, loc, pair, biasVec));
+  }
+  return unpackPairs(kl, loc, pairs, in.size());
+}
+
+/// Small floats eXmY with X <= 4 (finite-only, or f8e4m3 with its NaN
+/// codes) -> f16/bf16/f32, two at a time, without a table. The code's
+/// magnitude bits shifted left by 10 - Y are an f16 with the code's exponent
+/// field (X <= 4 bits, so never 31: finite) and its mantissa top-aligned;
+/// for E > 0 that f16 is (1 + M/2^Y) 2^(E-15), for E = 0 it is the f16
+/// subnormal M/2^Y 2^(1-15), i.e. always the code's value times
+/// 2^(bias-15). One packed multiplication by 2^(15-bias) (bias <= 7, so
+/// 2^8..2^15: representable) restores the value, and the product is exact:
+/// every value of these formats has at most Y + 1 <= 7 significant bits,
+/// magnitude <= 448 < 65504 and lowest bit >= 2^(1-bias-Y) >= 2^-9 >
+/// 2^-24, so it is an f16 (normal or subnormal) and round-to-nearest leaves
+/// it unchanged (f16 arithmetic keeps subnormals). The sign goes to bit 15
+/// (-0 stays -0). bf16 and f32 go on through f32 (exact: f32 holds every
+/// f16, bf16 every value with <= 8 significant bits in f16's range). f8e4m3
+/// NaN codes (magnitude 0x7F) become the destination's canonical quiet NaN
+/// with the code's sign, as in lib/Numerics. Returns an empty vector when
+/// the path does not apply.
+static Regs smallFloatPairs(KernelLowering &kl, Location loc, const Regs &in,
+                            const num::Format &from, Type dst) {
+  OpBuilder &b = kl.builder();
+  if (from.kind() != num::FormatKind::SmallFloat || from.expBits() > 4 ||
+      !(dst.isF16() || dst.isBF16() || dst.isF32()))
+    return {};
+  bool nanCodes = from.hasNaN();
+  // Only E4M3FN has NaN codes among X <= 4; its f32 results keep the
+  // table for now (test/Codegen/NVIDIA/tile-convert-to-nvvm-cast.mlir).
+  if (from.hasInf() ||
+      (nanCodes && (from.expBits() != 4 || from.manBits() != 3 || dst.isF32())))
+    return {};
+  unsigned x = from.expBits(), y = from.manBits();
+  int64_t magMask = (int64_t(1) << (x + y)) - 1;
+  int64_t signBit = int64_t(1) << (x + y);
+  Type f16 = b.getF16Type();
+  auto f16x2 = VectorType::get({2}, f16);
+  Value scale = splat2(b, loc, f16, std::ldexp(1.0, 15 - from.bias()));
+  SmallVector<Value> pairs;
+  for (Value word : pairWords(kl, loc, in)) {
+    Value mag = arith::ShLIOp::create(
+        b, loc,
+        arith::AndIOp::create(b, loc, word, kl.i32(magMask | magMask << 16)),
+        kl.i32(10 - y));
+    Value sign = arith::ShLIOp::create(
+        b, loc,
+        arith::AndIOp::create(b, loc, word, kl.i32(signBit | signBit << 16)),
+        kl.i32(15 - (x + y)));
+    Value pair = LLVM::BitcastOp::create(
+        b, loc, f16x2, arith::OrIOp::create(b, loc, mag, sign));
+    Value r = arith::MulFOp::create(b, loc, pair, scale);
+    if (!dst.isF16()) {
+      r = arith::ExtFOp::create(b, loc, VectorType::get({2}, b.getF32Type()),
+                                r);
+      if (dst.isBF16())
+        r = arith::TruncFOp::create(b, loc, VectorType::get({2}, dst), r);
+    }
+    pairs.push_back(r);
+  }
+  Regs out = unpackPairs(kl, loc, pairs, in.size());
+  if (!nanCodes)
+    return out;
+  unsigned width = dst.getIntOrFloatBitWidth();
+  Type dstInt = b.getIntegerType(width);
+  uint32_t nanCode = formatOf(dst, false)->nanCode();
+  for (size_t i = 0; i < in.size(); ++i) {
+    Value code = in[i];
+    Type codeType = code.getType();
+    Value isNaN = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::AndIOp::create(b, loc, code, kl.constant(codeType, magMask)),
+        kl.constant(codeType, magMask));
+    Value nanBits = arith::OrIOp::create(
+        b, loc,
+        arith::ShLIOp::create(
+            b, loc,
+            arith::AndIOp::create(b, loc,
+                                  arith::ExtUIOp::create(b, loc, dstInt, code),
+                                  kl.constant(dstInt, signBit)),
+            kl.constant(dstInt, width - 1 - (x + y))),
+        kl.constant(dstInt, nanCode));
+    out[i] = arith::SelectOp::create(
+        b, loc, isNaN, arith::BitcastOp::create(b, loc, dst, nanBits), out[i]);
+  }
+  return out;
+}
+
+/// Finite-only small floats eXmY with X >= 5 -> f16/bf16/f32, one at a
+/// time, without a table. Their values (at most Y + 1 <= 3 significant bits,
+/// magnitudes in [2^(1-bias-Y), 2^(2^X-bias)) with bias <= 63) are all
+/// normal f32s, built exactly: E > 0 codes by moving the fields into an
+/// f32's and adding 127 - bias to the exponent field; E = 0 codes
+/// (subnormals, M/2^Y 2^(1-bias)) as the exact integer M times the normal
+/// power of two 2^(1-bias-Y), so no subnormal f32 operand appears (the
+/// result does not depend on a target's f32 denormal mode). The sign is
+/// or-ed into bit 31 (-0 stays -0). bf16 (8 significant bits, f32's range)
+/// and f16 then take one round-to-nearest-even conversion, which is exactly
+/// lib/Numerics' single rounding of the exact value (including overflow to
+/// inf and f16 subnormals). Returns an empty vector when it does not apply.
+static Regs smallFloatViaF32(KernelLowering &kl, Location loc, const Regs &in,
+                             const num::Format &from, Type dst) {
+  OpBuilder &b = kl.builder();
+  if (from.kind() != num::FormatKind::SmallFloat || from.expBits() < 5 ||
+      from.specials() != num::SpecialValues::FiniteOnly ||
+      !(dst.isF16() || dst.isBF16() || dst.isF32()))
+    return {};
+  unsigned x = from.expBits(), y = from.manBits();
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  Value subScale = arith::ConstantOp::create(
+      b, loc, f32,
+      b.getF32FloatAttr(float(std::ldexp(1.0, 1 - from.bias() - int(y)))));
+  Regs out;
+  for (Value v : in) {
+    Value code = arith::ExtUIOp::create(b, loc, i32, v);
+    Value mag = arith::AndIOp::create(b, loc, code,
+                                      kl.i32((int64_t(1) << (x + y)) - 1));
+    Value normal = arith::AddIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, mag, kl.i32(23 - y)),
+        kl.i32(int64_t(127 - from.bias()) << 23));
+    Value sub = arith::BitcastOp::create(
+        b, loc, i32,
+        arith::MulFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f32, mag),
+                              subScale));
+    Value isSub = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, mag,
+                                        kl.i32(int64_t(1) << y));
+    Value bits = arith::SelectOp::create(b, loc, isSub, sub, normal);
+    Value sign = arith::ShLIOp::create(
+        b, loc,
+        arith::AndIOp::create(b, loc, code, kl.i32(int64_t(1) << (x + y))),
+        kl.i32(31 - (x + y)));
+    Value r = arith::BitcastOp::create(
+        b, loc, f32, arith::OrIOp::create(b, loc, bits, sign));
+    if (!dst.isF32())
+      r = arith::TruncFOp::create(b, loc, dst, r);
+    out.push_back(r);
   }
   return out;
 }
@@ -393,64 +584,14 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
       return success();
     }
   }
-  if (isa<Float8E4M3FNType>(srcElem) && (dstElem.isF16() || dstElem.isBF16()) &&
-      in.size() % 2 == 0) {
-    // The e4m3 magnitude bits shifted left by 7 are an f16 with the same
-    // exponent and mantissa fields, worth 2^-8 of the e4m3 value
-    // (subnormals included); one packed multiplication by 256 restores it
-    // exactly. Two at a time. bf16 goes on through f32, exactly (4
-    // significant bits, range inside bf16's). NaN codes (magnitude 0x7F)
-    // become the destination's canonical quiet NaN with the code's sign, as
-    // in lib/Numerics.
-    Type i32Type = b.getI32Type(), f16 = b.getF16Type();
-    unsigned width = dstElem.getIntOrFloatBitWidth();
-    Type dstInt = b.getIntegerType(width);
-    uint32_t nanCode = formatOf(dstElem, false)->nanCode();
-    auto vecType = VectorType::get({2}, f16);
-    SmallVector<Attribute> scaleElems(2, b.getFloatAttr(f16, 256.0));
-    Value scale = arith::ConstantOp::create(
-        b, loc, vecType, DenseElementsAttr::get(vecType, scaleElems));
-    Regs out;
-    for (size_t i = 0; i < in.size(); i += 2) {
-      Value lo = arith::ExtUIOp::create(b, loc, i32Type, in[i]);
-      Value hi = arith::ExtUIOp::create(b, loc, i32Type, in[i + 1]);
-      Value word = arith::OrIOp::create(
-          b, loc, lo, arith::ShLIOp::create(b, loc, hi, i32(16)));
-      Value mag = arith::ShLIOp::create(
-          b, loc, arith::AndIOp::create(b, loc, word, i32(0x007F007F)), i32(7));
-      Value sign = arith::ShLIOp::create(
-          b, loc, arith::AndIOp::create(b, loc, word, i32(0x00800080)), i32(8));
-      Value pair = LLVM::BitcastOp::create(
-          b, loc, vecType, arith::OrIOp::create(b, loc, mag, sign));
-      Value r = arith::MulFOp::create(b, loc, pair, scale);
-      if (dstElem.isBF16()) {
-        auto f32x2 = VectorType::get({2}, b.getF32Type());
-        r = arith::TruncFOp::create(b, loc, VectorType::get({2}, dstElem),
-                                    arith::ExtFOp::create(b, loc, f32x2, r));
-      }
-      for (int k = 0; k < 2; ++k) {
-        Value code = in[i + k];
-        Value isNaN = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::eq,
-            arith::AndIOp::create(b, loc, code, constant(code.getType(), 0x7F)),
-            constant(code.getType(), 0x7F));
-        Value nanBits = arith::OrIOp::create(
-            b, loc,
-            arith::ShLIOp::create(
-                b, loc,
-                arith::AndIOp::create(
-                    b, loc, arith::ExtUIOp::create(b, loc, dstInt, code),
-                    constant(dstInt, 0x80)),
-                constant(dstInt, width - 8)),
-            constant(dstInt, nanCode));
-        Value v = LLVM::ExtractElementOp::create(b, loc, r, i32(k));
-        out.push_back(arith::SelectOp::create(
-            b, loc, isNaN, arith::BitcastOp::create(b, loc, dstElem, nanBits),
-            v));
-      }
+  if (std::optional<num::Format> from = formatOf(srcElem, su)) {
+    Regs fast = smallFloatPairs(*this, loc, in, *from, dstElem);
+    if (fast.empty())
+      fast = smallFloatViaF32(*this, loc, in, *from, dstElem);
+    if (!fast.empty()) {
+      values[op.getResult()] = fast;
+      return success();
     }
-    values[op.getResult()] = out;
-    return success();
   }
   if (srcElem.isSignlessInteger(8) && dstElem.isBF16()) {
     // u8/i8 -> bf16: exact in f32 and in bf16 (at most 8 significant bits),

@@ -339,6 +339,35 @@ TEST(GPULoweringOnCpu, NarrowSourcesAllCodes) {
       {"i3", "f16", "{src_unsigned}", "u3", "f16"},
       {"i8", "i4", "{dst_unsigned}", "i8", "u4"},
       {"i4", "i8", "", "i4", "i8"},
+      // Arithmetic paths of the other narrow sources (no table): small
+      // floats with X <= 4 (f16 fields), with X >= 5 (f32 fields, overflow
+      // to inf and f16 subnormals on the way to f16), to f16, bf16, f32.
+      {"f4E2M1FN", "f16", "", "f4e2m1", "f16"},
+      {"f4E2M1FN", "f32", "", "f4e2m1", "f32"},
+      {"f6E2M3FN", "f16", "", "f6e2m3", "f16"},
+      {"f6E2M3FN", "bf16", "", "f6e2m3", "bf16"},
+      {"f6E2M3FN", "f32", "", "f6e2m3", "f32"},
+      {"f6E3M2FN", "bf16", "", "f6e3m2", "bf16"},
+      {"f6E3M2FN", "f32", "", "f6e3m2", "f32"},
+      {"!tile.float<e2m2>", "f16", "", "f5e2m2", "f16"},
+      {"!tile.float<e2m2>", "bf16", "", "f5e2m2", "bf16"},
+      {"!tile.float<e1m0>", "f16", "", "f2e1m0", "f16"},
+      {"!tile.float<e1m6>", "bf16", "", "f8e1m6", "bf16"},
+      {"!tile.float<e1m6>", "f16", "", "f8e1m6", "f16"},
+      {"!tile.float<e3m0>", "f16", "", "f4e3m0", "f16"},
+      {"!tile.float<e3m4>", "f32", "", "f8e3m4", "f32"},
+      {"!tile.float<e4m0>", "bf16", "", "f5e4m0", "bf16"},
+      {"!tile.float<e4m2>", "f16", "", "f7e4m2", "f16"},
+      {"!tile.float<e4m1>", "f32", "", "f6e4m1", "f32"},
+      {"!tile.float<e5m1>", "bf16", "", "f7e5m1", "bf16"},
+      {"!tile.float<e5m0>", "f16", "", "f6e5m0", "f16"},
+      {"!tile.float<e5m0>", "f32", "", "f6e5m0", "f32"},
+      {"!tile.float<e5m1>", "f16", "", "f7e5m1", "f16"},
+      {"!tile.float<e6m0>", "f16", "", "f7e6m0", "f16"},
+      {"!tile.float<e6m1>", "bf16", "", "f8e6m1", "bf16"},
+      {"!tile.float<e6m1>", "f16", "", "f8e6m1", "f16"},
+      {"!tile.float<e7m0>", "f32", "", "f8e7m0", "f32"},
+      {"!tile.float<e7m0>", "bf16", "", "f8e7m0", "bf16"},
   };
   for (const CastCase &c : cases) {
     auto from = num::parseFormat(c.srcName);
@@ -350,6 +379,50 @@ TEST(GPULoweringOnCpu, NarrowSourcesAllCodes) {
     codes.pop_back();
     checkCast(c, codes);
   }
+  // Integers of every width up to 8 bits, signed and unsigned, to f16, bf16
+  // and f32.
+  for (unsigned bits = 1; bits <= 8; ++bits) {
+    for (bool isUnsigned : {true, false}) {
+      for (const char *dst : {"f16", "bf16", "f32"}) {
+        std::string type = "i" + std::to_string(bits);
+        std::string name = (isUnsigned ? "u" : "i") + std::to_string(bits);
+        CastCase c{type.c_str(), dst, isUnsigned ? "{src_unsigned}" : "",
+                   name.c_str(), dst};
+        std::vector<uint32_t> codes;
+        for (uint32_t i = 0; i < 256; ++i)
+          codes.push_back(i & ((1u << bits) - 1));
+        checkCast(c, codes);
+        codes.pop_back(); // one element short: the edge path
+        checkCast(c, codes);
+      }
+    }
+  }
+}
+
+TEST(GPULoweringOnCpu, NarrowSourcesUseNoTable) {
+  // The arithmetic paths leave no __tile_cvt_ table in the module; a format
+  // kept on the table (f8e4m3 -> f32) still gets one, so the check can fail.
+  auto hasTable = [](const char *src, const char *dst, const char *attrs) {
+    auto ctx = makeContext();
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(castKernel(src, dst, attrs), ctx.get());
+    CpuTargetLowering target;
+    if (!module || failed(::tile::gpu::lowerTileToLLVM(*module, target)))
+      return std::optional<bool>();
+    bool found = false;
+    module->walk([&](LLVM::GlobalOp g) {
+      found |= g.getSymName().starts_with("__tile_cvt_");
+    });
+    return std::optional<bool>(found);
+  };
+  EXPECT_EQ(hasTable("f4E2M1FN", "f16", ""), std::optional<bool>(false));
+  EXPECT_EQ(hasTable("f6E3M2FN", "bf16", ""), std::optional<bool>(false));
+  EXPECT_EQ(hasTable("i3", "f16", "{src_unsigned}"),
+            std::optional<bool>(false));
+  EXPECT_EQ(hasTable("i5", "bf16", ""), std::optional<bool>(false));
+  EXPECT_EQ(hasTable("!tile.float<e5m1>", "f16", ""),
+            std::optional<bool>(false));
+  EXPECT_EQ(hasTable("f8E4M3FN", "f32", ""), std::optional<bool>(true));
 }
 
 TEST(GPULoweringOnCpu, WideSourcesRoundAndSaturate) {
