@@ -195,12 +195,15 @@ struct CpuKernel {
   void (*fn)(void *, void *, int32_t, int32_t) = nullptr;
 };
 
-/// Builds `dst[off + i] = cast(src[off + i])` for a 64-element tile held by
-/// one thread (layout local(64)), `src`/`dst` of n elements.
-std::string castKernel(StringRef src, StringRef dst, StringRef attrs) {
+/// Builds `dst[off + i] = cast(src[off + i])` for a `tile`-element tile held
+/// by one thread (layout local(tile)), `src`/`dst` of n elements.
+std::string castKernel(StringRef src, StringRef dst, StringRef attrs,
+                       unsigned tile = 64) {
+  std::string t = std::to_string(tile);
   return (llvm::Twine(R"mlir(
-#l = #tile.layout<local(64)>
-func.func @k(%s: !tile.ptr<)mlir") +
+#l = #tile.layout<local()mlir") +
+          t + R"mlir()>
+func.func @k(%s: !tile.ptr<)mlir" +
           src + ">, %d: !tile.ptr<" + dst + R"mlir(>, %n: i32, %off: i32)
     attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 1 : i32} {
   %vs = tile.view %s(%n) : !tile.ptr<)mlir" +
@@ -208,12 +211,13 @@ func.func @k(%s: !tile.ptr<)mlir") +
   %vd = tile.view %d(%n) : !tile.ptr<)mlir" +
           dst + "> -> !tile.view<?x" + dst + R"mlir(>
   %x = tile.load %vs[%off] : !tile.view<?x)mlir" +
-          src + "> -> tensor<64x" + src + R"mlir(, #l>
+          src + "> -> tensor<" + t + "x" + src + R"mlir(, #l>
   %y = tile.cast %x )mlir" +
-          attrs + " : tensor<64x" + src + ", #l> -> tensor<64x" + dst +
+          attrs + " : tensor<" + t + "x" + src + ", #l> -> tensor<" + t + "x" +
+          dst +
           R"mlir(, #l>
   tile.store %vd[%off], %y : !tile.view<?x)mlir" +
-          dst + ">, tensor<64x" + dst + R"mlir(, #l>
+          dst + ">, tensor<" + t + "x" + dst + R"mlir(, #l>
   return
 }
 )mlir")
@@ -277,16 +281,17 @@ struct CastCase {
   const char *srcType, *dstType, *attrs, *srcName, *dstName;
 };
 
-/// Runs the cast kernel on `codes` (n of them, n <= 256 so that the edge
-/// path runs when n < 256) and compares every output code with
-/// lib/Numerics' convert().
-void checkCast(const CastCase &c, const std::vector<uint32_t> &codes) {
+/// Runs the cast kernel (tiles of `tile` elements) on `codes` (n of them,
+/// n <= 256 so that the edge path runs when n < 256) and compares every
+/// output code with lib/Numerics' convert().
+void checkCast(const CastCase &c, const std::vector<uint32_t> &codes,
+               unsigned tile = 64) {
   SCOPED_TRACE(std::string(c.srcName) + " -> " + c.dstName);
   auto from = num::parseFormat(c.srcName);
   auto to = num::parseFormat(c.dstName);
   ASSERT_TRUE(from.ok() && to.ok());
   std::optional<CpuKernel> k =
-      compileOnCpu(castKernel(c.srcType, c.dstType, c.attrs));
+      compileOnCpu(castKernel(c.srcType, c.dstType, c.attrs, tile));
   ASSERT_TRUE(k.has_value());
   int64_t n = codes.size();
   std::vector<uint8_t> src((n * from->bits() + 7) / 8 + 8, 0);
@@ -296,7 +301,7 @@ void checkCast(const CastCase &c, const std::vector<uint32_t> &codes) {
     masked.push_back(code & from->codeMask());
   for (int64_t i = 0; i < n; ++i)
     writeCode(src, i, from->bits(), masked[i]);
-  for (int32_t off = 0; off < n; off += 64)
+  for (int32_t off = 0; off < n; off += int32_t(tile))
     k->fn(src.data(), dst.data(), int32_t(n), off);
   int mismatches = 0;
   for (int64_t i = 0; i < n && mismatches < 8; ++i) {
@@ -396,6 +401,27 @@ TEST(GPULoweringOnCpu, NarrowSourcesAllCodes) {
         checkCast(c, codes);
       }
     }
+  }
+}
+
+TEST(GPULoweringOnCpu, NarrowSourcesOddRegisterCounts) {
+  // One- and three-element tiles: the two-at-a-time paths convert a last
+  // register without a partner (a zero upper half).
+  const CastCase cases[] = {
+      {"i3", "f16", "{src_unsigned}", "u3", "f16"},
+      {"i5", "bf16", "", "i5", "bf16"},
+      {"f4E2M1FN", "f16", "", "f4e2m1", "f16"},
+      {"f8E4M3FN", "bf16", "", "f8e4m3", "bf16"},
+      {"!tile.float<e5m1>", "f16", "", "f7e5m1", "f16"},
+  };
+  for (const CastCase &c : cases) {
+    auto from = num::parseFormat(c.srcName);
+    ASSERT_TRUE(from.ok());
+    std::vector<uint32_t> codes;
+    for (uint32_t i = 0; i <= from->codeMask(); ++i)
+      codes.push_back(i);
+    for (unsigned tile : {1u, 3u})
+      checkCast(c, codes, tile);
   }
 }
 
