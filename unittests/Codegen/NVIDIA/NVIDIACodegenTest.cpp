@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
+#include "CpuTargetLowering.h"
 #include "tile/Codegen/Common/Serialize.h"
 #include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/GPU/GPULowering.h"
@@ -135,58 +136,7 @@ func.func @k(%x: !tile.ptr<f32>, %N: i32)
 
 /// One thread per program, no shared memory hardware: enough for kernels
 /// without shared memory, reductions or matrix instructions.
-class CpuTargetLowering final : public ::tile::gpu::TargetLowering {
-public:
-  CpuTargetLowering() : info(*::tile::TargetInfo::lookup("host")) {}
-  const ::tile::TargetInfo &getTargetInfo() const override { return info; }
-  unsigned getGlobalAddressSpace() const override { return 0; }
-  unsigned getSharedAddressSpace() const override { return 0; }
-  Value threadId(OpBuilder &b, Location loc) override {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
-  }
-  Value programId(OpBuilder &b, Location loc, unsigned) override {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
-  }
-  Value numPrograms(OpBuilder &b, Location loc, unsigned) override {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
-  }
-  void barrier(OpBuilder &, Location) override {}
-  Value shuffleXor(OpBuilder &, Location, Value v, unsigned) override {
-    return v;
-  }
-  Value shuffleIndex(OpBuilder &, Location, Value v, Value) override {
-    return v;
-  }
-  Value sharedMemoryBase(OpBuilder &b, Location loc, ModuleOp) override {
-    return LLVM::ZeroOp::create(b, loc,
-                                LLVM::LLVMPointerType::get(b.getContext()));
-  }
-  std::optional<::tile::gpu::MmaAtom> getMmaAtom(Type, Type) const override {
-    return std::nullopt;
-  }
-  SmallVector<Value> mma(OpBuilder &, Location, const ::tile::gpu::MmaAtom &,
-                         ValueRange, ValueRange, ValueRange) override {
-    return {};
-  }
-  bool hasAsyncCopy() const override { return false; }
-  void asyncCopy(OpBuilder &, Location, Value, Value, unsigned,
-                 Value) override {}
-  void asyncCommitGroup(OpBuilder &, Location) override {}
-  void asyncWait(OpBuilder &, Location, unsigned) override {}
-  Value exp2(OpBuilder &b, Location loc, Value x) override {
-    return math::Exp2Op::create(b, loc, x);
-  }
-  Value log2(OpBuilder &b, Location loc, Value x) override {
-    return math::Log2Op::create(b, loc, x);
-  }
-  Value rsqrt(OpBuilder &b, Location loc, Value x) override {
-    return math::RsqrtOp::create(b, loc, x);
-  }
-  void markKernel(LLVM::LLVMFuncOp, unsigned) override {}
-
-private:
-  ::tile::TargetInfo info;
-};
+using ::tile::test::CpuTargetLowering;
 
 /// A lowered one-thread kernel `k(src, dst, n, off)` compiled for the CPU.
 struct CpuKernel {

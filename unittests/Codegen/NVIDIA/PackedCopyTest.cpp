@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CpuTargetLowering.h"
 #include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/GPU/GPULowering.h"
 #include "tile/Codegen/GPU/TargetLowering.h"
@@ -36,28 +37,8 @@ constexpr int64_t kSharedBytes = 1 << 16;
 constexpr char kSharedName[] = "__packed_copy_test_smem";
 
 /// One thread per program; shared memory is a zero-initialized global.
-class CpuSharedTargetLowering final : public ::tile::gpu::TargetLowering {
+class CpuSharedTargetLowering final : public ::tile::test::CpuTargetLowering {
 public:
-  CpuSharedTargetLowering() : info(*::tile::TargetInfo::lookup("host")) {}
-  const ::tile::TargetInfo &getTargetInfo() const override { return info; }
-  unsigned getGlobalAddressSpace() const override { return 0; }
-  unsigned getSharedAddressSpace() const override { return 0; }
-  Value threadId(OpBuilder &b, Location loc) override {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
-  }
-  Value programId(OpBuilder &b, Location loc, unsigned) override {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
-  }
-  Value numPrograms(OpBuilder &b, Location loc, unsigned) override {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
-  }
-  void barrier(OpBuilder &, Location) override {}
-  Value shuffleXor(OpBuilder &, Location, Value v, unsigned) override {
-    return v;
-  }
-  Value shuffleIndex(OpBuilder &, Location, Value v, Value) override {
-    return v;
-  }
   Value sharedMemoryBase(OpBuilder &b, Location loc, ModuleOp module) override {
     auto ptr = LLVM::LLVMPointerType::get(b.getContext());
     if (!module.lookupSymbol(kSharedName)) {
@@ -69,31 +50,6 @@ public:
     }
     return LLVM::AddressOfOp::create(b, loc, ptr, kSharedName);
   }
-  std::optional<::tile::gpu::MmaAtom> getMmaAtom(Type, Type) const override {
-    return std::nullopt;
-  }
-  SmallVector<Value> mma(OpBuilder &, Location, const ::tile::gpu::MmaAtom &,
-                         ValueRange, ValueRange, ValueRange) override {
-    return {};
-  }
-  bool hasAsyncCopy() const override { return false; }
-  void asyncCopy(OpBuilder &, Location, Value, Value, unsigned,
-                 Value) override {}
-  void asyncCommitGroup(OpBuilder &, Location) override {}
-  void asyncWait(OpBuilder &, Location, unsigned) override {}
-  Value exp2(OpBuilder &b, Location loc, Value x) override {
-    return math::Exp2Op::create(b, loc, x);
-  }
-  Value log2(OpBuilder &b, Location loc, Value x) override {
-    return math::Log2Op::create(b, loc, x);
-  }
-  Value rsqrt(OpBuilder &b, Location loc, Value x) override {
-    return math::RsqrtOp::create(b, loc, x);
-  }
-  void markKernel(LLVM::LLVMFuncOp, unsigned) override {}
-
-private:
-  ::tile::TargetInfo info;
 };
 
 using CopyFn = void (*)(void *, void *, int32_t, int32_t, int32_t, int32_t,

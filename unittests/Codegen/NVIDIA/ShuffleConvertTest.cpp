@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CpuTargetLowering.h"
 #include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/GPU/GPULowering.h"
 #include "tile/Codegen/GPU/TargetLowering.h"
@@ -43,27 +44,16 @@ struct SimState {
   std::vector<uint8_t> shared = std::vector<uint8_t>(1 << 16, 0);
 };
 
-class ShuffleSimTarget final : public ::tile::gpu::TargetLowering {
+class ShuffleSimTarget final : public ::tile::test::CpuTargetLowering {
 public:
   ShuffleSimTarget(SimState &state, int64_t maxSites, int64_t warpSize)
-      : info(*::tile::TargetInfo::lookup("host")), state(state),
-        maxSites(maxSites), warp(warpSize) {
+      : state(state), maxSites(maxSites), warp(warpSize) {
     info.warpSize = warpSize;
   }
-  const ::tile::TargetInfo &getTargetInfo() const override { return info; }
-  unsigned getGlobalAddressSpace() const override { return 0; }
-  unsigned getSharedAddressSpace() const override { return 0; }
   Value threadId(OpBuilder &b, Location loc) override {
     return LLVM::LoadOp::create(b, loc, b.getI32Type(),
                                 address(b, loc, &state.tid), 4);
   }
-  Value programId(OpBuilder &b, Location loc, unsigned) override {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
-  }
-  Value numPrograms(OpBuilder &b, Location loc, unsigned) override {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
-  }
-  void barrier(OpBuilder &, Location) override {}
   Value shuffleXor(OpBuilder &, Location, Value v, unsigned) override {
     ADD_FAILURE() << "unexpected shuffleXor";
     return v;
@@ -96,28 +86,6 @@ public:
   Value sharedMemoryBase(OpBuilder &b, Location loc, ModuleOp) override {
     return address(b, loc, state.shared.data());
   }
-  std::optional<::tile::gpu::MmaAtom> getMmaAtom(Type, Type) const override {
-    return std::nullopt;
-  }
-  SmallVector<Value> mma(OpBuilder &, Location, const ::tile::gpu::MmaAtom &,
-                         ValueRange, ValueRange, ValueRange) override {
-    return {};
-  }
-  bool hasAsyncCopy() const override { return false; }
-  void asyncCopy(OpBuilder &, Location, Value, Value, unsigned,
-                 Value) override {}
-  void asyncCommitGroup(OpBuilder &, Location) override {}
-  void asyncWait(OpBuilder &, Location, unsigned) override {}
-  Value exp2(OpBuilder &b, Location loc, Value x) override {
-    return math::Exp2Op::create(b, loc, x);
-  }
-  Value log2(OpBuilder &b, Location loc, Value x) override {
-    return math::Log2Op::create(b, loc, x);
-  }
-  Value rsqrt(OpBuilder &b, Location loc, Value x) override {
-    return math::RsqrtOp::create(b, loc, x);
-  }
-  void markKernel(LLVM::LLVMFuncOp, unsigned) override {}
 
   int64_t numSites() const { return sites; }
 
@@ -131,7 +99,6 @@ private:
     return LLVM::IntToPtrOp::create(b, loc, ptrType(b), i);
   }
 
-  ::tile::TargetInfo info;
   SimState &state;
   int64_t maxSites, warp;
   int64_t sites = 0;

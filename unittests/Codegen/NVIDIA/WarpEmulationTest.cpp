@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CpuTargetLowering.h"
 #include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/GPU/GPULowering.h"
 #include "tile/Codegen/GPU/TargetLowering.h"
@@ -151,12 +152,9 @@ extern "C" void tileEmuMma(int32_t a0, int32_t a1, int32_t a2, int32_t a3,
 
 /// A 4-warp NVIDIA-like target whose warp-level operations call the
 /// emulator above.
-class EmuTargetLowering final : public ::tile::gpu::TargetLowering {
+class EmuTargetLowering final : public ::tile::test::CpuTargetLowering {
 public:
-  EmuTargetLowering() : info(*::tile::TargetInfo::lookup("sm_80")) {}
-  const ::tile::TargetInfo &getTargetInfo() const override { return info; }
-  unsigned getGlobalAddressSpace() const override { return 0; }
-  unsigned getSharedAddressSpace() const override { return 0; }
+  EmuTargetLowering() : CpuTargetLowering("sm_80") {}
 
   static LLVM::LLVMFuncOp declare(OpBuilder &b, StringRef name, Type result,
                                   ArrayRef<Type> args) {
@@ -177,19 +175,6 @@ public:
   }
   Value threadId(OpBuilder &b, Location loc) override {
     return call(b, loc, "tileEmuTid", b.getI32Type(), {});
-  }
-  Value programId(OpBuilder &b, Location loc, unsigned) override {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
-  }
-  Value numPrograms(OpBuilder &b, Location loc, unsigned) override {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
-  }
-  void barrier(OpBuilder &, Location) override {}
-  Value shuffleXor(OpBuilder &, Location, Value v, unsigned) override {
-    return v;
-  }
-  Value shuffleIndex(OpBuilder &, Location, Value v, Value) override {
-    return v;
   }
   Value sharedMemoryBase(OpBuilder &b, Location loc, ModuleOp) override {
     return call(b, loc, "tileEmuSmem",
@@ -256,24 +241,6 @@ public:
       regs.push_back(loadAt(b, loc, out, i32, i));
     return regs;
   }
-  bool hasAsyncCopy() const override { return false; }
-  void asyncCopy(OpBuilder &, Location, Value, Value, unsigned,
-                 Value) override {}
-  void asyncCommitGroup(OpBuilder &, Location) override {}
-  void asyncWait(OpBuilder &, Location, unsigned) override {}
-  Value exp2(OpBuilder &b, Location loc, Value x) override {
-    return math::Exp2Op::create(b, loc, x);
-  }
-  Value log2(OpBuilder &b, Location loc, Value x) override {
-    return math::Log2Op::create(b, loc, x);
-  }
-  Value rsqrt(OpBuilder &b, Location loc, Value x) override {
-    return math::RsqrtOp::create(b, loc, x);
-  }
-  void markKernel(LLVM::LLVMFuncOp, unsigned) override {}
-
-private:
-  ::tile::TargetInfo info;
 };
 
 //===----------------------------------------------------------------------===//
