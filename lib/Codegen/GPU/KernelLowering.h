@@ -271,6 +271,10 @@ private:
   llvm::DenseSet<mlir::Operation *> loweredEarly;
 };
 
+/// Applies the shared-memory swizzle `s` to an i32 element offset.
+mlir::Value applySwizzle(KernelLowering &kl, mlir::Location loc,
+                         mlir::Value offset, const ::tile::layout::Swizzle &s);
+
 } // namespace tile::gpu
 
 #endif // TILE_LIB_CODEGEN_GPU_KERNELLOWERING_H

@@ -520,9 +520,8 @@ LogicalResult KernelLowering::lowerStore(mlir::tile::StoreOp op) {
 // Shared memory
 //===----------------------------------------------------------------------===//
 
-/// Applies a swizzle to an i32 element offset.
-static Value swizzle(KernelLowering &kl, Location loc, Value offset,
-                     const ::tile::layout::Swizzle &s) {
+Value applySwizzle(KernelLowering &kl, Location loc, Value offset,
+                   const ::tile::layout::Swizzle &s) {
   if (s.isIdentity())
     return offset;
   OpBuilder &b = kl.builder();
@@ -569,8 +568,8 @@ prepareShared(KernelLowering &kl, Operation *op, Location loc, Value base,
     for (unsigned d = 0; d < layout.rank(); ++d)
       linL += c[d] * strides[d];
     Value off =
-        swizzle(kl, loc, arith::AddIOp::create(b, loc, linT, kl.i32(linL)),
-                smem.swizzle());
+        applySwizzle(kl, loc, arith::AddIOp::create(b, loc, linT, kl.i32(linL)),
+                     smem.swizzle());
     Value byte =
         bits % 8 == 0
             ? arith::MulIOp::create(b, loc, off, kl.i32(bits / 8)).getResult()
@@ -1142,7 +1141,7 @@ LogicalResult KernelLowering::lowerCopyAsync(mlir::tile::CopyAsyncOp op) {
       lin = arith::AddIOp::create(
           b, loc, lin,
           arith::MulIOp::create(b, loc, coord[d], i32(slice.strides()[d])));
-    Value off = swizzle(*this, loc, lin, slice.swizzle());
+    Value off = applySwizzle(*this, loc, lin, slice.swizzle());
     Value dstByte = arith::ShRUIOp::create(
         b, loc, arith::MulIOp::create(b, loc, off, i32(bits)), i32(3));
     Value dst = gep(s->ptr, dstByte);

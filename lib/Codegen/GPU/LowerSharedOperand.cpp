@@ -309,19 +309,6 @@ LogicalResult KernelLowering::deferFusedOperandOp(Operation *op) {
 // Fragment loads
 //===----------------------------------------------------------------------===//
 
-/// swizzle(offset) on an i32 element offset.
-static Value applySwizzle(KernelLowering &kl, Location loc, Value offset,
-                          const Swizzle &s) {
-  if (s.isIdentity())
-    return offset;
-  OpBuilder &b = kl.builder();
-  int64_t mask = ((int64_t(1) << s.bits) - 1) << (s.base + s.shift);
-  Value moved = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, offset, kl.i32(mask)),
-      kl.i32(s.shift));
-  return arith::XOrIOp::create(b, loc, offset, moved);
-}
-
 /// The address of element swizzle(prefix + x + c) of the operand's buffer,
 /// for run-time x >= 0 and a constant
 /// c >= 0. The part of c (and of the prefix, when it is known to be a
