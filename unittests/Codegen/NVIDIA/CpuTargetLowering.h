@@ -19,8 +19,24 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+
+namespace mlir {
+class ExecutionEngine;
+class MLIRContext;
+} // namespace mlir
 
 namespace tile::test {
+
+/// A context with the tile dialect and everything the GPU lowering emits.
+std::unique_ptr<mlir::MLIRContext> makeContext();
+
+/// JIT-compiles a lowered (LLVM-dialect) module for the host, without
+/// optimization.
+llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>>
+createCpuEngine(mlir::ModuleOp module);
 
 class CpuTargetLowering : public ::tile::gpu::TargetLowering {
 public:

@@ -28,7 +28,6 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "llvm/Support/TargetSelect.h"
 
 #include <gtest/gtest.h>
 
@@ -41,16 +40,7 @@ namespace num = ::tile::numerics;
 
 namespace {
 
-std::unique_ptr<MLIRContext> makeContext() {
-  DialectRegistry registry;
-  registry.insert<mlir::tile::TileDialect, arith::ArithDialect,
-                  math::MathDialect, scf::SCFDialect, func::FuncDialect,
-                  cf::ControlFlowDialect, LLVM::LLVMDialect>();
-  ::tile::nvidia::registerNVIDIACodegenDialects(registry);
-  auto ctx = std::make_unique<MLIRContext>(registry);
-  ctx->loadAllAvailableDialects();
-  return ctx;
-}
+using ::tile::test::makeContext;
 
 const char *kVectorAdd = R"mlir(
 #blk = #tile.layout<local(2) * spatial(128) * local(4)>
@@ -175,12 +165,6 @@ func.func @k(%s: !tile.ptr<)mlir" +
 }
 
 std::optional<CpuKernel> compileOnCpu(const std::string &source) {
-  static bool initialized = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    return true;
-  }();
-  (void)initialized;
   CpuKernel k;
   k.ctx = makeContext();
   OwningOpRef<ModuleOp> module =
@@ -190,9 +174,7 @@ std::optional<CpuKernel> compileOnCpu(const std::string &source) {
   CpuTargetLowering target;
   if (failed(::tile::gpu::lowerTileToLLVM(*module, target)))
     return std::nullopt;
-  ExecutionEngineOptions options;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
-  auto engine = ExecutionEngine::create(*module, options);
+  auto engine = ::tile::test::createCpuEngine(*module);
   if (!engine) {
     llvm::errs() << llvm::toString(engine.takeError()) << "\n";
     return std::nullopt;

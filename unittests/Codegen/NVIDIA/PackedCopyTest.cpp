@@ -23,7 +23,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "llvm/Support/TargetSelect.h"
 
 #include <gtest/gtest.h>
 
@@ -101,20 +100,8 @@ func.func @k(%w: !tile.ptr<)" +
 }
 
 std::optional<Kernel> compile(const std::string &source) {
-  static bool initialized = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    return true;
-  }();
-  (void)initialized;
-  DialectRegistry registry;
-  registry.insert<mlir::tile::TileDialect, arith::ArithDialect,
-                  math::MathDialect, scf::SCFDialect, func::FuncDialect,
-                  cf::ControlFlowDialect, LLVM::LLVMDialect>();
-  ::tile::nvidia::registerNVIDIACodegenDialects(registry);
   Kernel k;
-  k.ctx = std::make_unique<MLIRContext>(registry);
-  k.ctx->loadAllAvailableDialects();
+  k.ctx = ::tile::test::makeContext();
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, k.ctx.get());
   if (!module)
@@ -122,9 +109,7 @@ std::optional<Kernel> compile(const std::string &source) {
   CpuSharedTargetLowering target;
   if (failed(::tile::gpu::lowerTileToLLVM(*module, target)))
     return std::nullopt;
-  ExecutionEngineOptions options;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
-  auto engine = ExecutionEngine::create(*module, options);
+  auto engine = ::tile::test::createCpuEngine(*module);
   if (!engine) {
     llvm::errs() << llvm::toString(engine.takeError()) << "\n";
     return std::nullopt;

@@ -25,7 +25,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "llvm/Support/TargetSelect.h"
 
 #include <gtest/gtest.h>
 
@@ -137,21 +136,9 @@ std::string convertKernel(const Case &c) {
 
 void runCase(const Case &c) {
   SCOPED_TRACE(c.name);
-  static bool initialized = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    return true;
-  }();
-  (void)initialized;
-  DialectRegistry registry;
-  registry.insert<mlir::tile::TileDialect, arith::ArithDialect,
-                  math::MathDialect, scf::SCFDialect, func::FuncDialect,
-                  cf::ControlFlowDialect, LLVM::LLVMDialect>();
-  ::tile::nvidia::registerNVIDIACodegenDialects(registry);
-  MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  std::unique_ptr<MLIRContext> ctx = ::tile::test::makeContext();
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(convertKernel(c), &ctx);
+      parseSourceString<ModuleOp>(convertKernel(c), ctx.get());
   ASSERT_TRUE(module);
   const int64_t maxSites = 64;
   SimState state;
@@ -162,9 +149,7 @@ void runCase(const Case &c) {
   ASSERT_TRUE(succeeded(::tile::gpu::lowerTileToLLVM(*module, target)));
   if (c.expectShuffles)
     EXPECT_GT(target.numSites(), 0) << "the conversion did not use shuffles";
-  ExecutionEngineOptions options;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
-  auto engine = ExecutionEngine::create(*module, options);
+  auto engine = ::tile::test::createCpuEngine(*module);
   ASSERT_TRUE(bool(engine)) << llvm::toString(engine.takeError());
   auto fn = (*engine)->lookup("k");
   ASSERT_TRUE(bool(fn)) << llvm::toString(fn.takeError());

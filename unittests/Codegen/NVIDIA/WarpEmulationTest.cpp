@@ -35,7 +35,6 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
-#include "llvm/Support/TargetSelect.h"
 
 #include <gtest/gtest.h>
 
@@ -328,26 +327,12 @@ using KernelFn = void (*)(void *, void *, void *, int32_t, int32_t, int32_t);
 /// 128 threads and compares C with the exact product.
 void runGemm(const std::string &source, bool bKMajor, bool epilogue,
              bool expectLdmatrix) {
-  static bool initialized = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    return true;
-  }();
-  (void)initialized;
-  DialectRegistry registry;
-  registry.insert<mlir::tile::TileDialect, arith::ArithDialect,
-                  math::MathDialect, scf::SCFDialect, func::FuncDialect,
-                  cf::ControlFlowDialect, LLVM::LLVMDialect>();
-  ::tile::nvidia::registerNVIDIACodegenDialects(registry);
-  MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
+  std::unique_ptr<MLIRContext> ctx = ::tile::test::makeContext();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, ctx.get());
   ASSERT_TRUE(module);
   EmuTargetLowering target;
   ASSERT_TRUE(succeeded(::tile::gpu::lowerTileToLLVM(*module, target)));
-  ExecutionEngineOptions options;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
-  auto engine = ExecutionEngine::create(*module, options);
+  auto engine = ::tile::test::createCpuEngine(*module);
   ASSERT_TRUE(bool(engine)) << llvm::toString(engine.takeError());
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;

@@ -1,0 +1,46 @@
+//===- CpuTargetLowering.cpp - Running lowered kernels on the CPU ---------===//
+//
+// Part of tilec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuTargetLowering.h"
+
+#include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "llvm/Support/TargetSelect.h"
+
+using namespace mlir;
+
+namespace tile::test {
+
+std::unique_ptr<MLIRContext> makeContext() {
+  DialectRegistry registry;
+  registry.insert<mlir::tile::TileDialect, arith::ArithDialect,
+                  math::MathDialect, scf::SCFDialect, func::FuncDialect,
+                  cf::ControlFlowDialect, LLVM::LLVMDialect>();
+  ::tile::nvidia::registerNVIDIACodegenDialects(registry);
+  auto ctx = std::make_unique<MLIRContext>(registry);
+  ctx->loadAllAvailableDialects();
+  return ctx;
+}
+
+llvm::Expected<std::unique_ptr<ExecutionEngine>>
+createCpuEngine(ModuleOp module) {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  ExecutionEngineOptions options;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
+  return ExecutionEngine::create(module, options);
+}
+
+} // namespace tile::test
