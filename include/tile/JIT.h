@@ -109,8 +109,15 @@ public:
   /// "tilec <version> (LLVM <version>)": part of every cache key.
   static std::string version();
 
+  /// A hash (16 hex digits) of the binary, executable or shared library,
+  /// the compiler is part of; part of every cache key, so that a rebuilt
+  /// compiler never reuses the code objects of an earlier build that has
+  /// the same version string. Computed once per process.
+  static const std::string &buildIdentity();
+
   /// The cache key of a compilation: source hash, kernel, target,
-  /// overrides, optimization and compiler version.
+  /// overrides, optimization, compiler version and a hash of the binary
+  /// the compiler is part of (a rebuilt compiler never reuses old entries).
   static std::string cacheKey(std::string_view Source,
                               const CompileOptions &Options,
                               std::string_view Kernel);

@@ -24,6 +24,10 @@
 #include <atomic>
 #include <set>
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <dlfcn.h>
+#endif
+
 #ifndef TILE_VERSION
 #define TILE_VERSION "unknown"
 #endif
@@ -44,6 +48,30 @@ static std::string defaultCacheDir() {
   }
   llvm::sys::path::append(path, "tilec");
   return std::string(path);
+}
+
+const std::string &Compiler::buildIdentity() {
+  static const std::string identity = []() -> std::string {
+    std::string path;
+#if defined(__unix__) || defined(__APPLE__)
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&defaultCacheDir), &info) &&
+        info.dli_fname)
+      path = info.dli_fname;
+#endif
+    if (path.empty() || !llvm::sys::fs::exists(path))
+      path = llvm::sys::fs::getMainExecutable(
+          nullptr, reinterpret_cast<void *>(&defaultCacheDir));
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return "unknown-build";
+    std::string hex;
+    llvm::raw_string_ostream(hex) << llvm::format_hex_no_prefix(
+        llvm::xxh3_64bits((*buffer)->getBuffer()), 16);
+    return hex;
+  }();
+  return identity;
 }
 
 Compiler::Compiler() : Compiler(Config()) {}
@@ -77,6 +105,7 @@ std::string Compiler::cacheKey(std::string_view source,
     text += field;
   };
   add(version());
+  add(buildIdentity());
   add(options.target);
   add(kernel);
   add(options.optimize ? "O" : "O0");

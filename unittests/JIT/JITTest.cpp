@@ -14,10 +14,13 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
 
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -149,6 +152,19 @@ TEST(JIT, MemoryCacheHitsAndInvalidation) {
   ASSERT_TRUE(bool(compiler.compile(changed, "a.tile", opts)));
   EXPECT_EQ(compiler.stats().Compilations, 4u);
   EXPECT_EQ(compiler.stats().MemoryHits, 1u);
+}
+
+TEST(JIT, BuildIdentityIsTheHashOfTheBinary) {
+  // The JIT is linked statically into this test, so the compiler's binary
+  // is the test executable itself.
+  auto self = llvm::MemoryBuffer::getFile("/proc/self/exe", /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  ASSERT_TRUE(bool(self));
+  char expected[17];
+  snprintf(
+      expected, sizeof(expected), "%016llx",
+      static_cast<unsigned long long>(llvm::xxh3_64bits((*self)->getBuffer())));
+  EXPECT_EQ(Compiler::buildIdentity(), expected);
 }
 
 TEST(JIT, CacheKeysSeparateEveryInput) {
