@@ -6,13 +6,14 @@
 
 #include "CpuTargetLowering.h"
 
+#include "tile/Codegen/GPU/GPULowering.h"
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/TargetSelect.h"
 
 using namespace mlir;
@@ -41,6 +42,31 @@ createCpuEngine(ModuleOp module) {
   ExecutionEngineOptions options;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
   return ExecutionEngine::create(module, options);
+}
+
+std::optional<CpuJitKernel> lowerAndJit(llvm::StringRef source,
+                                        ::tile::gpu::TargetLowering &target) {
+  CpuJitKernel k;
+  k.ctx = makeContext();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, k.ctx.get());
+  if (!module)
+    return std::nullopt;
+  if (failed(::tile::gpu::lowerTileToLLVM(*module, target)))
+    return std::nullopt;
+  auto engine = createCpuEngine(*module);
+  if (!engine) {
+    llvm::errs() << llvm::toString(engine.takeError()) << "\n";
+    return std::nullopt;
+  }
+  k.engine = std::move(*engine);
+  auto fn = k.engine->lookup("k");
+  if (!fn) {
+    llvm::errs() << llvm::toString(fn.takeError()) << "\n";
+    return std::nullopt;
+  }
+  k.fn = *fn;
+  return k;
 }
 
 } // namespace tile::test

@@ -18,15 +18,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
-
-namespace mlir {
-class ExecutionEngine;
-class MLIRContext;
-} // namespace mlir
+#include <optional>
 
 namespace tile::test {
 
@@ -37,6 +35,18 @@ std::unique_ptr<mlir::MLIRContext> makeContext();
 /// optimization.
 llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>>
 createCpuEngine(mlir::ModuleOp module);
+
+/// A tile kernel `k` lowered with some TargetLowering and JIT-compiled.
+struct CpuJitKernel {
+  std::unique_ptr<mlir::MLIRContext> ctx;
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  void *fn = nullptr;
+};
+
+/// Parses `source`, lowers it with `target`, JIT-compiles it and looks up
+/// its function `k`; std::nullopt (with the error printed) on failure.
+std::optional<CpuJitKernel> lowerAndJit(llvm::StringRef source,
+                                        ::tile::gpu::TargetLowering &target);
 
 class CpuTargetLowering : public ::tile::gpu::TargetLowering {
 public:

@@ -166,26 +166,14 @@ func.func @k(%s: !tile.ptr<)mlir" +
 
 std::optional<CpuKernel> compileOnCpu(const std::string &source) {
   CpuKernel k;
-  k.ctx = makeContext();
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(source, k.ctx.get());
-  if (!module)
-    return std::nullopt;
   CpuTargetLowering target;
-  if (failed(::tile::gpu::lowerTileToLLVM(*module, target)))
+  std::optional<::tile::test::CpuJitKernel> jit =
+      ::tile::test::lowerAndJit(source, target);
+  if (!jit)
     return std::nullopt;
-  auto engine = ::tile::test::createCpuEngine(*module);
-  if (!engine) {
-    llvm::errs() << llvm::toString(engine.takeError()) << "\n";
-    return std::nullopt;
-  }
-  k.engine = std::move(*engine);
-  auto fn = k.engine->lookup("k");
-  if (!fn) {
-    llvm::errs() << llvm::toString(fn.takeError()) << "\n";
-    return std::nullopt;
-  }
-  k.fn = reinterpret_cast<void (*)(void *, void *, int32_t, int32_t)>(*fn);
+  k.ctx = std::move(jit->ctx);
+  k.engine = std::move(jit->engine);
+  k.fn = reinterpret_cast<void (*)(void *, void *, int32_t, int32_t)>(jit->fn);
   return k;
 }
 

@@ -101,26 +101,14 @@ func.func @k(%w: !tile.ptr<)" +
 
 std::optional<Kernel> compile(const std::string &source) {
   Kernel k;
-  k.ctx = ::tile::test::makeContext();
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(source, k.ctx.get());
-  if (!module)
-    return std::nullopt;
   CpuSharedTargetLowering target;
-  if (failed(::tile::gpu::lowerTileToLLVM(*module, target)))
+  std::optional<::tile::test::CpuJitKernel> jit =
+      ::tile::test::lowerAndJit(source, target);
+  if (!jit)
     return std::nullopt;
-  auto engine = ::tile::test::createCpuEngine(*module);
-  if (!engine) {
-    llvm::errs() << llvm::toString(engine.takeError()) << "\n";
-    return std::nullopt;
-  }
-  k.engine = std::move(*engine);
-  auto fn = k.engine->lookup("k");
-  if (!fn) {
-    llvm::errs() << llvm::toString(fn.takeError()) << "\n";
-    return std::nullopt;
-  }
-  k.fn = reinterpret_cast<CopyFn>(*fn);
+  k.ctx = std::move(jit->ctx);
+  k.engine = std::move(jit->engine);
+  k.fn = reinterpret_cast<CopyFn>(jit->fn);
   return k;
 }
 
