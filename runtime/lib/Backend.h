@@ -69,13 +69,24 @@ public:
   virtual Expected<float> elapsedMs(void *Start, void *End) = 0;
 };
 
-/// Platform factories (HostBackend.cpp, CudaBackend.cpp, HipBackend.cpp).
+/// Platform factories (HostBackend.cpp, CudaBackend.cpp, HipBackend.cpp,
+/// NvEmuBackend.cpp).
 Expected<std::shared_ptr<DeviceImpl>> createHostDevice();
+Expected<std::shared_ptr<DeviceImpl>> createNvEmuDevice();
 Expected<std::shared_ptr<DeviceImpl>> createCudaDevice(int Ordinal);
 Expected<std::shared_ptr<DeviceImpl>> createHipDevice(int Ordinal);
 
 /// Reads a whole file (code objects).
 Expected<std::vector<uint8_t>> readBinaryFile(const std::string &Path);
+
+/// dlopen's the shared object \p Path (RTLD_NOW | RTLD_LOCAL; a name
+/// without a slash is taken relative to the working directory). \p What
+/// names the kind of object in the error ("host code object").
+Expected<void *> openSharedObject(const std::string &Path, const char *What);
+/// Writes \p Data to a temporary file, dlopen's it and removes the file
+/// (the mapping stays valid).
+Expected<void *> openSharedObjectData(const std::vector<uint8_t> &Data,
+                                      const char *What);
 
 /// A dlopen'ed library.
 class DynamicLibrary {

@@ -483,6 +483,9 @@ bool tile::rt::targetRunsOn(const std::string &Target, ObjectKind Kind,
     return Target == "host";
   case Platform::Hip:
     return Arch.empty() || Target == Arch;
+  case Platform::NvEmu:
+    // The emulator runs code compiled for any NVIDIA architecture.
+    return Target.rfind("sm_", 0) == 0;
   case Platform::Cuda:
     break;
   }

@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -22,7 +21,6 @@
 #include <functional>
 #include <mutex>
 #include <thread>
-#include <unistd.h>
 
 using namespace tile::rt;
 
@@ -171,45 +169,21 @@ public:
 
   Expected<std::shared_ptr<ModuleImpl>> loadModule(const std::string &Path,
                                                    ObjectKind) override {
-    // dlopen searches the library path for names without a slash.
-    std::string Name = Path.find('/') == std::string::npos ? "./" + Path : Path;
-    void *Handle = dlopen(Name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!Handle) {
-      const char *Msg = dlerror();
-      return makeError("cannot load host code object " + Path + ": " +
-                       (Msg ? Msg : "unknown error"));
-    }
+    Expected<void *> Handle = openSharedObject(Path, "host code object");
+    if (!Handle)
+      return Handle.takeError();
     return std::shared_ptr<ModuleImpl>(
-        std::make_shared<HostModule>(Handle, Path, Pool));
+        std::make_shared<HostModule>(*Handle, Path, Pool));
   }
 
   Expected<std::shared_ptr<ModuleImpl>>
-  loadModuleData(const std::vector<uint8_t> &Data, ObjectKind Kind,
-                 const std::string &) override {
-    // dlopen needs a file: write one, load it, and unlink it (the mapping
-    // stays valid).
-    const char *TmpDir = std::getenv("TMPDIR");
-    std::string Path = std::string(TmpDir && *TmpDir ? TmpDir : "/tmp") +
-                       "/tile-kernel-XXXXXX";
-    int Fd = mkstemp(Path.data());
-    if (Fd < 0)
-      return makeError("cannot create a temporary file " + Path + ": " +
-                       std::strerror(errno));
-    size_t Done = 0;
-    while (Done < Data.size()) {
-      ssize_t N = write(Fd, Data.data() + Done, Data.size() - Done);
-      if (N <= 0)
-        break;
-      Done += static_cast<size_t>(N);
-    }
-    close(Fd);
-    if (Done != Data.size()) {
-      unlink(Path.c_str());
-      return makeError("cannot write the temporary file " + Path);
-    }
-    Expected<std::shared_ptr<ModuleImpl>> M = loadModule(Path, Kind);
-    unlink(Path.c_str());
-    return M;
+  loadModuleData(const std::vector<uint8_t> &Data, ObjectKind,
+                 const std::string &Name) override {
+    Expected<void *> Handle = openSharedObjectData(Data, "host code object");
+    if (!Handle)
+      return Handle.takeError();
+    return std::shared_ptr<ModuleImpl>(
+        std::make_shared<HostModule>(*Handle, Name, Pool));
   }
 
   // Launches are synchronous: streams are only tokens.

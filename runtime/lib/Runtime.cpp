@@ -6,12 +6,15 @@
 
 #include "Backend.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <unistd.h>
 
 using namespace tile::rt;
 
@@ -32,6 +35,7 @@ constexpr KindInfo Kinds[] = {
     {ObjectKind::Cubin, "cubin", Platform::Cuda},
     {ObjectKind::Ptx, "ptx", Platform::Cuda},
     {ObjectKind::Hsaco, "hsaco", Platform::Hip},
+    {ObjectKind::NvEmuSO, "nvemu-so", Platform::NvEmu},
 };
 
 const KindInfo *findKind(ObjectKind K) {
@@ -51,6 +55,8 @@ const char *tile::rt::platformName(Platform P) {
     return "cuda";
   case Platform::Hip:
     return "hip";
+  case Platform::NvEmu:
+    return "cuda-emu";
   }
   return "?";
 }
@@ -65,7 +71,7 @@ Expected<ObjectKind> tile::rt::parseObjectKind(std::string_view Name) {
     if (Name == I.Name)
       return I.Kind;
   return makeError("unknown object kind '" + std::string(Name) +
-                   "' (expected host-so, cubin, ptx or hsaco)");
+                   "' (expected host-so, cubin, ptx, hsaco or nvemu-so)");
 }
 
 Platform tile::rt::platformOf(ObjectKind K) {
@@ -83,6 +89,48 @@ Expected<std::vector<uint8_t>> tile::rt::readBinaryFile(const std::string &P) {
     return makeError("cannot open " + P);
   return std::vector<uint8_t>((std::istreambuf_iterator<char>(In)),
                               std::istreambuf_iterator<char>());
+}
+
+Expected<void *> tile::rt::openSharedObject(const std::string &Path,
+                                            const char *What) {
+  // dlopen searches the library path for names without a slash.
+  std::string Name = Path.find('/') == std::string::npos ? "./" + Path : Path;
+  void *Handle = dlopen(Name.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!Handle) {
+    const char *Msg = dlerror();
+    return makeError("cannot load " + std::string(What) + " " + Path + ": " +
+                     (Msg ? Msg : "unknown error"));
+  }
+  return Handle;
+}
+
+Expected<void *>
+tile::rt::openSharedObjectData(const std::vector<uint8_t> &Data,
+                               const char *What) {
+  // dlopen needs a file: write one, load it, and unlink it (the mapping
+  // stays valid).
+  const char *TmpDir = std::getenv("TMPDIR");
+  std::string Path =
+      std::string(TmpDir && *TmpDir ? TmpDir : "/tmp") + "/tile-kernel-XXXXXX";
+  int Fd = mkstemp(Path.data());
+  if (Fd < 0)
+    return makeError("cannot create a temporary file " + Path + ": " +
+                     std::strerror(errno));
+  size_t Done = 0;
+  while (Done < Data.size()) {
+    ssize_t N = write(Fd, Data.data() + Done, Data.size() - Done);
+    if (N <= 0)
+      break;
+    Done += static_cast<size_t>(N);
+  }
+  close(Fd);
+  if (Done != Data.size()) {
+    unlink(Path.c_str());
+    return makeError("cannot write the temporary file " + Path);
+  }
+  Expected<void *> Handle = openSharedObject(Path, What);
+  unlink(Path.c_str());
+  return Handle;
 }
 
 Expected<std::shared_ptr<ModuleImpl>>
@@ -301,14 +349,16 @@ Expected<Device> Device::open(std::string_view Spec) {
     if (Num.empty() || Num.size() > 4 ||
         Num.find_first_not_of("0123456789") != std::string::npos)
       return makeError("bad device '" + std::string(Spec) +
-                       "' (expected host, cuda[:N] or hip[:N])");
+                       "' (expected host, cuda[:N], hip[:N] or cuda-emu)");
     Ordinal = std::stoi(Num);
   }
-  if (Kind != "host" && Kind != "cuda" && Kind != "hip")
+  if (Kind != "host" && Kind != "cuda" && Kind != "hip" && Kind != "cuda-emu")
     return makeError("unknown device '" + std::string(Spec) +
-                     "' (expected host, cuda[:N] or hip[:N])");
+                     "' (expected host, cuda[:N], hip[:N] or cuda-emu)");
   if (Kind == "host" && Ordinal != 0)
     return makeError("there is only one host device ('host')");
+  if (Kind == "cuda-emu" && Ordinal != 0)
+    return makeError("there is only one emulated NVIDIA device ('cuda-emu')");
 
   // Devices live until the process exits: never destroyed, so that no
   // driver call happens during static destruction.
@@ -319,9 +369,10 @@ Expected<Device> Device::open(std::string_view Spec) {
   auto It = Open->find(Key);
   if (It == Open->end()) {
     Expected<std::shared_ptr<DeviceImpl>> Impl =
-        Kind == "host"   ? createHostDevice()
-        : Kind == "cuda" ? createCudaDevice(Ordinal)
-                         : createHipDevice(Ordinal);
+        Kind == "host"       ? createHostDevice()
+        : Kind == "cuda"     ? createCudaDevice(Ordinal)
+        : Kind == "cuda-emu" ? createNvEmuDevice()
+                             : createHipDevice(Ordinal);
     if (!Impl)
       return Impl.takeError();
     It = Open->emplace(Key, *Impl).first;

@@ -1,9 +1,9 @@
 //===- tile-run.cpp - Run and check the kernels of a bundle ---------------===//
 //
 // Part of tilec. Usage:
-//   tile-run BUNDLE_DIR [--device host|cuda[:N]|hip[:N]] [--kernel NAME]
-//            [--test I[,J...]] [--repeat N] [--warmup N] [--flush-l2 MIB]
-//            [--timing-csv FILE] [--save DIR]
+//   tile-run BUNDLE_DIR [--device host|cuda[:N]|hip[:N]|cuda-emu]
+//            [--kernel NAME] [--test I[,J...]] [--repeat N] [--warmup N]
+//            [--flush-l2 MIB] [--timing-csv FILE] [--save DIR]
 // For every kernel runnable on the device and every recorded test (or the
 // tests selected by index): generate the seeded inputs, poison the outputs,
 // launch, compare each output with the reference stored in the bundle
@@ -56,10 +56,11 @@ struct Counts {
 };
 
 void usage() {
-  std::fprintf(stderr,
-               "usage: tile-run BUNDLE_DIR [--device host|cuda[:N]|hip[:N]] "
-               "[--kernel NAME] [--test I[,J...]] [--repeat N] [--warmup N] "
-               "[--flush-l2 MIB] [--timing-csv FILE] [--save DIR]\n");
+  std::fprintf(
+      stderr,
+      "usage: tile-run BUNDLE_DIR [--device host|cuda[:N]|hip[:N]|cuda-emu] "
+      "[--kernel NAME] [--test I[,J...]] [--repeat N] [--warmup N] "
+      "[--flush-l2 MIB] [--timing-csv FILE] [--save DIR]\n");
 }
 
 /// Parses a count in [0, Max] given to option \p Opt.

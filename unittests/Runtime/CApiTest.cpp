@@ -63,8 +63,9 @@ TEST(CApiTest, LoadsBundleAndLaunches) {
                "upload of 1200 bytes at offset 1 exceeds the buffer's 1200 "
                "bytes");
   EXPECT_EQ(tile_device_open("gpu"), nullptr);
-  EXPECT_STREQ(tile_last_error(),
-               "unknown device 'gpu' (expected host, cuda[:N] or hip[:N])");
+  EXPECT_STREQ(
+      tile_last_error(),
+      "unknown device 'gpu' (expected host, cuda[:N], hip[:N] or cuda-emu)");
   EXPECT_EQ(tile_bundle_load(Dev, "/nonexistent"), nullptr);
   EXPECT_STREQ(tile_last_error(), "cannot open /nonexistent/manifest.json");
 

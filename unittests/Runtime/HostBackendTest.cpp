@@ -103,10 +103,12 @@ TEST_F(HostBackendTest, DeviceBasics) {
   Expected<Device> Again = Device::open("host");
   ASSERT_TRUE(Again);
   EXPECT_EQ(Again->name(), Dev.name());
-  EXPECT_EQ(Device::open("tpu").message(),
-            "unknown device 'tpu' (expected host, cuda[:N] or hip[:N])");
-  EXPECT_EQ(Device::open("cuda:x").message(),
-            "bad device 'cuda:x' (expected host, cuda[:N] or hip[:N])");
+  EXPECT_EQ(
+      Device::open("tpu").message(),
+      "unknown device 'tpu' (expected host, cuda[:N], hip[:N] or cuda-emu)");
+  EXPECT_EQ(
+      Device::open("cuda:x").message(),
+      "bad device 'cuda:x' (expected host, cuda[:N], hip[:N] or cuda-emu)");
   EXPECT_EQ(Device::open("host:1").message(),
             "there is only one host device ('host')");
 }

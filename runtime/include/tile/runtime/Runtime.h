@@ -2,11 +2,13 @@
 //
 // Part of tilec. The core of the runtime: handles are cheap to copy (they
 // share ownership of the underlying object) and every operation reports
-// failure through Error / Expected. Three platforms:
-//   host   - kernels are shared objects (see runtime/README.md for the ABI),
-//            buffers are aligned host memory, programs run on a thread pool;
-//   cuda:N - libcuda.so.1, loaded with dlopen at first use;
-//   hip:N  - libamdhip64.so, loaded with dlopen at first use.
+// failure through Error / Expected. Four platforms:
+//   host     - kernels are shared objects (see runtime/README.md for the ABI),
+//              buffers are aligned host memory, programs run on a thread pool;
+//   cuda:N   - libcuda.so.1, loaded with dlopen at first use;
+//   hip:N    - libamdhip64.so, loaded with dlopen at first use;
+//   cuda-emu - the NVIDIA emulator: NVPTX-bound code retargeted to the host
+//              (NvEmuAbi.h), every GPU thread a fiber, accesses checked.
 // Every handle may be used from any thread (the GPU backends make their
 // context current in each call; host launches run one at a time).
 //
@@ -32,14 +34,14 @@ class ModuleImpl;
 class Stream;
 
 /// Where kernels run.
-enum class Platform { Host, Cuda, Hip };
+enum class Platform { Host, Cuda, Hip, NvEmu };
 
 /// The kind of a code object file.
-enum class ObjectKind { HostSO, Cubin, Ptx, Hsaco };
+enum class ObjectKind { HostSO, Cubin, Ptx, Hsaco, NvEmuSO };
 
-/// "host", "cuda" or "hip".
+/// "host", "cuda", "hip" or "cuda-emu".
 const char *platformName(Platform P);
-/// "host-so", "cubin", "ptx" or "hsaco".
+/// "host-so", "cubin", "ptx", "hsaco" or "nvemu-so".
 const char *objectKindName(ObjectKind K);
 /// Inverse of objectKindName().
 Expected<ObjectKind> parseObjectKind(std::string_view Name);
@@ -159,8 +161,9 @@ private:
 /// A device of one platform.
 class Device {
 public:
-  /// Opens "host", "cuda", "cuda:N", "hip" or "hip:N" ("cuda" is
-  /// "cuda:0"). Opening the same device twice gives the same device.
+  /// Opens "host", "cuda", "cuda:N", "hip", "hip:N" ("cuda" is
+  /// "cuda:0") or "cuda-emu" (the NVIDIA emulator, NvEmuAbi.h; ordinal 0
+  /// only). Opening the same device twice gives the same device.
   /// Fails with "no CUDA driver found ..." / "no HIP runtime found ..." when
   /// the driver library cannot be loaded.
   static Expected<Device> open(std::string_view Spec);

@@ -1,0 +1,175 @@
+/*===- NvEmuAbi.h - Contract between emulated NVIDIA code and the runtime -===*
+ *
+ * Part of tilec. The NVIDIA emulator runs the exact LLVM IR that tilec hands
+ * to the NVPTX backend (after optimization) on the CPU: the compiler
+ * (lib/Codegen/NVIDIA/Emulation.cpp) retargets that module to the host,
+ * replaces every llvm.nvvm.* intrinsic by a call through the table below and
+ * puts an access check before every load and store of global or shared
+ * memory; the runtime (runtime/lib/NvEmuBackend.cpp) runs each thread of a
+ * block as a fiber and implements the table: warp collectives (shuffles,
+ * ldmatrix, mma.sync) gather all lanes of the warp first, barriers all
+ * threads of the block, cp.async writes shared memory only when a
+ * wait_group retires its group, and accesses are checked against the
+ * allocations (global) and the launch's dynamic shared memory, with a race
+ * detector on shared memory between barriers.
+ *
+ * A code object of kind "nvemu-so" is a host shared object exporting
+ *   void __tile_emu_bind(const struct tile_emu_ops *ops);
+ *       called once after loading, before any entry;
+ *   void __tile_emu_entry_<kernel>(void **args);
+ *       one per kernel; runs ONE thread of the kernel (the runtime calls it
+ *       in each fiber); args are pointers to the parameter values, exactly
+ *       as for cuLaunchKernel.
+ * and nothing else is required of it. Plain C so both sides agree without
+ * sharing any C++ type.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef TILE_RUNTIME_NVEMUABI_H
+#define TILE_RUNTIME_NVEMUABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Bumped whenever the table or an enumeration changes. */
+#define TILE_EMU_ABI_VERSION 1
+
+#define TILE_EMU_BIND_SYMBOL "__tile_emu_bind"
+#define TILE_EMU_ENTRY_PREFIX "__tile_emu_entry_"
+
+/** Special registers (llvm.nvvm.read.ptx.sreg.*). */
+enum tile_emu_sreg {
+  TILE_EMU_TID_X = 0,
+  TILE_EMU_TID_Y,
+  TILE_EMU_TID_Z,
+  TILE_EMU_NTID_X,
+  TILE_EMU_NTID_Y,
+  TILE_EMU_NTID_Z,
+  TILE_EMU_CTAID_X,
+  TILE_EMU_CTAID_Y,
+  TILE_EMU_CTAID_Z,
+  TILE_EMU_NCTAID_X,
+  TILE_EMU_NCTAID_Y,
+  TILE_EMU_NCTAID_Z,
+  TILE_EMU_LANEID,
+  TILE_EMU_WARPID,
+  TILE_EMU_NUM_SREGS
+};
+
+/** shfl.sync modes (PTX: .up, .down, .bfly, .idx). */
+enum tile_emu_shfl_mode {
+  TILE_EMU_SHFL_UP = 0,
+  TILE_EMU_SHFL_DOWN,
+  TILE_EMU_SHFL_BFLY,
+  TILE_EMU_SHFL_IDX
+};
+
+/**
+ * mma.sync.aligned shapes and types, all .row.col. Fragments are passed as
+ * arrays of 32-bit registers in PTX operand order, packed as PTX packs them
+ * (two f16/bf16 per register, element 0 in the low half; four s8 per
+ * register, element 0 in the low byte):
+ *                                   a  b  c  d (registers)
+ *   M16N8K16_F32_F16  f16 x f16 + f32   4  2  4  4
+ *   M16N8K16_F32_BF16 bf16x bf16+ f32   4  2  4  4
+ *   M16N8K16_F16_F16  f16 x f16 + f16   4  2  2  2
+ *   M16N8K32_S32_S8   s8 x s8 + s32     4  2  4  4  (wrapping)
+ *   M16N8K32_S32_S8_SAT                 4  2  4  4  (.satfinite)
+ *   M16N8K8_F32_F16   f16 x f16 + f32   2  1  4  4
+ */
+enum tile_emu_mma_kind {
+  TILE_EMU_MMA_M16N8K16_F32_F16 = 0,
+  TILE_EMU_MMA_M16N8K16_F32_BF16,
+  TILE_EMU_MMA_M16N8K16_F16_F16,
+  TILE_EMU_MMA_M16N8K32_S32_S8,
+  TILE_EMU_MMA_M16N8K32_S32_S8_SAT,
+  TILE_EMU_MMA_M16N8K8_F32_F16,
+  TILE_EMU_NUM_MMA_KINDS
+};
+
+/** Approximate math (ex2.approx.f32, lg2.approx.f32, ...). */
+enum tile_emu_math {
+  TILE_EMU_EX2_APPROX = 0,
+  TILE_EMU_LG2_APPROX,
+  TILE_EMU_RSQRT_APPROX,
+  TILE_EMU_RCP_APPROX,
+  TILE_EMU_SQRT_APPROX,
+  TILE_EMU_SIN_APPROX,
+  TILE_EMU_COS_APPROX,
+  TILE_EMU_TANH_APPROX,
+  TILE_EMU_NUM_MATH
+};
+
+/** Memory spaces of an access check (the LLVM NVPTX address spaces). */
+enum tile_emu_space {
+  TILE_EMU_GENERIC = 0,
+  TILE_EMU_GLOBAL = 1,
+  TILE_EMU_SHARED = 3,
+  TILE_EMU_CONST = 4,
+  TILE_EMU_LOCAL = 5
+};
+
+/** Flags of an access check, or'ed with the space. */
+#define TILE_EMU_ACCESS_WRITE 0x100u
+#define TILE_EMU_ACCESS_ATOMIC 0x200u
+
+/**
+ * The runtime's side. Every function acts for the calling thread (the
+ * fiber that runs it); a warp collective returns only when every lane of
+ * the warp that has not exited has reached a collective, and a barrier
+ * when every thread of the block has. Errors (out-of-bounds access, race,
+ * divergent collective, deadlock, unsupported operation) are recorded by
+ * the runtime and fail the launch; functions still return normally (reads
+ * return zeros) so that the kernel can run to its end.
+ */
+struct tile_emu_ops {
+  uint32_t abi_version; /**< TILE_EMU_ABI_VERSION */
+  /** A special register of the calling thread. */
+  uint32_t (*sreg)(uint32_t which);
+  /** The block's dynamic shared memory (the address of the PTX
+   *  extern .shared array; LaunchConfig::SharedBytes long). */
+  void *(*shared_base)(void);
+  /** bar.sync / barrier.cta.sync.aligned.all with barrier id \p id. */
+  void (*barrier)(uint32_t id);
+  /** shfl.sync: returns the value; *pred_out (when not null) receives
+   *  the PTX predicate (1 when the source lane is in range). */
+  uint32_t (*shfl)(uint32_t mode, uint32_t member_mask, uint32_t value,
+                   uint32_t b, uint32_t c, uint32_t *pred_out);
+  /** ldmatrix.sync.aligned.m8n8.x{count}[.trans].b16: \p row_address is
+   *  this lane's row address (lanes 8i..8i+7 address matrix i); writes
+   *  \p count registers to \p out. */
+  void (*ldmatrix)(uint32_t count, uint32_t trans, const void *row_address,
+                   uint32_t *out);
+  /** mma.sync.aligned of \p kind (tile_emu_mma_kind); see the table. */
+  void (*mma)(uint32_t kind, const uint32_t *a, const uint32_t *b,
+              const uint32_t *c, uint32_t *d);
+  /** cp.async.{ca,cg}.shared.global: copies \p src_bytes (<= \p bytes)
+   *  bytes from \p src and zero-fills the rest up to \p bytes, when the
+   *  group holding it is retired. */
+  void (*cp_async)(void *dst, const void *src, uint32_t bytes,
+                   uint32_t src_bytes);
+  /** cp.async.commit_group. */
+  void (*cp_async_commit)(void);
+  /** cp.async.wait_group \p pending (wait_all: 0 after a commit). */
+  void (*cp_async_wait)(uint32_t pending);
+  /** Checks an access of \p bytes at \p address; \p flags is a
+   *  tile_emu_space or'ed with TILE_EMU_ACCESS_* flags. Returns 1 when
+   *  the access is allowed, 0 when it was recorded as an error (the
+   *  caller may then skip it, reading zeros; ignoring the result is
+   *  allowed too). */
+  uint32_t (*access)(const void *address, uint32_t bytes, uint32_t flags);
+  /** Approximate math (tile_emu_math). */
+  float (*math_f32)(uint32_t fn, float x);
+  /** An operation the emulator does not implement (llvm.trap included):
+   *  \p what names it. Fails the launch. */
+  void (*unsupported)(const char *what);
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILE_RUNTIME_NVEMUABI_H */

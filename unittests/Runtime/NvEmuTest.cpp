@@ -1,0 +1,741 @@
+//===- NvEmuTest.cpp - Tests of the NVIDIA emulator platform --------------===//
+//
+// Runs the hand-written kernels of NvEmuKernels.cpp on device "cuda-emu"
+// and checks them against references written here from the PTX ISA's
+// definitions (shuffle modes as CUDA documents them, ldmatrix and mma
+// fragment layouts as tables per register), on seeded random data. The
+// error tests check that each kind of misbehaviour fails the launch with a
+// clear message instead of crashing or hanging.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/runtime/Bundle.h"
+#include "tile/runtime/NvEmuAbi.h"
+#include "tile/runtime/Runtime.h"
+
+#include "tile/Numerics/Format.h"
+
+#include "gtest/gtest.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+
+using namespace tile::rt;
+namespace num = tile::numerics;
+
+namespace {
+
+class NvEmuTest : public testing::Test {
+protected:
+  void SetUp() override {
+    Expected<Device> D = Device::open("cuda-emu");
+    ASSERT_TRUE(D) << D.message();
+    Dev = *D;
+    Expected<Module> M =
+        Dev.loadModule(TILE_NVEMU_TEST_KERNELS, ObjectKind::NvEmuSO);
+    ASSERT_TRUE(M) << M.message();
+    Mod = *M;
+  }
+
+  /// Launches kernel \p Name with 64-bit parameter slots \p Slots.
+  Error run(const std::string &Name, uint32_t Threads, uint32_t SharedBytes,
+            std::array<uint32_t, 3> Grid, std::vector<uint64_t> Slots) {
+    KernelSignature Sig;
+    Sig.Name = Name;
+    for (size_t I = 0; I < Slots.size(); ++I)
+      Sig.Params.push_back(
+          {"p" + std::to_string(I), ParamKind::Scalar, "i32", {}, false});
+    Expected<Kernel> K = Mod.getKernel(Name, Sig, {Threads, SharedBytes});
+    if (!K)
+      return K.takeError();
+    BoundArgs B;
+    B.Grid = Grid;
+    B.Slots = std::move(Slots);
+    return K->launch(B);
+  }
+
+  template <typename T> Buffer upload(const std::vector<T> &Data) {
+    Expected<Buffer> B = Dev.allocate(Data.size() * sizeof(T));
+    EXPECT_TRUE(B) << B.message();
+    EXPECT_FALSE(B->upload(Data.data(), Data.size() * sizeof(T)));
+    return *B;
+  }
+  /// A buffer of \p N elements filled with 0xEE bytes.
+  template <typename T> Buffer output(size_t N) {
+    return upload(std::vector<T>(N, poison<T>()));
+  }
+  template <typename T> static T poison() {
+    T V;
+    std::memset(&V, 0xEE, sizeof(T));
+    return V;
+  }
+  template <typename T> std::vector<T> read(const Buffer &B) {
+    std::vector<T> Out(B.size() / sizeof(T));
+    EXPECT_FALSE(B.download(Out.data(), Out.size() * sizeof(T)));
+    return Out;
+  }
+
+  Device Dev;
+  Module Mod;
+};
+
+std::vector<uint32_t> randomWords(size_t N, unsigned Seed) {
+  std::mt19937 Gen(Seed);
+  std::vector<uint32_t> V(N);
+  for (uint32_t &X : V)
+    X = Gen();
+  return V;
+}
+
+bool contains(const std::string &S, const std::string &Part) {
+  return S.find(Part) != std::string::npos;
+}
+
+//===----------------------------------------------------------------------===//
+// The device
+//===----------------------------------------------------------------------===//
+
+TEST_F(NvEmuTest, DeviceAndNames) {
+  EXPECT_EQ(Dev.platform(), Platform::NvEmu);
+  EXPECT_EQ(Dev.name(), "NVIDIA emulator (CPU)");
+  EXPECT_EQ(Dev.arch(), "sm_90a");
+  EXPECT_STREQ(platformName(Platform::NvEmu), "cuda-emu");
+  EXPECT_STREQ(objectKindName(ObjectKind::NvEmuSO), "nvemu-so");
+  Expected<ObjectKind> K = parseObjectKind("nvemu-so");
+  ASSERT_TRUE(K);
+  EXPECT_EQ(*K, ObjectKind::NvEmuSO);
+  EXPECT_EQ(platformOf(ObjectKind::NvEmuSO), Platform::NvEmu);
+
+  Expected<Device> Again = Device::open("cuda-emu:0");
+  ASSERT_TRUE(Again) << Again.message();
+  EXPECT_EQ(Again->platform(), Platform::NvEmu);
+  EXPECT_EQ(Device::open("cuda-emu:1").message(),
+            "there is only one emulated NVIDIA device ('cuda-emu')");
+
+  // Any NVIDIA target runs on the emulator; nothing else does.
+  EXPECT_TRUE(
+      targetRunsOn("sm_80", ObjectKind::NvEmuSO, Platform::NvEmu, "sm_90a"));
+  EXPECT_TRUE(
+      targetRunsOn("sm_100a", ObjectKind::NvEmuSO, Platform::NvEmu, "sm_90a"));
+  EXPECT_FALSE(
+      targetRunsOn("host", ObjectKind::NvEmuSO, Platform::NvEmu, "sm_90a"));
+  EXPECT_FALSE(
+      targetRunsOn("sm_90", ObjectKind::Cubin, Platform::NvEmu, "sm_90a"));
+}
+
+TEST_F(NvEmuTest, LoadErrors) {
+  EXPECT_EQ(
+      Dev.loadModule(TILE_NVEMU_TEST_KERNELS, ObjectKind::HostSO).message(),
+      std::string("cannot load a host-so code object on a cuda-emu "
+                  "device: ") +
+          TILE_NVEMU_TEST_KERNELS);
+  // A host code object has no __tile_emu_bind.
+  EXPECT_EQ(Dev.loadModule(TILE_TEST_KERNELS, ObjectKind::NvEmuSO).message(),
+            std::string(TILE_TEST_KERNELS) +
+                " is not an nvemu-so code object: it does not export "
+                "__tile_emu_bind");
+  EXPECT_EQ(
+      Dev.loadModule("/nonexistent/k.so", ObjectKind::NvEmuSO)
+          .message()
+          .rfind("cannot load nvemu-so code object /nonexistent/k.so: ", 0),
+      0u);
+  KernelSignature Sig;
+  Sig.Name = "nope";
+  EXPECT_EQ(Mod.getKernel("nope", Sig).message(),
+            std::string("entry 'nope' (symbol __tile_emu_entry_nope) not "
+                        "found in ") +
+                TILE_NVEMU_TEST_KERNELS);
+  EXPECT_EQ(Mod.getKernel("sregs", Sig, {128, 300000}).message(),
+            "kernel 'sregs' needs 300000 bytes of dynamic shared memory; the "
+            "emulated sm_90 has at most 232448");
+
+  // From memory, as the JIT hands code objects over.
+  std::ifstream In(TILE_NVEMU_TEST_KERNELS, std::ios::binary);
+  std::vector<uint8_t> Bytes((std::istreambuf_iterator<char>(In)),
+                             std::istreambuf_iterator<char>());
+  Expected<Module> M = Dev.loadModuleData(Bytes, ObjectKind::NvEmuSO);
+  ASSERT_TRUE(M) << M.message();
+  Sig.Name = "sregs";
+  Sig.Params.push_back({"out", ParamKind::Scalar, "i32", {}, false});
+  EXPECT_TRUE(M->getKernel("sregs", Sig));
+}
+
+TEST_F(NvEmuTest, LaunchLimits) {
+  Buffer Out = output<uint32_t>(16);
+  EXPECT_EQ(run("sregs", 0, 0, {1, 1, 1}, {Out.address()}).message(),
+            "sregs: cannot launch 0 threads per block (the emulated sm_90 "
+            "allows 1-1024)");
+  EXPECT_EQ(run("sregs", 1025, 0, {1, 1, 1}, {Out.address()}).message(),
+            "sregs: cannot launch 1025 threads per block (the emulated sm_90 "
+            "allows 1-1024)");
+}
+
+//===----------------------------------------------------------------------===//
+// Special registers, barriers, memory
+//===----------------------------------------------------------------------===//
+
+TEST_F(NvEmuTest, SpecialRegisters) {
+  const uint32_t Threads = 80; // The last warp is partial.
+  const std::array<uint32_t, 3> Grid = {3, 2, 2};
+  size_t Total = size_t(Threads) * 12;
+  Buffer Out = output<uint32_t>(Total * TILE_EMU_NUM_SREGS);
+  ASSERT_FALSE(run("sregs", Threads, 0, Grid, {Out.address()}));
+  std::vector<uint32_t> V = read<uint32_t>(Out);
+  for (uint32_t Z = 0; Z < 2; ++Z)
+    for (uint32_t Y = 0; Y < 2; ++Y)
+      for (uint32_t X = 0; X < 3; ++X)
+        for (uint32_t T = 0; T < Threads; ++T) {
+          size_t Id = ((Z * 2 + Y) * 3 + X) * Threads + T;
+          const uint32_t *R = &V[Id * TILE_EMU_NUM_SREGS];
+          uint32_t Want[TILE_EMU_NUM_SREGS] = {
+              T, 0, 0, Threads, 1, 1, X, Y, Z, 3, 2, 2, T % 32, T / 32};
+          for (int K = 0; K < TILE_EMU_NUM_SREGS; ++K)
+            ASSERT_EQ(R[K], Want[K])
+                << "sreg " << K << " of thread " << T << " of block " << X
+                << "," << Y << "," << Z;
+        }
+}
+
+TEST_F(NvEmuTest, BarriersOrderSharedAccesses) {
+  const uint32_t Threads = 128, Blocks = 3, Rounds = 5;
+  std::vector<uint32_t> In = randomWords(Threads * Blocks, 11);
+  Buffer InB = upload(In);
+  Buffer Out = output<uint32_t>(In.size());
+  ASSERT_FALSE(run("rotate", Threads, Threads * 4, {Blocks, 1, 1},
+                   {InB.address(), Out.address(), Rounds}));
+  std::vector<uint32_t> Got = read<uint32_t>(Out);
+  for (uint32_t B = 0; B < Blocks; ++B) {
+    std::vector<uint32_t> V(In.begin() + B * Threads,
+                            In.begin() + (B + 1) * Threads);
+    for (uint32_t R = 0; R < Rounds; ++R) {
+      std::vector<uint32_t> Next(Threads);
+      for (uint32_t T = 0; T < Threads; ++T)
+        Next[T] = V[(T + 1 + R) % Threads] + V[(T + Threads - 1) % Threads];
+      V.swap(Next);
+    }
+    for (uint32_t T = 0; T < Threads; ++T)
+      ASSERT_EQ(Got[B * Threads + T], V[T]) << "block " << B << " thread " << T;
+  }
+}
+
+TEST_F(NvEmuTest, ExitedThreadsDoNotBlockBarriers) {
+  const uint32_t Threads = 128;
+  Buffer Out = output<uint32_t>(Threads);
+  ASSERT_FALSE(
+      run("early_exit", Threads, Threads * 4, {1, 1, 1}, {Out.address()}));
+  std::vector<uint32_t> Got = read<uint32_t>(Out);
+  for (uint32_t T = 0; T < Threads; ++T)
+    EXPECT_EQ(Got[T], T < 64 ? (T + 1) % 64 + 100 : poison<uint32_t>())
+        << "thread " << T;
+}
+
+TEST_F(NvEmuTest, LocalAccessesOnTheFiberStack) {
+  Buffer Out = output<uint32_t>(64);
+  ASSERT_FALSE(run("stack", 64, 0, {1, 1, 1}, {Out.address()}));
+  std::vector<uint32_t> Got = read<uint32_t>(Out);
+  for (uint32_t T = 0; T < 64; ++T)
+    EXPECT_EQ(Got[T], T * (63 * 64 / 2));
+}
+
+TEST_F(NvEmuTest, CpAsyncWritesWhenItsGroupIsWaitedFor) {
+  const uint32_t N = 64;
+  std::vector<uint32_t> SrcWords = randomWords(3 * N * 4, 5);
+  std::vector<uint8_t> Src(SrcWords.size() * 4);
+  std::memcpy(Src.data(), SrcWords.data(), Src.size());
+  std::vector<uint32_t> SrcBytes(N);
+  for (uint32_t T = 0; T < N; ++T)
+    SrcBytes[T] = T % 17; // 0 (pure zero fill) .. 16 (full copy).
+  Buffer SrcB = upload(Src);
+  Buffer SizesB = upload(SrcBytes);
+  Buffer Out = output<uint8_t>(4 * N * 48);
+  ASSERT_FALSE(run("cp_async", N, 3 * N * 16, {1, 1, 1},
+                   {SrcB.address(), SizesB.address(), Out.address()}));
+  std::vector<uint8_t> Got = read<uint8_t>(Out);
+  const uint8_t Poison = 0xCD;
+  for (uint32_t T = 0; T < N; ++T) {
+    auto Expect = [&](uint32_t Stage, uint32_t Region, uint32_t I) -> int {
+      bool Landed = Region == 0   ? Stage >= 1
+                    : Region == 1 ? Stage >= 2
+                                  : Stage >= 3 && I < 8;
+      if (!Landed)
+        return Poison;
+      uint32_t Limit = Region == 0 ? SrcBytes[T] : 16;
+      return I < Limit ? Src[(Region * N + T) * 16 + I] : 0;
+    };
+    for (uint32_t Stage = 0; Stage < 4; ++Stage)
+      for (uint32_t R = 0; R < 3; ++R)
+        for (uint32_t I = 0; I < 16; ++I)
+          ASSERT_EQ(Got[(Stage * N + T) * 48 + R * 16 + I], Expect(Stage, R, I))
+              << "stage " << Stage << " thread " << T << " region " << R
+              << " byte " << I;
+  }
+  // The source of the uncommitted copy was overwritten after the issue.
+  std::vector<uint8_t> After = read<uint8_t>(SrcB);
+  EXPECT_EQ(After[(2 * N + 5) * 16], 0x5A);
+}
+
+//===----------------------------------------------------------------------===//
+// Shuffles
+//===----------------------------------------------------------------------===//
+
+/// CUDA's definitions of __shfl*_sync(mask, var, b, width) for one lane:
+/// the source lane, or -1 when the lane keeps its own value (predicate
+/// false).
+int cudaShflSource(uint32_t Mode, unsigned Lane, unsigned B, unsigned Width) {
+  unsigned Segment = Lane / Width * Width;
+  switch (Mode) {
+  case TILE_EMU_SHFL_IDX:
+    return static_cast<int>(Segment + B % Width);
+  case TILE_EMU_SHFL_UP:
+    return Lane % Width >= B ? static_cast<int>(Lane - B) : -1;
+  case TILE_EMU_SHFL_DOWN:
+    return Lane % Width + B < Width ? static_cast<int>(Lane + B) : -1;
+  default: { // BFLY: later groups are out of reach.
+    unsigned J = Lane ^ B;
+    return J / Width > Lane / Width ? -1 : static_cast<int>(J);
+  }
+  }
+}
+
+TEST_F(NvEmuTest, ShuffleModesMatchCudaDefinitions) {
+  const uint32_t Threads = 64;
+  std::mt19937 Gen(7);
+  std::vector<uint32_t> In = randomWords(Threads, 3);
+  Buffer InB = upload(In);
+  const char *Names[] = {"up", "down", "bfly", "idx"};
+  for (uint32_t Mode = 0; Mode < 4; ++Mode)
+    for (unsigned Width : {32u, 16u, 8u, 4u, 2u, 1u})
+      for (int Trial = 0; Trial < 3; ++Trial) {
+        // CUDA passes c = ((32 - width) << 8) | clamp, with clamp 0 for up
+        // and 31 otherwise; b is per lane for idx, uniform otherwise (and
+        // may exceed 31 for idx: only b[4:0] counts).
+        uint32_t C = ((32 - Width) << 8) | (Mode == TILE_EMU_SHFL_UP ? 0 : 31);
+        std::vector<uint32_t> B(32);
+        uint32_t Uniform = Gen() % (Mode == TILE_EMU_SHFL_BFLY ? 32 : Width);
+        for (uint32_t &X : B)
+          X = Mode == TILE_EMU_SHFL_IDX ? Gen() % 256 : Uniform;
+        Buffer BB = upload(B);
+        Buffer Out = output<uint32_t>(Threads),
+               Pred = output<uint32_t>(Threads);
+        Error E = run("shfl", Threads, 0, {1, 1, 1},
+                      {InB.address(), BB.address(), Out.address(),
+                       Pred.address(), Mode, C, 0xffffffffu});
+        ASSERT_FALSE(E) << E.message();
+        std::vector<uint32_t> Got = read<uint32_t>(Out);
+        std::vector<uint32_t> GotPred = read<uint32_t>(Pred);
+        for (uint32_t T = 0; T < Threads; ++T) {
+          unsigned Lane = T % 32;
+          unsigned Bv = Mode == TILE_EMU_SHFL_IDX ? B[Lane] % 32 : B[Lane];
+          int Src = cudaShflSource(Mode, Lane, Bv, Width);
+          uint32_t Want = In[Src < 0 ? T : T - Lane + Src];
+          ASSERT_EQ(Got[T], Want) << Names[Mode] << " width " << Width << " b "
+                                  << B[Lane] << " thread " << T;
+          ASSERT_EQ(GotPred[T], Src < 0 ? 0u : 1u)
+              << Names[Mode] << " width " << Width << " b " << B[Lane]
+              << " thread " << T;
+        }
+      }
+}
+
+TEST_F(NvEmuTest, ShuffleUnderAPartialMemberMask) {
+  const uint32_t Threads = 96;
+  std::vector<uint32_t> In = randomWords(Threads, 4);
+  Buffer InB = upload(In);
+  Buffer Out = output<uint32_t>(Threads);
+  ASSERT_FALSE(run("half_reduce", Threads, 0, {1, 1, 1},
+                   {InB.address(), Out.address()}));
+  std::vector<uint32_t> Got = read<uint32_t>(Out);
+  for (uint32_t W = 0; W < 3; ++W) {
+    uint32_t Sum = 0;
+    for (uint32_t L = 0; L < 16; ++L)
+      Sum += In[W * 32 + L];
+    for (uint32_t L = 0; L < 32; ++L)
+      EXPECT_EQ(Got[W * 32 + L], L < 16 ? Sum : poison<uint32_t>());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// ldmatrix
+//===----------------------------------------------------------------------===//
+
+TEST_F(NvEmuTest, LdmatrixMatchesTheIsaLayout) {
+  // 64 rows of 8 b16 elements in shared memory; lanes address random
+  // distinct rows.
+  const uint32_t Bytes = 64 * 16;
+  std::vector<uint32_t> Data = randomWords(Bytes / 4, 21);
+  Buffer DataB = upload(Data);
+  auto Element = [&](uint32_t Offset, unsigned C) {
+    uint16_t H;
+    std::memcpy(
+        &H, reinterpret_cast<const uint8_t *>(Data.data()) + Offset + 2 * C, 2);
+    return H;
+  };
+  std::mt19937 Gen(9);
+  for (uint32_t Count : {1u, 2u, 4u})
+    for (uint32_t Trans : {0u, 1u}) {
+      std::vector<uint32_t> Rows(64);
+      for (uint32_t I = 0; I < 64; ++I)
+        Rows[I] = I;
+      std::shuffle(Rows.begin(), Rows.end(), Gen);
+      std::vector<uint32_t> Offsets(32);
+      for (uint32_t L = 0; L < 32; ++L)
+        // Lanes past 8 * Count give no address: make theirs unusable.
+        Offsets[L] = L < 8 * Count ? Rows[L] * 16 : 0x7fff0000u + L;
+      Buffer OffB = upload(Offsets);
+      Buffer Out = output<uint32_t>(32 * 4);
+      ASSERT_FALSE(run("ldmatrix", 32, Bytes, {1, 1, 1},
+                       {DataB.address(), Bytes, OffB.address(), Out.address(),
+                        Count, Trans}));
+      std::vector<uint32_t> Got = read<uint32_t>(Out);
+      for (uint32_t L = 0; L < 32; ++L)
+        for (uint32_t I = 0; I < 4; ++I) {
+          uint32_t Want = 0;
+          if (I < Count) {
+            // Matrix I's row r is at the address of lane 8 I + r. Lane L
+            // holds row L / 4, columns 2 (L % 4) and 2 (L % 4) + 1 of the
+            // matrix (of its transpose with .trans).
+            unsigned Row = L / 4, Col = 2 * (L % 4);
+            auto At = [&](unsigned R, unsigned C) {
+              return Trans ? Element(Offsets[8 * I + C], R)
+                           : Element(Offsets[8 * I + R], C);
+            };
+            Want = uint32_t(At(Row, Col)) | uint32_t(At(Row, Col + 1)) << 16;
+          }
+          ASSERT_EQ(Got[L * 4 + I], Want)
+              << "x" << Count << (Trans ? ".trans" : "") << " lane " << L
+              << " register " << I;
+        }
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// mma
+//===----------------------------------------------------------------------===//
+
+/// Where fragment element i of lane l sits, from the PTX ISA tables:
+/// groupID = l >> 2, threadID_in_group = l % 4.
+struct Pos {
+  unsigned Row, Col;
+};
+Pos fragA(uint32_t Kind, unsigned L, unsigned I) {
+  unsigned G = L >> 2, T = L % 4;
+  switch (Kind) {
+  case TILE_EMU_MMA_M16N8K8_F32_F16:
+    // row: groupID for a0, a1; groupID + 8 for a2, a3.
+    // col: threadID_in_group * 2 + (i & 0x1).
+    return {I < 2 ? G : G + 8, T * 2 + (I & 1)};
+  case TILE_EMU_MMA_M16N8K32_S32_S8:
+  case TILE_EMU_MMA_M16N8K32_S32_S8_SAT:
+    // row: groupID for 0 <= i < 4 || 8 <= i < 12, else groupID + 8.
+    // col: threadID_in_group * 4 + (i & 0x3) for i < 8, + 16 for i >= 8.
+    return {(I < 4 || (I >= 8 && I < 12)) ? G : G + 8,
+            T * 4 + (I & 3) + (I < 8 ? 0 : 16)};
+  default:
+    // row: groupID for 0 <= i < 2 || 4 <= i < 6, else groupID + 8.
+    // col: threadID_in_group * 2 + (i & 0x1) for i < 4, + 8 for i >= 4.
+    return {(I < 2 || (I >= 4 && I < 6)) ? G : G + 8,
+            T * 2 + (I & 1) + (I < 4 ? 0 : 8)};
+  }
+}
+Pos fragB(uint32_t Kind, unsigned L, unsigned I) {
+  unsigned G = L >> 2, T = L % 4;
+  switch (Kind) {
+  case TILE_EMU_MMA_M16N8K8_F32_F16:
+    return {T * 2 + I, G};
+  case TILE_EMU_MMA_M16N8K32_S32_S8:
+  case TILE_EMU_MMA_M16N8K32_S32_S8_SAT:
+    return {T * 4 + (I & 3) + (I < 4 ? 0 : 16), G};
+  default:
+    return {T * 2 + (I & 1) + (I < 2 ? 0 : 8), G};
+  }
+}
+Pos fragC(unsigned L, unsigned I) {
+  // row: groupID for c0, c1; groupID + 8 for c2, c3.
+  // col: threadID_in_group * 2 + (i & 0x1).
+  return {I < 2 ? (L >> 2) : (L >> 2) + 8, (L % 4) * 2 + (I & 1)};
+}
+
+TEST_F(NvEmuTest, MmaOfEveryKindMatchesAMatrixProduct) {
+  struct KindCase {
+    uint32_t Kind;
+    unsigned K, ANum, BNum; // Elements per lane.
+    enum { F16, BF16, S8 } In;
+    bool F16Acc;
+  };
+  const KindCase Cases[] = {
+      {TILE_EMU_MMA_M16N8K16_F32_F16, 16, 8, 4, KindCase::F16, false},
+      {TILE_EMU_MMA_M16N8K16_F32_BF16, 16, 8, 4, KindCase::BF16, false},
+      {TILE_EMU_MMA_M16N8K16_F16_F16, 16, 8, 4, KindCase::F16, true},
+      {TILE_EMU_MMA_M16N8K32_S32_S8, 32, 16, 8, KindCase::S8, false},
+      {TILE_EMU_MMA_M16N8K32_S32_S8_SAT, 32, 16, 8, KindCase::S8, false},
+      {TILE_EMU_MMA_M16N8K8_F32_F16, 8, 4, 2, KindCase::F16, false},
+  };
+  std::mt19937 Gen(42);
+  std::uniform_real_distribution<float> Real(-2.0f, 2.0f);
+  for (const KindCase &KC : Cases) {
+    SCOPED_TRACE("mma kind " + std::to_string(KC.Kind));
+    bool Int = KC.In == KindCase::S8;
+    unsigned Bits = Int ? 8 : 16;
+    // Element codes and values of A (16 x K), B (K x 8), C (16 x 8).
+    std::vector<uint32_t> ACode(16 * KC.K), BCode(KC.K * 8), CCode(16 * 8);
+    std::vector<double> AVal(ACode.size()), BVal(BCode.size()),
+        CVal(CCode.size());
+    auto Draw = [&](uint32_t &Code, double &Val) {
+      if (Int) {
+        int8_t V = static_cast<int8_t>(Gen() % 256);
+        Code = static_cast<uint8_t>(V);
+        Val = V;
+      } else if (KC.In == KindCase::BF16) {
+        Code = num::f32ToBF16(Real(Gen));
+        Val = num::bf16ToF32(static_cast<uint16_t>(Code));
+      } else {
+        Code = num::f32ToF16(Real(Gen));
+        Val = num::f16ToF32(static_cast<uint16_t>(Code));
+      }
+    };
+    for (size_t I = 0; I < ACode.size(); ++I)
+      Draw(ACode[I], AVal[I]);
+    for (size_t I = 0; I < BCode.size(); ++I)
+      Draw(BCode[I], BVal[I]);
+    for (size_t I = 0; I < CCode.size(); ++I) {
+      if (Int) {
+        // Near the int32 limits for some, so that sums overflow.
+        int32_t V = static_cast<int32_t>(Gen() % 2000000) - 1000000;
+        if (I % 5 == 0)
+          V = (I % 10 == 0 ? INT32_MAX : INT32_MIN) - (I % 10 == 0 ? 10 : -10);
+        CCode[I] = static_cast<uint32_t>(V);
+        CVal[I] = V;
+      } else if (KC.F16Acc) {
+        CCode[I] = num::f32ToF16(Real(Gen));
+        CVal[I] = num::f16ToF32(static_cast<uint16_t>(CCode[I]));
+      } else {
+        float V = Real(Gen);
+        std::memcpy(&CCode[I], &V, 4);
+        CVal[I] = V;
+      }
+    }
+    // Fragments, packed low element first.
+    std::vector<uint32_t> AF(32 * 4, 0), BF(32 * 2, 0), CF(32 * 4, 0);
+    unsigned PerReg = 32 / Bits;
+    for (unsigned L = 0; L < 32; ++L) {
+      for (unsigned I = 0; I < KC.ANum; ++I) {
+        Pos P = fragA(KC.Kind, L, I);
+        AF[L * 4 + I / PerReg] |= ACode[P.Row * KC.K + P.Col]
+                                  << (Bits * (I % PerReg));
+      }
+      for (unsigned I = 0; I < KC.BNum; ++I) {
+        Pos P = fragB(KC.Kind, L, I);
+        BF[L * 2 + I / PerReg] |= BCode[P.Row * 8 + P.Col]
+                                  << (Bits * (I % PerReg));
+      }
+      for (unsigned I = 0; I < 4; ++I) {
+        Pos P = fragC(L, I);
+        if (KC.F16Acc)
+          CF[L * 4 + I / 2] |= CCode[P.Row * 8 + P.Col] << (16 * (I % 2));
+        else
+          CF[L * 4 + I] = CCode[P.Row * 8 + P.Col];
+      }
+    }
+    Buffer AB = upload(AF), BB = upload(BF), CB = upload(CF);
+    Buffer DB = output<uint32_t>(32 * 4);
+    ASSERT_FALSE(
+        run("mma", 32, 0, {1, 1, 1},
+            {AB.address(), BB.address(), CB.address(), DB.address(), KC.Kind}));
+    std::vector<uint32_t> DF = read<uint32_t>(DB);
+    unsigned Overflows = 0;
+    for (unsigned L = 0; L < 32; ++L)
+      for (unsigned I = 0; I < 4; ++I) {
+        Pos P = fragC(L, I);
+        double Ref = CVal[P.Row * 8 + P.Col];
+        int64_t IRef = static_cast<int64_t>(Ref);
+        for (unsigned K = 0; K < KC.K; ++K) {
+          Ref += AVal[P.Row * KC.K + K] * BVal[K * 8 + P.Col];
+          IRef += static_cast<int64_t>(AVal[P.Row * KC.K + K]) *
+                  static_cast<int64_t>(BVal[K * 8 + P.Col]);
+        }
+        std::string Where = "lane " + std::to_string(L) + " element " +
+                            std::to_string(I) + " (row " +
+                            std::to_string(P.Row) + ", col " +
+                            std::to_string(P.Col) + ")";
+        if (Int) {
+          int64_t Want = IRef;
+          Overflows += Want > INT32_MAX || Want < INT32_MIN;
+          if (KC.Kind == TILE_EMU_MMA_M16N8K32_S32_S8_SAT)
+            Want = std::min<int64_t>(INT32_MAX,
+                                     std::max<int64_t>(INT32_MIN, Want));
+          else
+            Want = static_cast<int32_t>(static_cast<uint32_t>(Want));
+          ASSERT_EQ(static_cast<int32_t>(DF[L * 4 + I]), Want) << Where;
+        } else if (KC.F16Acc) {
+          float Got = num::f16ToF32(
+              static_cast<uint16_t>(DF[L * 4 + I / 2] >> (16 * (I % 2))));
+          // One rounding to f16: within half an f16 ulp.
+          ASSERT_LE(std::fabs(Got - Ref),
+                    std::ldexp(std::fabs(Ref), -11) + std::ldexp(1.0, -25))
+              << Where;
+        } else {
+          float Got;
+          std::memcpy(&Got, &DF[L * 4 + I], 4);
+          ASSERT_LE(std::fabs(Got - Ref),
+                    std::ldexp(std::fabs(Ref), -24) + std::ldexp(1.0, -140))
+              << Where;
+        }
+      }
+    if (Int) // The data must exercise wrapping / saturation.
+      EXPECT_GT(Overflows, 0u);
+    if (KC.F16Acc) { // The unused registers stay zero.
+      for (unsigned L = 0; L < 32; ++L)
+        EXPECT_EQ(DF[L * 4 + 2] | DF[L * 4 + 3], 0u);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+TEST_F(NvEmuTest, OutOfBoundsGlobalRead) {
+  // 100 elements; 128 threads copy one each.
+  std::vector<uint32_t> In = randomWords(100, 8);
+  Buffer InB = upload(In);
+  Buffer Out = output<uint32_t>(128);
+  Error E = run("copy", 128, 0, {1, 1, 1}, {InB.address(), Out.address()});
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E.message().rfind("copy: 28 errors in emulated kernel 'copy' "
+                              "(grid (1,1,1), 128 threads per block):\n",
+                              0),
+            0u)
+      << E.message();
+  char Base[32];
+  std::snprintf(Base, sizeof(Base), "0x%llx",
+                static_cast<unsigned long long>(InB.address()));
+  EXPECT_TRUE(contains(
+      E.message(), "\n  out-of-bounds global read of 4 bytes at offset "
+                   "400 from the 400-byte allocation at " +
+                       std::string(Base) + " (block (0,0,0), thread 100)\n"))
+      << E.message();
+  EXPECT_TRUE(contains(E.message(), "\n  ... and 18 more")) << E.message();
+  // The in-bounds copies happened; the rest read zeros.
+  std::vector<uint32_t> Got = read<uint32_t>(Out);
+  for (uint32_t I = 0; I < 128; ++I)
+    EXPECT_EQ(Got[I], I < 100 ? In[I] : 0u);
+}
+
+TEST_F(NvEmuTest, SharedMemoryRace) {
+  Buffer Out = output<uint32_t>(64);
+  Error E = run("racy", 64, 256, {1, 1, 1}, {Out.address()});
+  ASSERT_TRUE(E);
+  // Thread 0 runs first and reads thread 1's slot, which thread 1 then
+  // writes without a barrier in between.
+  EXPECT_TRUE(contains(E.message(),
+                       "\n  shared-memory race: thread 1 writes byte 4 "
+                       "(access of 4 bytes at offset 4), which thread 0 read "
+                       "since the last barrier (block (0,0,0))"))
+      << E.message();
+  // Out of shared memory entirely: 64 threads, room for 32 values.
+  std::vector<uint32_t> In = randomWords(64, 2);
+  Buffer InB = upload(In);
+  E = run("rotate", 64, 128, {1, 1, 1}, {InB.address(), Out.address(), 1});
+  ASSERT_TRUE(E);
+  EXPECT_TRUE(contains(E.message(),
+                       ":\n  out-of-bounds shared write of 4 bytes at offset "
+                       "128 from the 128-byte dynamic shared memory (block "
+                       "(0,0,0), thread 32)\n"))
+      << E.message();
+}
+
+TEST_F(NvEmuTest, DivergentCollective) {
+  Buffer Out = output<uint32_t>(64);
+  Error E = run("divergent", 64, 0, {1, 1, 1}, {Out.address()});
+  ASSERT_TRUE(E);
+  EXPECT_TRUE(contains(E.message(),
+                       "\n  divergent warp collective (block (0,0,0), warp "
+                       "1): lanes 0-15 at shfl.sync.bfly (member_mask "
+                       "0xffffffff), lanes 16-31 at shfl.sync.idx "
+                       "(member_mask 0xffffffff)"))
+      << E.message();
+  EXPECT_TRUE(contains(E.message(), "2 errors in emulated kernel"));
+}
+
+TEST_F(NvEmuTest, DeadlocksAreReportedAndTheLaunchEnds) {
+  Buffer Out = output<uint32_t>(128);
+  Error E = run("half_barrier", 64, 0, {2, 1, 1}, {Out.address()});
+  ASSERT_TRUE(E);
+  EXPECT_TRUE(contains(
+      E.message(),
+      "\n  deadlock in block (1,0,0): every thread that has not exited "
+      "waits; warp 0: lanes 0-15 at barrier 0, lanes 16-31 at "
+      "shfl.sync.bfly (member_mask 0xffffffff); warp 1: lanes 0-15 at "
+      "barrier 0, lanes 16-31 at shfl.sync.bfly (member_mask 0xffffffff)"))
+      << E.message();
+  EXPECT_TRUE(contains(E.message(), "2 errors in emulated kernel"));
+
+  E = run("split_barrier", 128, 0, {1, 1, 1}, {Out.address()});
+  ASSERT_TRUE(E);
+  EXPECT_TRUE(contains(E.message(), "warp 0: lanes 0-31 at barrier 1; warp "
+                                    "1: lanes 0-31 at barrier 1; warp 2: "
+                                    "lanes 0-31 at barrier 2; warp 3: lanes "
+                                    "0-31 at barrier 2"))
+      << E.message();
+
+  // The emulator is still usable.
+  std::vector<uint32_t> In = randomWords(64, 1);
+  Buffer InB = upload(In);
+  ASSERT_FALSE(
+      run("rotate", 64, 256, {1, 1, 1}, {InB.address(), Out.address(), 0}));
+  std::vector<uint32_t> Got = read<uint32_t>(Out);
+  EXPECT_TRUE(std::equal(In.begin(), In.end(), Got.begin()));
+}
+
+TEST_F(NvEmuTest, ShuffleFromAnExitedLane) {
+  Buffer Out = output<uint32_t>(32);
+  Error E = run("exited_source", 32, 0, {1, 1, 1}, {Out.address()});
+  ASSERT_TRUE(E);
+  EXPECT_TRUE(contains(E.message(),
+                       "\n  shfl.sync.bfly: lane 0 reads lane 16, which has "
+                       "exited (block (0,0,0), warp 0)"))
+      << E.message();
+}
+
+TEST_F(NvEmuTest, UnsupportedOperation) {
+  Error E = run("trap", 32, 0, {2, 1, 1}, {});
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E.message(),
+            "trap: 2 errors in emulated kernel 'trap' (grid (2,1,1), 32 "
+            "threads per block):\n"
+            "  unsupported operation: llvm.trap (block (0,0,0), thread 3)\n"
+            "  unsupported operation: llvm.trap (block (1,0,0), thread 3)");
+}
+
+//===----------------------------------------------------------------------===//
+// Speed
+//===----------------------------------------------------------------------===//
+
+TEST_F(NvEmuTest, CollectiveThroughput) {
+  // 256 threads x 800 iterations x 5 shuffles: about 10^6 collective calls.
+  const uint32_t Threads = 256, Iters = 800;
+  Buffer Out = output<uint32_t>(Threads);
+  auto Start = std::chrono::steady_clock::now();
+  ASSERT_FALSE(
+      run("reduce_loop", Threads, 0, {1, 1, 1}, {Out.address(), Iters}));
+  double Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  RecordProperty("lane_collectives_per_second",
+                 std::to_string(Threads * Iters * 5 / Seconds));
+  std::vector<uint32_t> Got = read<uint32_t>(Out);
+  for (uint32_t T = 0; T < Threads; ++T) {
+    uint32_t Warp = T / 32, Want = 0;
+    for (uint32_t I = 0; I < Iters; ++I)
+      Want += 32 * (Warp * 32 + I) + 31 * 32 / 2;
+    ASSERT_EQ(Got[T], Want) << "thread " << T;
+  }
+  // A generous bound: a collective must stay in the microseconds.
+  EXPECT_LT(Seconds, 20.0);
+}
+
+} // namespace
