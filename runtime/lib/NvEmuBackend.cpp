@@ -31,12 +31,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csetjmp>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <map>
 #include <mutex>
+#include <unistd.h>
 
 using namespace tile::rt;
 using namespace tile::rt::nvemu;
@@ -139,6 +142,12 @@ struct Launch {
 
   // Last allocation an access fell into (most accesses hit it again).
   uint64_t CachedBase = 0, CachedSize = 0;
+
+  // A fault (SIGSEGV / SIGBUS) in a fiber jumps back to the scheduler.
+  sigjmp_buf FaultJump;
+  int FaultSignal = 0;
+  uint64_t FaultAddress = 0;
+  EmuThread *FaultThread = nullptr;
 };
 
 thread_local Launch *CurrentLaunch = nullptr;
@@ -216,6 +225,58 @@ std::string describeWait(const EmuThread &T) {
   }
   return "?";
 }
+
+//===----------------------------------------------------------------------===//
+// Faults
+//===----------------------------------------------------------------------===//
+
+struct sigaction SavedSegv, SavedBus;
+
+/// SIGSEGV / SIGBUS while a fiber of this OS thread runs: leave the fiber
+/// for the scheduler, which reports the fault. Any other fault goes to the
+/// previous handler (the faulting instruction runs again under it).
+void onFault(int Sig, siginfo_t *Info, void *) {
+  Launch *L = CurrentLaunch;
+  EmuThread *T = CurrentThread;
+  if (!L || !T) {
+    sigaction(Sig, Sig == SIGSEGV ? &SavedSegv : &SavedBus, nullptr);
+    return;
+  }
+  L->FaultSignal = Sig;
+  L->FaultAddress = reinterpret_cast<uint64_t>(Info->si_addr);
+  L->FaultThread = T;
+  siglongjmp(L->FaultJump, 1);
+}
+
+/// Catches faults of the fibers for the lifetime of a launch, on an
+/// alternate signal stack (a fiber that overflowed its stack has none
+/// left).
+class FaultGuard {
+public:
+  FaultGuard() : AltStack(64 * 1024) {
+    stack_t Stack = {};
+    Stack.ss_sp = AltStack.data();
+    Stack.ss_size = AltStack.size();
+    sigaltstack(&Stack, &OldStack);
+    struct sigaction Action = {};
+    Action.sa_sigaction = &onFault;
+    Action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&Action.sa_mask);
+    sigaction(SIGSEGV, &Action, &SavedSegv);
+    sigaction(SIGBUS, &Action, &SavedBus);
+  }
+  ~FaultGuard() {
+    sigaction(SIGSEGV, &SavedSegv, nullptr);
+    sigaction(SIGBUS, &SavedBus, nullptr);
+    sigaltstack(&OldStack, nullptr);
+  }
+  FaultGuard(const FaultGuard &) = delete;
+  FaultGuard &operator=(const FaultGuard &) = delete;
+
+private:
+  std::vector<char> AltStack;
+  stack_t OldStack = {};
+};
 
 //===----------------------------------------------------------------------===//
 // The device
@@ -1154,15 +1215,18 @@ Error NvEmuDevice::run(const std::string &Kernel, EmuEntry Entry,
   L.ReadyQueue.assign(NumThreads, nullptr);
   L.Warps.resize((NumThreads + WarpSize - 1) / WarpSize);
 
-  CurrentLaunch = &L;
-  for (uint32_t Z = 0; Z < Grid[2]; ++Z)
-    for (uint32_t Y = 0; Y < Grid[1]; ++Y)
-      for (uint32_t X = 0; X < Grid[0]; ++X) {
-        L.Block = {X, Y, Z};
-        runBlock(L);
-      }
-  CurrentLaunch = nullptr;
-  CurrentThread = nullptr;
+  {
+    FaultGuard Guard;
+    CurrentLaunch = &L;
+    for (uint32_t Z = 0; Z < Grid[2] && !L.FaultSignal; ++Z)
+      for (uint32_t Y = 0; Y < Grid[1] && !L.FaultSignal; ++Y)
+        for (uint32_t X = 0; X < Grid[0] && !L.FaultSignal; ++X) {
+          L.Block = {X, Y, Z};
+          runBlock(L);
+        }
+    CurrentLaunch = nullptr;
+    CurrentThread = nullptr;
+  }
 
   if (L.TotalErrors == 0)
     return Error::success();
@@ -1199,6 +1263,25 @@ void NvEmuDevice::runBlock(Launch &L) {
     makeReady(L, T);
   }
 
+  if (sigsetjmp(L.FaultJump, 1) != 0) {
+    // A fiber faulted: the kernel touched memory it does not own without
+    // (or despite) an access check, or overflowed its stack. Nothing can
+    // be trusted any more: the launch ends here.
+    CurrentThread = nullptr;
+    EmuThread &T = *L.FaultThread;
+    auto Low = reinterpret_cast<uint64_t>(T.Stack->low());
+    auto Page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    std::string What =
+        L.FaultAddress < Low && L.FaultAddress >= Low - Page
+            ? "stack overflow: the " + std::to_string(StackBytes / 1024) +
+                  "-KiB fiber stack is exhausted (TILE_NVEMU_STACK_KB sets "
+                  "its size)"
+            : std::string(L.FaultSignal == SIGBUS ? "bus error"
+                                                  : "segmentation fault") +
+                  " accessing address " + hex(L.FaultAddress);
+    addError(L, What + where(L, T) + "; the rest of the launch is skipped");
+    return;
+  }
   while (L.LiveThreads != 0) {
     if (L.ReadyCount == 0) {
       // Nobody can proceed: report what every warp waits on and abandon

@@ -274,3 +274,24 @@ ENTRY(reduce_loop) {
   }
   store(&ptr<uint32_t>(Args, 0)[globalId()], Acc);
 }
+
+namespace {
+/// Recursion with a 4-KiB frame that the compiler cannot elide.
+uint32_t deep(uint32_t N) {
+  volatile uint8_t Frame[4096];
+  Frame[N % 4096] = static_cast<uint8_t>(N);
+  return N == 0 ? 0 : deep(N - 1) + Frame[N % 4096];
+}
+} // namespace
+
+/// overflow(Out: u32[], Depth): thread 1 recurses Depth frames of 4 KiB.
+ENTRY(overflow) {
+  uint32_t R = tid() == 1 ? deep(uint32_t(arg(Args, 1))) : 0;
+  store(&ptr<uint32_t>(Args, 0)[globalId()], R);
+}
+
+/// wild(): thread 5 of block 1 stores to an unmapped address, unchecked.
+ENTRY(wild) {
+  if (tid() == 5 && Ops->sreg(TILE_EMU_CTAID_X) == 1)
+    *reinterpret_cast<volatile uint32_t *>(uintptr_t(64)) = 1;
+}

@@ -711,6 +711,31 @@ TEST_F(NvEmuTest, UnsupportedOperation) {
             "  unsupported operation: llvm.trap (block (1,0,0), thread 3)");
 }
 
+TEST_F(NvEmuTest, FaultsEndTheLaunchWithAnError) {
+  Buffer Out = output<uint32_t>(64);
+  Error E = run("wild", 32, 0, {3, 1, 1}, {});
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E.message(),
+            "wild: 1 error in emulated kernel 'wild' (grid (3,1,1), 32 "
+            "threads per block):\n  segmentation fault accessing address "
+            "0x40 (block (1,0,0), thread 5); the rest of the launch is "
+            "skipped");
+  // Deep recursion runs into the guard page below the fiber's stack.
+  E = run("overflow", 32, 0, {1, 1, 1}, {Out.address(), 1u << 20});
+  ASSERT_TRUE(E);
+  EXPECT_TRUE(contains(E.message(), "\n  stack overflow: the ")) << E.message();
+  EXPECT_TRUE(contains(E.message(), "(block (0,0,0), thread 1)"))
+      << E.message();
+  // Moderate recursion fits, and the emulator still works.
+  ASSERT_FALSE(run("overflow", 32, 0, {1, 1, 1}, {Out.address(), 20}));
+  std::vector<uint32_t> Got = read<uint32_t>(Out);
+  uint32_t Want = 0;
+  for (uint32_t N = 1; N <= 20; ++N)
+    Want += N;
+  EXPECT_EQ(Got[1], Want);
+  EXPECT_EQ(Got[0], 0u);
+}
+
 //===----------------------------------------------------------------------===//
 // Speed
 //===----------------------------------------------------------------------===//
