@@ -295,3 +295,24 @@ ENTRY(wild) {
   if (tid() == 5 && Ops->sreg(TILE_EMU_CTAID_X) == 1)
     *reinterpret_cast<volatile uint32_t *>(uintptr_t(64)) = 1;
 }
+
+/// cp_async_exchange(Src: u8[threads][16], Out: u8[threads][16], Mode):
+/// each thread copies its 16 bytes into its shared slot and reads its
+/// neighbour's slot. Mode 0: wait_group 0, no barrier; mode 1: wait_group 0
+/// then a barrier; mode 2: a barrier then wait_group 0.
+ENTRY(cp_async_exchange) {
+  const uint8_t *Src = ptr<uint8_t>(Args, 0);
+  uint8_t *Out = ptr<uint8_t>(Args, 1);
+  uint64_t Mode = arg(Args, 2);
+  uint32_t T = tid(), N = Ops->sreg(TILE_EMU_NTID_X);
+  auto *S = static_cast<uint8_t *>(Ops->shared_base());
+  Ops->cp_async(S + 16 * T, Src + 16 * T, 16, 16);
+  Ops->cp_async_commit();
+  if (Mode == 2)
+    Ops->barrier(0);
+  Ops->cp_async_wait(0);
+  if (Mode == 1)
+    Ops->barrier(0);
+  for (uint32_t I = 0; I < 16; ++I)
+    store(&Out[16 * T + I], load(&S[16 * ((T + 1) % N) + I], TILE_EMU_SHARED));
+}

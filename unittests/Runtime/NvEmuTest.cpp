@@ -278,6 +278,33 @@ TEST_F(NvEmuTest, CpAsyncWritesWhenItsGroupIsWaitedFor) {
   EXPECT_EQ(After[(2 * N + 5) * 16], 0x5A);
 }
 
+TEST_F(NvEmuTest, CpAsyncIssueAndRetirementAreWritesForTheRaceDetector) {
+  const uint32_t N = 64;
+  std::vector<uint32_t> Words = randomWords(N * 4, 6);
+  Buffer Src = upload(Words);
+  Buffer Out = output<uint32_t>(N * 4);
+  // wait_group, then a barrier: the neighbour's data is there.
+  ASSERT_FALSE(run("cp_async_exchange", N, N * 16, {1, 1, 1},
+                   {Src.address(), Out.address(), 1}));
+  std::vector<uint32_t> Got = read<uint32_t>(Out);
+  for (uint32_t T = 0; T < N; ++T)
+    for (uint32_t I = 0; I < 4; ++I)
+      ASSERT_EQ(Got[T * 4 + I], Words[(T + 1) % N * 4 + I]) << "thread " << T;
+  // Without a barrier, thread 1 issues its copy after thread 0 read the
+  // slot (the issue is a write); with the barrier before wait_group, thread
+  // 1's copy lands after thread 0 read the slot (so is the retirement).
+  for (uint64_t Mode : {0, 2}) {
+    Error E = run("cp_async_exchange", N, N * 16, {1, 1, 1},
+                  {Src.address(), Out.address(), Mode});
+    ASSERT_TRUE(E) << "mode " << Mode;
+    EXPECT_TRUE(contains(E.message(),
+                         "\n  shared-memory race: thread 1 writes byte 16 "
+                         "(access of 16 bytes at offset 16), which thread 0 "
+                         "read since the last barrier (block (0,0,0))\n"))
+        << E.message();
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Shuffles
 //===----------------------------------------------------------------------===//
@@ -410,6 +437,32 @@ TEST_F(NvEmuTest, LdmatrixMatchesTheIsaLayout) {
               << " register " << I;
         }
     }
+}
+
+TEST_F(NvEmuTest, LdmatrixRowAddressesAreChecked) {
+  const uint32_t Bytes = 1024;
+  Buffer Data = upload(randomWords(Bytes / 4, 1));
+  std::vector<uint32_t> Offsets(32);
+  for (uint32_t L = 0; L < 32; ++L)
+    Offsets[L] = 16 * L;
+  Offsets[3] = Bytes;      // Past the end.
+  Offsets[6] = 16 * 9 + 8; // Misaligned.
+  Buffer OffB = upload(Offsets);
+  Buffer Out = output<uint32_t>(32 * 4);
+  Error E = run("ldmatrix", 32, Bytes, {1, 1, 1},
+                {Data.address(), Bytes, OffB.address(), Out.address(), 1, 0});
+  ASSERT_TRUE(E);
+  EXPECT_TRUE(contains(E.message(),
+                       "\n  out-of-bounds shared read of 16 bytes at offset "
+                       "1024 from the 1024-byte dynamic shared memory (block "
+                       "(0,0,0), thread 3)\n"))
+      << E.message();
+  EXPECT_TRUE(contains(E.message(), " is not 16-byte aligned (block (0,0,0), "
+                                    "thread 6)"))
+      << E.message();
+  // The rows that could not be read are zeros: lane 12 holds row 3.
+  std::vector<uint32_t> Got = read<uint32_t>(Out);
+  EXPECT_EQ(Got[12 * 4], 0u);
 }
 
 //===----------------------------------------------------------------------===//
@@ -689,6 +742,26 @@ TEST_F(NvEmuTest, DeadlocksAreReportedAndTheLaunchEnds) {
       run("rotate", 64, 256, {1, 1, 1}, {InB.address(), Out.address(), 0}));
   std::vector<uint32_t> Got = read<uint32_t>(Out);
   EXPECT_TRUE(std::equal(In.begin(), In.end(), Got.begin()));
+}
+
+TEST_F(NvEmuTest, MmaNeedsTheWholeWarp) {
+  Buffer Frag = upload(randomWords(32 * 4, 3));
+  Buffer D = output<uint32_t>(32 * 4);
+  Error E = run("mma", 16, 0, {1, 1, 1},
+                {Frag.address(), Frag.address(), Frag.address(), D.address(),
+                 TILE_EMU_MMA_M16N8K16_F32_F16});
+  ASSERT_TRUE(E);
+  EXPECT_TRUE(contains(E.message(),
+                       "\n  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                       "needs all 32 lanes of the warp, but only 16 have not "
+                       "exited (block (0,0,0), warp 0)"))
+      << E.message();
+  E = run("mma", 32, 0, {1, 1, 1},
+          {Frag.address(), Frag.address(), Frag.address(), D.address(), 17});
+  ASSERT_TRUE(E);
+  EXPECT_TRUE(contains(E.message(), "unknown mma kind 17 (block (0,0,0), "
+                                    "warp 0)"))
+      << E.message();
 }
 
 TEST_F(NvEmuTest, ShuffleFromAnExitedLane) {
