@@ -316,3 +316,15 @@ ENTRY(cp_async_exchange) {
   for (uint32_t I = 0; I < 16; ++I)
     store(&Out[16 * T + I], load(&S[16 * ((T + 1) % N) + I], TILE_EMU_SHARED));
 }
+
+/// vadd(A: f32[N], B: f32[N], C: mut f32[N], N: i32): C = A + B, one
+/// element per thread (the bundle's test kernel, launched by tile-run).
+ENTRY(vadd) {
+  const float *A = ptr<float>(Args, 0);
+  const float *B = ptr<float>(Args, 1);
+  float *C = ptr<float>(Args, 2);
+  int32_t N = *static_cast<int32_t *>(Args[3]);
+  uint32_t I = Ops->sreg(TILE_EMU_CTAID_X) * Ops->sreg(TILE_EMU_NTID_X) + tid();
+  if (int64_t(I) < N)
+    store(&C[I], load(&A[I]) + load(&B[I]));
+}

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestBundle.h"
+
 #include "tile/runtime/Bundle.h"
 #include "tile/runtime/NvEmuAbi.h"
 #include "tile/runtime/Runtime.h"
@@ -20,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -807,6 +810,34 @@ TEST_F(NvEmuTest, FaultsEndTheLaunchWithAnError) {
     Want += N;
   EXPECT_EQ(Got[1], Want);
   EXPECT_EQ(Got[0], 0u);
+}
+
+TEST_F(NvEmuTest, TileRunOnTheEmulator) {
+  std::string Kernel = test::vaddKernelJson(
+      R"("target": "sm_90a", "object": "kernels.so", "object_kind": )"
+      R"("nvemu-so")",
+      1000, 8);
+  std::string Dir = test::makeTempBundle(
+      "tile_nvemu_run", {{"manifest.json", test::manifestJson({Kernel})}});
+  std::filesystem::copy_file(TILE_NVEMU_TEST_KERNELS, Dir + "/kernels.so");
+  test::writeVaddReference(Dir + "/C.npy", 1000, 8);
+  std::string Out;
+  EXPECT_EQ(test::runCommand(std::string(TILE_RUN_EXE) + " " + Dir +
+                                 " --device cuda-emu --repeat 2",
+                             Out),
+            0)
+      << Out;
+  EXPECT_TRUE(contains(Out, "device NVIDIA emulator (CPU) [sm_90a]")) << Out;
+  EXPECT_TRUE(contains(Out, "PASS vadd[N=1000 seed=8] C: max_abs=0")) << Out;
+  EXPECT_TRUE(contains(Out, "1 passed, 0 failed")) << Out;
+  // A wrong reference fails.
+  test::writeVaddReference(Dir + "/C.npy", 1000, 8, /*CorruptAt=*/17);
+  EXPECT_EQ(test::runCommand(std::string(TILE_RUN_EXE) + " " + Dir +
+                                 " --device cuda-emu",
+                             Out),
+            1)
+      << Out;
+  EXPECT_TRUE(contains(Out, "FAIL vadd[N=1000 seed=8]")) << Out;
 }
 
 //===----------------------------------------------------------------------===//
