@@ -5,7 +5,8 @@
 // them from the new one (System V ABI: everything else is caller-saved). A
 // fresh fiber's stack is laid out as if it had switched away just before
 // entering a small trampoline, which calls Body(Arg). Other targets use
-// ucontext (slower: it saves the signal mask with a system call).
+// ucontext (slower: it saves the signal mask with a system call), as does
+// x86-64 when built with -DTILE_NVEMU_USE_UCONTEXT (e.g. for sanitizers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) || defined(TILE_NVEMU_USE_UCONTEXT)
 #include <ucontext.h>
 #endif
 
@@ -55,7 +56,7 @@ FiberStack::~FiberStack() {
     munmap(Mapping, MappingBytes);
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(TILE_NVEMU_USE_UCONTEXT)
 
 extern "C" {
 /// Saves the callee-saved state on the current stack, stores the stack
@@ -137,7 +138,7 @@ void Context::swap(Context &From, Context &To) {
   tile_nvemu_switch(&From.I->Sp, To.I->Sp);
 }
 
-#else // !__x86_64__
+#else // ucontext
 
 struct Context::Impl {
   ucontext_t Ctx;
