@@ -12,6 +12,7 @@
 #include "tile/runtime/NvEmuAbi.h"
 
 #include <cstdint>
+#include <cstring>
 
 namespace {
 
@@ -327,4 +328,59 @@ ENTRY(vadd) {
   uint32_t I = Ops->sreg(TILE_EMU_CTAID_X) * Ops->sreg(TILE_EMU_NTID_X) + tid();
   if (int64_t(I) < N)
     store(&C[I], load(&A[I]) + load(&B[I]));
+}
+
+/// gemm(A: f16[M][K], B: f16[K][N], C: mut f32[M][N], M, N, K), 128
+/// threads, 2048 bytes of shared memory, grid (N / 32, M / 32): the way a
+/// tensor-core kernel is written. Per 16-deep k step, cp.async stages a
+/// 32x16 tile of A and a 16x32 tile of B in shared memory; each warp loads
+/// its 16x16 A fragment with ldmatrix.x4 and its two 16x8 B fragments with
+/// ldmatrix.x4.trans and issues two m16n8k16 mma.sync (f32 accumulators).
+ENTRY(gemm) {
+  const auto *A = ptr<const uint8_t>(Args, 0);
+  const auto *B = ptr<const uint8_t>(Args, 1);
+  float *C = ptr<float>(Args, 2);
+  uint32_t N = uint32_t(arg(Args, 4)), K = uint32_t(arg(Args, 5));
+  uint32_t T = tid(), L = lane(), W = T / 32;
+  uint32_t Row0 = Ops->sreg(TILE_EMU_CTAID_Y) * 32;
+  uint32_t Col0 = Ops->sreg(TILE_EMU_CTAID_X) * 32;
+  auto *SA = static_cast<uint8_t *>(Ops->shared_base()); // [32][16] f16
+  uint8_t *SB = SA + 1024;                               // [16][32] f16
+  uint32_t WM = (W / 2) * 16, WN = (W % 2) * 16;
+  float Acc[2][4] = {};
+  for (uint32_t K0 = 0; K0 < K; K0 += 16) {
+    // 64 chunks of 16 bytes per tile: threads 0-63 copy A, 64-127 B.
+    if (T < 64) {
+      uint32_t R = T / 2, Half = T % 2;
+      Ops->cp_async(SA + R * 32 + Half * 16,
+                    A + ((Row0 + R) * K + K0 + Half * 8) * 2, 16, 16);
+    } else {
+      uint32_t R = (T - 64) / 4, Quarter = (T - 64) % 4;
+      Ops->cp_async(SB + R * 64 + Quarter * 16,
+                    B + ((K0 + R) * N + Col0 + Quarter * 8) * 2, 16, 16);
+    }
+    Ops->cp_async_commit();
+    Ops->cp_async_wait(0);
+    Ops->barrier(0);
+    // Lane l addresses row l % 8 of matrix l / 8.
+    uint32_t Mat = L / 8, R = L % 8;
+    uint32_t AFrag[4], BFrag[4];
+    Ops->ldmatrix(4, 0, SA + (WM + R + 8 * (Mat % 2)) * 32 + 16 * (Mat / 2),
+                  AFrag);
+    Ops->ldmatrix(
+        4, 1, SB + (R + 8 * (Mat % 2)) * 64 + (WN + 8 * (Mat / 2)) * 2, BFrag);
+    for (uint32_t J = 0; J < 2; ++J) {
+      uint32_t CIn[4], DOut[4];
+      std::memcpy(CIn, Acc[J], 16);
+      Ops->mma(TILE_EMU_MMA_M16N8K16_F32_F16, AFrag, &BFrag[2 * J], CIn, DOut);
+      std::memcpy(Acc[J], DOut, 16);
+    }
+    Ops->barrier(0); // The next stage overwrites the tiles.
+  }
+  uint32_t G = L / 4, Q = L % 4;
+  for (uint32_t J = 0; J < 2; ++J)
+    for (uint32_t I = 0; I < 4; ++I)
+      store(&C[(Row0 + WM + G + (I >= 2 ? 8 : 0)) * N + Col0 + WN + 8 * J +
+               2 * Q + (I & 1)],
+            Acc[J][I]);
 }

@@ -650,6 +650,38 @@ TEST_F(NvEmuTest, MmaOfEveryKindMatchesAMatrixProduct) {
   }
 }
 
+TEST_F(NvEmuTest, TensorCoreGemmMatchesAPlainProduct) {
+  // cp.async staging, ldmatrix (plain and .trans) and mma.sync together, as
+  // a compiled GEMM uses them, against a plain triple loop.
+  const uint32_t M = 64, N = 96, K = 48;
+  std::mt19937 Gen(123);
+  std::uniform_real_distribution<float> Real(-1.0f, 1.0f);
+  std::vector<uint16_t> A(M * K), B(K * N);
+  for (uint16_t &X : A)
+    X = num::f32ToF16(Real(Gen));
+  for (uint16_t &X : B)
+    X = num::f32ToF16(Real(Gen));
+  Buffer AB = upload(A), BB = upload(B);
+  Buffer CB = output<float>(M * N);
+  Error E = run("gemm", 128, 2048, {N / 32, M / 32, 1},
+                {AB.address(), BB.address(), CB.address(), M, N, K});
+  ASSERT_FALSE(E) << E.message();
+  std::vector<float> Got = read<float>(CB);
+  for (uint32_t I = 0; I < M; ++I)
+    for (uint32_t J = 0; J < N; ++J) {
+      double Ref = 0, Mag = 0;
+      for (uint32_t P = 0; P < K; ++P) {
+        double T =
+            double(num::f16ToF32(A[I * K + P])) * num::f16ToF32(B[P * N + J]);
+        Ref += T;
+        Mag += std::fabs(T);
+      }
+      // Three f32 roundings (one per 16-deep step) at most.
+      ASSERT_LE(std::fabs(Got[I * N + J] - Ref), 4 * Mag * std::ldexp(1.0, -24))
+          << "C[" << I << "][" << J << "]";
+    }
+}
+
 //===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
