@@ -286,16 +286,11 @@ class NvEmuDevice : public DeviceImpl {
 public:
   static constexpr uint64_t Alignment = 256;
 
-  NvEmuDevice() {
+  /// \p StackBytes: the stack of each fiber.
+  explicit NvEmuDevice(size_t StackBytes) : StackBytes(StackBytes) {
     P = Platform::NvEmu;
     Name = "NVIDIA emulator (CPU)";
     Arch = "sm_90a";
-    StackBytes = DefaultStackBytes;
-    if (const char *Env = std::getenv("TILE_NVEMU_STACK_KB")) {
-      long KB = std::strtol(Env, nullptr, 10);
-      if (KB >= 64 && KB <= 65536)
-        StackBytes = static_cast<size_t>(KB) * 1024;
-    }
   }
   ~NvEmuDevice() override { std::free(SharedStorage); }
 
@@ -1310,5 +1305,15 @@ void NvEmuDevice::runBlock(Launch &L) {
 } // namespace
 
 Expected<std::shared_ptr<DeviceImpl>> tile::rt::createNvEmuDevice() {
-  return std::shared_ptr<DeviceImpl>(std::make_shared<NvEmuDevice>());
+  size_t StackBytes = DefaultStackBytes;
+  if (const char *Env = std::getenv("TILE_NVEMU_STACK_KB")) {
+    char *End = nullptr;
+    long KB = std::strtol(Env, &End, 10);
+    if (*Env == '\0' || *End != '\0' || KB < 64 || KB > 65536)
+      return makeError("TILE_NVEMU_STACK_KB must be an integer in [64, "
+                       "65536], not '" +
+                       std::string(Env) + "'");
+    StackBytes = static_cast<size_t>(KB) * 1024;
+  }
+  return std::shared_ptr<DeviceImpl>(std::make_shared<NvEmuDevice>(StackBytes));
 }

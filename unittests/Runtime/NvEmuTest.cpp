@@ -870,6 +870,15 @@ TEST_F(NvEmuTest, TileRunOnTheEmulator) {
             1)
       << Out;
   EXPECT_TRUE(contains(Out, "FAIL vadd[N=1000 seed=8]")) << Out;
+  // A bad stack size setting is an error, not ignored.
+  EXPECT_NE(test::runCommand("TILE_NVEMU_STACK_KB=12x " +
+                                 std::string(TILE_RUN_EXE) + " " + Dir +
+                                 " --device cuda-emu",
+                             Out),
+            0);
+  EXPECT_TRUE(contains(Out, "TILE_NVEMU_STACK_KB must be an integer in [64, "
+                            "65536], not '12x'"))
+      << Out;
 }
 
 //===----------------------------------------------------------------------===//
