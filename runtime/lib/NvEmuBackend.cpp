@@ -389,6 +389,15 @@ void addError(Launch &L, std::string Msg) {
     L.Errors.push_back(std::move(Msg));
 }
 
+/// Counts an error without building its message when it would not be
+/// quoted anyway (checks in hot loops); returns true in that case.
+bool countedOnly(Launch &L) {
+  if (L.Errors.size() < MaxQuotedErrors)
+    return false;
+  ++L.TotalErrors;
+  return true;
+}
+
 std::string blockName(const Launch &L) {
   return "block (" + std::to_string(L.Block[0]) + "," +
          std::to_string(L.Block[1]) + "," + std::to_string(L.Block[2]) + ")";
@@ -491,6 +500,8 @@ bool checkAccess(Launch &L, EmuThread &T, const void *Ptr, uint64_t Bytes,
                     where(L, T));
     return false;
   }
+  if (countedOnly(L))
+    return false;
   std::string What;
   auto SharedBase = reinterpret_cast<uint64_t>(L.Shared);
   if (Space == TILE_EMU_SHARED)
@@ -577,7 +588,7 @@ void NvEmuDevice::raceCheck(Launch &L, EmuThread &T, uint64_t Offset,
       S.NumReaders = 2;
     }
   }
-  if (Other < 0)
+  if (Other < 0 || countedOnly(L))
     return;
   addError(L, "shared-memory race: thread " + std::to_string(T.Tid) + " " +
                   (Write ? "writes" : "reads") + " byte " +
