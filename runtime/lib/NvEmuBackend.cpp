@@ -993,7 +993,7 @@ void opCpAsync(void *Dst, const void *Src, uint32_t Bytes, uint32_t SrcBytes) {
   }
   auto DstAddr = reinterpret_cast<uint64_t>(Dst);
   auto SrcAddr = reinterpret_cast<uint64_t>(Src);
-  if (DstAddr % Bytes != 0 || SrcAddr % Bytes != 0) {
+  if (DstAddr % Bytes != 0 || (SrcBytes != 0 && SrcAddr % Bytes != 0)) {
     addError(*L, "cp.async of " + std::to_string(Bytes) + " bytes from " +
                      hex(SrcAddr) + " to " + hex(DstAddr) +
                      " is not aligned to its size" + where(*L, *T));
