@@ -16,7 +16,9 @@
 // Every access the generated code checks is validated against the live
 // allocations (global), the block's dynamic shared memory (shared) or the
 // fiber's stack (local); shared-memory accesses also feed a race detector
-// whose epochs are the intervals between block barriers. Errors are
+// whose epochs are the intervals between block barriers, and are checked for
+// reads of bytes never written in the block and for touching bytes that a
+// cp.async still in flight targets. Errors are
 // collected (the first few verbatim, the rest counted) and fail the launch
 // once it has run to its end.
 //
@@ -106,14 +108,21 @@ struct WarpState {
   uint32_t Arrived = 0; ///< Lanes waiting in a collective.
 };
 
-/// Race-detector state of one byte of shared memory.
+/// Checker state of one byte of shared memory.
 struct ShadowByte {
   uint32_t WriteEpoch = 0;
   uint32_t ReadEpoch = 0;
   uint16_t Writer = 0;
   uint16_t Readers[2] = {0, 0};
   uint8_t NumReaders = 0; ///< Distinct readers seen in ReadEpoch (<= 2).
+  uint16_t Pending = 0;   ///< cp.async copies in flight onto the byte.
 };
+
+/// What a checked shared-memory access is.
+enum class SharedAccess { Read, Write, AsyncIssue, AsyncRetire };
+
+/// Internal flag of checkAccess(): the access is the issue of a cp.async.
+constexpr uint32_t AccessAsyncIssue = 0x10000u;
 
 class NvEmuDevice;
 
@@ -142,6 +151,10 @@ struct Launch {
 
   // Last allocation an access fell into (most accesses hit it again).
   uint64_t CachedBase = 0, CachedSize = 0;
+
+  /// The epoch of the block's start: bytes last written before it are
+  /// uninitialized (0 after the epoch counter wrapped: no such check).
+  uint32_t BlockEpoch = 0;
 
   // A fault (SIGSEGV / SIGBUS) in a fiber jumps back to the scheduler.
   sigjmp_buf FaultJump;
@@ -359,9 +372,10 @@ public:
   // Used by the ops table while a launch runs.
   bool findAllocation(Launch &L, uint64_t Address, uint64_t Bytes);
   std::string describeGlobal(uint64_t Address);
-  void raceCheck(Launch &L, EmuThread &T, uint64_t Offset, uint64_t Bytes,
-                 bool Write);
-  void advanceEpoch();
+  void checkShared(Launch &L, EmuThread &T, uint64_t Offset, uint64_t Bytes,
+                   SharedAccess Kind);
+  void advanceEpoch(Launch &L);
+  void dropPendingCopies(Launch &L);
 
   std::vector<std::unique_ptr<EmuThread>> Threads;
 
@@ -429,7 +443,7 @@ void releaseBarrier(Launch &L, uint32_t Id, EmuThread *Caller) {
       makeReady(L, *T);
   }
   L.AtBarrier[Id] = 0;
-  L.Dev->advanceEpoch();
+  L.Dev->advanceEpoch(L);
 }
 
 //===----------------------------------------------------------------------===//
@@ -467,6 +481,9 @@ bool checkAccess(Launch &L, EmuThread &T, const void *Ptr, uint64_t Bytes,
   uint32_t Space = Flags & 0xffu;
   bool Write = Flags & TILE_EMU_ACCESS_WRITE;
   bool Atomic = Flags & TILE_EMU_ACCESS_ATOMIC;
+  SharedAccess Kind = Flags & AccessAsyncIssue ? SharedAccess::AsyncIssue
+                      : Write                  ? SharedAccess::Write
+                                               : SharedAccess::Read;
   uint64_t Offset = 0;
   switch (Space) {
   case TILE_EMU_GLOBAL:
@@ -476,14 +493,14 @@ bool checkAccess(Launch &L, EmuThread &T, const void *Ptr, uint64_t Bytes,
   case TILE_EMU_SHARED:
     if (inShared(L, Address, Bytes, Offset)) {
       if (!Atomic)
-        L.Dev->raceCheck(L, T, Offset, Bytes, Write);
+        L.Dev->checkShared(L, T, Offset, Bytes, Kind);
       return true;
     }
     break;
   case TILE_EMU_GENERIC:
     if (inShared(L, Address, Bytes, Offset)) {
       if (!Atomic)
-        L.Dev->raceCheck(L, T, Offset, Bytes, Write);
+        L.Dev->checkShared(L, T, Offset, Bytes, Kind);
       return true;
     }
     if (L.Dev->findAllocation(L, Address, Bytes) || inStack(T, Address, Bytes))
@@ -547,38 +564,59 @@ std::string NvEmuDevice::describeGlobal(uint64_t Address) {
          std::to_string(It->second) + "-byte allocation at " + hex(It->first);
 }
 
-void NvEmuDevice::advanceEpoch() {
+void NvEmuDevice::advanceEpoch(Launch &L) {
   if (++Epoch == 0) {
-    // Wrapped around: forget everything (epoch 0 is never current).
-    std::fill(Shadow.begin(), Shadow.end(), ShadowByte());
+    // Wrapped around: forget the history (epoch 0 is never current) but
+    // not the copies in flight.
+    for (ShadowByte &S : Shadow) {
+      uint16_t Pending = S.Pending;
+      S = ShadowByte();
+      S.Pending = Pending;
+    }
     Epoch = 1;
+    L.BlockEpoch = 0;
   }
 }
 
-void NvEmuDevice::raceCheck(Launch &L, EmuThread &T, uint64_t Offset,
-                            uint64_t Bytes, bool Write) {
+void NvEmuDevice::checkShared(Launch &L, EmuThread &T, uint64_t Offset,
+                              uint64_t Bytes, SharedAccess Kind) {
   auto Me = static_cast<uint16_t>(T.Tid);
+  bool Write = Kind != SharedAccess::Read;
+  // The first problem of the access: a race with thread Other, a byte
+  // with a copy in flight, or a read of a byte nobody wrote.
+  enum { None, Race, InFlight, Uninitialized } Problem = None;
   int Other = -1;
-  uint64_t RaceOffset = 0;
+  uint64_t At = 0;
   bool OtherWrote = false;
   for (uint64_t I = Offset; I < Offset + Bytes; ++I) {
     ShadowByte &S = Shadow[I];
-    if (Other < 0 && S.WriteEpoch == Epoch && S.Writer != Me) {
-      Other = S.Writer;
-      OtherWrote = true;
-      RaceOffset = I;
-    }
-    if (Write) {
-      if (Other < 0 && S.ReadEpoch == Epoch) {
+    if (Problem == None) {
+      At = I;
+      if (S.Pending != 0 &&
+          (Kind == SharedAccess::Read || Kind == SharedAccess::Write)) {
+        Problem = InFlight;
+      } else if (S.WriteEpoch == Epoch && S.Writer != Me) {
+        Problem = Race;
+        Other = S.Writer;
+        OtherWrote = true;
+      } else if (Write && S.ReadEpoch == Epoch) {
         for (uint8_t R = 0; R < S.NumReaders; ++R)
           if (S.Readers[R] != Me) {
+            Problem = Race;
             Other = S.Readers[R];
-            RaceOffset = I;
             break;
           }
+      } else if (!Write && S.WriteEpoch < L.BlockEpoch) {
+        Problem = Uninitialized;
       }
+    }
+    if (Write) {
       S.WriteEpoch = Epoch;
       S.Writer = Me;
+      if (Kind == SharedAccess::AsyncIssue)
+        ++S.Pending;
+      else if (Kind == SharedAccess::AsyncRetire && S.Pending != 0)
+        --S.Pending;
     } else if (S.ReadEpoch != Epoch) {
       S.ReadEpoch = Epoch;
       S.Readers[0] = Me;
@@ -588,16 +626,51 @@ void NvEmuDevice::raceCheck(Launch &L, EmuThread &T, uint64_t Offset,
       S.NumReaders = 2;
     }
   }
-  if (Other < 0 || countedOnly(L))
+  if (Problem == None || countedOnly(L))
     return;
-  addError(L, "shared-memory race: thread " + std::to_string(T.Tid) + " " +
-                  (Write ? "writes" : "reads") + " byte " +
-                  std::to_string(RaceOffset) + " (access of " +
-                  std::to_string(Bytes) + " bytes at offset " +
-                  std::to_string(Offset) + "), which thread " +
-                  std::to_string(Other) + " " +
-                  (OtherWrote ? "wrote" : "read") +
-                  " since the last barrier (" + blockName(L) + ")");
+  std::string Access =
+      "thread " + std::to_string(T.Tid) + " " + (Write ? "writes" : "reads") +
+      " byte " + std::to_string(At) + " (access of " + std::to_string(Bytes) +
+      " bytes at offset " + std::to_string(Offset) + ")";
+  switch (Problem) {
+  case Race:
+    addError(L, "shared-memory race: " + Access + ", which thread " +
+                    std::to_string(Other) + " " +
+                    (OtherWrote ? "wrote" : "read") +
+                    " since the last barrier (" + blockName(L) + ")");
+    break;
+  case InFlight:
+    addError(L, "cp.async hazard: " + Access +
+                    " while a cp.async onto it is in flight (not yet "
+                    "retired by cp.async.wait_group) (" +
+                    blockName(L) + ")");
+    break;
+  case Uninitialized:
+    addError(L, "uninitialized shared-memory read: " + Access +
+                    ", which no thread of the block has written (" +
+                    blockName(L) + ")");
+    break;
+  case None:
+    break;
+  }
+}
+
+void NvEmuDevice::dropPendingCopies(Launch &L) {
+  for (uint32_t I = 0; I < L.Threads; ++I) {
+    EmuThread &T = *Threads[I];
+    for (size_t C = T.CopyHead; C < T.Copies.size(); ++C) {
+      uint64_t Offset;
+      const AsyncCopy &Copy = T.Copies[C];
+      if (!inShared(L, reinterpret_cast<uint64_t>(Copy.Dst), Copy.Bytes,
+                    Offset))
+        continue;
+      for (uint64_t B = Offset; B < Offset + Copy.Bytes; ++B)
+        if (Shadow[B].Pending != 0)
+          --Shadow[B].Pending;
+    }
+    T.Copies.clear();
+    T.CopyHead = 0;
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -609,7 +682,7 @@ void retireCopy(Launch &L, EmuThread &T, const AsyncCopy &C) {
   uint64_t Offset;
   if (!inShared(L, reinterpret_cast<uint64_t>(C.Dst), C.Bytes, Offset))
     return; // Reported at issue.
-  L.Dev->raceCheck(L, T, Offset, C.Bytes, /*Write=*/true);
+  L.Dev->checkShared(L, T, Offset, C.Bytes, SharedAccess::AsyncRetire);
   std::memcpy(C.Dst, C.Data, C.SrcBytes);
   std::memset(C.Dst + C.SrcBytes, 0, C.Bytes - C.SrcBytes);
 }
@@ -1000,7 +1073,8 @@ void opCpAsync(void *Dst, const void *Src, uint32_t Bytes, uint32_t SrcBytes) {
     return;
   }
   // The issue counts as a write (it may land any time until retired).
-  if (!checkAccess(*L, *T, Dst, Bytes, TILE_EMU_SHARED | TILE_EMU_ACCESS_WRITE))
+  if (!checkAccess(*L, *T, Dst, Bytes,
+                   TILE_EMU_SHARED | TILE_EMU_ACCESS_WRITE | AccessAsyncIssue))
     return;
   AsyncCopy C;
   C.Dst = static_cast<uint8_t *>(Dst);
@@ -1251,7 +1325,8 @@ Error NvEmuDevice::run(const std::string &Kernel, EmuEntry Entry,
 
 void NvEmuDevice::runBlock(Launch &L) {
   std::memset(L.Shared, SharedPoison, L.SharedBytes);
-  advanceEpoch();
+  advanceEpoch(L);
+  L.BlockEpoch = Epoch;
   L.ReadyHead = L.ReadyCount = 0;
   L.LiveThreads = L.Threads;
   std::fill(std::begin(L.AtBarrier), std::end(L.AtBarrier), 0);
@@ -1286,6 +1361,7 @@ void NvEmuDevice::runBlock(Launch &L) {
                                                   : "segmentation fault") +
                   " accessing address " + hex(L.FaultAddress);
     addError(L, What + where(L, T) + "; the rest of the launch is skipped");
+    dropPendingCopies(L);
     return;
   }
   while (L.LiveThreads != 0) {
@@ -1301,6 +1377,7 @@ void NvEmuDevice::runBlock(Launch &L) {
                describeLanes(L, static_cast<unsigned>(W), L.Warps[W].Live);
       }
       addError(L, Msg);
+      dropPendingCopies(L);
       break;
     }
     EmuThread *T = L.ReadyQueue[L.ReadyHead];

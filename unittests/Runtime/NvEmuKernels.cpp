@@ -314,8 +314,13 @@ ENTRY(cp_async_exchange) {
   Ops->cp_async_wait(0);
   if (Mode == 1)
     Ops->barrier(0);
+  // One 16-byte shared load, as a vectorized load is checked.
+  const uint8_t *Slot = S + 16 * ((T + 1) % N);
+  uint8_t Bytes[16] = {};
+  if (Ops->access(Slot, 16, TILE_EMU_SHARED))
+    std::memcpy(Bytes, Slot, 16);
   for (uint32_t I = 0; I < 16; ++I)
-    store(&Out[16 * T + I], load(&S[16 * ((T + 1) % N) + I], TILE_EMU_SHARED));
+    store(&Out[16 * T + I], Bytes[I]);
 }
 
 /// vadd(A: f32[N], B: f32[N], C: mut f32[N], N: i32): C = A + B, one
@@ -383,4 +388,18 @@ ENTRY(gemm) {
       store(&C[(Row0 + WM + G + (I >= 2 ? 8 : 0)) * N + Col0 + WN + 8 * J +
                2 * Q + (I & 1)],
             Acc[J][I]);
+}
+
+/// stuck_copy(Src: u8[threads][16]): each thread issues a cp.async into its
+/// shared slot and then deadlocks (half a warp at a barrier, half at a
+/// shuffle) before waiting for it.
+ENTRY(stuck_copy) {
+  uint32_t T = tid();
+  auto *S = static_cast<uint8_t *>(Ops->shared_base());
+  Ops->cp_async(S + 16 * T, ptr<uint8_t>(Args, 0) + 16 * T, 16, 16);
+  Ops->cp_async_commit();
+  if (lane() < 16)
+    Ops->barrier(0);
+  Ops->shfl(TILE_EMU_SHFL_BFLY, 0xffffffffu, T, 16, 0x1f, nullptr);
+  Ops->cp_async_wait(0);
 }
