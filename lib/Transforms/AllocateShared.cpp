@@ -32,7 +32,10 @@
 
 #include "mlir/IR/Builders.h"
 
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <functional>
@@ -59,6 +62,8 @@ struct Interval {
   int64_t bytes, align;
   bool scratch;
   int64_t offset = -1;
+  /// The op (in op's block) whose end ends the interval.
+  Operation *endOp = nullptr;
 };
 
 int64_t alignTo(int64_t value, int64_t align) {
@@ -96,6 +101,7 @@ private:
   std::optional<int64_t> shapeScratch(Operation *op);
   std::optional<int64_t> reduceScratch(mlir::tile::ReduceOp op);
   void place(SmallVectorImpl<Interval> &intervals);
+  void insertReuseBarriers(ArrayRef<Interval> intervals);
 
   func::FuncOp func;
   const ::tile::TargetInfo &target;
@@ -165,12 +171,16 @@ Interval Allocator::bufferInterval(mlir::tile::AllocSharedOp alloc,
                                    int64_t bytes) {
   Block *block = alloc->getBlock();
   int64_t end = first[alloc];
+  Operation *endOp = alloc;
   Operation *lastCopy = nullptr;
   for (Operation *user : alloc->getUsers()) {
     Operation *ancestor = block->findAncestorOpInBlock(*user);
     if (!ancestor)
       continue;
-    end = std::max(end, last[ancestor]);
+    if (last[ancestor] > end) {
+      end = last[ancestor];
+      endOp = ancestor;
+    }
     if (isa<mlir::tile::CopyAsyncOp>(user) &&
         (!lastCopy || lastCopy->isBeforeInBlock(ancestor)))
       lastCopy = ancestor;
@@ -178,13 +188,18 @@ Interval Allocator::bufferInterval(mlir::tile::AllocSharedOp alloc,
   // Async copies may still land until the next full wait.
   if (lastCopy) {
     for (Operation *op = lastCopy->getNextNode(); op; op = op->getNextNode()) {
-      end = std::max(end, last[op]);
+      if (last[op] > end) {
+        end = last[op];
+        endOp = op;
+      }
       auto wait = dyn_cast<mlir::tile::WaitOp>(op);
       if (wait && wait.getPending() == 0)
         break;
     }
   }
-  return Interval{alloc, first[alloc], end, bytes, kBufferAlign, false};
+  Interval interval{alloc, first[alloc], end, bytes, kBufferAlign, false};
+  interval.endOp = endOp;
+  return interval;
 }
 
 /// Whether every thread already holds, in one fixed slot of every thread,
@@ -433,6 +448,7 @@ LogicalResult Allocator::run() {
     if (scratch) {
       intervals.push_back(
           Interval{op, first[op], first[op], *scratch, align, true});
+      intervals.back().endOp = op;
     }
   });
   if (failed)
@@ -477,7 +493,54 @@ LogicalResult Allocator::run() {
     }
   }
   func->setAttr(mlir::tile::kSharedBytesAttr, IntegerAttr::get(i64, total));
+  insertReuseBarriers(intervals);
   return success();
+}
+
+/// Whether \p a and \p b are both inside one loop (then each may run after
+/// the other).
+static bool shareLoop(Operation *a, Operation *b) {
+  for (Operation *loop = a->getParentOp(); loop; loop = loop->getParentOp())
+    if (isa<LoopLikeOpInterface>(loop) && loop->isProperAncestor(b))
+      return true;
+  return false;
+}
+
+void Allocator::insertReuseBarriers(ArrayRef<Interval> intervals) {
+  // Bytes of a buffer that a later interval reuses must not be written (or
+  // read) again before every thread is done with the buffer: its last reads
+  // by other warps, and the async copies that may land until the wait that
+  // ends it. One barrier right after the buffer's end orders them. Scratch
+  // intervals need none: their lowering ends with a barrier
+  // (KernelLowering::convertLayout, lowerReduce, the shape-op round trip).
+  // For each later user, one barrier after the last-ending buffer it
+  // reuses covers the others (allocations share the function's block).
+  llvm::SmallSetVector<Operation *, 4> ends;
+  for (const Interval &y : intervals) {
+    const Interval *latest = nullptr;
+    for (const Interval &x : intervals) {
+      if (x.scratch || &x == &y || y.offset >= x.offset + x.bytes ||
+          x.offset >= y.offset + y.bytes)
+        continue;
+      if (shareLoop(x.endOp, y.op))
+        ends.insert(x.endOp);
+      else if (y.start > x.end && (!latest || x.end > latest->end))
+        latest = &x;
+    }
+    if (latest)
+      ends.insert(latest->endOp);
+  }
+  for (Operation *end : ends) {
+    Operation *next = end->getNextNode();
+    if (next && isa<mlir::tile::BarrierOp>(next))
+      continue;
+    OpBuilder b(end->getContext());
+    if (end->hasTrait<OpTrait::IsTerminator>())
+      b.setInsertionPoint(end);
+    else
+      b.setInsertionPointAfter(end);
+    mlir::tile::BarrierOp::create(b, end->getLoc());
+  }
 }
 
 struct AllocateSharedPass

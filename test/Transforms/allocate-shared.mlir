@@ -2,12 +2,19 @@
 
 // Two buffers alive at the same time get disjoint 128-byte-aligned ranges;
 // a third one, allocated after both died, reuses offset 0. Sizes: 2x32x16
-// f16 = 2048 bytes, 32x16 i4 = 256 bytes, 64x64 f32 = 16384 bytes.
+// f16 = 2048 bytes, 32x16 i4 = 256 bytes, 64x64 f32 = 16384 bytes. One
+// barrier after the last use of the buffers it reuses keeps the third one's
+// accesses from racing with other warps' reads of the first two.
 // CHECK-LABEL: func.func @liveness
 // CHECK-SAME: tile.shared_bytes = 16384 : i64
 // CHECK: tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<2x32x16xf16,
 // CHECK: tile.alloc_shared {tile.offset = 2048 : i64} : !tile.shared<32x16xi4,
-// CHECK: tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<64x64xf32,
+// CHECK: tile.shared_load %{{.*}} : !tile.shared<2x32x16xf16
+// CHECK-NEXT: tile.shared_load %{{.*}} : !tile.shared<32x16xi4
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<64x64xf32,
+// CHECK-NOT: tile.barrier
+// CHECK: return
 func.func @liveness(%P: !tile.ptr<f16>, %N: i32) attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32} {
   %v = tile.view %P(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
   %c0 = arith.constant 0 : i32
@@ -30,6 +37,9 @@ func.func @liveness(%P: !tile.ptr<f16>, %N: i32) attributes {tile.kernel, tile.w
 // apart (4 columns) would fall into 2 of the 32 banks.
 // CHECK-LABEL: func.func @swizzle
 // CHECK: tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<64x64xf16, #tile.shared_layout<swizzle({{[1-9]}},{{[0-9]+}},{{[0-9]+}}) o (64,64):(64,1)>>
+// CHECK: tile.barrier
+// CHECK-NOT: tile.barrier
+// CHECK: return
 func.func @swizzle(%x: tensor<64x64xf16, #tile.layout<local(4,1) * spatial(16,8) * local(1,8)>>) -> tensor<64x64xf16, #tile.layout<local(1,4) * column_spatial(8,16) * local(8,1)>> attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
   %c0 = arith.constant 0 : i32
   %s = tile.alloc_shared : !tile.shared<64x64xf16>
@@ -45,11 +55,14 @@ func.func @swizzle(%x: tensor<64x64xf16, #tile.layout<local(4,1) * spatial(16,8)
 // register-only one (each thread keeps its elements) needs none; a
 // reduction whose axis spans the warps needs warps x results x 4 bytes, one
 // within a warp none. The ring (4096 bytes) is alive during the loop only,
-// so the scratch after it reuses offset 0.
+// so the scratch after it reuses offset 0, after a barrier that follows the
+// wait for the ring's last async copies (other threads' copies may land
+// until each of them has waited).
 // CHECK-LABEL: func.func @scratch
 // CHECK: tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<2x32x32xf16
 // CHECK: tile.convert_layout %{{.*}} {tile.scratch_bytes = 2048 : i64, tile.scratch_offset = 4096 : i64} : tensor<32x32xf16
 // CHECK: tile.wait 0
+// CHECK-NEXT: tile.barrier
 // CHECK: tile.convert_layout %{{.*}} {tile.scratch_bytes = 2048 : i64, tile.scratch_offset = 0 : i64} : tensor<32x32xf16
 // CHECK-NOT: tile.scratch
 // CHECK: tile.convert_layout %{{.*}} : tensor<32x32xf16, #tile.layout<spatial(16,4) * local(2,8)>> -> tensor<32x32xf16, #tile.layout<spatial(16,4) * column_local(2,8)>>

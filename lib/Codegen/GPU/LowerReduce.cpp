@@ -167,8 +167,39 @@ LogicalResult KernelLowering::lowerReduce(mlir::tile::ReduceOp op) {
           b, loc, arith::MulIOp::create(b, loc, row, i32(cols)), col);
       return gep(base, arith::MulIOp::create(b, loc, idx, i32(bytes)));
     };
-    for (int64_t l = 0; l < n; ++l)
-      LLVM::StoreOp::create(b, loc, partial[l], slotPtr(tid, l), bytes);
+    {
+      // With warpsOnly, the lanes of a warp that differ only in lane digits
+      // of `axis` (equal after the butterflies) or in replicated lane digits
+      // hold the same partials: the first of them writes (no racing
+      // duplicate stores).
+      OpBuilder::InsertionGuard guard(b);
+      if (warpsOnly) {
+        Value writer;
+        int64_t st = 1;
+        for (int i = int(spatial.size()) - 1; i >= 0; --i) {
+          const auto &mode = modes[spatial[i]];
+          if ((mode.dim == int(axis) || mode.isReplicated()) && st < ws &&
+              ws % st == 0) {
+            int64_t laneSize = std::min(mode.size, ws / st);
+            Value digit = arith::RemUIOp::create(
+                b, loc, arith::DivUIOp::create(b, loc, tid, i32(st)),
+                i32(laneSize));
+            Value zero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                               digit, i32(0));
+            writer = writer ? arith::AndIOp::create(b, loc, writer, zero)
+                                  .getResult()
+                            : zero;
+          }
+          st *= mode.size;
+        }
+        if (writer) {
+          auto ifOp = scf::IfOp::create(b, loc, writer, /*withElse=*/false);
+          b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        }
+      }
+      for (int64_t l = 0; l < n; ++l)
+        LLVM::StoreOp::create(b, loc, partial[l], slotPtr(tid, l), bytes);
+    }
     target().barrier(b, loc);
     // key = t with the shared digits set to zero.
     Value key = tid;
