@@ -6,17 +6,24 @@
 #
 #   scripts/gpu-examples.sh BUILD_DIR OUT_DIR [TARGET]        build + run
 #   scripts/gpu-examples.sh --bundle-only BUILD_DIR OUT_DIR [TARGET]
+#   scripts/gpu-examples.sh --emulate BUILD_DIR OUT_DIR [TARGET]
 #
 # --bundle-only makes the bundles on a machine with the compiler; carry
 # OUT_DIR to a GPU machine and run `tile-run DIR --device cuda` on each
 # folder there (tile-run builds from runtime/ alone). Without a GPU the run
 # exits 77 (ctest: skipped) after saying so.
+#
+# --emulate compiles the same bundles for the CPU emulator of the NVIDIA
+# target (tilec --emulate: the NVPTX LLVM IR with every thread a fiber, warp
+# collectives, cp.async groups, bounds and shared-memory race checks) and
+# runs them with `tile-run --device cuda-emu`: no GPU needed.
 set -euo pipefail
 bundle_only=0
-if [ "${1:-}" = "--bundle-only" ]; then
-  bundle_only=1
-  shift
-fi
+emulate=0
+case "${1:-}" in
+--bundle-only) bundle_only=1; shift ;;
+--emulate) emulate=1; shift ;;
+esac
 BUILD=${1:?build dir}
 OUT=${2:?output dir}
 TARGET=${3:-sm_90a}
@@ -25,7 +32,7 @@ EX="$HERE/../shared/examples"
 TILEC="$BUILD/bin/tilec"
 TILE_RUN="$BUILD/bin/tile-run"
 
-if [ "$bundle_only" -eq 0 ]; then
+if [ "$bundle_only" -eq 0 ] && [ "$emulate" -eq 0 ]; then
   if ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then
     echo "SKIPPED: no NVIDIA GPU on this machine (run on a GPU machine, or"
     echo "make bundles with --bundle-only and run them there with tile-run)"
@@ -35,10 +42,16 @@ fi
 
 mkdir -p "$OUT"
 status=0
+device=cuda
+extra=()
+if [ "$emulate" -eq 1 ]; then
+  device=cuda-emu
+  extra=(--emulate)
+fi
 bundle() { # name file options...
   local name=$1 file=$2
   shift 2
-  if "$TILEC" bundle "$EX/$file" --target="$TARGET" -o "$OUT/$name" "$@" > /dev/null; then
+  if "$TILEC" bundle "$EX/$file" --target="$TARGET" "${extra[@]}" -o "$OUT/$name" "$@" > /dev/null; then
     echo "bundled $name"
   else
     echo "FAIL: cannot compile $name for $TARGET"
@@ -57,6 +70,6 @@ done
 
 [ "$bundle_only" -eq 1 ] && exit $status
 for dir in "$OUT"/*/; do
-  "$TILE_RUN" "$dir" --device cuda || status=1
+  "$TILE_RUN" "$dir" --device "$device" || status=1
 done
 exit $status

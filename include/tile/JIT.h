@@ -44,6 +44,9 @@ struct CompileOptions {
   /// Optimize (MLIR canonicalization, LLVM O2/O3). False gives the plain
   /// lowering, used by `tilec check --target host` as a second result.
   bool optimize = true;
+  /// NVIDIA targets: build the CPU emulator's code object (kind nvemu-so,
+  /// run by device "cuda-emu") instead of a cubin.
+  bool emulate = false;
 };
 
 /// One compiled kernel: its launch description and its code object (shared

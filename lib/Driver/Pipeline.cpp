@@ -119,8 +119,11 @@ static llvm::Expected<std::string> printLLVMIR(mlir::ModuleOp module,
 
 /// NVIDIA: the kernels are already prepared (layouts, shared memory); lower
 /// them to NVVM, then LLVM's NVPTX backend and ptxas.
+/// With `emulate`, the LLVM IR and the object are the CPU emulator's
+/// (lib/Codegen/NVIDIA/Emulation.cpp) instead of PTX and a cubin.
 static llvm::Expected<StageOutput>
-compileNVIDIA(mlir::ModuleOp module, const TargetInfo &target, Stage stage) {
+compileNVIDIA(mlir::ModuleOp module, const TargetInfo &target, Stage stage,
+              const PipelineOptions &options) {
   if (mlir::failed(nvidia::lowerToNVVM(module, target)))
     return makeError("compilation failed in the NVVM lowering");
   StageOutput out;
@@ -129,6 +132,19 @@ compileNVIDIA(mlir::ModuleOp module, const TargetInfo &target, Stage stage) {
             gpu::kDynamicSharedBytesAttr))
       out.sharedBytes[func.getName().str()] = bytes.getInt();
   });
+  if (options.emulate) {
+    if (stage == Stage::Asm)
+      return makeError("the NVIDIA emulator has no assembly stage: use "
+                       "--emit=llvm or --emit=obj with --emulate");
+    auto data = stage == Stage::LLVM
+                    ? nvidia::translateLLVMToEmulatorIR(module, target)
+                    : nvidia::translateLLVMToEmulator(module, target);
+    if (!data)
+      return data.takeError();
+    out.data = std::move(*data);
+    out.binary = stage == Stage::Obj;
+    return out;
+  }
   if (stage == Stage::LLVM) {
     auto text = printLLVMIR(module, target);
     if (!text)
@@ -219,6 +235,9 @@ driver::compileToStage(mlir::ModuleOp module, const TargetInfo &target,
   if (target.isHost())
     return compileHost(module, target, stage, options);
   if (target.isNVIDIA())
-    return compileNVIDIA(module, target, stage);
+    return compileNVIDIA(module, target, stage, options);
+  if (options.emulate)
+    return makeError("--emulate needs an NVIDIA target, not " +
+                     target.name);
   return compileAMD(module, target, stage);
 }

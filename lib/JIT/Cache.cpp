@@ -109,6 +109,7 @@ std::string Compiler::cacheKey(std::string_view source,
   add(options.target);
   add(kernel);
   add(options.optimize ? "O" : "O0");
+  add(options.emulate ? "emulate" : "native");
   for (const auto &[name, value] : options.defines) {
     add(name);
     add(value);

@@ -60,6 +60,7 @@ buildHostObject(mlir::ModuleOp module, const CompileOptions &options) {
 /// shared memory each kernel needs goes into its launch configuration.
 static rt::Expected<std::vector<uint8_t>>
 buildGPUObject(mlir::ModuleOp module, const TargetInfo &target,
+               const CompileOptions &options,
                std::vector<rt::KernelInfo> &infos) {
   std::string diagnostics;
   llvm::raw_string_ostream diagOS(diagnostics);
@@ -69,7 +70,10 @@ buildGPUObject(mlir::ModuleOp module, const TargetInfo &target,
         return mlir::success();
       });
   mlir::PassManager pm(module.getContext());
-  auto out = driver::compileToStage(module, target, driver::Stage::Obj, pm);
+  driver::PipelineOptions pipelineOptions;
+  pipelineOptions.emulate = options.emulate;
+  auto out = driver::compileToStage(module, target, driver::Stage::Obj, pm,
+                                    pipelineOptions);
   if (!out)
     return rt::makeError(llvm::toString(out.takeError()) +
                          (diagnostics.empty() ? "" : ":\n" + diagnostics));
@@ -129,18 +133,21 @@ Compiler::compileUncached(std::string_view source, std::string_view sourceName,
 
   rt::Expected<std::vector<uint8_t>> object =
       target->isHost() ? buildHostObject(*module, options)
-                       : buildGPUObject(*module, *target, infos);
+                       : buildGPUObject(*module, *target, options, infos);
   if (!object)
     return object.takeError();
   auto shared =
       std::make_shared<const std::vector<uint8_t>>(std::move(*object));
 
   CompiledKernels kernels;
-  rt::ObjectKind kind = target->isHost()     ? rt::ObjectKind::HostSO
+  bool emulated = options.emulate && target->isNVIDIA();
+  rt::ObjectKind kind = target->isHost() ? rt::ObjectKind::HostSO
+                        : emulated       ? rt::ObjectKind::NvEmuSO
                         : target->isNVIDIA() ? rt::ObjectKind::Cubin
                                              : rt::ObjectKind::Hsaco;
   std::string objectName = key + "." + target->name + "." +
                            (target->isHost()     ? "so"
+                            : emulated           ? "nvemu.so"
                             : target->isNVIDIA() ? "cubin"
                                                  : "hsaco");
   for (rt::KernelInfo &info : infos) {

@@ -70,6 +70,12 @@ cl::opt<std::string>
               cl::desc("Device to run on (default: from the target: host, "
                        "cuda, hip)"),
               cl::sub(runCmd), cl::sub(checkCmd), cl::cat(commandCat));
+cl::opt<bool> emulateOpt(
+    "emulate",
+    cl::desc("NVIDIA targets: compile for the CPU emulator (device "
+             "cuda-emu; implied by --device cuda-emu)"),
+    cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
+    cl::cat(commandCat));
 cl::opt<uint64_t> seedOpt("seed", cl::desc("Seed of the generated inputs"),
                           cl::init(1), cl::sub(runCmd), cl::sub(checkCmd),
                           cl::sub(bundleCmd), cl::cat(commandCat));
@@ -190,7 +196,7 @@ jit::Compiler makeCompiler() {
 
 std::string defaultDevice(llvm::StringRef target) {
   if (target.starts_with("sm_"))
-    return "cuda";
+    return emulateOpt ? "cuda-emu" : "cuda";
   if (target.starts_with("gfx"))
     return "hip";
   return "host";
@@ -392,6 +398,7 @@ int runMain() {
   jit::Compiler compiler = makeCompiler();
   std::string deviceSpec =
       deviceOpt.empty() ? defaultDevice(targetOpt) : std::string(deviceOpt);
+  options.emulate = llvm::StringRef(deviceSpec).starts_with("cuda-emu");
   auto exec = execute(compiler, runFile, options, deviceSpec, test);
   if (!exec)
     return fail(exec.message());
@@ -438,6 +445,7 @@ int checkMain() {
   jit::Compiler compiler = makeCompiler();
   std::string deviceSpec =
       deviceOpt.empty() ? defaultDevice(targetOpt) : std::string(deviceOpt);
+  options.emulate = llvm::StringRef(deviceSpec).starts_with("cuda-emu");
   auto exec = execute(compiler, runFile, options, deviceSpec, test);
   if (!exec)
     return fail(exec.message());
@@ -445,6 +453,7 @@ int checkMain() {
   // host lowering (a second, independent compilation).
   jit::CompileOptions refOptions = options;
   refOptions.target = "host";
+  refOptions.emulate = false;
   refOptions.optimize = options.target != "host";
   auto ref = execute(compiler, runFile, refOptions, "host", test);
   if (!ref)
@@ -476,6 +485,7 @@ int checkMain() {
 int bundleMain() {
   jit::CompileOptions options;
   options.target = targetOpt;
+  options.emulate = emulateOpt;
   if (!collectDefines(options.defines))
     return 1;
   jit::Compiler compiler = makeCompiler();
@@ -501,6 +511,7 @@ int bundleMain() {
                   "--kernel)");
     jit::CompileOptions refOptions = options;
     refOptions.target = "host";
+    refOptions.emulate = false;
     for (auto [index, sizes] : llvm::enumerate(sizeOpt)) {
       rt::TestCase test;
       if (!makeTestCase(sizes, test))

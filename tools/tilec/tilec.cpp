@@ -111,6 +111,13 @@ cl::opt<bool> verbose("v",
                                "(registers, spills, shared memory) to stderr"),
                       cl::cat(tilecCat));
 
+cl::opt<bool> emulateOpt(
+    "emulate",
+    cl::desc("NVIDIA targets: make the CPU emulator's LLVM IR (--emit=llvm) "
+             "or code object (--emit=obj, a host shared object for device "
+             "cuda-emu) from the NVPTX IR instead of PTX / a cubin"),
+    cl::cat(tilecCat));
+
 cl::opt<unsigned>
     maxErrors("max-errors",
               cl::desc("Stop after this many errors (default 20)"),
@@ -317,7 +324,10 @@ int main(int argc, char **argv) {
     if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
       return 1;
     pm.enableTiming(timing);
-    out = tile::driver::compileToStage(*module, *info, emitStage, pm);
+    tile::driver::PipelineOptions pipelineOptions;
+    pipelineOptions.emulate = emulateOpt;
+    out = tile::driver::compileToStage(*module, *info, emitStage, pm,
+                                       pipelineOptions);
   }
   if (!out) {
     llvm::errs() << "tilec: error: " << llvm::toString(out.takeError())

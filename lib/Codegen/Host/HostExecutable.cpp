@@ -121,21 +121,18 @@ llvm::orc::SymbolMap numericsSymbols(llvm::orc::MangleAndInterner interner) {
   return map;
 }
 
-/// Writes \p module as an object file to \p path.
-llvm::Error writeObject(ModuleOp module, llvm::StringRef path,
-                        const HostCompileOptions &options) {
-  auto machine = makeTargetMachine(/*portable=*/true, options.optimize);
+/// Retargets \p llvmModule to the host, optimizes it and writes it as an
+/// object file to \p path.
+llvm::Error writeLLVMObject(llvm::Module &llvmModule, llvm::StringRef path,
+                            bool optimize) {
+  auto machine = makeTargetMachine(/*portable=*/true, optimize);
   if (!machine)
     return machine.takeError();
-  llvm::LLVMContext context;
-  auto llvmModule = translateToLLVMIR(module, context);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  (*llvmModule)->setDataLayout((*machine)->createDataLayout());
-  (*llvmModule)->setTargetTriple((*machine)->getTargetTriple());
+  llvmModule.setDataLayout((*machine)->createDataLayout());
+  llvmModule.setTargetTriple((*machine)->getTargetTriple());
   auto transform =
-      makeOptimizingTransformer(options.optimize ? 2 : 0, 0, machine->get());
-  if (llvm::Error error = transform(llvmModule->get()))
+      makeOptimizingTransformer(optimize ? 2 : 0, 0, machine->get());
+  if (llvm::Error error = transform(&llvmModule))
     return error;
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
@@ -146,11 +143,66 @@ llvm::Error writeObject(ModuleOp module, llvm::StringRef path,
   if ((*machine)->addPassesToEmitFile(pm, os, nullptr,
                                       llvm::CodeGenFileType::ObjectFile))
     return llvm::createStringError("the host target cannot emit objects");
-  pm.run(**llvmModule);
+  pm.run(llvmModule);
   os.flush();
   if (os.has_error())
     return llvm::createStringError("error writing " + path);
   return llvm::Error::success();
+}
+
+/// Writes \p module (LLVM dialect) as an object file to \p path.
+llvm::Error writeObject(ModuleOp module, llvm::StringRef path,
+                        const HostCompileOptions &options) {
+  llvm::LLVMContext context;
+  auto llvmModule = translateToLLVMIR(module, context);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  return writeLLVMObject(**llvmModule, path, options.optimize);
+}
+
+/// Links the object file \p object into the shared object \p path.
+llvm::Error linkSharedObject(llvm::StringRef object, llvm::StringRef path) {
+  // The same ld.lld the GPU code objects are linked with (TILE_LD_LLD,
+  // LLVM 22's bin folder, then PATH).
+  std::optional<std::string> linker = ::tile::findTool("ld.lld");
+  if (!linker)
+    return llvm::createStringError(
+        "ld.lld not found (install lld-22, or set TILE_LD_LLD) to link a "
+        "shared object");
+  std::string message;
+  // The Numerics C ABI and the compiler-rt builtins the code may call are
+  // linked in and hidden (--exclude-libs), so that the shared object loads
+  // in any process; libc, libm and libstdc++ come from the process.
+  llvm::SmallVector<llvm::StringRef> argv = {
+      *linker, "-shared", "--as-needed",       "-o",
+      path,    object,    "--exclude-libs=ALL"};
+#ifdef TILE_NUMERICS_ARCHIVE
+  argv.push_back(TILE_NUMERICS_ARCHIVE);
+#endif
+#ifdef TILE_CLANG_RT_BUILTINS
+  argv.push_back(TILE_CLANG_RT_BUILTINS);
+#endif
+  int rc = llvm::sys::ExecuteAndWait(*linker, argv, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0)
+    return llvm::createStringError("ld.lld failed (" + std::to_string(rc) +
+                                   ")" +
+                                   (message.empty() ? "" : ": " + message));
+  return llvm::Error::success();
+}
+
+/// Runs \p write to a temporary object file, then links it into \p path.
+template <typename WriteFn>
+llvm::Error writeSharedObject(llvm::StringRef path, WriteFn write) {
+  llvm::SmallString<128> object;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tile-host", "o", object))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  llvm::FileRemover removeObject(object);
+  if (llvm::Error error = write(object.str()))
+    return error;
+  return linkSharedObject(object, path);
 }
 
 } // namespace
@@ -176,41 +228,17 @@ llvm::Error host::emitHostObject(ModuleOp module, llvm::StringRef path,
 
 llvm::Error host::emitHostSharedObject(ModuleOp module, llvm::StringRef path,
                                        const HostCompileOptions &options) {
-  // The same ld.lld the GPU code objects are linked with (TILE_LD_LLD,
-  // LLVM 22's bin folder, then PATH).
-  std::optional<std::string> linker = ::tile::findTool("ld.lld");
-  if (!linker)
-    return llvm::createStringError(
-        "ld.lld not found (install lld-22, or set TILE_LD_LLD) to link a "
-        "shared object");
-  llvm::SmallString<128> object;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("tile-host", "o", object))
-    return llvm::createStringError("cannot create a temporary file: " +
-                                   ec.message());
-  llvm::FileRemover removeObject(object);
-  if (llvm::Error error = writeObject(module, object, options))
-    return error;
-  std::string message;
-  // The Numerics C ABI and the compiler-rt builtins the code may call are
-  // linked in and hidden (--exclude-libs), so that the shared object loads
-  // in any process; libc, libm and libstdc++ come from the process.
-  llvm::SmallVector<llvm::StringRef> argv = {
-      *linker, "-shared", "--as-needed",       "-o",
-      path,    object,    "--exclude-libs=ALL"};
-#ifdef TILE_NUMERICS_ARCHIVE
-  argv.push_back(TILE_NUMERICS_ARCHIVE);
-#endif
-#ifdef TILE_CLANG_RT_BUILTINS
-  argv.push_back(TILE_CLANG_RT_BUILTINS);
-#endif
-  int rc = llvm::sys::ExecuteAndWait(*linker, argv, std::nullopt, {}, 0, 0,
-                                     &message);
-  if (rc != 0)
-    return llvm::createStringError("ld.lld failed (" + std::to_string(rc) +
-                                   ")" +
-                                   (message.empty() ? "" : ": " + message));
-  return llvm::Error::success();
+  return writeSharedObject(path, [&](llvm::StringRef object) {
+    return writeObject(module, object, options);
+  });
+}
+
+llvm::Error host::emitSharedObjectFromLLVM(llvm::Module &module,
+                                           llvm::StringRef path,
+                                           bool optimize) {
+  return writeSharedObject(path, [&](llvm::StringRef object) {
+    return writeLLVMObject(module, object, optimize);
+  });
 }
 
 //===----------------------------------------------------------------------===//

@@ -40,19 +40,28 @@ mlir::LogicalResult lowerToNVVM(mlir::ModuleOp module,
   return gpu::lowerTileToLLVM(module, *lowering);
 }
 
-llvm::Expected<std::string> translateLLVMToPTX(mlir::ModuleOp module,
-                                               const TargetInfo &target) {
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
+                           llvm::LLVMContext &context) {
   mlir::DialectRegistry registry;
   registerNVIDIACodegenDialects(registry);
   module.getContext()->appendDialectRegistry(registry);
-  llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, context, "tile");
   if (!llvmModule)
     return llvm::createStringError("cannot translate the module to LLVM IR");
   if (llvm::Error err = optimizeModule(*llvmModule, target, 3))
     return std::move(err);
-  return emitAssembly(*llvmModule, target);
+  return llvmModule;
+}
+
+llvm::Expected<std::string> translateLLVMToPTX(mlir::ModuleOp module,
+                                               const TargetInfo &target) {
+  llvm::LLVMContext context;
+  auto llvmModule = translateToOptimizedLLVMIR(module, target, context);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  return emitAssembly(**llvmModule, target);
 }
 
 llvm::Expected<std::string> translateToPTX(mlir::ModuleOp module,

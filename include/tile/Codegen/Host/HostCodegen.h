@@ -77,6 +77,13 @@ llvm::Error emitHostObject(mlir::ModuleOp module, llvm::StringRef path,
 llvm::Error emitHostSharedObject(mlir::ModuleOp module, llvm::StringRef path,
                                  const HostCompileOptions &options = {});
 
+/// Retargets \p module (an LLVM IR module of any triple, e.g. the NVIDIA
+/// emulator's) to the host CPU family, optimizes it (O2 when \p optimize)
+/// and links it into a self-contained shared object at \p path, like
+/// emitHostSharedObject.
+llvm::Error emitSharedObjectFromLLVM(llvm::Module &module, llvm::StringRef path,
+                                     bool optimize = true);
+
 /// Kernels JIT-compiled in this process (ORC through mlir::ExecutionEngine),
 /// with the lib/Numerics C ABI resolved. Thread-safe after creation.
 class HostExecutable {

@@ -15,6 +15,11 @@
 #include <memory>
 #include <string>
 
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
 namespace mlir {
 class DialectRegistry;
 class ModuleOp;
@@ -46,6 +51,29 @@ mlir::LogicalResult lowerToNVVM(mlir::ModuleOp module,
 /// `target` (optimized at -O3 by LLVM, then the NVPTX backend).
 llvm::Expected<std::string> translateLLVMToPTX(mlir::ModuleOp module,
                                                const TargetInfo &target);
+
+/// Translates a module in the LLVM + NVVM dialects to LLVM IR for `target`,
+/// optimized at -O3: what the NVPTX backend compiles.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
+                           llvm::LLVMContext &context);
+
+/// Rewrites an NVPTX LLVM IR module (translateToOptimizedLLVMIR) for the
+/// CPU emulator of runtime/include/tile/runtime/NvEmuAbi.h: NVVM intrinsics
+/// become calls into the runtime, memory accesses are checked, and each
+/// kernel gets an `__tile_emu_entry_<name>`. Fails on an intrinsic or a
+/// construct the emulator does not implement.
+llvm::Error rewriteForEmulation(llvm::Module &module);
+
+/// The emulator's rewritten LLVM IR of a module in the LLVM + NVVM dialects
+/// (printed; `tilec --emit=llvm --emulate`).
+llvm::Expected<std::string> translateLLVMToEmulatorIR(mlir::ModuleOp module,
+                                                      const TargetInfo &target);
+
+/// The emulator's code object (kind "nvemu-so": a host shared object) of a
+/// module in the LLVM + NVVM dialects.
+llvm::Expected<std::string> translateLLVMToEmulator(mlir::ModuleOp module,
+                                                    const TargetInfo &target);
 
 /// lowerToNVVM followed by translateLLVMToPTX.
 llvm::Expected<std::string> translateToPTX(mlir::ModuleOp module,
