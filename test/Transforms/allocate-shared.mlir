@@ -89,3 +89,35 @@ func.func @scratch(%P: !tile.ptr<f16>, %N: i32) attributes {tile.kernel, tile.wa
   %r1 = tile.reduce sum %f axis = 1 : tensor<32x32xf32, #tile.layout<spatial(32,2) * local(1,16)>> -> tensor<32xf32, #tile.layout<spatial(32) * replicate(2)>>
   return
 }
+
+// -----
+
+// Two buffers alive one after the other inside a loop body share bytes:
+// each iteration's second buffer reuses the first's bytes, and the next
+// iteration's first buffer reuses the second's, so each gets a barrier
+// after its last use.
+// CHECK-LABEL: func.func @loop_reuse
+// CHECK: scf.for
+// CHECK: tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<32x32xf16
+// CHECK: tile.shared_load %{{.*}} : !tile.shared<32x32xf16
+// CHECK-NEXT: tile.barrier
+// CHECK: tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<32x32xf32
+// CHECK: tile.shared_load %{{.*}} : !tile.shared<32x32xf32
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: }
+func.func @loop_reuse(%x: tensor<32x32xf16, #tile.layout<spatial(32,1) * local(1,32)>>, %y: tensor<32x32xf32, #tile.layout<spatial(32,1) * local(1,32)>>, %N: i32) attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %N step %c1 : i32 {
+    %a = tile.alloc_shared : !tile.shared<32x32xf16>
+    tile.shared_store %a[%c0, %c0], %x : !tile.shared<32x32xf16>, tensor<32x32xf16, #tile.layout<spatial(32,1) * local(1,32)>>
+    tile.barrier
+    %u = tile.shared_load %a[%c0, %c0] : !tile.shared<32x32xf16> -> tensor<32x32xf16, #tile.layout<spatial(32,1) * local(1,32)>>
+    %b = tile.alloc_shared : !tile.shared<32x32xf32>
+    tile.shared_store %b[%c0, %c0], %y : !tile.shared<32x32xf32>, tensor<32x32xf32, #tile.layout<spatial(32,1) * local(1,32)>>
+    tile.barrier
+    %v = tile.shared_load %b[%c0, %c0] : !tile.shared<32x32xf32> -> tensor<32x32xf32, #tile.layout<spatial(32,1) * local(1,32)>>
+    scf.yield
+  }
+  return
+}
