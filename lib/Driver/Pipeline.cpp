@@ -237,7 +237,6 @@ driver::compileToStage(mlir::ModuleOp module, const TargetInfo &target,
   if (target.isNVIDIA())
     return compileNVIDIA(module, target, stage, options);
   if (options.emulate)
-    return makeError("--emulate needs an NVIDIA target, not " +
-                     target.name);
+    return makeError("--emulate needs an NVIDIA target, not " + target.name);
   return compileAMD(module, target, stage);
 }

@@ -141,8 +141,8 @@ Compiler::compileUncached(std::string_view source, std::string_view sourceName,
 
   CompiledKernels kernels;
   bool emulated = options.emulate && target->isNVIDIA();
-  rt::ObjectKind kind = target->isHost() ? rt::ObjectKind::HostSO
-                        : emulated       ? rt::ObjectKind::NvEmuSO
+  rt::ObjectKind kind = target->isHost()     ? rt::ObjectKind::HostSO
+                        : emulated           ? rt::ObjectKind::NvEmuSO
                         : target->isNVIDIA() ? rt::ObjectKind::Cubin
                                              : rt::ObjectKind::Hsaco;
   std::string objectName = key + "." + target->name + "." +

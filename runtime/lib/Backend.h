@@ -69,6 +69,15 @@ public:
   virtual Expected<float> elapsedMs(void *Start, void *End) = 0;
 };
 
+/// A device whose memory is host memory (the host platform, the NVIDIA
+/// emulator): addresses are pointers, copies are memcpy.
+class HostMemoryDeviceImpl : public DeviceImpl {
+public:
+  Error upload(uint64_t Dst, const void *Src, uint64_t Bytes) override;
+  Error download(void *Dst, uint64_t Src, uint64_t Bytes) override;
+  Error fill(uint64_t Dst, uint8_t Byte, uint64_t Bytes) override;
+};
+
 /// Platform factories (HostBackend.cpp, CudaBackend.cpp, HipBackend.cpp,
 /// NvEmuBackend.cpp).
 Expected<std::shared_ptr<DeviceImpl>> createHostDevice();

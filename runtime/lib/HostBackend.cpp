@@ -132,7 +132,7 @@ private:
   ThreadPool &Pool;
 };
 
-class HostDevice : public DeviceImpl {
+class HostDevice : public HostMemoryDeviceImpl {
 public:
   static constexpr uint64_t Alignment = 256;
 
@@ -153,18 +153,6 @@ public:
   }
   void release(uint64_t Address) override {
     std::free(reinterpret_cast<void *>(Address));
-  }
-  Error upload(uint64_t Dst, const void *Src, uint64_t Bytes) override {
-    std::memcpy(reinterpret_cast<void *>(Dst), Src, Bytes);
-    return Error::success();
-  }
-  Error download(void *Dst, uint64_t Src, uint64_t Bytes) override {
-    std::memcpy(Dst, reinterpret_cast<const void *>(Src), Bytes);
-    return Error::success();
-  }
-  Error fill(uint64_t Dst, uint8_t Byte, uint64_t Bytes) override {
-    std::memset(reinterpret_cast<void *>(Dst), Byte, Bytes);
-    return Error::success();
   }
 
   Expected<std::shared_ptr<ModuleImpl>> loadModule(const std::string &Path,
@@ -223,4 +211,20 @@ Expected<std::shared_ptr<DeviceImpl>> tile::rt::createHostDevice() {
     Threads = static_cast<unsigned>(N);
   }
   return std::shared_ptr<DeviceImpl>(std::make_shared<HostDevice>(Threads));
+}
+
+Error HostMemoryDeviceImpl::upload(uint64_t Dst, const void *Src,
+                                   uint64_t Bytes) {
+  std::memcpy(reinterpret_cast<void *>(Dst), Src, Bytes);
+  return Error::success();
+}
+
+Error HostMemoryDeviceImpl::download(void *Dst, uint64_t Src, uint64_t Bytes) {
+  std::memcpy(Dst, reinterpret_cast<const void *>(Src), Bytes);
+  return Error::success();
+}
+
+Error HostMemoryDeviceImpl::fill(uint64_t Dst, uint8_t Byte, uint64_t Bytes) {
+  std::memset(reinterpret_cast<void *>(Dst), Byte, Bytes);
+  return Error::success();
 }

@@ -295,7 +295,7 @@ private:
 // The device
 //===----------------------------------------------------------------------===//
 
-class NvEmuDevice : public DeviceImpl {
+class NvEmuDevice : public HostMemoryDeviceImpl {
 public:
   static constexpr uint64_t Alignment = 256;
 
@@ -325,18 +325,6 @@ public:
       Allocations.erase(Address);
     }
     std::free(reinterpret_cast<void *>(Address));
-  }
-  Error upload(uint64_t Dst, const void *Src, uint64_t Bytes) override {
-    std::memcpy(reinterpret_cast<void *>(Dst), Src, Bytes);
-    return Error::success();
-  }
-  Error download(void *Dst, uint64_t Src, uint64_t Bytes) override {
-    std::memcpy(Dst, reinterpret_cast<const void *>(Src), Bytes);
-    return Error::success();
-  }
-  Error fill(uint64_t Dst, uint8_t Byte, uint64_t Bytes) override {
-    std::memset(reinterpret_cast<void *>(Dst), Byte, Bytes);
-    return Error::success();
   }
 
   Expected<std::shared_ptr<ModuleImpl>> loadModule(const std::string &Path,

@@ -70,12 +70,12 @@ cl::opt<std::string>
               cl::desc("Device to run on (default: from the target: host, "
                        "cuda, hip)"),
               cl::sub(runCmd), cl::sub(checkCmd), cl::cat(commandCat));
-cl::opt<bool> emulateOpt(
-    "emulate",
-    cl::desc("NVIDIA targets: compile for the CPU emulator (device "
-             "cuda-emu; implied by --device cuda-emu)"),
-    cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
-    cl::cat(commandCat));
+cl::opt<bool>
+    emulateOpt("emulate",
+               cl::desc("NVIDIA targets: compile for the CPU emulator (device "
+                        "cuda-emu; implied by --device cuda-emu)"),
+               cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
+               cl::cat(commandCat));
 cl::opt<uint64_t> seedOpt("seed", cl::desc("Seed of the generated inputs"),
                           cl::init(1), cl::sub(runCmd), cl::sub(checkCmd),
                           cl::sub(bundleCmd), cl::cat(commandCat));

@@ -137,7 +137,9 @@ LogicalResult KernelLowering::lowerReduce(mlir::tile::ReduceOp op) {
     int64_t ws = warpSize();
     bool warpsOnly =
         llvm::all_of(viaShared, [&](const Digit &d) { return d.stride >= ws; });
-    unsigned bytes = elem.getIntOrFloatBitWidth() / 8;
+    // Sub-byte partials take a byte each (an LLVM store of iN writes
+    // ceil(N / 8) bytes).
+    unsigned bytes = (elem.getIntOrFloatBitWidth() + 7) / 8;
     int64_t n = partial.size();
     SmallVector<Value, 4> sp = spatialCoords(*sliced);
     ArrayRef<int64_t> outShape = sliced->shape();
@@ -186,9 +188,9 @@ LogicalResult KernelLowering::lowerReduce(mlir::tile::ReduceOp op) {
                 i32(laneSize));
             Value zero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                                digit, i32(0));
-            writer = writer ? arith::AndIOp::create(b, loc, writer, zero)
-                                  .getResult()
-                            : zero;
+            writer =
+                writer ? arith::AndIOp::create(b, loc, writer, zero).getResult()
+                       : zero;
           }
           st *= mode.size;
         }

@@ -143,9 +143,9 @@ public:
     SmallVector<Type *> fields(kNumFields, ptr);
     fields[kAbiVersion] = i32;
     opsType = StructType::create(ctx, fields, "struct.tile_emu_ops");
-    opsVar = new GlobalVariable(m, ptr, /*isConstant=*/false,
-                                GlobalValue::InternalLinkage,
-                                ConstantPointerNull::get(ptr), "__tile_emu_ops");
+    opsVar = new GlobalVariable(
+        m, ptr, /*isConstant=*/false, GlobalValue::InternalLinkage,
+        ConstantPointerNull::get(ptr), "__tile_emu_ops");
   }
 
   Error run();
@@ -173,8 +173,7 @@ private:
     Value *&slot = scratchSlots[{&f, role}];
     if (!slot) {
       IRBuilder<> entry(&f.getEntryBlock(), f.getEntryBlock().begin());
-      slot = entry.CreateAlloca(ArrayType::get(i32, n), nullptr,
-                                "emu." + role);
+      slot = entry.CreateAlloca(ArrayType::get(i32, n), nullptr, "emu." + role);
       cast<AllocaInst>(slot)->setAlignment(Align(16));
     }
     return slot;
@@ -205,10 +204,9 @@ private:
   GlobalVariable *sink() {
     if (!sinkVar) {
       auto *type = ArrayType::get(Type::getInt8Ty(ctx), kSinkBytes);
-      sinkVar = new GlobalVariable(m, type, /*isConstant=*/false,
-                                   GlobalValue::InternalLinkage,
-                                   ConstantAggregateZero::get(type),
-                                   "__tile_emu_sink");
+      sinkVar = new GlobalVariable(
+          m, type, /*isConstant=*/false, GlobalValue::InternalLinkage,
+          ConstantAggregateZero::get(type), "__tile_emu_sink");
       sinkVar->setAlignment(Align(64));
     }
     return sinkVar;
@@ -267,12 +265,12 @@ Error EmulationRewriter::rewriteCall(CallInst *call, StringRef name) {
                                "llvm.nvvm.shfl.sync." +
                                name);
     bool withPred = name.ends_with("p");
-    Value *pred = withPred ? scratch(f, "pred", 1)
-                           : ConstantPointerNull::get(ptr);
+    Value *pred =
+        withPred ? scratch(f, "pred", 1) : ConstantPointerNull::get(ptr);
     Value *value =
         callOps(b, kShfl, i32,
-                {b.getInt32(mode), arg(0), b.CreateBitCast(arg(1), i32),
-                 arg(2), arg(3), pred});
+                {b.getInt32(mode), arg(0), b.CreateBitCast(arg(1), i32), arg(2),
+                 arg(3), pred});
     value = b.CreateBitCast(value, arg(1)->getType());
     if (withPred) {
       Value *p = b.CreateICmpNE(b.CreateLoad(i32, pred), b.getInt32(0));
@@ -285,8 +283,8 @@ Error EmulationRewriter::rewriteCall(CallInst *call, StringRef name) {
   } else if (name.consume_front("llvm.nvvm.ldmatrix.sync.aligned.m8n8.x")) {
     // <1|2|4>[.trans].b16[.p3](ptr)
     unsigned count = 0;
-    if (name.consumeInteger(10, count) || (count != 1 && count != 2 &&
-                                           count != 4))
+    if (name.consumeInteger(10, count) ||
+        (count != 1 && count != 2 && count != 4))
       return createStringError("the NVIDIA emulator does not know "
                                "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x" +
                                name);
@@ -421,11 +419,10 @@ void EmulationRewriter::instrumentAccesses(Function &f) {
     ok = b.CreateICmpNE(ok, b.getInt32(0));
     auto *constBytes = dyn_cast<ConstantInt>(bytes);
     if (constBytes && constBytes->getZExtValue() <= kSinkBytes) {
-      inst->setOperand(operand,
-                       b.CreateSelect(ok, pointer,
-                                      b.CreateAddrSpaceCast(sink(),
-                                                            pointer->getType()),
-                                      "emu.checked"));
+      inst->setOperand(operand, b.CreateSelect(ok, pointer,
+                                               b.CreateAddrSpaceCast(
+                                                   sink(), pointer->getType()),
+                                               "emu.checked"));
     } else if (auto *mem = dyn_cast<AnyMemIntrinsic>(inst)) {
       mem->setLength(b.CreateSelect(ok, mem->getLength(),
                                     ConstantInt::get(bytes->getType(), 0)));
@@ -475,9 +472,9 @@ void EmulationRewriter::addEntries() {
     IRBuilder<> b(BasicBlock::Create(ctx, "entry", entry));
     SmallVector<Value *> args;
     for (Argument &param : kernel->args()) {
-      Value *slot = b.CreateLoad(
-          ptr, b.CreateConstInBoundsGEP1_32(ptr, entry->getArg(0),
-                                            param.getArgNo()));
+      Value *slot =
+          b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_32(ptr, entry->getArg(0),
+                                                         param.getArgNo()));
       args.push_back(b.CreateLoad(param.getType(), slot));
     }
     b.CreateCall(kernel, args);
@@ -555,40 +552,48 @@ Error tile::nvidia::rewriteForEmulation(Module &module) {
   return EmulationRewriter(module).run();
 }
 
-Expected<std::string>
-tile::nvidia::translateLLVMToEmulatorIR(mlir::ModuleOp module,
-                                        const TargetInfo &target) {
+/// Builds the emulation module of \p module and hands it to \p emit.
+static Expected<std::string>
+withEmulationModule(mlir::ModuleOp module, const tile::TargetInfo &target,
+                    function_ref<Expected<std::string>(Module &)> emit) {
   LLVMContext context;
   Expected<std::unique_ptr<Module>> llvmModule =
       buildEmulationModule(module, target, context);
   if (!llvmModule)
     return llvmModule.takeError();
-  std::string text;
-  raw_string_ostream os(text);
-  (*llvmModule)->print(os, nullptr);
-  return text;
+  return emit(**llvmModule);
+}
+
+Expected<std::string>
+tile::nvidia::translateLLVMToEmulatorIR(mlir::ModuleOp module,
+                                        const TargetInfo &target) {
+  return withEmulationModule(module, target,
+                             [](Module &m) -> Expected<std::string> {
+                               std::string text;
+                               raw_string_ostream os(text);
+                               m.print(os, nullptr);
+                               return text;
+                             });
 }
 
 Expected<std::string>
 tile::nvidia::translateLLVMToEmulator(mlir::ModuleOp module,
                                       const TargetInfo &target) {
-  LLVMContext context;
-  Expected<std::unique_ptr<Module>> llvmModule =
-      buildEmulationModule(module, target, context);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  SmallString<128> path;
-  if (std::error_code ec =
-          sys::fs::createTemporaryFile("tile-nvemu", "so", path))
-    return createStringError("cannot create a temporary file: " +
-                             ec.message());
-  FileRemover remove(path);
-  if (Error err = host::emitSharedObjectFromLLVM(**llvmModule, path))
-    return std::move(err);
-  ErrorOr<std::unique_ptr<MemoryBuffer>> bytes =
-      MemoryBuffer::getFile(path, /*IsText=*/false);
-  if (!bytes)
-    return createStringError("cannot read " + path + ": " +
-                             bytes.getError().message());
-  return (*bytes)->getBuffer().str();
+  return withEmulationModule(
+      module, target, [](Module &m) -> Expected<std::string> {
+        SmallString<128> path;
+        if (std::error_code ec =
+                sys::fs::createTemporaryFile("tile-nvemu", "so", path))
+          return createStringError("cannot create a temporary file: " +
+                                   ec.message());
+        FileRemover remove(path);
+        if (Error err = host::emitSharedObjectFromLLVM(m, path))
+          return std::move(err);
+        ErrorOr<std::unique_ptr<MemoryBuffer>> bytes =
+            MemoryBuffer::getFile(path, /*IsText=*/false);
+        if (!bytes)
+          return createStringError("cannot read " + path + ": " +
+                                   bytes.getError().message());
+        return (*bytes)->getBuffer().str();
+      });
 }

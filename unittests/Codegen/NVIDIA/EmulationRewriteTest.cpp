@@ -256,9 +256,9 @@ TEST(EmulationRewrite, RewrittenKernelCallsTheTableWithPackedOperands) {
   EXPECT_EQ(out[1], 100u + TILE_EMU_CTAID_Y);
   EXPECT_EQ(r.barriers, (std::vector<uint32_t>{0}));
   ASSERT_EQ(r.shfls.size(), 1u);
-  EXPECT_EQ(r.shfls[0], (std::array<uint32_t, 5>{TILE_EMU_SHFL_BFLY,
-                                                 0xffffffffu, bits(1.25f), 1,
-                                                 31}));
+  EXPECT_EQ(r.shfls[0],
+            (std::array<uint32_t, 5>{TILE_EMU_SHFL_BFLY, 0xffffffffu,
+                                     bits(1.25f), 1, 31}));
   EXPECT_EQ(out[2], bits(3.75f));
   EXPECT_EQ(r.math, (std::vector<uint32_t>{TILE_EMU_EX2_APPROX}));
   EXPECT_EQ(out[5], bits(1.75f));
@@ -266,9 +266,9 @@ TEST(EmulationRewrite, RewrittenKernelCallsTheTableWithPackedOperands) {
   // cp.async with its source size, then the group calls.
   auto smem = reinterpret_cast<uint64_t>(r.smem.data());
   ASSERT_EQ(r.cpAsyncs.size(), 1u);
-  EXPECT_EQ(r.cpAsyncs[0], (std::array<uint64_t, 4>{
-                               smem + 16, reinterpret_cast<uint64_t>(inPtr),
-                               16, 12}));
+  EXPECT_EQ(r.cpAsyncs[0],
+            (std::array<uint64_t, 4>{
+                smem + 16, reinterpret_cast<uint64_t>(inPtr), 16, 12}));
   EXPECT_EQ(r.commits, 1);
   EXPECT_EQ(r.waits, (std::vector<uint32_t>{1}));
   // out[6] gets the word read back from shared memory, but the recorder
@@ -282,8 +282,8 @@ TEST(EmulationRewrite, RewrittenKernelCallsTheTableWithPackedOperands) {
   EXPECT_EQ(r.mmas[0],
             (std::array<uint32_t, 11>{
                 TILE_EMU_MMA_M16N8K16_F32_F16, 0x3c003c00u, 0x3c003c01u,
-                0x3c003c02u, 0x3c003c03u, 0x3c003c03u, 0x3c003c00u,
-                bits(1.25f), bits(3.75f), bits(1.0f), bits(2.0f)}));
+                0x3c003c02u, 0x3c003c03u, 0x3c003c03u, 0x3c003c00u, bits(1.25f),
+                bits(3.75f), bits(1.0f), bits(2.0f)}));
   EXPECT_EQ(out[3], bits(11.25f));
   EXPECT_EQ(out[4], bits(42.0f));
   EXPECT_EQ(out[7], 0xdeadbeefu);
