@@ -1,14 +1,14 @@
-//===- NvEmuFiber.h - Stackful fibers for the NVIDIA emulator ---*- C++ -*-===//
+//===- EmuFiber.h - Stackful fibers for the GPU emulators -------*- C++ -*-===//
 //
-// Part of tilec. Internal to runtime/lib: the emulator runs every GPU thread
+// Part of tilec. Internal to runtime/lib: the emulators run every GPU thread
 // of a block as a fiber on the launching OS thread. A fiber owns an mmap'ed
 // stack with a guard page below it; switching saves only the callee-saved
 // state (x86-64: a few instructions, no system call; elsewhere ucontext).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILE_RUNTIME_LIB_NVEMUFIBER_H
-#define TILE_RUNTIME_LIB_NVEMUFIBER_H
+#ifndef TILE_RUNTIME_LIB_EMUFIBER_H
+#define TILE_RUNTIME_LIB_EMUFIBER_H
 
 #include "tile/runtime/Error.h"
 
@@ -17,7 +17,7 @@
 
 namespace tile {
 namespace rt {
-namespace nvemu {
+namespace emu {
 
 /// A fiber's stack: [low(), high()) usable, one inaccessible guard page
 /// below low(). Unmapped on destruction.
@@ -56,15 +56,15 @@ public:
   /// Saves the current context into \p From and resumes \p To.
   static void swap(Context &From, Context &To);
 
-  /// The saved state (NvEmuFiber.cpp).
+  /// The saved state (EmuFiber.cpp).
   struct Impl;
 
 private:
   std::unique_ptr<Impl> I;
 };
 
-} // namespace nvemu
+} // namespace emu
 } // namespace rt
 } // namespace tile
 
-#endif // TILE_RUNTIME_LIB_NVEMUFIBER_H
+#endif // TILE_RUNTIME_LIB_EMUFIBER_H

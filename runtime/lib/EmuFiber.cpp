@@ -1,4 +1,4 @@
-//===- NvEmuFiber.cpp - Stackful fibers for the NVIDIA emulator -----------===//
+//===- EmuFiber.cpp - Stackful fibers for the GPU emulators ---------------===//
 //
 // Part of tilec. On x86-64 a switch pushes the callee-saved registers and
 // the SSE/x87 control words on the old stack, swaps stack pointers and pops
@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "NvEmuFiber.h"
+#include "EmuFiber.h"
 
 #include <cerrno>
 #include <cstdint>
@@ -23,7 +23,7 @@
 #endif
 
 using namespace tile::rt;
-using namespace tile::rt::nvemu;
+using namespace tile::rt::emu;
 
 Expected<std::unique_ptr<FiberStack>> FiberStack::create(size_t Bytes) {
   size_t Page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -61,9 +61,9 @@ FiberStack::~FiberStack() {
 extern "C" {
 /// Saves the callee-saved state on the current stack, stores the stack
 /// pointer to *From and continues with the state saved at To.
-void tile_nvemu_switch(void **From, void *To);
+void tile_emu_fiber_switch(void **From, void *To);
 /// First code of a fiber: calls r13(r12).
-void tile_nvemu_trampoline();
+void tile_emu_fiber_trampoline();
 }
 
 // Saved frame, from the saved stack pointer upwards: MXCSR (4 bytes) and the
@@ -71,11 +71,11 @@ void tile_nvemu_trampoline();
 // rbp, return address.
 asm(R"(
   .text
-  .globl tile_nvemu_switch
-  .hidden tile_nvemu_switch
-  .type tile_nvemu_switch,@function
+  .globl tile_emu_fiber_switch
+  .hidden tile_emu_fiber_switch
+  .type tile_emu_fiber_switch,@function
   .p2align 4
-tile_nvemu_switch:
+tile_emu_fiber_switch:
   pushq %rbp
   pushq %rbx
   pushq %r12
@@ -97,17 +97,17 @@ tile_nvemu_switch:
   popq %rbx
   popq %rbp
   ret
-  .size tile_nvemu_switch, .-tile_nvemu_switch
+  .size tile_emu_fiber_switch, .-tile_emu_fiber_switch
 
-  .globl tile_nvemu_trampoline
-  .hidden tile_nvemu_trampoline
-  .type tile_nvemu_trampoline,@function
+  .globl tile_emu_fiber_trampoline
+  .hidden tile_emu_fiber_trampoline
+  .type tile_emu_fiber_trampoline,@function
   .p2align 4
-tile_nvemu_trampoline:
+tile_emu_fiber_trampoline:
   movq %r12, %rdi
   callq *%r13
   ud2
-  .size tile_nvemu_trampoline, .-tile_nvemu_trampoline
+  .size tile_emu_fiber_trampoline, .-tile_emu_fiber_trampoline
 )");
 
 struct Context::Impl {
@@ -130,12 +130,12 @@ void Context::start(FiberStack &Stack, void (*Body)(void *), void *Arg) {
   Slots[4] = reinterpret_cast<uint64_t>(Arg);  // r12
   Slots[5] = 0;                                // rbx
   Slots[6] = 0;                                // rbp
-  Slots[7] = reinterpret_cast<uint64_t>(&tile_nvemu_trampoline);
+  Slots[7] = reinterpret_cast<uint64_t>(&tile_emu_fiber_trampoline);
   I->Sp = Slots;
 }
 
 void Context::swap(Context &From, Context &To) {
-  tile_nvemu_switch(&From.I->Sp, To.I->Sp);
+  tile_emu_fiber_switch(&From.I->Sp, To.I->Sp);
 }
 
 #else // ucontext
