@@ -79,9 +79,10 @@ public:
 };
 
 /// Platform factories (HostBackend.cpp, CudaBackend.cpp, HipBackend.cpp,
-/// NvEmuBackend.cpp).
+/// NvEmuBackend.cpp, AmdEmuBackend.cpp).
 Expected<std::shared_ptr<DeviceImpl>> createHostDevice();
 Expected<std::shared_ptr<DeviceImpl>> createNvEmuDevice();
+Expected<std::shared_ptr<DeviceImpl>> createAmdEmuDevice();
 Expected<std::shared_ptr<DeviceImpl>> createCudaDevice(int Ordinal);
 Expected<std::shared_ptr<DeviceImpl>> createHipDevice(int Ordinal);
 

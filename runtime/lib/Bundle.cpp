@@ -486,6 +486,9 @@ bool tile::rt::targetRunsOn(const std::string &Target, ObjectKind Kind,
   case Platform::NvEmu:
     // The emulator runs code compiled for any NVIDIA architecture.
     return Target.rfind("sm_", 0) == 0;
+  case Platform::AmdEmu:
+    // The AMD emulator runs code compiled for any GFX9 (CDNA) architecture.
+    return Target.rfind("gfx9", 0) == 0;
   case Platform::Cuda:
     break;
   }

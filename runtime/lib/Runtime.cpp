@@ -36,6 +36,7 @@ constexpr KindInfo Kinds[] = {
     {ObjectKind::Ptx, "ptx", Platform::Cuda},
     {ObjectKind::Hsaco, "hsaco", Platform::Hip},
     {ObjectKind::NvEmuSO, "nvemu-so", Platform::NvEmu},
+    {ObjectKind::AmdEmuSO, "amdemu-so", Platform::AmdEmu},
 };
 
 const KindInfo *findKind(ObjectKind K) {
@@ -57,6 +58,8 @@ const char *tile::rt::platformName(Platform P) {
     return "hip";
   case Platform::NvEmu:
     return "cuda-emu";
+  case Platform::AmdEmu:
+    return "hip-emu";
   }
   return "?";
 }
@@ -70,8 +73,9 @@ Expected<ObjectKind> tile::rt::parseObjectKind(std::string_view Name) {
   for (const KindInfo &I : Kinds)
     if (Name == I.Name)
       return I.Kind;
-  return makeError("unknown object kind '" + std::string(Name) +
-                   "' (expected host-so, cubin, ptx, hsaco or nvemu-so)");
+  return makeError(
+      "unknown object kind '" + std::string(Name) +
+      "' (expected host-so, cubin, ptx, hsaco, nvemu-so or amdemu-so)");
 }
 
 Platform tile::rt::platformOf(ObjectKind K) {
@@ -348,17 +352,22 @@ Expected<Device> Device::open(std::string_view Spec) {
     Kind.resize(Colon);
     if (Num.empty() || Num.size() > 4 ||
         Num.find_first_not_of("0123456789") != std::string::npos)
-      return makeError("bad device '" + std::string(Spec) +
-                       "' (expected host, cuda[:N], hip[:N] or cuda-emu)");
+      return makeError(
+          "bad device '" + std::string(Spec) +
+          "' (expected host, cuda[:N], hip[:N], cuda-emu or hip-emu)");
     Ordinal = std::stoi(Num);
   }
-  if (Kind != "host" && Kind != "cuda" && Kind != "hip" && Kind != "cuda-emu")
-    return makeError("unknown device '" + std::string(Spec) +
-                     "' (expected host, cuda[:N], hip[:N] or cuda-emu)");
+  if (Kind != "host" && Kind != "cuda" && Kind != "hip" && Kind != "cuda-emu" &&
+      Kind != "hip-emu")
+    return makeError(
+        "unknown device '" + std::string(Spec) +
+        "' (expected host, cuda[:N], hip[:N], cuda-emu or hip-emu)");
   if (Kind == "host" && Ordinal != 0)
     return makeError("there is only one host device ('host')");
   if (Kind == "cuda-emu" && Ordinal != 0)
     return makeError("there is only one emulated NVIDIA device ('cuda-emu')");
+  if (Kind == "hip-emu" && Ordinal != 0)
+    return makeError("there is only one emulated AMD device ('hip-emu')");
 
   // Devices live until the process exits: never destroyed, so that no
   // driver call happens during static destruction.
@@ -372,6 +381,7 @@ Expected<Device> Device::open(std::string_view Spec) {
         Kind == "host"       ? createHostDevice()
         : Kind == "cuda"     ? createCudaDevice(Ordinal)
         : Kind == "cuda-emu" ? createNvEmuDevice()
+        : Kind == "hip-emu"  ? createAmdEmuDevice()
                              : createHipDevice(Ordinal);
     if (!Impl)
       return Impl.takeError();

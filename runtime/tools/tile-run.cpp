@@ -1,7 +1,7 @@
 //===- tile-run.cpp - Run and check the kernels of a bundle ---------------===//
 //
 // Part of tilec. Usage:
-//   tile-run BUNDLE_DIR [--device host|cuda[:N]|hip[:N]|cuda-emu]
+//   tile-run BUNDLE_DIR [--device host|cuda[:N]|hip[:N]|cuda-emu|hip-emu]
 //            [--kernel NAME] [--test I[,J...]] [--repeat N] [--warmup N]
 //            [--flush-l2 MIB] [--timing-csv FILE] [--save DIR]
 // For every kernel runnable on the device and every recorded test (or the
@@ -58,7 +58,7 @@ struct Counts {
 void usage() {
   std::fprintf(
       stderr,
-      "usage: tile-run BUNDLE_DIR [--device host|cuda[:N]|hip[:N]|cuda-emu] "
+      "usage: tile-run BUNDLE_DIR [--device host|cuda[:N]|hip[:N]|cuda-emu|hip-emu] "
       "[--kernel NAME] [--test I[,J...]] [--repeat N] [--warmup N] "
       "[--flush-l2 MIB] [--timing-csv FILE] [--save DIR]\n");
 }

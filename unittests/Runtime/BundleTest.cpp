@@ -109,9 +109,10 @@ TEST(BundleTest, ErrorsNameTheField) {
 
   V = manifestJson();
   kernel(V, 0).set("object_kind", "elf");
-  EXPECT_EQ(manifestError(V),
-            "kernels[0].object_kind: unknown object kind "
-            "'elf' (expected host-so, cubin, ptx, hsaco or nvemu-so)");
+  EXPECT_EQ(
+      manifestError(V),
+      "kernels[0].object_kind: unknown object kind "
+      "'elf' (expected host-so, cubin, ptx, hsaco, nvemu-so or amdemu-so)");
 
   V = manifestJson();
   kernel(V, 0).set("grid", json::Array{"cdiv(N, 64)", "1"});

@@ -65,7 +65,7 @@ TEST(CApiTest, LoadsBundleAndLaunches) {
   EXPECT_EQ(tile_device_open("gpu"), nullptr);
   EXPECT_STREQ(
       tile_last_error(),
-      "unknown device 'gpu' (expected host, cuda[:N], hip[:N] or cuda-emu)");
+      "unknown device 'gpu' (expected host, cuda[:N], hip[:N], cuda-emu or hip-emu)");
   EXPECT_EQ(tile_bundle_load(Dev, "/nonexistent"), nullptr);
   EXPECT_STREQ(tile_last_error(), "cannot open /nonexistent/manifest.json");
 

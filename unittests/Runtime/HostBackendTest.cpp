@@ -105,10 +105,10 @@ TEST_F(HostBackendTest, DeviceBasics) {
   EXPECT_EQ(Again->name(), Dev.name());
   EXPECT_EQ(
       Device::open("tpu").message(),
-      "unknown device 'tpu' (expected host, cuda[:N], hip[:N] or cuda-emu)");
+      "unknown device 'tpu' (expected host, cuda[:N], hip[:N], cuda-emu or hip-emu)");
   EXPECT_EQ(
       Device::open("cuda:x").message(),
-      "bad device 'cuda:x' (expected host, cuda[:N], hip[:N] or cuda-emu)");
+      "bad device 'cuda:x' (expected host, cuda[:N], hip[:N], cuda-emu or hip-emu)");
   EXPECT_EQ(Device::open("host:1").message(),
             "there is only one host device ('host')");
 }

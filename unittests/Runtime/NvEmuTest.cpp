@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EmuTestSupport.h"
 #include "TestBundle.h"
 
 #include "tile/runtime/Bundle.h"
@@ -32,71 +33,15 @@ namespace num = tile::numerics;
 
 namespace {
 
-class NvEmuTest : public testing::Test {
+class NvEmuTest : public test::EmuTestBase {
 protected:
   void SetUp() override {
-    Expected<Device> D = Device::open("cuda-emu");
-    ASSERT_TRUE(D) << D.message();
-    Dev = *D;
-    Expected<Module> M =
-        Dev.loadModule(TILE_NVEMU_TEST_KERNELS, ObjectKind::NvEmuSO);
-    ASSERT_TRUE(M) << M.message();
-    Mod = *M;
+    open("cuda-emu", TILE_NVEMU_TEST_KERNELS, ObjectKind::NvEmuSO);
   }
-
-  /// Launches kernel \p Name with 64-bit parameter slots \p Slots.
-  Error run(const std::string &Name, uint32_t Threads, uint32_t SharedBytes,
-            std::array<uint32_t, 3> Grid, std::vector<uint64_t> Slots) {
-    KernelSignature Sig;
-    Sig.Name = Name;
-    for (size_t I = 0; I < Slots.size(); ++I)
-      Sig.Params.push_back(
-          {"p" + std::to_string(I), ParamKind::Scalar, "i32", {}, false});
-    Expected<Kernel> K = Mod.getKernel(Name, Sig, {Threads, SharedBytes});
-    if (!K)
-      return K.takeError();
-    BoundArgs B;
-    B.Grid = Grid;
-    B.Slots = std::move(Slots);
-    return K->launch(B);
-  }
-
-  template <typename T> Buffer upload(const std::vector<T> &Data) {
-    Expected<Buffer> B = Dev.allocate(Data.size() * sizeof(T));
-    EXPECT_TRUE(B) << B.message();
-    EXPECT_FALSE(B->upload(Data.data(), Data.size() * sizeof(T)));
-    return *B;
-  }
-  /// A buffer of \p N elements filled with 0xEE bytes.
-  template <typename T> Buffer output(size_t N) {
-    return upload(std::vector<T>(N, poison<T>()));
-  }
-  template <typename T> static T poison() {
-    T V;
-    std::memset(&V, 0xEE, sizeof(T));
-    return V;
-  }
-  template <typename T> std::vector<T> read(const Buffer &B) {
-    std::vector<T> Out(B.size() / sizeof(T));
-    EXPECT_FALSE(B.download(Out.data(), Out.size() * sizeof(T)));
-    return Out;
-  }
-
-  Device Dev;
-  Module Mod;
 };
 
-std::vector<uint32_t> randomWords(size_t N, unsigned Seed) {
-  std::mt19937 Gen(Seed);
-  std::vector<uint32_t> V(N);
-  for (uint32_t &X : V)
-    X = Gen();
-  return V;
-}
-
-bool contains(const std::string &S, const std::string &Part) {
-  return S.find(Part) != std::string::npos;
-}
+using test::contains;
+using test::randomWords;
 
 //===----------------------------------------------------------------------===//
 // The device

@@ -2,13 +2,15 @@
 //
 // Part of tilec. The core of the runtime: handles are cheap to copy (they
 // share ownership of the underlying object) and every operation reports
-// failure through Error / Expected. Four platforms:
+// failure through Error / Expected. Five platforms:
 //   host     - kernels are shared objects (see runtime/README.md for the ABI),
 //              buffers are aligned host memory, programs run on a thread pool;
 //   cuda:N   - libcuda.so.1, loaded with dlopen at first use;
 //   hip:N    - libamdhip64.so, loaded with dlopen at first use;
 //   cuda-emu - the NVIDIA emulator: NVPTX-bound code retargeted to the host
-//              (NvEmuAbi.h), every GPU thread a fiber, accesses checked.
+//              (NvEmuAbi.h), every GPU thread a fiber, accesses checked;
+//   hip-emu  - the AMD emulator: the same for AMDGPU-bound code (AmdEmuAbi.h),
+//              in 64-lane waves.
 // Every handle may be used from any thread (the GPU backends make their
 // context current in each call; host launches run one at a time).
 //
@@ -34,14 +36,14 @@ class ModuleImpl;
 class Stream;
 
 /// Where kernels run.
-enum class Platform { Host, Cuda, Hip, NvEmu };
+enum class Platform { Host, Cuda, Hip, NvEmu, AmdEmu };
 
 /// The kind of a code object file.
-enum class ObjectKind { HostSO, Cubin, Ptx, Hsaco, NvEmuSO };
+enum class ObjectKind { HostSO, Cubin, Ptx, Hsaco, NvEmuSO, AmdEmuSO };
 
-/// "host", "cuda", "hip" or "cuda-emu".
+/// "host", "cuda", "hip", "cuda-emu" or "hip-emu".
 const char *platformName(Platform P);
-/// "host-so", "cubin", "ptx", "hsaco" or "nvemu-so".
+/// "host-so", "cubin", "ptx", "hsaco", "nvemu-so" or "amdemu-so".
 const char *objectKindName(ObjectKind K);
 /// Inverse of objectKindName().
 Expected<ObjectKind> parseObjectKind(std::string_view Name);
@@ -162,8 +164,8 @@ private:
 class Device {
 public:
   /// Opens "host", "cuda", "cuda:N", "hip", "hip:N" ("cuda" is
-  /// "cuda:0") or "cuda-emu" (the NVIDIA emulator, NvEmuAbi.h; ordinal 0
-  /// only). Opening the same device twice gives the same device.
+  /// "cuda:0"), "cuda-emu" (the NVIDIA emulator, NvEmuAbi.h) or "hip-emu"
+  /// (the AMD emulator, AmdEmuAbi.h; the emulators have ordinal 0 only). Opening the same device twice gives the same device.
   /// Fails with "no CUDA driver found ..." / "no HIP runtime found ..." when
   /// the driver library cannot be loaded.
   static Expected<Device> open(std::string_view Spec);

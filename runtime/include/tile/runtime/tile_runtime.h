@@ -24,7 +24,7 @@ typedef struct tile_bundle tile_bundle;
 /** The message of the calling thread's last failure ("" if none). */
 const char *tile_last_error(void);
 
-/** Opens "host", "cuda[:N]", "hip[:N]" or "cuda-emu". */
+/** Opens "host", "cuda[:N]", "hip[:N]", "cuda-emu" or "hip-emu". */
 tile_device *tile_device_open(const char *spec);
 /** Releases a device handle (the device itself stays open). */
 void tile_device_close(tile_device *device);
