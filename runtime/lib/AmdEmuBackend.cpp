@@ -50,7 +50,6 @@ const EmuTarget AmdTarget = {
     "amdemu-so",
     "TILE_AMDEMU_STACK_KB",
     {"flat", "global", "region", "LDS", "constant", "private"}};
-constexpr size_t DefaultStackBytes = 512 * 1024;
 
 enum CollectiveKind : uint8_t {
   Dpp,
@@ -287,33 +286,17 @@ uint32_t collective(uint8_t Kind, uint32_t P0, uint32_t P1, uint32_t Value,
   return T->Result;
 }
 
-uint32_t opSreg(uint32_t Which) {
-  Launch *L;
-  EmuThread *T;
-  if (!current(L, T))
-    return 0;
-  switch (Which) {
-  case TILE_AMD_EMU_WORKITEM_X:
-    return T->Tid;
-  case TILE_AMD_EMU_WORKITEM_Y:
-  case TILE_AMD_EMU_WORKITEM_Z:
-    return 0;
-  case TILE_AMD_EMU_WORKGROUP_X:
-  case TILE_AMD_EMU_WORKGROUP_Y:
-  case TILE_AMD_EMU_WORKGROUP_Z:
-    return L->Block[Which - TILE_AMD_EMU_WORKGROUP_X];
-  case TILE_AMD_EMU_NUM_WORKGROUPS_X:
-  case TILE_AMD_EMU_NUM_WORKGROUPS_Y:
-  case TILE_AMD_EMU_NUM_WORKGROUPS_Z:
-    return L->Grid[Which - TILE_AMD_EMU_NUM_WORKGROUPS_X];
-  case TILE_AMD_EMU_WORKGROUP_SIZE_X:
-    return L->Threads;
-  }
-  addError(*L, "unknown work-item register " + std::to_string(Which) +
-                   where(*L, *T));
-  return 0;
-}
+/// The work-item and workgroup registers in tile_amd_emu_sreg order.
+const RegisterSpec AmdRegisters[TILE_AMD_EMU_NUM_SREGS] = {
+    {RegisterSpec::ThreadId, 0}, {RegisterSpec::ThreadId, 1},
+    {RegisterSpec::ThreadId, 2}, {RegisterSpec::BlockId, 0},
+    {RegisterSpec::BlockId, 1},  {RegisterSpec::BlockId, 2},
+    {RegisterSpec::GridSize, 0}, {RegisterSpec::GridSize, 1},
+    {RegisterSpec::GridSize, 2}, {RegisterSpec::BlockSize, 0}};
 
+uint32_t opSreg(uint32_t Which) {
+  return readRegister(AmdRegisters, TILE_AMD_EMU_NUM_SREGS, Which);
+}
 const void *opDispatchPtr() {
   Launch *L = CurrentLaunch;
   return L ? static_cast<AmdEmuDevice *>(L->Dev)->Packet : nullptr;
@@ -371,40 +354,25 @@ uint32_t opReadFirstLane(uint32_t Value) {
   return collective(ReadFirstLane, 0, 0, Value, 0);
 }
 
-uint32_t opAccess(const void *Address, uint32_t Bytes, uint32_t Flags) {
-  Launch *L;
-  EmuThread *T;
-  if (!current(L, T))
-    return 1;
-  return checkAccess(*L, *T, Address, Bytes, Flags) ? 1 : 0;
-}
+static_assert(TILE_AMD_EMU_EXP2 == 0 && TILE_AMD_EMU_LOG2 == 1 &&
+                  TILE_AMD_EMU_RSQ == 2 && TILE_AMD_EMU_RCP == 3 &&
+                  TILE_AMD_EMU_SQRT == 4,
+              "the shared math functions are numbered differently");
 
-float opMathF32(uint32_t Fn, float X) {
-  // v_sin_f32 / v_cos_f32 take the angle in revolutions (CDNA3 ISA).
+/// v_sin_f32 / v_cos_f32, which take the angle in revolutions (CDNA3 ISA).
+float amdMath(uint32_t Fn, float X, bool &Known) {
   constexpr double TwoPi = 6.283185307179586476925286766559;
   switch (Fn) {
-  case TILE_AMD_EMU_EXP2:
-    return std::exp2(X);
-  case TILE_AMD_EMU_LOG2:
-    return std::log2(X);
-  case TILE_AMD_EMU_RSQ:
-    return 1.0f / std::sqrt(X);
-  case TILE_AMD_EMU_RCP:
-    return 1.0f / X;
-  case TILE_AMD_EMU_SQRT:
-    return std::sqrt(X);
   case TILE_AMD_EMU_SIN:
     return static_cast<float>(std::sin(TwoPi * X));
   case TILE_AMD_EMU_COS:
     return static_cast<float>(std::cos(TwoPi * X));
   }
-  if (Launch *L = CurrentLaunch)
-    addError(*L, "unknown math function " + std::to_string(Fn) +
-                     (CurrentThread ? where(*L, *CurrentThread) : ""));
+  Known = false;
   return 0.0f;
 }
 
-void opUnsupported(const char *What) { reportUnsupported(What); }
+float opMathF32(uint32_t Fn, float X) { return mathF32(Fn, X, amdMath); }
 
 const tile_amd_emu_ops Ops = {
     TILE_AMD_EMU_ABI_VERSION,
@@ -428,10 +396,5 @@ const void *AmdEmuDevice::opsTable() const { return &Ops; }
 } // namespace
 
 Expected<std::shared_ptr<DeviceImpl>> tile::rt::createAmdEmuDevice() {
-  Expected<size_t> StackBytes =
-      stackBytesFromEnv(AmdTarget.StackEnv, DefaultStackBytes);
-  if (!StackBytes)
-    return StackBytes.takeError();
-  return std::shared_ptr<DeviceImpl>(
-      std::make_shared<AmdEmuDevice>(*StackBytes));
+  return createEmuDevice<AmdEmuDevice>(AmdTarget);
 }

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -129,7 +130,7 @@ std::string emu::describeLanes(Launch &L, unsigned Wave, uint64_t Mask) {
   return Out;
 }
 
-void emu::reportUnsupported(const char *What) {
+void emu::opUnsupported(const char *What) {
   Launch *L = CurrentLaunch;
   EmuThread *T = CurrentThread;
   if (!L || !T)
@@ -138,6 +139,66 @@ void emu::reportUnsupported(const char *What) {
                    (What ? What : "(unnamed)") + where(*L, *T));
 }
 
+uint32_t emu::readRegister(const RegisterSpec *Table, uint32_t NumRegs,
+                           uint32_t Which) {
+  Launch *L = CurrentLaunch;
+  EmuThread *T = CurrentThread;
+  if (!L || !T)
+    return 0;
+  if (Which >= NumRegs) {
+    addError(*L, "unknown special register " + std::to_string(Which) +
+                     where(*L, *T));
+    return 0;
+  }
+  unsigned Dim = Table[Which].Dim;
+  switch (Table[Which].What) {
+  case RegisterSpec::ThreadId:
+    return Dim == 0 ? T->Tid : 0;
+  case RegisterSpec::BlockSize:
+    return Dim == 0 ? L->Threads : 1;
+  case RegisterSpec::BlockId:
+    return L->Block[Dim];
+  case RegisterSpec::GridSize:
+    return L->Grid[Dim];
+  case RegisterSpec::Lane:
+    return T->Tid % L->WaveSize;
+  case RegisterSpec::WaveId:
+    return T->Tid / L->WaveSize;
+  }
+  return 0;
+}
+
+uint32_t emu::opAccess(const void *Address, uint32_t Bytes, uint32_t Flags) {
+  Launch *L = CurrentLaunch;
+  EmuThread *T = CurrentThread;
+  if (!L || !T)
+    return 1;
+  return checkAccess(*L, *T, Address, Bytes, Flags) ? 1 : 0;
+}
+
+float emu::mathF32(uint32_t Fn, float X,
+                   float (*More)(uint32_t Fn, float X, bool &Known)) {
+  switch (Fn) {
+  case 0:
+    return std::exp2(X);
+  case 1:
+    return std::log2(X);
+  case 2:
+    return 1.0f / std::sqrt(X);
+  case 3:
+    return 1.0f / X;
+  case 4:
+    return std::sqrt(X);
+  }
+  bool Known = true;
+  float R = More(Fn, X, Known);
+  if (Known)
+    return R;
+  if (Launch *L = CurrentLaunch)
+    addError(*L, "unknown math function " + std::to_string(Fn) +
+                     (CurrentThread ? where(*L, *CurrentThread) : ""));
+  return 0.0f;
+}
 //===----------------------------------------------------------------------===//
 // Faults
 //===----------------------------------------------------------------------===//

@@ -211,8 +211,34 @@ void arriveAtBarrier(Launch &L, EmuThread &T, uint32_t Id);
 /// For collectives every lane must execute: records an error and returns
 /// false unless all lanes of the wave are in \p Lanes.
 bool requireFullWave(Launch &L, unsigned Wave, uint64_t Lanes);
-/// Records "unsupported operation: What" for the calling thread.
-void reportUnsupported(const char *What);
+/// What a special register of a target's sreg numbering reads.
+struct RegisterSpec {
+  enum Kind : uint8_t {
+    ThreadId,  ///< Of the calling thread in its block (x; y, z are 0).
+    BlockSize, ///< Threads per block (x; y, z are 1).
+    BlockId,   ///< Of the running block.
+    GridSize,  ///< Blocks of the grid.
+    Lane,      ///< Of the calling thread in its wave.
+    WaveId     ///< Of the calling thread's wave in its block.
+  } What;
+  uint8_t Dim; ///< 0, 1, 2 for x, y, z.
+};
+/// The ops tables' `sreg`: register \p Which of the calling thread, as
+/// \p Table (NumRegs entries, indexed by register number) defines it.
+uint32_t readRegister(const RegisterSpec *Table, uint32_t NumRegs,
+                      uint32_t Which);
+
+/// The ops tables' `access`: checks an access of the calling thread;
+/// returns 1 when allowed, 0 when recorded as an error.
+uint32_t opAccess(const void *Address, uint32_t Bytes, uint32_t Flags);
+/// The ops tables' `unsupported`: records "unsupported operation: What".
+void opUnsupported(const char *What);
+/// The ops tables' `math_f32` for the functions both ABIs number alike
+/// (0 exp2, 1 log2, 2 reciprocal square root, 3 reciprocal, 4 square
+/// root); others go to \p More, which clears Known for an unknown one
+/// (then an error).
+float mathF32(uint32_t Fn, float X,
+              float (*More)(uint32_t Fn, float X, bool &Known));
 
 /// The emulated device; a target derives from it.
 class EmuDevice : public HostMemoryDeviceImpl {
@@ -304,6 +330,16 @@ private:
 /// The fiber stack size: \p Default, or what the environment variable
 /// \p Var says in KiB (an error when it is malformed).
 Expected<size_t> stackBytesFromEnv(const char *Var, size_t Default);
+
+/// A device of type \p DeviceT (constructed from its fiber stack size),
+/// with the stack size \p Target.StackEnv sets (512 KiB by default).
+template <typename DeviceT>
+Expected<std::shared_ptr<DeviceImpl>> createEmuDevice(const EmuTarget &Target) {
+  Expected<size_t> StackBytes = stackBytesFromEnv(Target.StackEnv, 512 * 1024);
+  if (!StackBytes)
+    return StackBytes.takeError();
+  return std::shared_ptr<DeviceImpl>(std::make_shared<DeviceT>(*StackBytes));
+}
 
 } // namespace emu
 } // namespace rt

@@ -48,7 +48,6 @@ const EmuTarget NvTarget = {
     "nvemu-so",
     "TILE_NVEMU_STACK_KB",
     {"generic", "global", "space-2", "shared", "const", "local"}};
-constexpr size_t DefaultStackBytes = 512 * 1024;
 
 enum CollectiveKind : uint8_t { Shfl, Ldmatrix, Mma };
 
@@ -304,40 +303,19 @@ void NvEmuDevice::computeCollective(Launch &L, unsigned Warp,
 // The ops table
 //===----------------------------------------------------------------------===//
 
-uint32_t opSreg(uint32_t Which) {
-  Launch *L = CurrentLaunch;
-  EmuThread *T = CurrentThread;
-  if (!L || !T)
-    return 0;
-  switch (Which) {
-  case TILE_EMU_TID_X:
-    return T->Tid;
-  case TILE_EMU_TID_Y:
-  case TILE_EMU_TID_Z:
-    return 0;
-  case TILE_EMU_NTID_X:
-    return L->Threads;
-  case TILE_EMU_NTID_Y:
-  case TILE_EMU_NTID_Z:
-    return 1;
-  case TILE_EMU_CTAID_X:
-  case TILE_EMU_CTAID_Y:
-  case TILE_EMU_CTAID_Z:
-    return L->Block[Which - TILE_EMU_CTAID_X];
-  case TILE_EMU_NCTAID_X:
-  case TILE_EMU_NCTAID_Y:
-  case TILE_EMU_NCTAID_Z:
-    return L->Grid[Which - TILE_EMU_NCTAID_X];
-  case TILE_EMU_LANEID:
-    return T->Tid % WarpSize;
-  case TILE_EMU_WARPID:
-    return T->Tid / WarpSize;
-  }
-  addError(*L,
-           "unknown special register " + std::to_string(Which) + where(*L, *T));
-  return 0;
-}
+/// The special registers in tile_emu_sreg order.
+const RegisterSpec NvRegisters[TILE_EMU_NUM_SREGS] = {
+    {RegisterSpec::ThreadId, 0},  {RegisterSpec::ThreadId, 1},
+    {RegisterSpec::ThreadId, 2},  {RegisterSpec::BlockSize, 0},
+    {RegisterSpec::BlockSize, 1}, {RegisterSpec::BlockSize, 2},
+    {RegisterSpec::BlockId, 0},   {RegisterSpec::BlockId, 1},
+    {RegisterSpec::BlockId, 2},   {RegisterSpec::GridSize, 0},
+    {RegisterSpec::GridSize, 1},  {RegisterSpec::GridSize, 2},
+    {RegisterSpec::Lane, 0},      {RegisterSpec::WaveId, 0}};
 
+uint32_t opSreg(uint32_t Which) {
+  return readRegister(NvRegisters, TILE_EMU_NUM_SREGS, Which);
+}
 void *opSharedBase() {
   Launch *L = CurrentLaunch;
   return L ? L->Shared : nullptr;
@@ -461,26 +439,14 @@ void opCpAsyncWait(uint32_t Pending) {
     retireCopies(*L, *T, T->Committed - Pending);
 }
 
-uint32_t opAccess(const void *Address, uint32_t Bytes, uint32_t Flags) {
-  Launch *L = CurrentLaunch;
-  EmuThread *T = CurrentThread;
-  if (!L || !T)
-    return 1;
-  return checkAccess(*L, *T, Address, Bytes, Flags) ? 1 : 0;
-}
+static_assert(TILE_EMU_EX2_APPROX == 0 && TILE_EMU_LG2_APPROX == 1 &&
+                  TILE_EMU_RSQRT_APPROX == 2 && TILE_EMU_RCP_APPROX == 3 &&
+                  TILE_EMU_SQRT_APPROX == 4,
+              "the shared math functions are numbered differently");
 
-float opMathF32(uint32_t Fn, float X) {
+/// The approximate math of PTX beyond the shared functions.
+float nvMath(uint32_t Fn, float X, bool &Known) {
   switch (Fn) {
-  case TILE_EMU_EX2_APPROX:
-    return std::exp2(X);
-  case TILE_EMU_LG2_APPROX:
-    return std::log2(X);
-  case TILE_EMU_RSQRT_APPROX:
-    return 1.0f / std::sqrt(X);
-  case TILE_EMU_RCP_APPROX:
-    return 1.0f / X;
-  case TILE_EMU_SQRT_APPROX:
-    return std::sqrt(X);
   case TILE_EMU_SIN_APPROX:
     return std::sin(X);
   case TILE_EMU_COS_APPROX:
@@ -488,13 +454,11 @@ float opMathF32(uint32_t Fn, float X) {
   case TILE_EMU_TANH_APPROX:
     return std::tanh(X);
   }
-  if (Launch *L = CurrentLaunch)
-    addError(*L, "unknown math function " + std::to_string(Fn) +
-                     (CurrentThread ? where(*L, *CurrentThread) : ""));
+  Known = false;
   return 0.0f;
 }
 
-void opUnsupported(const char *What) { reportUnsupported(What); }
+float opMathF32(uint32_t Fn, float X) { return mathF32(Fn, X, nvMath); }
 
 const tile_emu_ops Ops = {
     TILE_EMU_ABI_VERSION,
@@ -517,10 +481,5 @@ const void *NvEmuDevice::opsTable() const { return &Ops; }
 } // namespace
 
 Expected<std::shared_ptr<DeviceImpl>> tile::rt::createNvEmuDevice() {
-  Expected<size_t> StackBytes =
-      stackBytesFromEnv(NvTarget.StackEnv, DefaultStackBytes);
-  if (!StackBytes)
-    return StackBytes.takeError();
-  return std::shared_ptr<DeviceImpl>(
-      std::make_shared<NvEmuDevice>(*StackBytes));
+  return createEmuDevice<NvEmuDevice>(NvTarget);
 }

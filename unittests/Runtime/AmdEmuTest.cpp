@@ -60,12 +60,8 @@ TEST_F(AmdEmuTest, DeviceAndNames) {
   EXPECT_EQ(Dev.platform(), Platform::AmdEmu);
   EXPECT_EQ(Dev.name(), "AMD emulator (CPU)");
   EXPECT_EQ(Dev.arch(), "gfx942");
-  EXPECT_STREQ(platformName(Platform::AmdEmu), "hip-emu");
-  EXPECT_STREQ(objectKindName(ObjectKind::AmdEmuSO), "amdemu-so");
-  Expected<ObjectKind> K = parseObjectKind("amdemu-so");
-  ASSERT_TRUE(K);
-  EXPECT_EQ(*K, ObjectKind::AmdEmuSO);
-  EXPECT_EQ(platformOf(ObjectKind::AmdEmuSO), Platform::AmdEmu);
+  test::expectNames(Platform::AmdEmu, "hip-emu", ObjectKind::AmdEmuSO,
+                    "amdemu-so");
   EXPECT_EQ(Device::open("hip-emu:1").message(),
             "there is only one emulated AMD device ('hip-emu')");
   // Any GFX9 (CDNA) target runs on the emulator; nothing else does.
@@ -123,14 +119,8 @@ TEST_F(AmdEmuTest, BarrierOrdersLdsAccesses) {
                    {InB.address(), Out.address(), Rounds}));
   std::vector<uint32_t> Got = read<uint32_t>(Out);
   for (uint32_t G = 0; G < 2; ++G) {
-    std::vector<uint32_t> V(In.begin() + G * Threads,
-                            In.begin() + (G + 1) * Threads);
-    for (uint32_t R = 0; R < Rounds; ++R) {
-      std::vector<uint32_t> Next(Threads);
-      for (uint32_t T = 0; T < Threads; ++T)
-        Next[T] = V[(T + 1 + R) % Threads] + V[(T + Threads - 1) % Threads];
-      V.swap(Next);
-    }
+    std::vector<uint32_t> V = test::rotateReference(
+        {In.begin() + G * Threads, In.begin() + (G + 1) * Threads}, Rounds);
     for (uint32_t T = 0; T < Threads; ++T)
       ASSERT_EQ(Got[G * Threads + T], V[T]) << "workgroup " << G << " " << T;
   }
@@ -423,98 +413,68 @@ TEST_F(AmdEmuTest, MfmaOfEveryKindMatchesAMatrixProduct) {
 TEST_F(AmdEmuTest, OutOfBoundsGlobalAndLdsAccesses) {
   std::vector<uint32_t> In = randomWords(100, 71);
   Buffer InB = upload(In), Out = output<uint32_t>(128);
-  Error E = run("copy", 128, 0, {1, 1, 1}, {InB.address(), Out.address()});
-  ASSERT_TRUE(E);
-  EXPECT_TRUE(contains(E.message(), "28 errors in emulated kernel 'copy' "
-                                    "(grid (1,1,1), 128 work-items per "
-                                    "workgroup)"))
-      << E.message();
-  EXPECT_TRUE(contains(E.message(), "out-of-bounds global read of 4 bytes at "
-                                    "offset 400 from the 400-byte allocation"))
-      << E.message();
-  EXPECT_TRUE(contains(E.message(), "(workgroup (0,0,0), work-item 100)"))
-      << E.message();
+  EXPECT_TRUE(failsWith(
+      run("copy", 128, 0, {1, 1, 1}, {InB.address(), Out.address()}),
+      {"28 errors in emulated kernel 'copy' (grid (1,1,1), 128 work-items "
+       "per workgroup)",
+       "out-of-bounds global read of 4 bytes at offset 400 from the "
+       "400-byte allocation",
+       "(workgroup (0,0,0), work-item 100)"}));
   // The in-bounds part was copied.
   std::vector<uint32_t> Got = read<uint32_t>(Out);
   for (uint32_t I = 0; I < 100; ++I)
     ASSERT_EQ(Got[I], In[I]) << I;
-
-  E = run("lds_oob", 128, 0, {1, 1, 1}, {Out.address()});
-  ASSERT_TRUE(E);
-  EXPECT_TRUE(contains(E.message(), "out-of-bounds LDS write of 4 bytes at "
-                                    "offset 256 from the 256-byte LDS "
-                                    "(workgroup (0,0,0), work-item 64)"))
-      << E.message();
+  // The LDS block is as long as the kernel's symbol says (64 words).
+  EXPECT_TRUE(failsWith(run("lds_oob", 128, 0, {1, 1, 1}, {Out.address()}),
+                        {"out-of-bounds LDS write of 4 bytes at offset 256 "
+                         "from the 256-byte LDS (workgroup (0,0,0), "
+                         "work-item 64)"}));
 }
 
 TEST_F(AmdEmuTest, LdsRaceAndUninitializedRead) {
   Buffer Out = output<uint32_t>(64);
-  Error E = run("racy", 64, 0, {1, 1, 1}, {Out.address()});
-  ASSERT_TRUE(E);
-  EXPECT_TRUE(contains(E.message(), "LDS race: work-item 1 writes byte 0 "
-                                    "(access of 4 bytes at offset 0), which "
-                                    "work-item 0 wrote since the last barrier "
-                                    "(workgroup (0,0,0))"))
-      << E.message();
-  EXPECT_TRUE(contains(E.message(), "uninitialized LDS read: work-item 0 "
-                                    "reads byte 4"))
-      << E.message();
+  EXPECT_TRUE(failsWith(
+      run("racy", 64, 0, {1, 1, 1}, {Out.address()}),
+      {"LDS race: work-item 1 writes byte 0 (access of 4 bytes at offset "
+       "0), which work-item 0 wrote since the last barrier (workgroup "
+       "(0,0,0))",
+       "uninitialized LDS read: work-item 0 reads byte 4"}));
 }
 
 TEST_F(AmdEmuTest, DivergentCollectiveAndDeadlock) {
   Buffer Out = output<uint32_t>(128);
-  Error E = run("divergent", 64, 0, {1, 1, 1}, {Out.address()});
-  ASSERT_TRUE(E);
-  EXPECT_TRUE(contains(E.message(),
-                       "divergent wave collective (workgroup (0,0,0), wave "
-                       "0): lanes 0-31 at DPP move (dpp_ctrl 0x111, "
-                       "row_mask 0xf, bank_mask 0xf, bound_ctrl 1), lanes "
-                       "32-63 at ds_swizzle_b32 (offset 0x41f)"))
-      << E.message();
-
-  E = run("half_barrier", 128, 0, {1, 1, 1}, {Out.address()});
-  ASSERT_TRUE(E);
-  EXPECT_TRUE(contains(E.message(),
-                       "deadlock in workgroup (0,0,0): every work-item that "
-                       "has not exited waits; wave 0: lanes 0-31 at "
-                       "s_barrier, lanes 32-63 at v_readfirstlane_b32; wave "
-                       "1: lanes 0-31 at s_barrier"))
-      << E.message();
+  EXPECT_TRUE(failsWith(
+      run("divergent", 64, 0, {1, 1, 1}, {Out.address()}),
+      {"divergent wave collective (workgroup (0,0,0), wave 0): lanes 0-31 "
+       "at DPP move (dpp_ctrl 0x111, row_mask 0xf, bank_mask 0xf, "
+       "bound_ctrl 1), lanes 32-63 at ds_swizzle_b32 (offset 0x41f)"}));
+  EXPECT_TRUE(failsWith(
+      run("half_barrier", 128, 0, {1, 1, 1}, {Out.address()}),
+      {"deadlock in workgroup (0,0,0): every work-item that has not exited "
+       "waits; wave 0: lanes 0-31 at s_barrier, lanes 32-63 at "
+       "v_readfirstlane_b32; wave 1: lanes 0-31 at s_barrier"}));
 }
 
 TEST_F(AmdEmuTest, BadCollectiveOperands) {
   std::vector<uint32_t> Src = randomWords(64, 81);
   Buffer SrcB = upload(Src), Out = output<uint32_t>(64 * 16);
-  Error E =
-      run("dpp", 64, 0, {1, 1, 1},
-          {SrcB.address(), SrcB.address(), Out.address(), 0x150, 15, 15, 0});
-  ASSERT_TRUE(E);
-  EXPECT_TRUE(contains(E.message(), "DPP control 0x150 is not one CDNA "
-                                    "defines"))
-      << E.message();
-  E = run("swizzle", 64, 0, {1, 1, 1}, {SrcB.address(), Out.address(), 0xE000});
-  ASSERT_TRUE(E);
-  EXPECT_TRUE(contains(E.message(), "unsupported ds_swizzle_b32 offset 0xe000"))
-      << E.message();
+  uint64_t S = SrcB.address(), O = Out.address();
+  EXPECT_TRUE(
+      failsWith(run("dpp", 64, 0, {1, 1, 1}, {S, S, O, 0x150, 15, 15, 0}),
+                {"DPP control 0x150 is not one CDNA defines"}));
+  EXPECT_TRUE(failsWith(run("swizzle", 64, 0, {1, 1, 1}, {S, O, 0xE000}),
+                        {"unsupported ds_swizzle_b32 offset 0xe000"}));
   // A swizzle reading a lane that does not exist.
-  E = run("swizzle", 40, 0, {1, 1, 1}, {SrcB.address(), Out.address(), 0x7C1F});
-  ASSERT_TRUE(E);
-  EXPECT_TRUE(contains(E.message(), "lane 32 reads lane 63, which is not "
-                                    "active"))
-      << E.message();
+  EXPECT_TRUE(failsWith(run("swizzle", 40, 0, {1, 1, 1}, {S, O, 0x7C1F}),
+                        {"lane 32 reads lane 63, which is not active"}));
   // MFMA needs the whole wave; an unknown kind is refused.
   Buffer Frag = upload(randomWords(64 * 16, 83));
-  E = run("mfma", 32, 0, {1, 1, 1},
-          {Frag.address(), Frag.address(), Frag.address(), Out.address(), 0});
-  ASSERT_TRUE(E);
-  EXPECT_TRUE(contains(E.message(), "v_mfma_f32_32x32x8_f16 needs all 64 "
-                                    "lanes of the wave, but only 32 have not "
-                                    "exited"))
-      << E.message();
-  E = run("mfma", 64, 0, {1, 1, 1},
-          {Frag.address(), Frag.address(), Frag.address(), Out.address(), 99});
-  ASSERT_TRUE(E);
-  EXPECT_TRUE(contains(E.message(), "unknown MFMA kind 99")) << E.message();
+  uint64_t F = Frag.address();
+  EXPECT_TRUE(failsWith(run("mfma", 32, 0, {1, 1, 1}, {F, F, F, O, 0}),
+                        {"v_mfma_f32_32x32x8_f16 needs all 64 lanes of the "
+                         "wave, but only 32 have not exited"}));
+  EXPECT_TRUE(failsWith(run("mfma", 64, 0, {1, 1, 1}, {F, F, F, O, 99}),
+                        {"unknown MFMA kind 99"}));
 }
 
 TEST_F(AmdEmuTest, TileRunOnTheEmulator) {

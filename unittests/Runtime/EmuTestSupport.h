@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -75,6 +76,18 @@ protected:
     return Out;
   }
 
+  /// Success when \p E failed with a message containing each of \p Parts.
+  static testing::AssertionResult
+  failsWith(const rt::Error &E, std::initializer_list<const char *> Parts) {
+    if (!E)
+      return testing::AssertionFailure() << "the launch succeeded";
+    for (const char *Part : Parts)
+      if (E.message().find(Part) == std::string::npos)
+        return testing::AssertionFailure() << "no \"" << Part << "\" in:\n"
+                                           << E.message();
+    return testing::AssertionSuccess();
+  }
+
   rt::Device Dev;
   rt::Module Mod;
 };
@@ -86,6 +99,34 @@ inline std::vector<uint32_t> randomWords(size_t N, unsigned Seed) {
   for (uint32_t &X : V)
     X = Gen();
   return V;
+}
+
+/// What the "rotate" test kernels leave in each thread of a block of
+/// \p Threads starting from values \p In after \p Rounds rounds: each round
+/// a thread takes the sum of the values of threads t+1+round and t-1
+/// (mod Threads).
+inline std::vector<uint32_t> rotateReference(std::vector<uint32_t> V,
+                                             uint32_t Rounds) {
+  auto Threads = static_cast<uint32_t>(V.size());
+  for (uint32_t R = 0; R < Rounds; ++R) {
+    std::vector<uint32_t> Next(Threads);
+    for (uint32_t T = 0; T < Threads; ++T)
+      Next[T] = V[(T + 1 + R) % Threads] + V[(T + Threads - 1) % Threads];
+    V.swap(Next);
+  }
+  return V;
+}
+
+/// Checks the names of platform \p P and object kind \p K, and that the
+/// kind runs on the platform.
+inline void expectNames(rt::Platform P, const char *PlatformName,
+                        rt::ObjectKind K, const char *KindName) {
+  EXPECT_STREQ(rt::platformName(P), PlatformName);
+  EXPECT_STREQ(rt::objectKindName(K), KindName);
+  rt::Expected<rt::ObjectKind> Parsed = rt::parseObjectKind(KindName);
+  ASSERT_TRUE(Parsed) << Parsed.message();
+  EXPECT_EQ(*Parsed, K);
+  EXPECT_EQ(rt::platformOf(K), P);
 }
 
 inline bool contains(const std::string &S, const std::string &Part) {

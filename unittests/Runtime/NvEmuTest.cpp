@@ -51,12 +51,8 @@ TEST_F(NvEmuTest, DeviceAndNames) {
   EXPECT_EQ(Dev.platform(), Platform::NvEmu);
   EXPECT_EQ(Dev.name(), "NVIDIA emulator (CPU)");
   EXPECT_EQ(Dev.arch(), "sm_90a");
-  EXPECT_STREQ(platformName(Platform::NvEmu), "cuda-emu");
-  EXPECT_STREQ(objectKindName(ObjectKind::NvEmuSO), "nvemu-so");
-  Expected<ObjectKind> K = parseObjectKind("nvemu-so");
-  ASSERT_TRUE(K);
-  EXPECT_EQ(*K, ObjectKind::NvEmuSO);
-  EXPECT_EQ(platformOf(ObjectKind::NvEmuSO), Platform::NvEmu);
+  test::expectNames(Platform::NvEmu, "cuda-emu", ObjectKind::NvEmuSO,
+                    "nvemu-so");
 
   Expected<Device> Again = Device::open("cuda-emu:0");
   ASSERT_TRUE(Again) << Again.message();
@@ -157,14 +153,8 @@ TEST_F(NvEmuTest, BarriersOrderSharedAccesses) {
                    {InB.address(), Out.address(), Rounds}));
   std::vector<uint32_t> Got = read<uint32_t>(Out);
   for (uint32_t B = 0; B < Blocks; ++B) {
-    std::vector<uint32_t> V(In.begin() + B * Threads,
-                            In.begin() + (B + 1) * Threads);
-    for (uint32_t R = 0; R < Rounds; ++R) {
-      std::vector<uint32_t> Next(Threads);
-      for (uint32_t T = 0; T < Threads; ++T)
-        Next[T] = V[(T + 1 + R) % Threads] + V[(T + Threads - 1) % Threads];
-      V.swap(Next);
-    }
+    std::vector<uint32_t> V = test::rotateReference(
+        {In.begin() + B * Threads, In.begin() + (B + 1) * Threads}, Rounds);
     for (uint32_t T = 0; T < Threads; ++T)
       ASSERT_EQ(Got[B * Threads + T], V[T]) << "block " << B << " thread " << T;
   }
