@@ -204,3 +204,12 @@ ENTRY(vadd, 0) {
   if (int64_t(I) < N)
     store(&C[I], load(&A[I]) + load(&B[I]));
 }
+
+/// math(In: f32[], Out: f32[items][7]): every math_f32 function of In[g].
+ENTRY(math, 0) {
+  uint32_t G = globalId();
+  float X = load(&ptr<float>(Args, 0)[G]);
+  for (uint32_t Fn = 0; Fn < TILE_AMD_EMU_NUM_MATH; ++Fn)
+    store(&ptr<float>(Args, 1)[G * TILE_AMD_EMU_NUM_MATH + Fn],
+          Ops->math_f32(Fn, X));
+}

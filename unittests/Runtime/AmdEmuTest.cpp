@@ -271,6 +271,28 @@ TEST_F(AmdEmuTest, ReadFirstLaneReadsTheFirstActiveLane) {
   }
 }
 
+TEST_F(AmdEmuTest, MathTakesSinAndCosInRevolutions) {
+  std::vector<float> In(64);
+  std::mt19937 Gen(45);
+  std::uniform_real_distribution<float> Dist(0.05f, 3.0f);
+  for (float &X : In)
+    X = Dist(Gen);
+  Buffer InB = upload(In), Out = output<float>(64 * TILE_AMD_EMU_NUM_MATH);
+  ASSERT_FALSE(run("math", 64, 0, {1, 1, 1}, {InB.address(), Out.address()}));
+  std::vector<float> Got = read<float>(Out);
+  const double Pi = 3.14159265358979323846;
+  for (unsigned I = 0; I < 64; ++I) {
+    double X = In[I];
+    const double Want[TILE_AMD_EMU_NUM_MATH] = {
+        std::exp2(X), std::log2(X),         1 / std::sqrt(X),    1 / X,
+        std::sqrt(X), std::sin(2 * Pi * X), std::cos(2 * Pi * X)};
+    for (unsigned Fn = 0; Fn < TILE_AMD_EMU_NUM_MATH; ++Fn)
+      EXPECT_NEAR(Got[I * TILE_AMD_EMU_NUM_MATH + Fn], Want[Fn],
+                  1e-6 * std::max(1.0, std::fabs(Want[Fn])))
+          << "function " << Fn << " of " << X;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // MFMA
 //===----------------------------------------------------------------------===//
