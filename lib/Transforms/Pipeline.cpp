@@ -132,7 +132,19 @@ bool collectSlice(scf::ForOp loop, Value value,
   return true;
 }
 
-SmallVector<Candidate> findCandidates(scf::ForOp loop) {
+/// Whether a tile of \p type can be copied with cp.async: its rows (the last
+/// dimension) must be whole 4-byte words, the smallest cp.async chunk (the
+/// lowering of tile.copy_async needs 4-byte runs in both memories).
+bool isAsyncCopyable(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  int64_t rowBits =
+      tensor.getShape().back() * mlir::tile::detail::elementBits(tensor);
+  return rowBits % 32 == 0;
+}
+
+/// The loads of \p loop to pipeline; with \p asyncCopies only those that
+/// cp.async can copy (the others stay synchronous loads).
+SmallVector<Candidate> findCandidates(scf::ForOp loop, bool asyncCopies) {
   SmallVector<Candidate> out;
   bool blocked = false;
   loop.getBody()->walk([&](Operation *op) {
@@ -144,7 +156,8 @@ SmallVector<Candidate> findCandidates(scf::ForOp loop) {
   for (Operation &op : *loop.getBody()) {
     auto load = dyn_cast<mlir::tile::LoadOp>(&op);
     if (!load || !loop.isDefinedOutsideOfLoop(load.getView()) ||
-        !isZeroPadding(load))
+        !isZeroPadding(load) ||
+        (asyncCopies && !isAsyncCopyable(load.getType())))
       continue;
     llvm::SetVector<Operation *> slice;
     bool ok = true;
@@ -261,7 +274,8 @@ Value advanceStage(OpBuilder &b, Location loc, Value s, int64_t modulus) {
 /// The register-prefetch scheme for targets without asynchronous copies
 /// (see the file comment).
 LogicalResult pipelineThroughRegisters(scf::ForOp loop, int64_t stages) {
-  SmallVector<Candidate> candidates = findCandidates(loop);
+  SmallVector<Candidate> candidates =
+      findCandidates(loop, /*asyncCopies=*/false);
   if (candidates.empty())
     return success();
   if (!loop.getInductionVar().getType().isInteger(32))
@@ -349,7 +363,8 @@ LogicalResult pipelineThroughRegisters(scf::ForOp loop, int64_t stages) {
 }
 
 LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
-  SmallVector<Candidate> candidates = findCandidates(loop);
+  SmallVector<Candidate> candidates =
+      findCandidates(loop, /*asyncCopies=*/true);
   if (candidates.empty())
     return success();
   if (!loop.getInductionVar().getType().isInteger(32))

@@ -106,3 +106,33 @@ func.func @not_pipelined(%P: !tile.ptr<f32>, %N: i32) attributes {tile.kernel, t
   } {tile.pipeline = 2 : i32}
   return
 }
+
+// -----
+
+// cp.async copies rows of whole 4-byte words: a tile whose rows are 2 bytes
+// (16 x 1 f16) or 3 nibbles (8 x 3 i4) stays a synchronous load (the
+// lowering of tile.copy_async would have no 4-byte runs to copy); a 16 x 2
+// f16 tile in the same loop is pipelined.
+// CHECK-LABEL: func.func @narrow_rows
+// CHECK: tile.alloc_shared : !tile.shared<2x16x2xf16>
+// CHECK-NOT: tile.alloc_shared
+// CHECK: scf.for
+// CHECK: tile.shared_load
+// CHECK: tile.copy_async
+// CHECK-NOT: tile.copy_async
+// CHECK: tile.load {{.*}} -> tensor<16x1xf16>
+// CHECK: tile.load {{.*}} -> tensor<8x3xi4>
+// CHECK-NOT: tile.copy_async
+func.func @narrow_rows(%P: !tile.ptr<f16>, %Q: !tile.ptr<i4>, %N: i32) attributes {tile.kernel, tile.warps = 1 : i32} {
+  %v = tile.view %P(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %w = tile.view %Q(%N, %N) : !tile.ptr<i4> -> !tile.view<?x?xi4>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %k = %c0 to %N step %c1 : i32 {
+    %a = tile.load %v[%c0, %k] : !tile.view<?x?xf16> -> tensor<16x2xf16>
+    %b = tile.load %v[%c0, %k] : !tile.view<?x?xf16> -> tensor<16x1xf16>
+    %c = tile.load %w[%c0, %k] : !tile.view<?x?xi4> -> tensor<8x3xi4>
+    scf.yield
+  } {tile.pipeline = 2 : i32}
+  return
+}
