@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Checks kernels on the CPU emulator of an NVIDIA target (device cuda-emu)
+# Checks kernels on the CPU emulator of a GPU target (device cuda-emu for
+# sm_*, hip-emu for gfx*)
 # over their tune spaces and type parameters: every configuration the
 # autotuner may pick, at odd sizes, against the host reference
 # (`tilec check`: same seeded inputs, outputs poisoned, compared with
@@ -20,6 +21,10 @@ QUICK=0
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 EX="$HERE/../shared/examples"
 TILEC="$BUILD/bin/tilec"
+case "$TARGET" in
+gfx*) DEVICE=hip-emu ;;
+*) DEVICE=cuda-emu ;;
+esac
 
 total=0
 failed=0
@@ -29,7 +34,7 @@ check() { # file options...
   shift
   total=$((total + 1))
   local log
-  if log=$("$TILEC" check "$file" --target="$TARGET" --device cuda-emu "$@" 2>&1); then
+  if log=$("$TILEC" check "$file" --target="$TARGET" --device "$DEVICE" "$@" 2>&1); then
     echo "ok   $(basename "$file") $*"
   elif grep -q "bytes of shared memory, but target" <<< "$log"; then
     skipped=$((skipped + 1))
@@ -43,11 +48,11 @@ check() { # file options...
 
 # Picks every value list, or (--quick) the given sample.
 if [ "$QUICK" -eq 1 ]; then
-  for cfg in "64 64 32 2" "128 256 64 3" "64 128 64 4"; do
+  for cfg in "64 64 32 2" "128 256 64 3" "64 128 64 4" "128 128 32 3"; do
     read -r bm bn bk st <<< "$cfg"
     check "$EX/gemm_f16.tile" -D BM=$bm -D BN=$bn -D BK=$bk -D STAGES=$st --size M=130,K=200,N=264
   done
-  for cfg in "64 32 1 false" "128 128 2 true" "64 64 3 true"; do
+  for cfg in "64 32 1 false" "128 128 2 true" "64 64 3 true" "128 64 2 true"; do
     read -r bm bn st causal <<< "$cfg"
     check "$EX/attention_fwd.tile" -D BM=$bm -D BN=$bn -D STAGES=$st -D CAUSAL=$causal --size B=1,H=2,HKV=1,N=161 --arg scale=0.0884
   done

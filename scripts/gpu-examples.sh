@@ -13,10 +13,11 @@
 # folder there (tile-run builds from runtime/ alone). Without a GPU the run
 # exits 77 (ctest: skipped) after saying so.
 #
-# --emulate compiles the same bundles for the CPU emulator of the NVIDIA
-# target (tilec --emulate: the NVPTX LLVM IR with every thread a fiber, warp
-# collectives, cp.async groups, bounds and shared-memory race checks) and
-# runs them with `tile-run --device cuda-emu`: no GPU needed.
+# --emulate compiles the same bundles for the CPU emulator of the target
+# (tilec --emulate: the NVPTX / AMDGPU LLVM IR with every thread a fiber,
+# warp/wave collectives, cp.async groups, bounds and shared-memory race
+# checks) and runs them with `tile-run --device cuda-emu|hip-emu`: no GPU
+# needed. TARGET may then also be gfx942 or gfx950.
 set -euo pipefail
 bundle_only=0
 emulate=0
@@ -45,7 +46,10 @@ status=0
 device=cuda
 extra=()
 if [ "$emulate" -eq 1 ]; then
-  device=cuda-emu
+  case "$TARGET" in
+  gfx*) device=hip-emu ;;
+  *) device=cuda-emu ;;
+  esac
   extra=(--emulate)
 fi
 bundle() { # name file options...

@@ -44,8 +44,9 @@ struct CompileOptions {
   /// Optimize (MLIR canonicalization, LLVM O2/O3). False gives the plain
   /// lowering, used by `tilec check --target host` as a second result.
   bool optimize = true;
-  /// NVIDIA targets: build the CPU emulator's code object (kind nvemu-so,
-  /// run by device "cuda-emu") instead of a cubin.
+  /// GPU targets: build the CPU emulator's code object (kind nvemu-so run
+  /// by device "cuda-emu", amdemu-so run by "hip-emu") instead of a cubin /
+  /// an HSACO. Ignored for the host.
   bool emulate = false;
 };
 

@@ -23,6 +23,9 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace tile;
@@ -117,10 +120,42 @@ static llvm::Expected<StageOutput> compileHost(mlir::ModuleOp module,
 static llvm::Expected<std::string> printLLVMIR(mlir::ModuleOp module,
                                                const TargetInfo &target);
 
+/// The CPU emulator's LLVM IR (Stage::LLVM) or code object (Stage::Obj: a
+/// host shared object) from the module \p build makes (a vendor's
+/// buildEmulationModule).
+template <typename Build>
+static llvm::Expected<StageOutput> compileEmulator(Stage stage, StageOutput out,
+                                                   Build build) {
+  if (stage == Stage::Asm)
+    return makeError("the GPU emulators have no assembly stage: use "
+                     "--emit=llvm or --emit=obj with --emulate");
+  llvm::LLVMContext context;
+  llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule = build(context);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  if (stage == Stage::LLVM) {
+    llvm::raw_string_ostream os(out.data);
+    (*llvmModule)->print(os, nullptr);
+    return out;
+  }
+  llvm::SmallString<128> path;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tile-emu", "so", path))
+    return makeError("cannot create a temporary file: " + ec.message());
+  llvm::FileRemover remove(path);
+  if (llvm::Error err = host::emitSharedObjectFromLLVM(**llvmModule, path))
+    return std::move(err);
+  auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!bytes)
+    return makeError("cannot read " + path + ": " + bytes.getError().message());
+  out.data = (*bytes)->getBuffer().str();
+  out.binary = true;
+  return out;
+}
+
 /// NVIDIA: the kernels are already prepared (layouts, shared memory); lower
-/// them to NVVM, then LLVM's NVPTX backend and ptxas.
-/// With `emulate`, the LLVM IR and the object are the CPU emulator's
-/// (lib/Codegen/NVIDIA/Emulation.cpp) instead of PTX and a cubin.
+/// them to NVVM, then LLVM's NVPTX backend and ptxas (with `emulate`: the
+/// CPU emulator's IR or code object instead).
 static llvm::Expected<StageOutput>
 compileNVIDIA(mlir::ModuleOp module, const TargetInfo &target, Stage stage,
               const PipelineOptions &options) {
@@ -132,19 +167,10 @@ compileNVIDIA(mlir::ModuleOp module, const TargetInfo &target, Stage stage,
             gpu::kDynamicSharedBytesAttr))
       out.sharedBytes[func.getName().str()] = bytes.getInt();
   });
-  if (options.emulate) {
-    if (stage == Stage::Asm)
-      return makeError("the NVIDIA emulator has no assembly stage: use "
-                       "--emit=llvm or --emit=obj with --emulate");
-    auto data = stage == Stage::LLVM
-                    ? nvidia::translateLLVMToEmulatorIR(module, target)
-                    : nvidia::translateLLVMToEmulator(module, target);
-    if (!data)
-      return data.takeError();
-    out.data = std::move(*data);
-    out.binary = stage == Stage::Obj;
-    return out;
-  }
+  if (options.emulate)
+    return compileEmulator(stage, std::move(out), [&](llvm::LLVMContext &c) {
+      return nvidia::buildEmulationModule(module, target, c);
+    });
   if (stage == Stage::LLVM) {
     auto text = printLLVMIR(module, target);
     if (!text)
@@ -187,8 +213,10 @@ static llvm::Expected<std::string> printLLVMIR(mlir::ModuleOp module,
 
 /// AMD: lower to ROCDL, then the AMDGPU backend and ld.lld. LDS is static
 /// in the code object, so kernels launch with no dynamic shared memory.
-static llvm::Expected<StageOutput>
-compileAMD(mlir::ModuleOp module, const TargetInfo &target, Stage stage) {
+static llvm::Expected<StageOutput> compileAMD(mlir::ModuleOp module,
+                                              const TargetInfo &target,
+                                              Stage stage,
+                                              const PipelineOptions &options) {
   if (mlir::failed(amd::lowerToROCDL(module, target)))
     return makeError("compilation failed in the ROCDL lowering");
   StageOutput out;
@@ -196,6 +224,10 @@ compileAMD(mlir::ModuleOp module, const TargetInfo &target, Stage stage) {
     if (func->hasAttr("rocdl.kernel"))
       out.sharedBytes[func.getName().str()] = 0;
   });
+  if (options.emulate)
+    return compileEmulator(stage, std::move(out), [&](llvm::LLVMContext &c) {
+      return amd::buildEmulationModule(module, target, c);
+    });
   if (stage == Stage::LLVM) {
     auto text = printLLVMIR(module, target);
     if (!text)
@@ -232,11 +264,12 @@ driver::compileToStage(mlir::ModuleOp module, const TargetInfo &target,
     return std::move(err);
   if (stage == Stage::MLIR || stage == Stage::Tile)
     return StageOutput{printModule(module), false, "", {}};
-  if (target.isHost())
+  if (target.isHost()) {
+    if (options.emulate)
+      return makeError("--emulate needs a GPU target (sm_*, gfx*), not host");
     return compileHost(module, target, stage, options);
+  }
   if (target.isNVIDIA())
     return compileNVIDIA(module, target, stage, options);
-  if (options.emulate)
-    return makeError("--emulate needs an NVIDIA target, not " + target.name);
-  return compileAMD(module, target, stage);
+  return compileAMD(module, target, stage, options);
 }

@@ -140,16 +140,17 @@ Compiler::compileUncached(std::string_view source, std::string_view sourceName,
       std::make_shared<const std::vector<uint8_t>>(std::move(*object));
 
   CompiledKernels kernels;
-  bool emulated = options.emulate && target->isNVIDIA();
-  rt::ObjectKind kind = target->isHost()     ? rt::ObjectKind::HostSO
-                        : emulated           ? rt::ObjectKind::NvEmuSO
-                        : target->isNVIDIA() ? rt::ObjectKind::Cubin
-                                             : rt::ObjectKind::Hsaco;
-  std::string objectName = key + "." + target->name + "." +
-                           (target->isHost()     ? "so"
-                            : emulated           ? "nvemu.so"
-                            : target->isNVIDIA() ? "cubin"
-                                                 : "hsaco");
+  bool emulated = options.emulate && !target->isHost();
+  rt::ObjectKind kind =
+      target->isHost() ? rt::ObjectKind::HostSO
+      : target->isNVIDIA()
+          ? (emulated ? rt::ObjectKind::NvEmuSO : rt::ObjectKind::Cubin)
+          : (emulated ? rt::ObjectKind::AmdEmuSO : rt::ObjectKind::Hsaco);
+  const char *extension = target->isHost()     ? "so"
+                          : emulated           ? "emu.so"
+                          : target->isNVIDIA() ? "cubin"
+                                               : "hsaco";
+  std::string objectName = key + "." + target->name + "." + extension;
   for (rt::KernelInfo &info : infos) {
     auto compiled = std::make_shared<CompiledKernel>();
     info.Object = objectName;

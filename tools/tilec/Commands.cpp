@@ -198,8 +198,15 @@ std::string defaultDevice(llvm::StringRef target) {
   if (target.starts_with("sm_"))
     return emulateOpt ? "cuda-emu" : "cuda";
   if (target.starts_with("gfx"))
-    return "hip";
+    return emulateOpt ? "hip-emu" : "hip";
   return "host";
+}
+
+/// Whether \p deviceSpec names a CPU emulator of a GPU (the code objects
+/// must then be compiled for it).
+bool isEmulator(llvm::StringRef deviceSpec) {
+  return deviceSpec.starts_with("cuda-emu") ||
+         deviceSpec.starts_with("hip-emu");
 }
 
 /// Compiles FILE for \p options and picks the kernel named by --kernel (or
@@ -398,7 +405,7 @@ int runMain() {
   jit::Compiler compiler = makeCompiler();
   std::string deviceSpec =
       deviceOpt.empty() ? defaultDevice(targetOpt) : std::string(deviceOpt);
-  options.emulate = llvm::StringRef(deviceSpec).starts_with("cuda-emu");
+  options.emulate = isEmulator(deviceSpec);
   auto exec = execute(compiler, runFile, options, deviceSpec, test);
   if (!exec)
     return fail(exec.message());
@@ -445,7 +452,7 @@ int checkMain() {
   jit::Compiler compiler = makeCompiler();
   std::string deviceSpec =
       deviceOpt.empty() ? defaultDevice(targetOpt) : std::string(deviceOpt);
-  options.emulate = llvm::StringRef(deviceSpec).starts_with("cuda-emu");
+  options.emulate = isEmulator(deviceSpec);
   auto exec = execute(compiler, runFile, options, deviceSpec, test);
   if (!exec)
     return fail(exec.message());

@@ -113,9 +113,9 @@ cl::opt<bool> verbose("v",
 
 cl::opt<bool> emulateOpt(
     "emulate",
-    cl::desc("NVIDIA targets: make the CPU emulator's LLVM IR (--emit=llvm) "
+    cl::desc("GPU targets: make the CPU emulator's LLVM IR (--emit=llvm) "
              "or code object (--emit=obj, a host shared object for device "
-             "cuda-emu) from the NVPTX IR instead of PTX / a cubin"),
+             "cuda-emu / hip-emu) from the NVPTX / AMDGPU IR"),
     cl::cat(tilecCat));
 
 cl::opt<unsigned>

@@ -56,9 +56,9 @@ struct PipelineOptions {
   /// Optimize (MLIR canonicalization/CSE, LLVM at O3). False: the plain
   /// lowering at O0 (a second, independent host result for `tilec check`).
   bool optimize = true;
-  /// NVIDIA targets: produce the CPU emulator's LLVM IR and code object
-  /// (kind "nvemu-so", runtime/include/tile/runtime/NvEmuAbi.h) instead of
-  /// PTX and a cubin. An error for other targets.
+  /// GPU targets: produce the CPU emulator's LLVM IR and code object (kind
+  /// "nvemu-so" / "amdemu-so", runtime/include/tile/runtime/*EmuAbi.h)
+  /// instead of PTX and a cubin / an HSACO. Ignored for the host.
   bool emulate = false;
 };
 

@@ -53,9 +53,8 @@ mlir::LogicalResult lowerToROCDL(mlir::ModuleOp module,
   return mlir::success();
 }
 
-/// Translates `module` to LLVM IR and optimizes it for `target`.
-static llvm::Expected<std::unique_ptr<llvm::Module>>
-toOptimizedLLVM(mlir::ModuleOp module, const TargetInfo &target,
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
                 llvm::LLVMContext &context) {
   if (!target.isAMD())
     return makeError("'" + target.name + "' is not an AMD target");
@@ -89,7 +88,7 @@ toOptimizedLLVM(mlir::ModuleOp module, const TargetInfo &target,
 llvm::Expected<std::string> translateLLVMToAMDGCN(mlir::ModuleOp module,
                                                   const TargetInfo &target) {
   llvm::LLVMContext context;
-  auto llvmModule = toOptimizedLLVM(module, target, context);
+  auto llvmModule = translateToOptimizedLLVMIR(module, target, context);
   if (!llvmModule)
     return llvmModule.takeError();
   return emitAssembly(**llvmModule, target);
@@ -105,7 +104,7 @@ llvm::Expected<std::string> translateToAMDGCN(mlir::ModuleOp module,
 llvm::Expected<HsacoResult> compileLLVMToHSACO(mlir::ModuleOp module,
                                                const TargetInfo &target) {
   llvm::LLVMContext context;
-  auto llvmModule = toOptimizedLLVM(module, target, context);
+  auto llvmModule = translateToOptimizedLLVMIR(module, target, context);
   if (!llvmModule)
     return llvmModule.takeError();
   // Code generation rewrites the module (LDS lowering, ...): emit the

@@ -14,15 +14,9 @@
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
 #include "tile/runtime/NvEmuAbi.h"
 
-#include "llvm/AsmParser/Parser.h"
-#include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
-#include "llvm/IR/LLVMContext.h"
+#include "../Support/EmulationTestSupport.h"
+
 #include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -179,75 +173,46 @@ const tile_emu_ops kOps = {
     /*unsupported=*/[](const char *) { ADD_FAILURE() << "unsupported"; },
 };
 
-std::unique_ptr<llvm::Module> parse(llvm::LLVMContext &ctx,
-                                    const std::string &text) {
-  llvm::SMDiagnostic diag;
-  std::unique_ptr<llvm::Module> module =
-      llvm::parseAssemblyString(text, diag, ctx);
-  if (!module) {
-    std::string message;
-    llvm::raw_string_ostream os(message);
-    diag.print("test", os);
-    ADD_FAILURE() << message;
-  }
-  return module;
-}
+using tile::test::bits;
 
 std::string rewriteError(const std::string &text) {
-  llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> module = parse(ctx, text);
-  if (!module)
-    return "<parse error>";
-  llvm::Error err = tile::nvidia::rewriteForEmulation(*module);
-  return err ? llvm::toString(std::move(err)) : "";
-}
-
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
+  return tile::test::rewriteError(text, tile::nvidia::rewriteForEmulation);
 }
 
 TEST(EmulationRewrite, RewrittenKernelCallsTheTableWithPackedOperands) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  auto context = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> module = parse(*context, kKernel);
-  ASSERT_TRUE(module);
-  ASSERT_FALSE(bool(tile::nvidia::rewriteForEmulation(*module)));
-  std::string broken;
-  llvm::raw_string_ostream os(broken);
-  ASSERT_FALSE(llvm::verifyModule(*module, &os)) << broken;
-  for (llvm::Function &f : *module)
-    EXPECT_FALSE(f.getName().starts_with("llvm.nvvm.")) << f.getName().str();
-  for (llvm::GlobalVariable &g : module->globals())
-    EXPECT_NE(g.getAddressSpace(), 3u) << g.getName().str();
-  ASSERT_TRUE(module->getFunction("__tile_emu_entry_k"));
-  EXPECT_TRUE(module->getFunction("k")->hasInternalLinkage());
-
-  auto jit = llvm::orc::LLJITBuilder().create();
+  auto jit =
+      tile::test::rewriteAndJit(kKernel, [](llvm::Module &m) -> llvm::Error {
+        if (llvm::Error err = tile::nvidia::rewriteForEmulation(m))
+          return err;
+        for (llvm::Function &f : m)
+          if (f.getName().starts_with("llvm.nvvm."))
+            return llvm::createStringError("left: " + f.getName().str());
+        for (llvm::GlobalVariable &g : m.globals())
+          if (g.getAddressSpace() == 3)
+            return llvm::createStringError("left: " + g.getName().str());
+        if (!m.getFunction("k")->hasInternalLinkage())
+          return llvm::createStringError("the kernel is still exported");
+        return llvm::Error::success();
+      });
   ASSERT_TRUE(bool(jit)) << llvm::toString(jit.takeError());
-  module->setDataLayout((*jit)->getDataLayout());
-  module->setTargetTriple((*jit)->getTargetTriple());
-  ASSERT_FALSE(bool((*jit)->addIRModule(
-      llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))));
-  auto bind = (*jit)->lookup(TILE_EMU_BIND_SYMBOL);
-  ASSERT_TRUE(bool(bind)) << llvm::toString(bind.takeError());
-  auto entry = (*jit)->lookup("__tile_emu_entry_k");
-  ASSERT_TRUE(bool(entry)) << llvm::toString(entry.takeError());
+  auto bind = tile::test::lookup<void (*)(const tile_emu_ops *)>(
+      **jit, TILE_EMU_BIND_SYMBOL);
+  auto entry =
+      tile::test::lookup<void (*)(void **)>(**jit, "__tile_emu_entry_k");
+  ASSERT_TRUE(bind && entry);
 
   std::array<uint32_t, 8> out{};
   out.fill(0xdeadbeef);
   Recorder r;
   r.refuse = &out[6];
   rec = &r;
-  bind->toPtr<void (*)(const tile_emu_ops *)>()(&kOps);
+  bind(&kOps);
   std::array<float, 8> in = {1.25f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f, 8.f};
   uint32_t *outPtr = out.data();
   float *inPtr = in.data();
   uint32_t n = 12;
   void *args[] = {&outPtr, &inPtr, &n};
-  entry->toPtr<void (*)(void **)>()(args);
+  entry(args);
   rec = nullptr;
 
   // Special registers, barrier, shuffle and approximate math.

@@ -20,6 +20,11 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
 namespace mlir {
 class DialectRegistry;
 class ModuleOp;
@@ -77,6 +82,27 @@ parseKernelResources(llvm::StringRef assembly);
 
 /// Translates a module already in the LLVM + ROCDL dialects to AMDGCN
 /// assembly for `target` (LLVM -O3, then the AMDGPU backend).
+/// Translates a module in the LLVM + ROCDL dialects to LLVM IR for
+/// `target`, optimized at -O3 with lane masks rematerialized: what the
+/// AMDGPU backend compiles.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
+                           llvm::LLVMContext &context);
+
+/// Rewrites an AMDGPU LLVM IR module (translateToOptimizedLLVMIR) for the
+/// CPU emulator of runtime/include/tile/runtime/AmdEmuAbi.h: amdgcn
+/// intrinsics become calls into the runtime, LDS variables offsets in one
+/// per-workgroup block, memory accesses are checked, private allocas move
+/// to the host stack, and each kernel gets `__tile_emu_entry_<name>` and
+/// `__tile_emu_lds_bytes_<name>`. Fails on what the emulator cannot run.
+llvm::Error rewriteForEmulation(llvm::Module &module);
+
+/// translateToOptimizedLLVMIR followed by rewriteForEmulation (`tilec
+/// --emit=llvm --emulate`; the driver links it into an "amdemu-so").
+llvm::Expected<std::unique_ptr<llvm::Module>>
+buildEmulationModule(mlir::ModuleOp module, const TargetInfo &target,
+                     llvm::LLVMContext &context);
+
 llvm::Expected<std::string> translateLLVMToAMDGCN(mlir::ModuleOp module,
                                                   const TargetInfo &target);
 

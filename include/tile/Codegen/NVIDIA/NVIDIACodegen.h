@@ -65,15 +65,12 @@ translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
 /// construct the emulator does not implement.
 llvm::Error rewriteForEmulation(llvm::Module &module);
 
-/// The emulator's rewritten LLVM IR of a module in the LLVM + NVVM dialects
-/// (printed; `tilec --emit=llvm --emulate`).
-llvm::Expected<std::string> translateLLVMToEmulatorIR(mlir::ModuleOp module,
-                                                      const TargetInfo &target);
-
-/// The emulator's code object (kind "nvemu-so": a host shared object) of a
-/// module in the LLVM + NVVM dialects.
-llvm::Expected<std::string> translateLLVMToEmulator(mlir::ModuleOp module,
-                                                    const TargetInfo &target);
+/// translateToOptimizedLLVMIR followed by rewriteForEmulation: the CPU
+/// emulator's LLVM IR (`tilec --emit=llvm --emulate`; the driver links it
+/// into a code object of kind "nvemu-so").
+llvm::Expected<std::unique_ptr<llvm::Module>>
+buildEmulationModule(mlir::ModuleOp module, const TargetInfo &target,
+                     llvm::LLVMContext &context);
 
 /// lowerToNVVM followed by translateLLVMToPTX.
 llvm::Expected<std::string> translateToPTX(mlir::ModuleOp module,
