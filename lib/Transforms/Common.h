@@ -9,6 +9,7 @@
 
 #include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Layout/SharedLayout.h"
 
 #include <optional>
 
@@ -52,6 +53,20 @@ inline unsigned elementBits(Type type) {
     type = shaped.getElementType();
   unsigned bits = getElementBitWidth(type);
   return bits == 0 ? 32 : bits;
+}
+
+/// Whether a tile.shared_load from a row-major buffer can produce \p type:
+/// every thread must hold its sub-byte elements in whole bytes (the
+/// lowering cannot read elements of one byte spread over several threads).
+inline bool isSharedReadable(Type type) {
+  unsigned bits = elementBits(type);
+  if (bits % 8 == 0)
+    return true;
+  std::optional<::tile::layout::DistributedLayout> layout = getLayout(type);
+  if (!layout)
+    return true;
+  auto smem = ::tile::layout::SharedLayout::rowMajor(layout->shape());
+  return ::tile::layout::maxVectorWidth(*layout, smem, bits) != 0;
 }
 
 } // namespace mlir::tile::detail

@@ -38,6 +38,7 @@ namespace mlir::tile {
 
 using namespace mlir;
 using mlir::tile::detail::getLayout;
+using mlir::tile::detail::isSharedReadable;
 using mlir::tile::detail::withLayout;
 using DL = ::tile::layout::DistributedLayout;
 
@@ -463,8 +464,16 @@ bool LayoutInference::backwardPass() {
     // A reduction's layout is always the one of its source.
     if (isa_and_nonnull<mlir::tile::ReduceOp>(value.getDefiningOp()))
       continue;
+    bool sharedLoad =
+        isa_and_nonnull<mlir::tile::SharedLoadOp>(value.getDefiningOp());
     for (OpOperand &use : value.getUses()) {
-      if (assign(value, requirement(use))) {
+      std::optional<DL> wanted = requirement(use);
+      // A shared_load can only produce layouts that hold sub-byte elements
+      // in whole bytes per thread; others get a conversion.
+      if (wanted && sharedLoad &&
+          !isSharedReadable(withLayout(tensorType(value), *wanted)))
+        continue;
+      if (assign(value, wanted)) {
         changed = true;
         break;
       }

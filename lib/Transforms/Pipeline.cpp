@@ -211,7 +211,8 @@ Value issueLoad(OpBuilder &builder, scf::ForOp loop, Candidate candidate,
 
 /// The tile.shared_load of stage \p stage of \p buffer replacing
 /// \p candidate's load, in the layout of a lone conversion user if it has
-/// one (that conversion is replaced too).
+/// one and that layout can be read from shared memory (that conversion is
+/// replaced too).
 void replaceBySharedLoad(IRRewriter &rewriter, Candidate &c, Value buffer,
                          Value stage, Value zero) {
   auto type = cast<RankedTensorType>(c.load.getType());
@@ -223,6 +224,8 @@ void replaceBySharedLoad(IRRewriter &rewriter, Candidate &c, Value buffer,
   if (c.load->hasOneUse())
     convert =
         dyn_cast<mlir::tile::ConvertLayoutOp>(*c.load->getUsers().begin());
+  if (convert && !mlir::tile::detail::isSharedReadable(convert.getType()))
+    convert = {};
   if (convert)
     resultType = convert.getType();
   Value tile = mlir::tile::SharedLoadOp::create(rewriter, c.load.getLoc(),

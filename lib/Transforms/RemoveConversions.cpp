@@ -28,6 +28,7 @@ namespace mlir::tile {
 using namespace mlir;
 using mlir::tile::ConvertLayoutOp;
 using mlir::tile::detail::getLayout;
+using mlir::tile::detail::isSharedReadable;
 using mlir::tile::detail::withLayout;
 using DL = ::tile::layout::DistributedLayout;
 
@@ -153,7 +154,10 @@ Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
   if (!value.hasOneUse())
     return {};
   if (isa<mlir::tile::SharedLoadOp>(def)) {
-    value.setType(withLayout(type, layout));
+    RankedTensorType absorbed = withLayout(type, layout);
+    if (!isSharedReadable(absorbed))
+      return {};
+    value.setType(absorbed);
     return value;
   }
   for (unsigned i = 0; i < def->getNumOperands(); ++i) {

@@ -111,3 +111,24 @@ func.func @absorb(%s: !tile.shared<1x16x32xf16>) -> (tensor<32x16xf32, #tile.lay
   %kc = tile.convert_layout %k : tensor<1x16x32xf16, #tile.layout<spatial(1,2,16) * local(1,8,2)>> -> tensor<1x16x32xf16, #tile.layout<spatial(1,16,2) * local(1,1,16)>>
   return %c, %kc, %k : tensor<32x16xf32, #tile.layout<local(16,1) * spatial(2,16)>>, tensor<1x16x32xf16, #tile.layout<spatial(1,16,2) * local(1,1,16)>>, tensor<1x16x32xf16, #tile.layout<spatial(1,2,16) * local(1,8,2)>>
 }
+
+// -----
+
+// Sub-byte elements: a shared load reads only layouts in which every thread
+// holds whole bytes. A conversion to local(1,2) * spatial(1,64) (each
+// thread's two i4 elements 64 apart) stays; one to spatial(1,64) *
+// local(1,2) (two adjacent elements, one byte) moves into the load.
+// CHECK-LABEL: func.func @subbyte
+// CHECK: %[[A:.*]] = tile.shared_load {{.*}} -> tensor<1x128xi4, #tile.layout<replicate(16) * spatial(1,4) * local(1,32)>>
+// CHECK: %[[AC:.*]] = tile.convert_layout %[[A]] {{.*}} -> tensor<1x128xi4, #tile.layout<local(1,2) * spatial(1,64)>>
+// CHECK: %[[B:.*]] = tile.shared_load {{.*}} -> tensor<1x128xi4, #tile.layout<spatial(1,64) * local(1,2)>>
+// CHECK-NOT: tile.convert_layout
+// CHECK: return %[[AC]], %[[B]]
+func.func @subbyte(%s: !tile.shared<1x128xi4>) -> (tensor<1x128xi4, #tile.layout<local(1,2) * spatial(1,64)>>, tensor<1x128xi4, #tile.layout<spatial(1,64) * local(1,2)>>) attributes {tile.kernel, tile.warps = 2 : i32, tile.warp_size = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %a = tile.shared_load %s[%c0, %c0] : !tile.shared<1x128xi4> -> tensor<1x128xi4, #tile.layout<replicate(16) * spatial(1,4) * local(1,32)>>
+  %ac = tile.convert_layout %a : tensor<1x128xi4, #tile.layout<replicate(16) * spatial(1,4) * local(1,32)>> -> tensor<1x128xi4, #tile.layout<local(1,2) * spatial(1,64)>>
+  %b = tile.shared_load %s[%c0, %c0] : !tile.shared<1x128xi4> -> tensor<1x128xi4, #tile.layout<replicate(16) * spatial(1,4) * local(1,32)>>
+  %bc = tile.convert_layout %b : tensor<1x128xi4, #tile.layout<replicate(16) * spatial(1,4) * local(1,32)>> -> tensor<1x128xi4, #tile.layout<spatial(1,64) * local(1,2)>>
+  return %ac, %bc : tensor<1x128xi4, #tile.layout<local(1,2) * spatial(1,64)>>, tensor<1x128xi4, #tile.layout<spatial(1,64) * local(1,2)>>
+}
