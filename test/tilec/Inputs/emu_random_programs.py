@@ -258,6 +258,14 @@ class MapGen:
             return V("(%s * 0.125)" % e, "f32", shape, True, 64.0)
         if r < 0.15:
             return V("s", "f32", (), True, 1.0)
+        if r < 0.2:
+            # Bits of an integer tile as a float, masked to finite values
+            # below 1.
+            ft, it, mask = rng.choice([("f16", "u16", "0x3BFF"), ("bf16", "i16", "0x3F7F"),
+                                       ("f32", "u32", "0x3F7FFFFF")])
+            v = self.load_leaf(it)
+            self.p.features.add("bitcast-" + ft)
+            return V("cast(f32, bitcast(%s, %s & %s))" % (ft, v.e, mask), "f32", v.shape, True, 1.0)
         t = rng.choice(IN_TYPES)
         v = self.load_leaf(t)
         if t == "f32":
@@ -442,6 +450,12 @@ class MapGen:
                 if self.rank > 1:
                     e += "[%s]" % idx
                 return V(e, t, shape)
+            if r < 0.72 and t[0] in "iu" and bits(t) not in (1, 32):
+                # The same bits with the other signedness.
+                src = ("u" if t[0] == "i" else "i") + t[1:]
+                f.add("bitcast-int")
+                v = self.load_leaf(src)
+                return V("bitcast(%s, %s)" % (t, v.e), t, v.shape)
             if r < 0.85:
                 src = rng.choice(INTS)
                 f.add("cast-int-int")
@@ -536,6 +550,20 @@ class MapGen:
                     ot = rng.choice(INTS + ["f32", "f16"])
                     e = "cast(%s, %s)" % (ot, e)
                 p.features.add("int-" + t)
+            if rng.random() < 0.25 and ot == v.t:
+                # A runtime if merging a tile variable.
+                name = "t%d" % p.tensors
+                p.body.append("var %s = %s;" % (name, e))
+                alt = self.full(self.fexpr(depth - 1)) if ot == "f32" else \
+                    self.full(self.iexpr(ot, depth - 1))
+                cond = rng.choice(["program_id(0) % 2 == 0", "s > 0.0",
+                                   "program_id(0) + 1 < num_programs(0)"])
+                p.body.append("if %s {" % cond)
+                p.body.append("    %s = %s;" % (name, alt.e))
+                p.body.append("}")
+                p.features.add("runtime-if")
+                e = name
+                v = V(name, ot, self.S, v.exact and alt.exact, max(v.mag, alt.mag))
             if self.rank >= 2 and rng.random() < 0.3:
                 # Store a reduction: one column per program along the axis.
                 ax = rng.randrange(self.rank)
@@ -651,12 +679,6 @@ def dot_program(p):
     wt = rng.choice(["u4", "i4", "u8", "i8", "u2", "i3", "f4e2m1", "f6e3m2"]) if kind == "wq" else at
     B = p.tensor(wt, ["N", "K"] if transb else ["K", "N"])
     pipe = rng.choice(["", " pipeline 2", " pipeline 3", " pipeline 4"])
-    if kind == "wq" and bits(wt) < 8 and not known_bugs:
-        # Known bug: a pipelined sub-byte operand is read from shared memory
-        # straight into the dot operand layout, which can be one whose
-        # elements are not byte-aligned ("sub-byte elements of this layout
-        # are not byte-aligned in shared memory"; f4e2m1 16 x 64, warps 1).
-        pipe = ""
     if pipe:
         p.features.add("dot-pipeline")
     body = ["let m0 = program_id(1) * BM;", "let n0 = program_id(0) * BN;"]
@@ -737,12 +759,6 @@ def shared_program(p):
                  "let x = load(sh[1, 0 : BM, 0 : BN]);"]
     p.features.add("shared-" + mode)
     pin = rng.random() < 0.4
-    if pin and bits(t) < 8 and mode == "copy2" and not known_bugs:
-        # Known bug: a pin that reaches a sub-byte shared_load through an
-        # elementwise op gives it a layout whose elements are not
-        # byte-aligned ("sub-byte elements of this layout are not
-        # byte-aligned in shared memory") instead of a conversion.
-        pin = False
     if pin:
         body.append("let y = layout(x, %s);" % random_layout(rng, (bm, bn), 32 * warps))
         p.features.add("shared-layout")
