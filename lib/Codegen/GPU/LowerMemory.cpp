@@ -1088,16 +1088,24 @@ LogicalResult KernelLowering::lowerCopyAsync(mlir::tile::CopyAsyncOp op) {
       break;
     }
   }
+  // Rows narrower than the smallest cp.async (4 bytes) of whole-byte
+  // elements: a synchronous copy, element by element.
+  bool synchronous = false;
   if (vec == 0) {
     int64_t rawBytes = rawChunkBytes(slice, prefix, prefixAlign, bits);
-    if (rawBytes == 0)
+    if (rawBytes == 0 && bits % 8)
       return op.emitOpError(
           "the shared layout of the destination has no 4-byte contiguous "
           "runs (neither of whole elements nor of packed rows); cannot copy");
-    int64_t threads =
-        kernel->getAttrOfType<IntegerAttr>("tile.warps").getInt() * warpSize();
-    return lowerRawCopy(*this, op, *view, *s, slice, prefix, rawBytes, tid,
-                        threads);
+    if (rawBytes != 0) {
+      int64_t threads =
+          kernel->getAttrOfType<IntegerAttr>("tile.warps").getInt() *
+          warpSize();
+      return lowerRawCopy(*this, op, *view, *s, slice, prefix, rawBytes, tid,
+                          threads);
+    }
+    vec = 1;
+    synchronous = true;
   }
   int64_t chunkBytes = vec * bits / 8;
   int64_t numChunks = numElements / vec;
@@ -1176,7 +1184,7 @@ LogicalResult KernelLowering::lowerCopyAsync(mlir::tile::CopyAsyncOp op) {
     auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     Value src = gep(view->ptr, byte);
-    if (async) {
+    if (async && !synchronous) {
       tl.asyncCopy(b, loc, dst, src, chunkBytes, i32(chunkBytes));
     } else {
       Regs r = loadGroup(b, loc, src, storage, vec, bits, alignOf(chunkBytes));
@@ -1203,6 +1211,8 @@ LogicalResult KernelLowering::lowerCopyAsync(mlir::tile::CopyAsyncOp op) {
     }
     storeGroup(b, loc, dst, r, bits, alignOf(chunkBytes));
   }
+  // A synchronous copy still commits its (empty) group: wait(n) counts the
+  // copy_async ops issued.
   if (async)
     tl.asyncCommitGroup(b, loc);
   return success();
