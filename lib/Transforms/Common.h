@@ -55,9 +55,10 @@ inline unsigned elementBits(Type type) {
   return bits == 0 ? 32 : bits;
 }
 
-/// Whether a tile.shared_load from a row-major buffer can produce \p type:
-/// every thread must hold its sub-byte elements in whole bytes (the
-/// lowering cannot read elements of one byte spread over several threads).
+/// Whether a tile.shared_load (tile.shared_store) of a row-major buffer can
+/// produce (take) \p type: every thread must hold its sub-byte elements in
+/// whole bytes (the lowering cannot move elements of one byte spread over
+/// several threads).
 inline bool isSharedReadable(Type type) {
   unsigned bits = elementBits(type);
   if (bits % 8 == 0)

@@ -375,6 +375,14 @@ std::optional<DL> LayoutInference::requirement(OpOperand &use) {
   }
   if (auto store = dyn_cast<mlir::tile::StoreOp>(user))
     return coalesced(store.getValue());
+  if (isa<mlir::tile::SharedStoreOp>(user)) {
+    // Any layout, as long as every thread holds its sub-byte elements in
+    // whole bytes.
+    std::optional<DL> l = known(operand);
+    if (l && !isSharedReadable(withLayout(tensorType(operand), *l)))
+      return coalesced(operand);
+    return std::nullopt;
+  }
   if (isElementwise(user)) {
     std::optional<DL> r = resultLayout();
     if (r && r->shape() == tensorType(operand).getShape())
