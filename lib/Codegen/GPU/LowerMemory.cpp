@@ -626,12 +626,14 @@ FailureOr<Regs> KernelLowering::loadShared(Operation *op, Value base,
 /// element offset of its origin (plus how much of it is known aligned).
 static LogicalResult sliceOf(KernelLowering &kl, Operation *op,
                              const SharedValue &s, ValueRange oldIndices,
-                             ArrayRef<Value> indices, unsigned rank,
-                             SharedLayout &slice, Value &prefix,
-                             int64_t &prefixAlign) {
+                             ArrayRef<Value> indices,
+                             ArrayRef<int64_t> tileShape, SharedLayout &slice,
+                             Value &prefix, int64_t &prefixAlign) {
   ArrayRef<int64_t> strides = s.layout.strides();
-  unsigned lead = s.type.getRank() - rank;
-  SmallVector<int64_t, 4> shape(s.type.getShape().drop_front(lead));
+  unsigned lead = s.type.getRank() - tileShape.size();
+  // The tile's own extents: a slice may cover part of a dimension
+  // (`buf[0 : 4, :]` of an 8-row buffer); its start is in the prefix.
+  SmallVector<int64_t, 4> shape(tileShape);
   SmallVector<int64_t, 4> sliceStrides(strides.drop_front(lead));
   auto l = SharedLayout::get(shape, sliceStrides, s.layout.swizzle());
   if (!l)
@@ -671,8 +673,8 @@ LogicalResult KernelLowering::lowerSharedLoad(mlir::tile::SharedLoadOp op) {
   SharedLayout slice;
   Value prefix;
   int64_t prefixAlign;
-  if (failed(sliceOf(*this, op, *s, op.getIndices(), idx, layout->rank(), slice,
-                     prefix, prefixAlign)))
+  if (failed(sliceOf(*this, op, *s, op.getIndices(), idx, layout->shape(),
+                     slice, prefix, prefixAlign)))
     return failure();
   FailureOr<Regs> regs = loadShared(op, s->ptr, slice, prefix, prefixAlign,
                                     *layout, op.getType().getElementType());
@@ -696,8 +698,8 @@ LogicalResult KernelLowering::lowerSharedStore(mlir::tile::SharedStoreOp op) {
   SharedLayout slice;
   Value prefix;
   int64_t prefixAlign;
-  if (failed(sliceOf(*this, op, *s, op.getIndices(), idx, layout->rank(), slice,
-                     prefix, prefixAlign)))
+  if (failed(sliceOf(*this, op, *s, op.getIndices(), idx, layout->shape(),
+                     slice, prefix, prefixAlign)))
     return failure();
   return storeShared(op, s->ptr, slice, prefix, prefixAlign, *layout,
                      type.getElementType(), values[op.getValue()],
@@ -1048,8 +1050,10 @@ LogicalResult KernelLowering::lowerCopyAsync(mlir::tile::CopyAsyncOp op) {
   SharedLayout slice;
   Value prefix;
   int64_t prefixAlign;
-  if (failed(sliceOf(*this, op, *s, op.getDstIndices(), idx, rank, slice,
-                     prefix, prefixAlign)))
+  // A copy fills the buffer's trailing dimensions (tile.copy_async).
+  if (failed(sliceOf(*this, op, *s, op.getDstIndices(), idx,
+                     s->type.getShape().take_back(rank), slice, prefix,
+                     prefixAlign)))
     return failure();
   ArrayRef<int64_t> shape = slice.shape();
   int64_t numElements = 1;

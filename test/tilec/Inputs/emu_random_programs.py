@@ -738,7 +738,7 @@ def shared_program(p):
     O = p.tensor(t, ["M", "N"], mut=True)
     body = ["let m0 = program_id(0) * BM;", "let n0 = program_id(1) * BN;",
             "let sh = shared(%s, [2, BM, BN]);" % t]
-    mode = rng.choice(["copy", "copy2", "store"])
+    mode = rng.choice(["copy", "copy2", "store", "trans", "half"])
     if (bn * bits(t)) % 32 and bits(t) < 8:
         # copy_async of sub-byte rows needs whole 4-byte words (a clean
         # compile-time error otherwise: "no 4-byte contiguous runs").
@@ -754,7 +754,17 @@ def shared_program(p):
                  "wait(0);", "barrier();",
                  "let x = %s;" % ("maximum(x0, load(sh[1, :, :]))" if t not in SMALL_FLOATS
                                   else "x0")]
+    elif mode == "trans" and bm == bn:
+        # Through shared memory transposed, and back.
+        body += ["store(sh[1, :, :], trans(load(%s[m0 : m0 + BM, n0 : n0 + BN])));" % X,
+                 "barrier();", "let x = trans(load(sh[1, :, :]));"]
+    elif mode == "half" and bm >= 2:
+        # Two halves of the rows, stored and read separately.
+        body += ["store(sh[0, 0 : BM / 2, :], load(%s[m0 : m0 + BM / 2, n0 : n0 + BN]));" % X,
+                 "store(sh[0, BM / 2 : BM, :], load(%s[m0 + BM / 2 : m0 + BM, n0 : n0 + BN]));" % X,
+                 "barrier();", "let x = load(sh[0, :, :]);"]
     else:
+        mode = "store"
         body += ["store(sh[1, :, :], load(%s[m0 : m0 + BM, n0 : n0 + BN]));" % X, "barrier();",
                  "let x = load(sh[1, 0 : BM, 0 : BN]);"]
     p.features.add("shared-" + mode)
