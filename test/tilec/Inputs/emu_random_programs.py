@@ -18,7 +18,8 @@ rounding-sensitive operations (float -> integer casts, floor, small-float
 round trips) only see values computed exactly on both sides, so that the
 comparison's tolerances hold by construction.
 
-Usage: emu_random_programs.py TILEC N SEED TARGET TMPDIR [--exact-alloc] [--known-bugs] [--only I]
+Usage: emu_random_programs.py TILEC N SEED TARGET TMPDIR [--exact-alloc] [--known-bugs] [--no-cache]
+       [--only I]
 Prints one line per program and `failed K` at the end; exit 1 on failure."""
 import os
 import random
@@ -32,6 +33,7 @@ tilec, count, seed, target, tmp = args[0], int(args[1]), int(args[2]), args[3], 
 # known, unfixed bugs (listed where they are excluded).
 known_bugs = "--known-bugs" in sys.argv
 exact_alloc = "--exact-alloc" in sys.argv or known_bugs
+no_cache = "--no-cache" in sys.argv
 only = None
 if "--only" in sys.argv:
     only = int(sys.argv[sys.argv.index("--only") + 1])
@@ -668,6 +670,16 @@ def dot_program(p):
         bk = max(1, bk // 2)
         if bm * bn > 8192:
             bn //= 2
+    # Bounded work per thread: a large FMA dot (f32, few warps) compiles to
+    # a huge unrolled kernel (minutes; 64 x 128 x 64 f32 with one warp).
+    budget = 2048 if kind == "f32" else 16384
+    while bm * bn * bk > budget * 32 * warps:
+        if bk > 16:
+            bk //= 2
+        elif bn > 8:
+            bn //= 2
+        else:
+            bm //= 2
     p.features.add("dot-" + kind + ("-small" if small else ""))
     at = {"wq": "f16"}.get(kind, kind)
     acct = "i32" if kind == "i8" else "f32"
@@ -874,6 +886,8 @@ def main():
                ",".join("%s=%d" % kv for kv in p.sizes.items() if kv[0] in text_dims(text))]
         for k, v in p.args.items():
             cmd += ["--arg", "%s=%s" % (k, v)]
+        if no_cache:
+            cmd.append("--no-cache")
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
             rc, out = r.returncode, r.stdout + r.stderr
