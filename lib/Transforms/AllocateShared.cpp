@@ -131,6 +131,10 @@ SL Allocator::chooseLayout(mlir::tile::AllocSharedOp alloc) {
   unsigned bits = elementBits(type.getElementType());
   std::optional<DL> store, load;
   for (Operation *user : alloc->getUsers()) {
+    // Elements whose width does not divide 32 bits (u3, f6e3m2, ...) are
+    // copied as raw packed rows, which needs the unswizzled layout.
+    if (isa<mlir::tile::CopyAsyncOp>(user) && 32 % bits != 0)
+      return plain;
     if (auto shared = dyn_cast<mlir::tile::SharedLoadOp>(user)) {
       if (!load)
         load = getLayout(shared.getType());
