@@ -1824,6 +1824,31 @@ bool Checker::checkCall(CallExpr *e) {
                         " and source " + src->ty.str() + " differ");
       return false;
     }
+    // The copy fills whole trailing dimensions of the buffer: leading
+    // dimensions may be indexed, the others must be taken whole (the op
+    // addresses its destination by those leading indices only).
+    auto *dstIndex = cast<IndexExpr>(dst);
+    const Shape &buffer = dstIndex->base->ty.shape;
+    bool slicing = false;
+    for (size_t d = 0; d < dstIndex->entries.size() && d < buffer.size();
+         ++d) {
+      const IndexEntry &entry = dstIndex->entries[d];
+      bool whole = entry.kind != IndexEntry::Index &&
+                   dstIndex->extents[d] == buffer[d];
+      if (entry.kind == IndexEntry::Index && !slicing)
+        continue;
+      slicing = true;
+      if (!whole) {
+        error(entry.loc.isValid() ? entry.loc : dst->loc,
+              "copy_async() fills whole rows of its shared buffer: after the "
+              "indexed leading dimensions, take each dimension whole ("
+              "dimension " +
+                  llvm::Twine(d) + " of " + dstIndex->base->ty.str() +
+                  " has " + llvm::Twine(dstIndex->extents[d]) + " of " +
+                  llvm::Twine(buffer[d]) + ")");
+        return false;
+      }
+    }
     e->ty = Ty::of(Ty::Void);
     return true;
   }
