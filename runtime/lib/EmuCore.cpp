@@ -414,6 +414,18 @@ bool emu::inShared(const Launch &L, uint64_t Address, uint64_t Bytes,
   return true;
 }
 
+/// A 32-bit atomic read-modify-write of the aligned word that holds an
+/// allocation's last bytes: how sub-byte elements are merged into memory
+/// (the compiler's storeElement). Device allocations are granular to at
+/// least 4 bytes (CUDA/HIP: 256; the emulator rounds up too), and the
+/// atomic changes only the element's own bits, so the bytes past the end
+/// are neither corrupted nor exposed.
+static bool atomicWordOfAllocation(Launch &L, uint64_t Address, uint64_t Bytes,
+                                   bool Atomic) {
+  return Atomic && Bytes == 4 && Address % 4 == 0 &&
+         L.Dev->findAllocation(L, Address, 1);
+}
+
 bool emu::checkAccess(Launch &L, EmuThread &T, const void *Ptr, uint64_t Bytes,
                       uint32_t Flags) {
   if (Bytes == 0)
@@ -429,7 +441,8 @@ bool emu::checkAccess(Launch &L, EmuThread &T, const void *Ptr, uint64_t Bytes,
   uint64_t Offset = 0;
   switch (Space) {
   case SpaceGlobal:
-    if (L.Dev->findAllocation(L, Address, Bytes))
+    if (L.Dev->findAllocation(L, Address, Bytes) ||
+        atomicWordOfAllocation(L, Address, Bytes, Atomic))
       return true;
     break;
   case SpaceShared:
@@ -445,7 +458,9 @@ bool emu::checkAccess(Launch &L, EmuThread &T, const void *Ptr, uint64_t Bytes,
         L.Dev->checkShared(L, T, Offset, Bytes, Kind);
       return true;
     }
-    if (L.Dev->findAllocation(L, Address, Bytes) || inStack(T, Address, Bytes))
+    if (L.Dev->findAllocation(L, Address, Bytes) ||
+        atomicWordOfAllocation(L, Address, Bytes, Atomic) ||
+        inStack(T, Address, Bytes))
       return true;
     break;
   case SpaceLocal:
