@@ -51,7 +51,11 @@ LogicalResult KernelLowering::lowerFmaDot(mlir::tile::DotOp op,
   auto aType = cast<RankedTensorType>(op.getA().getType());
   Type accType = cast<RankedTensorType>(op.getAcc().getType()).getElementType();
   Type opType = aType.getElementType();
-  if (storageType(opType) != opType)
+  bool isFloat = isa<FloatType>(accType);
+  // Operands stored in another type (8-bit floats) are converted once per
+  // register, exactly (lib/Numerics rules), to the accumulator's type.
+  bool convert = storageType(opType) != opType;
+  if (convert && !(isFloat && isa<FloatType>(opType)))
     return failure();
   int64_t kExtent = aType.getShape()[1];
   // Slots of A / B holding (row, k) / (k, col) of every accumulator slot,
@@ -69,10 +73,20 @@ LogicalResult KernelLowering::lowerFmaDot(mlir::tile::DotOp op,
     aSlots.push_back(*sa);
     bSlots.push_back(*sb);
   }
-  const Regs &ra = values[op.getA()];
-  const Regs &rb = values[op.getB()];
+  Regs ra = values[op.getA()];
+  Regs rb = values[op.getB()];
+  if (convert) {
+    for (Regs *regs : {&ra, &rb})
+      for (Value &v : *regs) {
+        FailureOr<Value> wide = castScalar(op, v, opType, accType,
+                                           /*srcUnsigned=*/false,
+                                           /*dstUnsigned=*/false);
+        if (failed(wide))
+          return failure();
+        v = *wide;
+      }
+  }
   Regs acc = values[op.getAcc()];
-  bool isFloat = isa<FloatType>(accType);
   auto widen = [&](Value v) -> Value {
     if (v.getType() == accType)
       return v;
