@@ -220,6 +220,16 @@ Expected<Value *> AmdRewriter::rewriteCall(CallInst *call, StringRef name) {
     return b.CreateBitCast(callOps(b, field, i32, {arg(0), *src}),
                            call->getType());
   }
+  if (name.starts_with("llvm.amdgcn.readlane.")) {
+    // v_readlane(src, lane) with a wave-uniform lane: every lane reads
+    // `lane`, which is what ds_bpermute does with address lane * 4.
+    Expected<Value *> src = word(b, arg(0), name);
+    if (!src)
+      return src.takeError();
+    Value *address = b.CreateShl(arg(1), 2);
+    return b.CreateBitCast(callOps(b, kDsBpermute, i32, {address, *src}),
+                           call->getType());
+  }
   if (name.starts_with("llvm.amdgcn.readfirstlane")) {
     Expected<Value *> src = word(b, arg(0), name);
     if (!src)

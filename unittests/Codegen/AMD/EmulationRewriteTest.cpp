@@ -44,6 +44,7 @@ entry:
   %dpp = call i32 @llvm.amdgcn.update.dpp.i32(i32 %tid, i32 %xi, i32 177, i32 15, i32 14, i1 true)
   %sw = call i32 @llvm.amdgcn.ds.swizzle(i32 %xi, i32 16415)
   %bp = call i32 @llvm.amdgcn.ds.bpermute(i32 8, i32 %xi)
+  %rl = call i32 @llvm.amdgcn.readlane.i32(i32 %xi, i32 5)
   %l = getelementptr i8, ptr addrspace(3) @k.lds, i32 32
   store i32 %bp, ptr addrspace(3) %l, align 4
   call void @llvm.amdgcn.s.barrier()
@@ -84,6 +85,8 @@ entry:
   store i32 %same, ptr addrspace(1) %o8, align 4
   %o9 = getelementptr i32, ptr addrspace(1) %out, i32 9
   store i32 %gs, ptr addrspace(1) %o9, align 4
+  %o10 = getelementptr i32, ptr addrspace(1) %out, i32 10
+  store i32 %rl, ptr addrspace(1) %o10, align 4
   ret void
 }
 
@@ -92,6 +95,7 @@ declare i32 @llvm.amdgcn.workgroup.id.y()
 declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32 immarg, i32 immarg, i32 immarg, i1 immarg)
 declare i32 @llvm.amdgcn.ds.swizzle(i32, i32 immarg)
 declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)
+declare i32 @llvm.amdgcn.readlane.i32(i32, i32)
 declare void @llvm.amdgcn.s.barrier()
 declare <16 x float> @llvm.amdgcn.mfma.f32.32x32x8f16(<4 x half>, <4 x half>, <16 x float>, i32 immarg, i32 immarg, i32 immarg)
 declare float @llvm.amdgcn.rsq.f32(float)
@@ -223,7 +227,9 @@ TEST(AmdEmulationRewrite, RewrittenKernelCallsTheTableWithPackedOperands) {
   EXPECT_EQ(out[2], 100u ^ x);
   EXPECT_EQ(r.swizzles, (std::vector<std::array<uint32_t, 2>>{{x, 16415}}));
   EXPECT_EQ(out[3], x + 1);
-  EXPECT_EQ(r.bpermutes, (std::vector<std::array<uint32_t, 2>>{{8, x}}));
+  // ds_bpermute, then readlane(x, 5) as a ds_bpermute from lane 5.
+  EXPECT_EQ(r.bpermutes,
+            (std::vector<std::array<uint32_t, 2>>{{8, x}, {20, x}}));
   EXPECT_EQ(r.barriers, 1);
   EXPECT_EQ(out[4], x + 2); // through LDS
   ASSERT_EQ(r.mfmas.size(), 1u);
@@ -236,12 +242,13 @@ TEST(AmdEmulationRewrite, RewrittenKernelCallsTheTableWithPackedOperands) {
   EXPECT_EQ(out[7], bits(3.0f));
   EXPECT_EQ(out[8], 100u);  // the register barrier is the identity
   EXPECT_EQ(out[9], gridX); // from the dispatch packet
-  EXPECT_EQ(out[10], 0xdeadbeefu);
+  EXPECT_EQ(out[10], x + 2);
+  EXPECT_EQ(out[11], 0xdeadbeefu);
 
-  // Checked: the global load, the LDS store and load, ten global stores;
+  // Checked: the global load, the LDS store and load, 11 global stores;
   // not the private slot, not the dispatch packet.
   auto lds = reinterpret_cast<uint64_t>(r.lds.data()) + 32;
-  EXPECT_EQ(r.accesses.size(), 13u);
+  EXPECT_EQ(r.accesses.size(), 14u);
   for (const auto &access : std::vector<std::array<uint64_t, 3>>{
            {reinterpret_cast<uint64_t>(inPtr), 4, TILE_AMD_EMU_GLOBAL},
            {lds, 4, TILE_AMD_EMU_LDS | TILE_AMD_EMU_ACCESS_WRITE},
