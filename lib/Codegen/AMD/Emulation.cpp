@@ -220,22 +220,27 @@ Expected<Value *> AmdRewriter::rewriteCall(CallInst *call, StringRef name) {
     return b.CreateBitCast(callOps(b, field, i32, {arg(0), *src}),
                            call->getType());
   }
-  if (name.starts_with("llvm.amdgcn.readlane.")) {
-    // v_readlane(src, lane) with a wave-uniform lane: every lane reads
-    // `lane`, which is what ds_bpermute does with address lane * 4.
-    Expected<Value *> src = word(b, arg(0), name);
-    if (!src)
-      return src.takeError();
-    Value *address = b.CreateShl(arg(1), 2);
-    return b.CreateBitCast(callOps(b, kDsBpermute, i32, {address, *src}),
-                           call->getType());
-  }
-  if (name.starts_with("llvm.amdgcn.readfirstlane")) {
-    Expected<Value *> src = word(b, arg(0), name);
-    if (!src)
-      return src.takeError();
-    return b.CreateBitCast(callOps(b, kReadFirstLane, i32, {*src}),
-                           call->getType());
+  if (name.starts_with("llvm.amdgcn.readlane.") ||
+      name.starts_with("llvm.amdgcn.readfirstlane")) {
+    // Word by word (an i64 is two): v_readlane(src, lane) with a
+    // wave-uniform lane is a ds_bpermute from address lane * 4.
+    bool first = name.starts_with("llvm.amdgcn.readfirstlane");
+    Type *type = call->getType();
+    unsigned n = wordsOf(type);
+    if (!n)
+      return error("unexpected operand type in " + name);
+    Value *words =
+        b.CreateBitCast(arg(0), n == 1 ? static_cast<Type *>(i32)
+                                       : FixedVectorType::get(i32, n));
+    Value *result = n == 1 ? nullptr : words;
+    for (unsigned i = 0; i < n; ++i) {
+      Value *word = n == 1 ? words : b.CreateExtractElement(words, i);
+      Value *read =
+          first ? callOps(b, kReadFirstLane, i32, {word})
+                : callOps(b, kDsBpermute, i32, {b.CreateShl(arg(1), 2), word});
+      result = n == 1 ? read : b.CreateInsertElement(result, read, i);
+    }
+    return b.CreateBitCast(result, type);
   }
   if (std::optional<unsigned> kind = parseMfma(name))
     return rewriteMfma(call, *kind, name);
