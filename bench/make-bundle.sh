@@ -49,9 +49,8 @@ while [ $# -gt 0 ]; do
 done
 OUT=${OUT:-$HERE/bundles}
 TILEC=${TILEC:-$BUILD/bin/tilec}
-EX="${TILE_SHARED_DIR:-$ROOT/../shared}/examples"
+EX="$ROOT/examples"
 [ -x "$TILEC" ] || { echo "make-bundle.sh: no tilec at $TILEC (build it, or pass --build)" >&2; exit 1; }
-[ -d "$EX" ] || { echo "make-bundle.sh: no examples folder $EX (set TILE_SHARED_DIR)" >&2; exit 1; }
 command -v python3 > /dev/null || { echo "make-bundle.sh: python3 is needed" >&2; exit 1; }
 
 rm -rf "$OUT"

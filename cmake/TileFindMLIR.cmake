@@ -38,15 +38,47 @@ if(DEFINED LLVM_EXTERNAL_LIT)
   set(TILE_LIT ${LLVM_EXTERNAL_LIT})
 endif()
 find_program(TILE_FILECHECK FileCheck HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
-if(NOT TILE_LIT OR NOT TILE_FILECHECK)
-  message(WARNING "tilec: lit or FileCheck not found (apt-get install llvm-22-tools): "
-                  "the lit suite is not registered")
+if(NOT TILE_LIT)
+  tile_missing_test_tool(WARNING "tilec: lit not found (apt-get install llvm-22-tools: "
+                         "/usr/lib/llvm-22/bin/lit): the lit suite is not registered")
 endif()
-find_program(TILE_PTXAS ptxas HINTS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin)
+if(NOT TILE_FILECHECK)
+  tile_missing_test_tool(WARNING "tilec: FileCheck not found in ${LLVM_TOOLS_BINARY_DIR} "
+                         "(apt-get install llvm-22-tools): the lit suite is not registered")
+endif()
+
+# CUDA tools: the CUDA toolkit (/usr/local/cuda, $CUDA_HOME), else the
+# prefix where scripts/install-deps.sh puts them from PyPI wheels. tilec
+# looks in the same places at run time (findTool, lib/Codegen/Common).
+set(TILE_CUDA_TOOLS_PREFIX "/opt/tilec-cuda-tools" CACHE PATH
+    "Where scripts/install-deps.sh installs ptxas, nvdisasm and cuobjdump (bin/)")
+set(_tile_cuda_hints /usr/local/cuda/bin ENV CUDA_HOME ${TILE_CUDA_TOOLS_PREFIX})
+find_program(TILE_PTXAS ptxas HINTS ${_tile_cuda_hints} PATH_SUFFIXES bin)
 if(TILE_PTXAS)
   message(STATUS "tilec: ptxas found at ${TILE_PTXAS}")
 else()
-  message(STATUS "tilec: ptxas not found: cubin output and ptxas-checked tests are disabled")
+  tile_missing_test_tool(STATUS "tilec: ptxas not found (install the CUDA toolkit, or "
+                         "run scripts/install-deps.sh: it puts ptxas from PyPI's "
+                         "nvidia-cuda-nvcc into ${TILE_CUDA_TOOLS_PREFIX}/bin): cubin "
+                         "output and ptxas-checked tests are disabled")
 endif()
+# Disassemblers for tests of the machine code (lit features nvdisasm and
+# cuobjdump). nvdisasm is required in CI: test/tilec/sass-report.test holds
+# the SASS figures of gemm_wq (scripts/sass-report.py) against regressions.
+find_program(TILE_NVDISASM nvdisasm HINTS ${_tile_cuda_hints} PATH_SUFFIXES bin)
+find_program(TILE_CUOBJDUMP cuobjdump HINTS ${_tile_cuda_hints} PATH_SUFFIXES bin)
+foreach(_tool nvdisasm cuobjdump)
+  string(TOUPPER ${_tool} _var)
+  if(TILE_${_var})
+    message(STATUS "tilec: ${_tool} found at ${TILE_${_var}}")
+  elseif(_tool STREQUAL "nvdisasm")
+    tile_missing_test_tool(STATUS "tilec: nvdisasm not found (scripts/install-deps.sh "
+                           "installs it into ${TILE_CUDA_TOOLS_PREFIX}/bin): the SASS "
+                           "regression tests are unsupported")
+  else()
+    message(STATUS "tilec: ${_tool} not found (scripts/install-deps.sh installs it "
+                   "into ${TILE_CUDA_TOOLS_PREFIX}/bin): tests that need it are unsupported")
+  endif()
+endforeach()
 find_program(TILE_LD_LLD NAMES ld.lld ld.lld-22 HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
 

@@ -25,3 +25,17 @@ function(tile_add_unittest name)
   gtest_discover_tests(${name} PROPERTIES LABELS "${labels}"
                        DISCOVERY_TIMEOUT 60)
 endfunction()
+
+# tile_missing_test_tool(MODE MESSAGE...)
+# Reports a missing test tool: message(MODE ...) normally; under CI
+# (TILE_CI, set from CI=true in the top-level CMakeLists.txt) a FATAL_ERROR,
+# so that CI never passes with part of the suite left out.
+function(tile_missing_test_tool mode)
+  string(JOIN "" text ${ARGN})
+  if(TILE_CI AND TILE_BUILD_TESTS)
+    message(FATAL_ERROR "${text}\n(CI=true: CI runs every test, so every test "
+                        "tool is required; scripts/install-deps.sh installs them)")
+  else()
+    message(${mode} "${text}")
+  endif()
+endfunction()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# GPU check of every shared example: compiles bundles for an NVIDIA target
-# (code objects + reference outputs computed by the host target, at odd
-# sizes), then runs them on the GPU with tile-run, which generates the same
-# seeded inputs, poisons the outputs and compares.
+# GPU check of the six reference examples of examples/ (vector_add, softmax,
+# rmsnorm_quant, gemm_f16, attention_fwd, gemm_wq): compiles bundles for an
+# NVIDIA target (code objects + reference outputs computed by the host
+# target, at odd sizes), then runs them on the GPU with tile-run, which
+# generates the same seeded inputs, poisons the outputs and compares.
 #
 #   scripts/gpu-examples.sh BUILD_DIR OUT_DIR [TARGET]        build + run
 #   scripts/gpu-examples.sh --bundle-only BUILD_DIR OUT_DIR [TARGET]
@@ -10,8 +11,10 @@
 #
 # --bundle-only makes the bundles on a machine with the compiler; carry
 # OUT_DIR to a GPU machine and run `tile-run DIR --device cuda` on each
-# folder there (tile-run builds from runtime/ alone). Without a GPU the run
-# exits 77 (ctest: skipped) after saying so.
+# folder there (tile-run builds from runtime/ alone). Without a GPU (no
+# /dev/nvidiaN and none listed by nvidia-smi) the run exits 77 (ctest:
+# skipped) after saying so; where a GPU exists, any failure to compile, load
+# or run fails.
 #
 # --emulate compiles the same bundles for the CPU emulator of the target
 # (tilec --emulate: the NVPTX / AMDGPU LLVM IR with every thread a fiber,
@@ -29,12 +32,16 @@ BUILD=${1:?build dir}
 OUT=${2:?output dir}
 TARGET=${3:-sm_90a}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-EX="$HERE/../shared/examples"
+EX="$HERE/examples"
 TILEC="$BUILD/bin/tilec"
 TILE_RUN="$BUILD/bin/tile-run"
 
+has_gpu() {
+  compgen -G "/dev/nvidia[0-9]*" > /dev/null && return 0
+  command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q "^GPU"
+}
 if [ "$bundle_only" -eq 0 ] && [ "$emulate" -eq 0 ]; then
-  if ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then
+  if ! has_gpu; then
     echo "SKIPPED: no NVIDIA GPU on this machine (run on a GPU machine, or"
     echo "make bundles with --bundle-only and run them there with tile-run)"
     exit 77

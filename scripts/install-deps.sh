@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
 # Installs what building and testing tilec needs on Debian 12 (bookworm), as
-# root: LLVM/MLIR 22, clang-22 (fuzzer), lld-22, lit/FileCheck, GoogleTest,
-# CMake, Ninja, ccache. Does nothing when everything is already installed.
-# The CUDA toolkit (ptxas) is optional: when /usr/local/cuda is there, PTX is
-# also assembled in the tests.
+# root: LLVM/MLIR 22, clang-22 (fuzzer), lld-22, lit and FileCheck (both in
+# llvm-22-tools: /usr/lib/llvm-22/bin), GoogleTest, CMake, Ninja, ccache from
+# Debian's archive; then the CUDA tools the tests use, in
+# /opt/tilec-cuda-tools/bin (TILEC_CUDA_TOOLS overrides the prefix):
+#   ptxas               only when the CUDA toolkit (/usr/local/cuda/bin/ptxas)
+#                       is absent; from PyPI's nvidia-cuda-nvcc wheel
+#   nvdisasm, cuobjdump from PyPI's nvidia-cuda-nvdisasm / -cuobjdump wheels
+# (pip download --no-deps, unpacked with Python's zipfile; nothing is
+# pip-installed). Does nothing when everything is already there. A failed
+# download is an error under CI (CI=true), a warning elsewhere.
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build ccache python3 git
+  build-essential cmake ninja-build ccache python3 python3-pip git
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   clang-22 lld-22 libclang-rt-22-dev
   libgtest-dev
 )
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -20,14 +31,66 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  SUDO="sudo"
+# CUDA tools from PyPI. The versions are pinned: ptxas matches the CUDA 13.0
+# toolkit of the GPU machines; PyPI has the disassemblers from 13.2 on.
+# CMake (cmake/TileFindMLIR.cmake) and tilec (findTool) look in PREFIX/bin.
+PREFIX=${TILEC_CUDA_TOOLS:-/opt/tilec-cuda-tools}
+PTXAS_WHEEL=nvidia-cuda-nvcc==13.0.88
+NVDISASM_WHEEL=nvidia-cuda-nvdisasm==13.2.86
+CUOBJDUMP_WHEEL=nvidia-cuda-cuobjdump==13.2.86
+
+PYTHON=python3
+"$PYTHON" -m pip --version > /dev/null 2>&1 || PYTHON=/usr/bin/python3
+# Copies nvidia/cu13/bin/TOOL out of the wheel in DIR to DIR/TOOL.
+UNPACK='
+import glob, os, sys, zipfile
+folder, tool = sys.argv[1:]
+wheel = zipfile.ZipFile(glob.glob(os.path.join(folder, "*.whl"))[0])
+with open(os.path.join(folder, tool), "wb") as out:
+    out.write(wheel.read("nvidia/cu13/bin/" + tool))
+'
+
+download_tool() { # tool wheel dir
+  local tool=$1 wheel=$2 dir=$3
+  "$PYTHON" -m pip download -q --no-deps --only-binary=:all: -d "$dir" "$wheel" ||
+    return 1
+  "$PYTHON" -c "$UNPACK" "$dir" "$tool" || return 1
+  chmod 0755 "$dir/$tool"
+  "$dir/$tool" --version > /dev/null || return 1
+  $SUDO install -D -m 0755 "$dir/$tool" "$PREFIX/bin/$tool"
+}
+
+failed=0
+fetch_tool() { # tool wheel: PREFIX/bin/tool unless it is there
+  local tool=$1 wheel=$2 dir
+  [ -x "$PREFIX/bin/$tool" ] && return 0
+  echo "install-deps: fetching $tool ($wheel from PyPI) into $PREFIX/bin"
+  dir=$(mktemp -d)
+  if download_tool "$tool" "$wheel" "$dir"; then
+    echo "install-deps: $PREFIX/bin/$tool installed"
+  else
+    echo "install-deps: could not install $tool from $wheel" >&2
+    failed=1
+  fi
+  rm -rf "$dir"
+}
+
+if [ ! -x /usr/local/cuda/bin/ptxas ]; then
+  fetch_tool ptxas "$PTXAS_WHEEL"
 fi
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fetch_tool nvdisasm "$NVDISASM_WHEEL"
+fetch_tool cuobjdump "$CUOBJDUMP_WHEEL"
+if [ "$failed" -ne 0 ]; then
+  if [ "${CI:-}" = "true" ]; then
+    echo "install-deps: CI needs these tools (see above)" >&2
+    exit 1
+  fi
+  echo "install-deps: WARNING: tests that need the missing tools will not run" >&2
+fi

@@ -2,7 +2,8 @@
 # Runs every test of tilec: installs the dependencies (Debian 12), configures,
 # builds and runs ctest (lit, unit, host, fuzz; gpu tests report themselves
 # skipped when no GPU is present). This is the README's test command and what
-# .ci/run calls.
+# .ci/run calls; with CI=true a missing lit, FileCheck, GoogleTest or ptxas
+# stops the configure instead of leaving tests out.
 #
 #   bash scripts/test.sh            # build dir: build/
 #   BUILD_DIR=out bash scripts/test.sh

@@ -21,11 +21,14 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tile_tools_dir, append_path=True)
 
-shared_examples = os.path.join(config.tile_shared_dir, "examples")
-config.substitutions.append(("%shared_examples", shared_examples))
+# The example programs of the repository (examples/*.tile, the reference
+# kernels included).
 config.substitutions.append(
     ("%examples", os.path.join(config.tile_src_root, "examples")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+# The repository's scripts (scripts/sass-report.py).
+config.substitutions.append(
+    ("%scripts", os.path.join(config.tile_src_root, "scripts")))
 
 tool_dirs = [config.tile_tools_dir, config.llvm_tools_dir]
 tools = [
@@ -41,11 +44,16 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Features that tests REQUIRE. A test that needs a missing tool is reported
 # UNSUPPORTED by lit (visible), never silently passed.
-if os.path.isdir(shared_examples):
-    config.available_features.add("shared-examples")
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))
+# The CUDA disassemblers, found like ptxas (cmake/TileFindMLIR.cmake: the
+# CUDA toolkit, or /opt/tilec-cuda-tools/bin from scripts/install-deps.sh).
+for tool in ("nvdisasm", "cuobjdump"):
+    path = getattr(config, tool, "")
+    if path and os.path.exists(path):
+        config.available_features.add(tool)
+        config.substitutions.append(("%" + tool, path))
 if config.ld_lld and os.path.exists(config.ld_lld):
     config.available_features.add("ld.lld")
 if os.path.exists(os.path.join(config.tile_tools_dir, "tilec")):

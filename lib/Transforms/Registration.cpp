@@ -35,6 +35,8 @@ void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target) {
   TileStageOperandsOptions stage;
   stage.target = target;
   pm.addPass(createTileStageOperands(stage));
+  pm.addPass(createTileStageConvertedOperands(
+      TileStageConvertedOperandsOptions{target}));
   pm.addPass(createTileAllocateShared(TileAllocateSharedOptions{target}));
 }
 
@@ -44,7 +46,7 @@ void registerTransformsPasses() {
       "tile-gpu-prepare",
       "canonicalize, tile-infer-layouts, tile-remove-conversions, "
       "canonicalize, cse, tile-pipeline, tile-remove-conversions, "
-      "canonicalize, tile-stage-operands, "
+      "canonicalize, tile-stage-operands, tile-stage-converted-operands, "
       "tile-allocate-shared "
       "for a target",
       [](OpPassManager &pm, const GpuPrepareOptions &options) {

@@ -1,6 +1,6 @@
 //===- ExamplesTest.cpp - Every example on the host vs. float64 loops -----===//
 //
-// Each example program of shared/examples is compiled for the host through
+// Each reference example of examples/ is compiled for the host through
 // the JIT library and run on seeded random inputs (outputs poisoned first)
 // at several sizes — sizes that do not divide the tile sizes and M = 1
 // included. Its outputs are compared with a reference written here as plain
@@ -31,7 +31,7 @@ namespace {
 [[maybe_unused]] auto *keepNumerics = &tile_num_convert;
 
 std::string examplePath(const std::string &name) {
-  return std::string(TILE_SHARED_EXAMPLES_DIR) + "/" + name;
+  return std::string(TILE_EXAMPLES_DIR) + "/" + name;
 }
 
 jit::Compiler &compiler() {
@@ -87,8 +87,7 @@ Result run(const std::string &file, const std::string &kernel,
   jit::CompileOptions options;
   options.defines = std::move(defines);
   auto compiled = compiler().compileKernel(
-      test::readTextFile(examplePath(file),
-                         ": the shared/ folder must sit next to the checkout"),
+      test::readTextFile(examplePath(file)),
       examplePath(file), kernel, options);
   EXPECT_TRUE(bool(compiled)) << compiled.message();
   if (!compiled)

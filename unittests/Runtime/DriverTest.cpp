@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestBundle.h"
+
 #include "tile/runtime/Runtime.h"
 
 #include "gtest/gtest.h"
@@ -43,6 +45,8 @@ TEST(DriverTest, CudaDriverNotFound) {
   // Failure is not cached: the same answer again.
   EXPECT_TRUE(
       startsWith(Device::open("cuda").message(), "no CUDA driver found"));
+  // The GPU tests skip here (GpuTest.cpp).
+  EXPECT_TRUE(test::cudaDeviceAbsent(D.message()));
 }
 
 TEST(DriverTest, HipRuntimeNotFound) {
@@ -75,6 +79,8 @@ TEST(DriverTest, LibraryWithoutTheEntryPoints) {
                                "cuStreamSynchronize, cuEventCreate, "
                                "cuEventDestroy_v2, cuEventRecord, "
                                "cuEventSynchronize, cuEventElapsedTime");
+    // A driver is there, so the GPU tests fail rather than skip.
+    EXPECT_FALSE(test::cudaDeviceAbsent(D.message()));
   }
   ScopedEnv Env("TILE_HIP_LIBRARY", TILE_TEST_KERNELS);
   Expected<Device> D = Device::open("hip:0");

@@ -59,17 +59,28 @@ protected:
 
 TEST_F(FakeCudaTest, InitFailureIsTranslated) {
   setenv("TILE_FAKE_CUDA_INIT", "100", 1);
-  EXPECT_EQ(Device::open("cuda").message(),
+  std::string NoDevice = Device::open("cuda").message();
+  EXPECT_EQ(NoDevice,
             "cuInit failed: CUDA_ERROR_NO_DEVICE (no CUDA-capable device is "
             "detected)");
+  // The GPU tests skip on this one, and fail on other cuInit errors.
+  EXPECT_TRUE(test::cudaDeviceAbsent(NoDevice));
   setenv("TILE_FAKE_CUDA_INIT", "12345", 1);
-  EXPECT_EQ(Device::open("cuda").message(), "cuInit failed: CUDA error 12345");
+  std::string Other = Device::open("cuda").message();
+  EXPECT_EQ(Other, "cuInit failed: CUDA error 12345");
+  EXPECT_FALSE(test::cudaDeviceAbsent(Other));
 }
 
 TEST_F(FakeCudaTest, MissingDevice) {
   setenv("TILE_FAKE_CUDA_DEVICES", "1", 1);
   EXPECT_EQ(Device::open("cuda:3").message(),
             "no CUDA device cuda:3 (1 present)");
+  EXPECT_FALSE(test::cudaDeviceAbsent(Device::open("cuda:3").message()));
+  // No device at all: the GPU tests skip.
+  setenv("TILE_FAKE_CUDA_DEVICES", "0", 1);
+  std::string None = Device::open("cuda").message();
+  EXPECT_EQ(None, "no CUDA device cuda:0 (0 present)");
+  EXPECT_TRUE(test::cudaDeviceAbsent(None));
 }
 
 TEST_F(FakeCudaTest, DeviceAndMemory) {

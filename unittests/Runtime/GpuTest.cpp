@@ -2,7 +2,9 @@
 //
 // Runs a hand-written PTX kernel through the bundle loader on the first
 // CUDA device, with poisoned outputs, and checks it against a plain loop.
-// Skips (visibly) where no CUDA driver or device exists.
+// Skips (visibly) only where no CUDA driver or device exists
+// (test::cudaDeviceAbsent); where one exists, a device that does not open
+// fails every test, as does any load or launch failure.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,8 +33,10 @@ class GpuTest : public testing::Test {
 protected:
   void SetUp() override {
     Expected<Device> D = Device::open("cuda");
-    if (!D)
+    if (!D && test::cudaDeviceAbsent(D.message()))
       GTEST_SKIP() << "no CUDA device: " << D.message();
+    ASSERT_TRUE(D) << "a CUDA driver is present but cuda:0 does not open: "
+                   << D.message();
     Dev = *D;
   }
 

@@ -229,6 +229,23 @@ inline int runCommand(const std::string &Cmd, std::string &Output) {
   return WIFEXITED(Status) ? WEXITSTATUS(Status) : -1;
 }
 
+/// Whether \p OpenError, the message of a failed Device::open("cuda"), says
+/// that this machine has no CUDA device to test: no driver library, a stub
+/// driver, cuInit's CUDA_ERROR_NO_DEVICE, or no device counted. Only then
+/// do the GPU tests skip; any other failure (a driver that lacks entry
+/// points, cuInit's other errors, a device that does not open) is a broken
+/// backend on a machine with a GPU and fails them. The messages are the
+/// runtime's (pinned by DriverTest and FakeCudaTest).
+inline bool cudaDeviceAbsent(const std::string &OpenError) {
+  for (const char *Prefix :
+       {"no CUDA driver found", "cuInit failed: CUDA_ERROR_NO_DEVICE",
+        "cuInit failed: CUDA_ERROR_STUB_LIBRARY"})
+    if (OpenError.rfind(Prefix, 0) == 0)
+      return true;
+  return OpenError.rfind("no CUDA device cuda:", 0) == 0 &&
+         OpenError.find(" (0 present)") != std::string::npos;
+}
+
 } // namespace test
 } // namespace rt
 } // namespace tile

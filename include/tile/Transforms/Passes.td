@@ -105,6 +105,27 @@ def TileStageOperands : Pass<"tile-stage-operands", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileStageConvertedOperands
+    : Pass<"tile-stage-converted-operands", "::mlir::ModuleOp"> {
+  let summary = "read in-loop converted 16-bit dot operands with ldmatrix";
+  let description = [{
+    On NVIDIA targets, a 16-bit tile.dot A or B operand that a loop body
+    computes in another layout and converts with a single-use
+    `tile.convert_layout` (in the dot's block; its source not a
+    `tile.shared_load`) is written instead to a new `tile.alloc_shared`
+    buffer (`tile.barrier` first unless one already precedes the
+    conversion in its block, `tile.shared_store`, `tile.barrier`) and read
+    back by a `tile.shared_load` in the operand's layout right before the
+    dot. The GPU lowering fuses that read into the dot (ldmatrix / .trans),
+    where the conversion read the operand back element by element. Other
+    targets are left unchanged.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "target name (sm_80, sm_90a, gfx942, host, ...)">
+  ];
+}
+
 def TileAllocateShared : Pass<"tile-allocate-shared", "::mlir::ModuleOp"> {
   let summary = "assign shared-memory offsets, swizzles and scratch space";
   let description = [{

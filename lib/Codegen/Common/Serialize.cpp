@@ -31,6 +31,12 @@ using namespace tile;
 #ifndef TILE_LLVM_TOOLS_DIR
 #define TILE_LLVM_TOOLS_DIR "/usr/lib/llvm-22/bin"
 #endif
+// Where scripts/install-deps.sh puts the CUDA tools it takes from PyPI
+// wheels (ptxas only when the CUDA toolkit is absent); TILE_CUDA_TOOLS_PREFIX
+// in CMake.
+#ifndef TILE_CUDA_TOOLS_DIR
+#define TILE_CUDA_TOOLS_DIR "/opt/tilec-cuda-tools/bin"
+#endif
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -156,10 +162,11 @@ std::optional<std::string> tile::findTool(llvm::StringRef name) {
     if (llvm::sys::fs::can_execute(env))
       return std::string(env);
   llvm::SmallVector<std::string, 4> dirs;
-  if (name == "ptxas") {
+  if (name == "ptxas" || name == "nvdisasm" || name == "cuobjdump") {
     if (const char *cuda = std::getenv("CUDA_HOME"))
       dirs.push_back((llvm::Twine(cuda) + "/bin").str());
     dirs.push_back("/usr/local/cuda/bin");
+    dirs.push_back(TILE_CUDA_TOOLS_DIR);
   } else {
     dirs.push_back(TILE_LLVM_TOOLS_DIR);
   }
@@ -252,9 +259,10 @@ llvm::Expected<PtxasResult> tile::assemblePTX(llvm::StringRef ptx,
                      target.name);
   std::optional<std::string> ptxas = findTool("ptxas");
   if (!ptxas)
-    return makeError("ptxas was not found (install the CUDA toolkit, or set "
-                     "TILE_PTXAS); --emit=asm gives PTX, which the CUDA "
-                     "driver can load as it is");
+    return makeError("ptxas was not found (install the CUDA toolkit, run "
+                     "scripts/install-deps.sh, or set TILE_PTXAS); "
+                     "--emit=asm gives PTX, which the CUDA driver can load "
+                     "as it is");
   auto input = TempFile::create("ptx");
   if (!input)
     return input.takeError();

@@ -143,13 +143,15 @@ public:
               int64_t prefixAlign,
               const ::tile::layout::DistributedLayout &layout,
               mlir::Type elemType, const Regs &regs, bool onlyFirstHolder);
-  /// The inverse: reads `layout`'s registers from shared memory.
+  /// The inverse: reads `layout`'s registers from shared memory. With
+  /// `packedOut`, a sub-byte tile read as whole 32-bit words also returns
+  /// those words there (see lookupPackedWords); it stays empty otherwise.
   mlir::FailureOr<Regs>
   loadShared(mlir::Operation *op, mlir::Value base,
              const ::tile::layout::SharedLayout &smem, mlir::Value prefix,
              int64_t prefixAlign,
              const ::tile::layout::DistributedLayout &layout,
-             mlir::Type elemType);
+             mlir::Type elemType, Regs *packedOut = nullptr);
 
   /// Moves `regs` from layout `src` to layout `dst` (same shape): a static
   /// renaming of registers when possible, otherwise a round trip through

@@ -10,7 +10,9 @@
 //    when signed) or-ed with 0x6400 (1024.0 in f16; 0x4300 = 128.0 in
 //    bf16), then one packed f16x2/bf16x2 subtraction of the magic (plus
 //    2^(b-1) when signed); the PTX backend selects lop3/prmt and
-//    sub.f16x2. Packed u4/i4 words convert eight at a time (nibbleWords).
+//    sub.f16x2. Tiles whose packed 32-bit words the lowering kept (global
+//    and shared loads of 1-, 2- and 4-bit elements) convert a whole word
+//    at a time, two slots per lop3 (packedIntWords).
 //    u8/i8 -> bf16 and every integer of <= 8 bits -> f32 by one exact
 //    hardware conversion;
 //  - small floats eXmY with X <= 4 (finite-only: f4e2m1, f6e2m3, f6e3m2,
@@ -519,35 +521,44 @@ static Regs smallFloatViaF32(KernelLowering &kl, Location loc, const Regs &in,
   return out;
 }
 
-/// Word-wide fast path for packed 4-bit integers -> f16/bf16: for a word w
-/// holding slots 8i..8i+7, (w >> 4j) & 0x000F000F holds slots 8i+j and
-/// 8i+j+4 in its two halves; one lop3 (and + xor with the magic exponent and
-/// the sign flip) and one packed subtraction convert both.
-static Regs nibbleWords(KernelLowering &kl, Location loc, const Regs &words,
-                        Type src, bool isUnsigned, Type dst) {
+/// Word-wide fast path for packed b-bit integers, b in {1, 2, 4}, ->
+/// f16/bf16: a word w holds the n = 32 / b slots n*i .. n*i + n - 1, and
+/// (w >> b*j) & (m | m << 16), m = 2^b - 1, holds slots n*i + j and
+/// n*i + j + n/2 in its two halves; one lop3 (and + xor with the magic
+/// exponent and the sign flip) and one packed subtraction convert both
+/// (exact: see magicPairs).
+static Regs packedIntWords(KernelLowering &kl, Location loc, const Regs &words,
+                           Type src, bool isUnsigned, Type dst) {
   OpBuilder &b = kl.builder();
-  if (!src.isInteger(4) || !(dst.isF16() || dst.isBF16()))
+  unsigned bits = src.isSignlessInteger() ? src.getIntOrFloatBitWidth() : 0;
+  if (!(bits == 1 || bits == 2 || bits == 4) || !(dst.isF16() || dst.isBF16()))
     return {};
   bool f16 = dst.isF16();
   int64_t magic = f16 ? 0x6400 : 0x4300;
-  double bias = (f16 ? 1024.0 : 128.0) + (isUnsigned ? 0.0 : 8.0);
-  int64_t flip = isUnsigned ? 0 : 0x00080008;
+  int64_t halfRange = int64_t(1) << (bits - 1);
+  double bias = (f16 ? 1024.0 : 128.0) + (isUnsigned ? 0.0 : double(halfRange));
+  int64_t flip = isUnsigned ? 0 : (halfRange | (halfRange << 16));
+  int64_t mask = (int64_t(1) << bits) - 1;
+  int64_t perWord = 32 / bits, half = perWord / 2;
   auto vecType = VectorType::get({2}, dst);
   SmallVector<Attribute> biasElems(2, b.getFloatAttr(dst, bias));
   Value biasVec = arith::ConstantOp::create(
       b, loc, vecType, DenseElementsAttr::get(vecType, biasElems));
-  Regs out(words.size() * 8);
+  Regs out(words.size() * perWord);
   for (auto [i, w] : llvm::enumerate(words)) {
-    for (int64_t j = 0; j < 4; ++j) {
-      Value t =
-          j ? arith::ShRUIOp::create(b, loc, w, kl.i32(4 * j)).getResult() : w;
-      t = arith::AndIOp::create(b, loc, t, kl.i32(0x000F000F));
+    for (int64_t j = 0; j < half; ++j) {
+      Value t = j ? arith::ShRUIOp::create(b, loc, w, kl.i32(bits * j))
+                        .getResult()
+                  : w;
+      t = arith::AndIOp::create(b, loc, t, kl.i32(mask | (mask << 16)));
       t = arith::XOrIOp::create(b, loc, t,
                                 kl.i32((magic | (magic << 16)) | flip));
       Value pair = LLVM::BitcastOp::create(b, loc, vecType, t);
       Value r = arith::SubFOp::create(b, loc, pair, biasVec);
-      out[8 * i + j] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(0));
-      out[8 * i + j + 4] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(1));
+      out[perWord * i + j] =
+          LLVM::ExtractElementOp::create(b, loc, r, kl.i32(0));
+      out[perWord * i + j + half] =
+          LLVM::ExtractElementOp::create(b, loc, r, kl.i32(1));
     }
   }
   return out;
@@ -570,8 +581,8 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
   const Regs &in = values[op.getSrc()];
   bool su = op.getSrcUnsigned(), du = op.getDstUnsigned();
   if (const Regs *words = lookupPackedWords(op.getSrc())) {
-    Regs fast = nibbleWords(*this, loc, *words, srcElem, su, dstElem);
-    if (!fast.empty()) {
+    Regs fast = packedIntWords(*this, loc, *words, srcElem, su, dstElem);
+    if (fast.size() == in.size()) {
       values[op.getResult()] = fast;
       return success();
     }

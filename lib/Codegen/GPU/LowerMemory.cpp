@@ -46,19 +46,62 @@ Type groupMemType(MLIRContext *ctx, Type storage, int64_t count,
 
 } // namespace
 
+/// Slot `i` (`bits` bits, LSB first) of the packed 32-bit `words`: one
+/// shift of its word, or a funnel shift of two words when it straddles them.
+static Value slotOfWords(OpBuilder &b, Location loc, ArrayRef<Value> words,
+                         int64_t i, unsigned bits, Type storage) {
+  Type i32 = b.getI32Type();
+  int64_t first = i * bits / 32, shift = (i * bits) % 32;
+  Value w = words[first];
+  if (shift + bits > 32) {
+    Value amount = arith::ConstantIntOp::create(b, loc, i32, shift);
+    w = LLVM::FshrOp::create(b, loc, i32, words[first + 1], w, amount);
+  } else if (shift) {
+    w = arith::ShRUIOp::create(b, loc, w,
+                               arith::ConstantIntOp::create(b, loc, i32, shift));
+  }
+  return arith::TruncIOp::create(b, loc, storage, w);
+}
+
 /// Loads `count` consecutive elements at `ptr` and returns them as
-/// registers (sub-byte elements unpacked LSB first).
+/// registers (sub-byte elements unpacked LSB first). When `words` is given
+/// and the group is a whole number of 32-bit words, sub-byte elements are
+/// unpacked from 32-bit words (never wider integers) and those words are
+/// appended to `words`; otherwise `words` is cleared and set to null.
 static Regs loadGroup(OpBuilder &b, Location loc, Value ptr, Type storage,
-                      int64_t count, unsigned bits, unsigned align) {
+                      int64_t count, unsigned bits, unsigned align,
+                      Regs **words = nullptr) {
   Type memType = groupMemType(b.getContext(), storage, count, bits);
   Value v = LLVM::LoadOp::create(b, loc, memType, ptr, align);
   Regs regs;
+  bool wordWise = bits < 8 && (count * bits) % 32 == 0;
+  if (words && *words && !wordWise) {
+    (*words)->clear();
+    *words = nullptr;
+  }
   if (memType == storage)
     return {v};
   if (bits % 8 == 0 && llvm::isPowerOf2_32(bits)) {
     for (int64_t i = 0; i < count; ++i)
       regs.push_back(LLVM::ExtractElementOp::create(
           b, loc, v, arith::ConstantIntOp::create(b, loc, b.getI32Type(), i)));
+    return regs;
+  }
+  if (wordWise) {
+    // groupMemType gives i32 or vector<N x i32> for whole words.
+    Regs w;
+    if (auto vt = dyn_cast<VectorType>(memType)) {
+      for (int64_t k = 0; k < vt.getNumElements(); ++k)
+        w.push_back(LLVM::ExtractElementOp::create(
+            b, loc, v,
+            arith::ConstantIntOp::create(b, loc, b.getI32Type(), k)));
+    } else {
+      w.push_back(v);
+    }
+    for (int64_t i = 0; i < count; ++i)
+      regs.push_back(slotOfWords(b, loc, w, i, bits, storage));
+    if (words && *words)
+      llvm::append_range(**words, w);
     return regs;
   }
   int64_t total = count * bits;
@@ -608,16 +651,23 @@ FailureOr<Regs> KernelLowering::loadShared(Operation *op, Value base,
                                            const SharedLayout &smem,
                                            Value prefix, int64_t prefixAlign,
                                            const DistributedLayout &layout,
-                                           Type elemType) {
+                                           Type elemType, Regs *packedOut) {
   unsigned bits = mlir::tile::getElementBitWidth(elemType);
   FailureOr<SharedAccess> a = prepareShared(*this, op, loc, base, smem, prefix,
                                             prefixAlign, layout, bits);
   if (failed(a))
     return failure();
   Regs regs;
+  Regs words;
+  Regs *wordsOut = bits < 8 ? &words : nullptr;
   for (Value ptr : a->groupPtrs)
     llvm::append_range(regs, loadGroup(b, loc, ptr, storageType(elemType),
-                                       a->vec, bits, a->align));
+                                       a->vec, bits, a->align, &wordsOut));
+  // Sub-byte tiles read as whole words keep them, packed as in lib/Layout's
+  // SubBytePacking (slot l at bit l * bits of the thread's words), for the
+  // word-wide conversions of LowerCast.cpp.
+  if (wordsOut && !words.empty() && packedOut)
+    *packedOut = std::move(words);
   return regs;
 }
 
@@ -676,11 +726,15 @@ LogicalResult KernelLowering::lowerSharedLoad(mlir::tile::SharedLoadOp op) {
   if (failed(sliceOf(*this, op, *s, op.getIndices(), idx, layout->shape(),
                      slice, prefix, prefixAlign)))
     return failure();
-  FailureOr<Regs> regs = loadShared(op, s->ptr, slice, prefix, prefixAlign,
-                                    *layout, op.getType().getElementType());
+  Regs words;
+  FailureOr<Regs> regs =
+      loadShared(op, s->ptr, slice, prefix, prefixAlign, *layout,
+                 op.getType().getElementType(), &words);
   if (failed(regs))
     return failure();
   values[op.getResult()] = *regs;
+  if (!words.empty())
+    packedWords[op.getResult()] = std::move(words);
   return success();
 }
 

@@ -138,6 +138,10 @@ static bool mayClobber(Operation *op, mlir::tile::SharedLoadOp load) {
   };
   WalkResult result = op->walk([&](Operation *inner) {
     bool clobber = false;
+    // A barrier orders other threads' accesses but writes nothing itself;
+    // the writes it orders are the ops checked here.
+    if (isa<mlir::tile::BarrierOp>(inner))
+      return WalkResult::advance();
     if (auto store = dyn_cast<mlir::tile::SharedStoreOp>(inner)) {
       clobber =
           writes(store.getBuffer(), store.getIndices(),

@@ -40,8 +40,10 @@ llvm::Expected<std::string> emitRelocatable(llvm::Module &module,
                                             const TargetInfo &target);
 
 /// Finds an external tool: `$TILE_<NAME>` (e.g. TILE_PTXAS), then the places
-/// it is installed on Debian (the CUDA toolkit, LLVM 22's bin folder), then
-/// PATH. std::nullopt when it is nowhere.
+/// it is installed on Debian (LLVM 22's bin folder; for ptxas, nvdisasm and
+/// cuobjdump: $CUDA_HOME/bin, the CUDA toolkit, then the folder where
+/// scripts/install-deps.sh puts them), then PATH. std::nullopt when it is
+/// nowhere.
 std::optional<std::string> findTool(llvm::StringRef name);
 
 /// Result of running ptxas.

@@ -1,0 +1,158 @@
+//===- StageConvertedOperands.cpp - Dot operands converted via smem -------===//
+//
+// Part of tilec. Implements tile-stage-converted-operands (see Passes.td and
+// docs/Passes.md).
+//
+// A 16-bit tile.dot operand computed in a loop in another layout (the
+// dequantized weight of gemm_wq: loaded coalesced, converted to f16, scaled)
+// reaches the matrix-instruction layout through a tile.convert_layout, which
+// the GPU lowering does as a round trip through shared scratch: every thread
+// stores its registers, then reads the operand's registers back one or two
+// elements at a time (the operand wants pairs along k; the producer holds
+// runs along n). Written instead to a buffer that the dot reads itself
+// (operand fusion), the read side becomes ldmatrix(.trans) on NVIDIA: four
+// 8x8 matrices per instruction instead of one or two elements per load.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include "tile/Layout/ConversionPlan.h"
+#include "tile/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILESTAGECONVERTEDOPERANDS
+#include "tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+
+namespace {
+
+/// Whether a tile.barrier precedes `op` in its block with no op between
+/// them that has regions. The staged buffers are read only by the dot after
+/// `op`, so the previous iteration's reads of them have all finished when
+/// the threads pass that barrier.
+bool barrierBefore(Operation *op) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (isa<mlir::tile::BarrierOp>(prev))
+      return true;
+    if (prev->getNumRegions() > 0)
+      return false;
+  }
+  return false;
+}
+
+/// Whether the conversion goes through shared memory (not a register
+/// renaming or warp shuffles, which stay cheaper than a staged buffer).
+bool convertsViaShared(mlir::tile::ConvertLayoutOp convert,
+                       int64_t warpSize) {
+  using mlir::tile::detail::getLayout;
+  std::optional<::tile::layout::DistributedLayout> src =
+      getLayout(convert.getSrc().getType());
+  std::optional<::tile::layout::DistributedLayout> dst =
+      getLayout(convert.getType());
+  if (!src || !dst)
+    return false;
+  auto plan = ::tile::layout::planConversion(
+      *src, *dst, warpSize,
+      mlir::tile::detail::elementBits(convert.getType()));
+  if (!plan) {
+    llvm::consumeError(plan.takeError());
+    return false;
+  }
+  return plan->kind == ::tile::layout::ConversionKind::SharedMemory;
+}
+
+/// The dot operand to stage: a 16-bit convert_layout result inside a loop,
+/// used by this dot alone, in the same block, that goes through shared
+/// memory and whose source is not read from shared memory already.
+mlir::tile::ConvertLayoutOp candidate(mlir::tile::DotOp dot, Value operand,
+                                      int64_t warpSize) {
+  auto convert = operand.getDefiningOp<mlir::tile::ConvertLayoutOp>();
+  if (!convert || !operand.hasOneUse() ||
+      convert->getBlock() != dot->getBlock() ||
+      !convert->getParentOfType<scf::ForOp>())
+    return {};
+  auto type = cast<RankedTensorType>(operand.getType());
+  if (type.getRank() != 2 ||
+      mlir::tile::detail::elementBits(type.getElementType()) != 16)
+    return {};
+  if (convert.getSrc().getDefiningOp<mlir::tile::SharedLoadOp>() ||
+      !convertsViaShared(convert, warpSize))
+    return {};
+  return convert;
+}
+
+struct TileStageConvertedOperands
+    : mlir::tile::impl::TileStageConvertedOperandsBase<
+          TileStageConvertedOperands> {
+  using TileStageConvertedOperandsBase::TileStageConvertedOperandsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<::tile::TargetInfo> info =
+        mlir::tile::detail::lookupTarget(module, target);
+    if (!info)
+      return signalPassFailure();
+    // Only NVIDIA reads fused operands with a matrix load (ldmatrix); AMD
+    // would read them element by element, no better than the conversion.
+    if (!info->isNVIDIA())
+      return;
+    SmallVector<std::pair<mlir::tile::DotOp,
+                          SmallVector<mlir::tile::ConvertLayoutOp, 2>>>
+        work;
+    module.walk([&](mlir::tile::DotOp dot) {
+      SmallVector<mlir::tile::ConvertLayoutOp, 2> converts;
+      for (Value operand : {dot.getA(), dot.getB()})
+        if (auto convert = candidate(dot, operand, info->warpSize))
+          converts.push_back(convert);
+      if (!converts.empty())
+        work.push_back({dot, converts});
+    });
+    for (auto &[dot, converts] : work)
+      stage(dot, converts);
+  }
+
+  /// Right before the dot: a barrier (unless one already precedes it in
+  /// the block), a shared_store of each conversion's source, one barrier,
+  /// and the shared_loads in the operands' layouts.
+  void stage(mlir::tile::DotOp dot,
+             ArrayRef<mlir::tile::ConvertLayoutOp> converts) {
+    auto func = dot->getParentOfType<func::FuncOp>();
+    OpBuilder top(&func.getBody().front(), func.getBody().front().begin());
+    OpBuilder b(dot);
+    Location loc = dot.getLoc();
+    Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+    // The previous iteration's dot may still read the buffers.
+    if (!barrierBefore(zero.getDefiningOp()))
+      mlir::tile::BarrierOp::create(b, loc);
+    SmallVector<Value, 2> buffers;
+    for (mlir::tile::ConvertLayoutOp convert : converts) {
+      auto type = cast<RankedTensorType>(convert.getType());
+      auto bufferType = mlir::tile::SharedType::get(
+          top.getContext(), type.getShape(), type.getElementType(),
+          Attribute());
+      Value buffer =
+          mlir::tile::AllocSharedOp::create(top, convert.getLoc(), bufferType);
+      SmallVector<Value> zeros(type.getRank(), zero);
+      mlir::tile::SharedStoreOp::create(b, convert.getLoc(), buffer, zeros,
+                                        convert.getSrc());
+      buffers.push_back(buffer);
+    }
+    mlir::tile::BarrierOp::create(b, loc);
+    for (auto [i, buffer] : llvm::enumerate(buffers)) {
+      mlir::tile::ConvertLayoutOp convert = converts[i];
+      auto type = cast<RankedTensorType>(convert.getType());
+      SmallVector<Value> zeros(type.getRank(), zero);
+      Value reread = mlir::tile::SharedLoadOp::create(b, convert.getLoc(),
+                                                      type, buffer, zeros);
+      convert.getResult().replaceAllUsesWith(reread);
+      convert->erase();
+    }
+  }
+};
+
+} // namespace

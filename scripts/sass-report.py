@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Static performance figures of a tilec kernel's NVIDIA machine code.
+
+Compiles FILE.tile for an NVIDIA target with tilec (ptxas -v: registers,
+spills, shared memory), disassembles the cubin with nvdisasm and reads the
+kernel's main loop: the innermost loop of the SASS that issues global loads
+(LDG, LDGSTS, UTMALDG). The tile-level IR (`--emit=tile`) gives the bytes
+each global tensor moves per iteration of the source loop. Printed:
+
+  - warp instructions per loop iteration on the path without edge chunks
+    (blocks that fall back to per-element global loads for partial or
+    misaligned chunks are not counted: interior tiles never run them), and
+    the whole loop body for comparison;
+  - warp instructions per byte of a tensor (--per, default: every tensor
+    loaded in the loop): instructions x warps / bytes per iteration;
+  - CTAs per SM from registers, shared memory and threads (H100 limits),
+    and the bytes in flight per SM: CTAs/SM x bytes per iteration x
+    (pipeline stages - 1).
+
+How these relate to time (docs/Performance.md): an SM issues at most 4
+warp instructions per cycle, so a loop of I warp instructions per byte
+needs I x bytes / (4 x SMs x clock) seconds at the least; memory needs about
+32 KB in flight per SM for 3 TB/s on an H100 (Little's law).
+
+  scripts/sass-report.py examples/gemm_wq.tile --target sm_90a \\
+      -D BN=32 -D BK=256 --per W [--json]
+Exit 2 on usage errors, 1 when a tool fails, 3 when --max-ipb or
+--max-registers is exceeded (the CI regression test uses them).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+
+# H100 SXM limits per SM (CUDA occupancy calculator, compute capability 9.0).
+REGS_PER_SM = 65536
+SMEM_PER_SM = 228 * 1024
+SMEM_RESERVED_PER_CTA = 1024
+MAX_THREADS_PER_SM = 2048
+MAX_CTAS_PER_SM = 32
+
+BITS = {"f32": 32, "f16": 16, "bf16": 16, "i32": 32, "i64": 64}
+
+
+def find_tool(name, extra_dirs):
+    env = os.environ.get("TILE_" + name.upper())
+    if env and os.access(env, os.X_OK):
+        return env
+    for d in extra_dirs:
+        p = os.path.join(d, name)
+        if os.access(p, os.X_OK):
+            return p
+    return shutil.which(name)
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write("sass-report: %s failed:\n%s%s" %
+                         (os.path.basename(cmd[0]), r.stdout, r.stderr))
+        sys.exit(1)
+    return r.stdout + r.stderr
+
+
+def elem_bits(t):
+    if t in BITS:
+        return BITS[t]
+    m = re.match(r"[iuf](\d+)", t)
+    if m:
+        return int(m.group(1))
+    raise ValueError("unknown element type " + t)
+
+
+def loop_bytes(tile_ir):
+    """Bytes per iteration of the outermost scf.for, per tensor name, and
+    the pipeline depth (ring stages) of its copies."""
+    names = {}  # %argN -> source name
+    for m in re.finditer(r"%(arg\d+): !tile\.ptr<[^>]*> \{[^}]*tile\.name = "
+                         r"\"(\w+)\"", tile_ir):
+        names[m.group(1)] = m.group(2)
+    views = {}  # %vN -> name
+    for m in re.finditer(r"%(\w+) = tile\.view %(arg\d+)", tile_ir):
+        views[m.group(1)] = names.get(m.group(2), m.group(2))
+    body = tile_ir[tile_ir.find("scf.for"):]
+    per, stages = Counter(), 1
+    for line in body.split("\n"):
+        m = re.search(r"tile\.copy_async %(\w+)\[.*-> !tile\.shared<([\dx]+)x"
+                      r"(\w+)(,|>)", line)
+        if m:
+            dims = [int(x) for x in m.group(2).split("x")]
+            stages = max(stages, dims[0])
+            n = 1
+            for d in dims[1:]:
+                n *= d
+            per[views.get(m.group(1), m.group(1))] += n * elem_bits(
+                m.group(3)) // 8
+            continue
+        m = re.search(r"tile\.load %(\w+)\[.*-> tensor<([\dx]+)x(\w+)", line)
+        if m:
+            n = 1
+            for d in m.group(2).split("x"):
+                n *= int(d)
+            per[views.get(m.group(1), m.group(1))] += n * elem_bits(
+                m.group(3)) // 8
+        if re.match(r"\s*scf\.yield", line):
+            break
+    return per, stages
+
+
+def parse_sass(text):
+    labels, insts = {}, []
+    for line in text.split("\n"):
+        m = re.match(r"^(\.L_x_\d+):", line)
+        if m:
+            labels[m.group(1)] = len(insts)
+            continue
+        m = re.match(r"\s*/\*[0-9a-f]+\*/\s+(.*?);", line)
+        if m:
+            insts.append(m.group(1).strip())
+    return labels, insts
+
+
+def opcode(inst):
+    return re.sub(r"^@!?U?P\w+\s+", "", inst).split()[0].split(".")[0]
+
+
+GLOBAL_LOAD = re.compile(r"\b(LDG|LDGSTS|UTMALDG)\b")
+EDGE_LOAD = re.compile(r"\bLDG\.E(\.U8|\.S8|\.U16|\.S16)?\s")
+
+
+def main_loop(labels, insts):
+    """(start, end) of the innermost backward-branch loop with global loads."""
+    best = None
+    for j, inst in enumerate(insts):
+        m = re.search(r"BRA\s+`\((\.L_x_\d+)\)", inst)
+        if not m or labels.get(m.group(1), j + 1) > j:
+            continue
+        s = labels[m.group(1)]
+        if not any(GLOBAL_LOAD.search(x) for x in insts[s:j + 1]):
+            continue
+        if best is None or j - s < best[1] - best[0]:
+            best = (s, j)
+    return best
+
+
+def hot_path(body, block_starts):
+    """Instructions of the loop body outside the edge-chunk blocks."""
+    blocks, cur = [], []
+    for k, inst in enumerate(body):
+        if k in block_starts and cur:
+            blocks.append(cur)
+            cur = []
+        cur.append(inst)
+        if "BRA" in opcode(inst):
+            blocks.append(cur)
+            cur = []
+    if cur:
+        blocks.append(cur)
+    return [i for b in blocks if not any(EDGE_LOAD.search(x) for x in b)
+            for i in b]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("file")
+    ap.add_argument("--target", default="sm_90a")
+    ap.add_argument("--kernel")
+    ap.add_argument("-D", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--per", help="tensor whose bytes divide (default: all)")
+    ap.add_argument("--tilec", default=os.environ.get("TILEC", "tilec"))
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--max-ipb", type=float, metavar="X",
+                    help="exit 3 when warp instructions per byte exceed X")
+    ap.add_argument("--max-registers", type=int, metavar="R",
+                    help="exit 3 when registers exceed R or anything spills")
+    a = ap.parse_args()
+    if not a.target.startswith("sm_"):
+        ap.error("NVIDIA targets only (sm_80 ... sm_90a)")
+    tools = ["/opt/tilec-cuda-tools/bin", "/usr/local/cuda/bin"]
+    nvdisasm = find_tool("nvdisasm", tools)
+    if not nvdisasm:
+        sys.stderr.write("sass-report: nvdisasm not found (scripts/"
+                         "install-deps.sh installs it; or set TILE_NVDISASM)\n")
+        sys.exit(1)
+    common = [a.file, "--target=" + a.target]
+    for d in a.D:
+        common += ["-D", d]
+    if a.kernel:
+        common += ["--kernel=" + a.kernel]
+    with tempfile.TemporaryDirectory() as tmp:
+        cubin = os.path.join(tmp, "k.cubin")
+        ptxas = run([a.tilec] + common + ["--emit=obj", "-v", "-o", cubin])
+        tile_ir = run([a.tilec] + common + ["--emit=tile"])
+        sass = run([nvdisasm, "-c", cubin])
+    regs = int(re.search(r"Used (\d+) registers", ptxas).group(1))
+    spills = [int(x) for x in re.search(
+        r"(\d+) bytes spill stores, (\d+) bytes spill loads", ptxas).groups()]
+    warps = int(re.search(r"tile\.warps = (\d+)", tile_ir).group(1))
+    smem = int(re.search(r"tile\.shared_bytes = (\d+)", tile_ir).group(1))
+    per_tensor, stages = loop_bytes(tile_ir)
+    labels, insts = parse_sass(sass)
+    loop = main_loop(labels, insts)
+    if loop is None:
+        sys.stderr.write("sass-report: no loop with global loads in the "
+                         "SASS\n")
+        sys.exit(1)
+    body = insts[loop[0]:loop[1] + 1]
+    starts = {v - loop[0] for v in labels.values()
+              if loop[0] <= v <= loop[1]}
+    hot = hot_path(body, starts)
+    if a.per and a.per not in per_tensor:
+        ap.error("--per %s: the loop loads %s" % (a.per,
+                                                  ", ".join(per_tensor)))
+    denom = per_tensor[a.per] if a.per else sum(per_tensor.values())
+    threads = warps * 32
+    regs_alloc = (regs + 7) // 8 * 8
+    ctas = min(REGS_PER_SM // (regs_alloc * threads),
+               SMEM_PER_SM // (smem + SMEM_RESERVED_PER_CTA) if smem else
+               MAX_CTAS_PER_SM, MAX_THREADS_PER_SM // threads,
+               MAX_CTAS_PER_SM)
+    in_flight = ctas * sum(per_tensor.values()) * max(1, stages - 1)
+    r = {
+        "registers": regs, "spill_store_bytes": spills[0],
+        "spill_load_bytes": spills[1], "warps": warps, "shared_bytes": smem,
+        "ctas_per_sm": ctas, "bytes_per_iteration": dict(per_tensor),
+        "stages": stages, "bytes_in_flight_per_sm": in_flight,
+        "loop_instructions": len(body), "hot_instructions": len(hot),
+        "per": a.per or "all",
+        "warp_instructions_per_byte": round(len(hot) * warps / denom, 4)
+        if denom else None,
+        "hot_opcodes": dict(Counter(opcode(i) for i in hot).most_common(12)),
+    }
+    if a.json:
+        print(json.dumps(r, indent=1))
+    else:
+        print_report(r, per_tensor, stages, len(body), len(hot))
+    bad = []
+    if a.max_ipb is not None and (r["warp_instructions_per_byte"] is None or
+                                  r["warp_instructions_per_byte"] > a.max_ipb):
+        bad.append("%s warp instructions per byte > %s" %
+                   (r["warp_instructions_per_byte"], a.max_ipb))
+    if a.max_registers is not None and (regs > a.max_registers or
+                                        any(spills)):
+        bad.append("%d registers (limit %d), spills %d/%d" %
+                   (regs, a.max_registers, spills[0], spills[1]))
+    if bad:
+        sys.stderr.write("sass-report: regression: " + "; ".join(bad) + "\n")
+        sys.exit(3)
+
+
+def print_report(r, per_tensor, stages, loop_len, hot_len):
+    regs, spills = r["registers"], (r["spill_store_bytes"],
+                                    r["spill_load_bytes"])
+    warps, smem = r["warps"], r["shared_bytes"]
+    ctas, in_flight = r["ctas_per_sm"], r["bytes_in_flight_per_sm"]
+    body, hot = range(loop_len), range(hot_len)
+    print("registers %d, spills %d/%d bytes, %d warps, shared %d bytes" %
+          (regs, spills[0], spills[1], warps, smem))
+    print("CTAs per SM (H100 limits): %d; bytes in flight per SM: %d" %
+          (ctas, in_flight))
+    print("bytes per iteration: " + ", ".join(
+        "%s %d" % kv for kv in per_tensor.items()) + "; stages %d" % stages)
+    print("main loop: %d instructions, %d without edge chunks" %
+          (len(body), len(hot)))
+    print("warp instructions per byte of %s: %s" %
+          (r["per"], r["warp_instructions_per_byte"]))
+    print("opcodes: " + ", ".join("%s %d" % kv
+                                 for kv in r["hot_opcodes"].items()))
+
+
+if __name__ == "__main__":
+    main()
