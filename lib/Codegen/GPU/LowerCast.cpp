@@ -580,7 +580,10 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
   }
   const Regs &in = values[op.getSrc()];
   bool su = op.getSrcUnsigned(), du = op.getDstUnsigned();
-  if (const Regs *words = lookupPackedWords(op.getSrc())) {
+  // NVIDIA (warps of 32) only for now; AMD keeps the per-pair path, which
+  // its backend selects as v_and_or_b32 (test/Codegen/AMD/cast-fast-paths).
+  const Regs *words = lookupPackedWords(op.getSrc());
+  if (words && warpSize() == 32) {
     Regs fast = packedIntWords(*this, loc, *words, srcElem, su, dstElem);
     if (fast.size() == in.size()) {
       values[op.getResult()] = fast;

@@ -74,7 +74,7 @@ static Regs loadGroup(OpBuilder &b, Location loc, Value ptr, Type storage,
   Type memType = groupMemType(b.getContext(), storage, count, bits);
   Value v = LLVM::LoadOp::create(b, loc, memType, ptr, align);
   Regs regs;
-  bool wordWise = bits < 8 && (count * bits) % 32 == 0;
+  bool wordWise = words && bits < 8 && (count * bits) % 32 == 0;
   if (words && *words && !wordWise) {
     (*words)->clear();
     *words = nullptr;
@@ -659,7 +659,9 @@ FailureOr<Regs> KernelLowering::loadShared(Operation *op, Value base,
     return failure();
   Regs regs;
   Regs words;
-  Regs *wordsOut = bits < 8 ? &words : nullptr;
+  // NVIDIA only for now: on AMD the word-wise unpacking made the backend
+  // keep a sub-byte float tile in scratch (gemm_wq f4e2m1 on gfx942).
+  Regs *wordsOut = bits < 8 && warpSize() == 32 ? &words : nullptr;
   for (Value ptr : a->groupPtrs)
     llvm::append_range(regs, loadGroup(b, loc, ptr, storageType(elemType),
                                        a->vec, bits, a->align, &wordsOut));
