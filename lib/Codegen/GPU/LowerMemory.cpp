@@ -74,8 +74,9 @@ static Regs loadGroup(OpBuilder &b, Location loc, Value ptr, Type storage,
   Type memType = groupMemType(b.getContext(), storage, count, bits);
   Value v = LLVM::LoadOp::create(b, loc, memType, ptr, align);
   Regs regs;
-  bool wordWise = words && bits < 8 && (count * bits) % 32 == 0;
-  if (words && *words && !wordWise) {
+  bool wanted = words && *words;
+  bool wordWise = wanted && bits < 8 && (count * bits) % 32 == 0;
+  if (wanted && !wordWise) {
     (*words)->clear();
     *words = nullptr;
   }
@@ -100,8 +101,7 @@ static Regs loadGroup(OpBuilder &b, Location loc, Value ptr, Type storage,
     }
     for (int64_t i = 0; i < count; ++i)
       regs.push_back(slotOfWords(b, loc, w, i, bits, storage));
-    if (words && *words)
-      llvm::append_range(**words, w);
+    llvm::append_range(**words, w);
     return regs;
   }
   int64_t total = count * bits;
