@@ -580,10 +580,7 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
   }
   const Regs &in = values[op.getSrc()];
   bool su = op.getSrcUnsigned(), du = op.getDstUnsigned();
-  // NVIDIA (warps of 32) only for now; AMD keeps the per-pair path, which
-  // its backend selects as v_and_or_b32 (test/Codegen/AMD/cast-fast-paths).
-  const Regs *words = lookupPackedWords(op.getSrc());
-  if (words && warpSize() == 32) {
+  if (const Regs *words = lookupPackedWords(op.getSrc())) {
     Regs fast = packedIntWords(*this, loc, *words, srcElem, su, dstElem);
     if (fast.size() == in.size()) {
       values[op.getResult()] = fast;
