@@ -659,8 +659,8 @@ FailureOr<Regs> KernelLowering::loadShared(Operation *op, Value base,
     return failure();
   Regs regs;
   Regs words;
-  // NVIDIA only for now: on AMD the word-wise unpacking made the backend
-  // keep a sub-byte float tile in scratch (gemm_wq f4e2m1 on gfx942).
+  // NVIDIA only for now: measured and emulator-checked there; on gfx942
+  // the word-wise unpacking was seen to put gemm_wq f4e2m1 in scratch.
   Regs *wordsOut = bits < 8 && warpSize() == 32 ? &words : nullptr;
   for (Value ptr : a->groupPtrs)
     llvm::append_range(regs, loadGroup(b, loc, ptr, storageType(elemType),

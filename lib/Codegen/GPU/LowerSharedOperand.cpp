@@ -236,7 +236,9 @@ void KernelLowering::analyzeOperandFusion() {
       for (Operation *it = load->getNextNode(); it && it != dot.getOperation();
            it = it->getNextNode())
         // A barrier orders other threads' accesses but writes nothing
-        // itself (NVIDIA only for now: AMD's code is pinned by its tests).
+        // itself. Limited to NVIDIA (where tile-stage-converted-operands
+        // puts barriers between a fused load and its dot); not yet checked
+        // on the AMD emulator.
         if (!(warpSize() == 32 && isa<mlir::tile::BarrierOp>(it)) &&
             mayClobber(it, load)) {
           clobbered = true;
