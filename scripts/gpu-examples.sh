@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU check of the six reference examples of examples/ (vector_add, softmax,
-# rmsnorm_quant, gemm_f16, attention_fwd, gemm_wq): compiles bundles for an
-# NVIDIA target (code objects + reference outputs computed by the host
+# rmsnorm_quant, gemm_f16, attention_fwd, gemm_wq) and gemm_decode: compiles
+# bundles for an NVIDIA target (code objects + reference outputs computed by the host
 # target, at odd sizes), then runs them on the GPU with tile-run, which
 # generates the same seeded inputs, poisons the outputs and compares.
 #
@@ -78,6 +78,15 @@ bundle attention_fwd_causal attention_fwd.tile -D CAUSAL=true --size B=2,H=2,HKV
 for t in u1 u2 u3 u4 u5 u6 u7 u8 i2 i3 i4 i5 i6 i7 i8 f4e2m1 f6e3m2 f5e2m2 f8e4m3; do
   bundle "gemm_wq_$t" gemm_wq.tile -D T=$t --size M=1,K=256,N=130 --size M=17,K=512,N=256
 done
+# Split-K decode GEMM: C holds random values beforehand (--inout), every
+# split adds into it with atomic_add in an order that differs from the host
+# reference's. With f16/bf16 out, each partial sum is rounded to OUT and so
+# is every addition: the error follows the partial sums (hundreds here: a
+# few ulps of 512 in f16, of 128 in bf16), not the element, hence --atol.
+bundle gemm_decode_u4 gemm_decode.tile --inout C --atol 2 --size M=1,K=640,N=200 --size M=17,K=512,N=72
+bundle gemm_decode_i4_g32_bf16 gemm_decode.tile -D T=i4 -D G=32 -D ZP=false -D OUT=bf16 --inout C --atol 4 --size M=3,K=256,N=130
+bundle gemm_decode_u3_f32 gemm_decode.tile -D T=u3 -D G=64 -D OUT=f32 -D SPLIT=3 --inout C --size M=5,K=768,N=96
+bundle gemm_decode_f4e2m1_bk256 gemm_decode.tile -D T=f4e2m1 -D G=32 -D BK=256 -D BN=32 --inout C --atol 2 --size M=16,K=512,N=100
 
 [ "$bundle_only" -eq 1 ] && exit $status
 for dir in "$OUT"/*/; do

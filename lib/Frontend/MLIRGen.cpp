@@ -695,7 +695,8 @@ Value MLIRGen::emitCall(CallExpr *e) {
     }
     return r;
   }
-  case Builtin::Store: {
+  case Builtin::Store:
+  case Builtin::AtomicAdd: {
     auto *idx = cast<IndexExpr>(args[0].get());
     auto *base = cast<NameExpr>(idx->base.get());
     Value v = emitAs(args[1].get(), idx->ty.elem, idx->ty.shape);
@@ -712,7 +713,11 @@ Value MLIRGen::emitCall(CallExpr *e) {
       v = mlir::tile::ReshapeOp::create(b, l,
                                         typeOf(idx->ty.elem, idx->extents), v);
     }
-    mlir::tile::StoreOp::create(b, l, views.lookup(base->decl).first, offs, v);
+    Value view = views.lookup(base->decl).first;
+    if (bi == Builtin::AtomicAdd)
+      mlir::tile::AtomicAddOp::create(b, l, view, offs, v);
+    else
+      mlir::tile::StoreOp::create(b, l, view, offs, v);
     return Value();
   }
   case Builtin::Zeros:

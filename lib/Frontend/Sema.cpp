@@ -117,6 +117,7 @@ static Builtin lookupBuiltin(llvm::StringRef name) {
       .Case("max", Builtin::Max)
       .Case("load", Builtin::Load)
       .Case("store", Builtin::Store)
+      .Case("atomic_add", Builtin::AtomicAdd)
       .Case("zeros", Builtin::Zeros)
       .Case("full", Builtin::Full)
       .Case("arange", Builtin::Arange)
@@ -275,6 +276,7 @@ private:
   bool checkIndex(IndexExpr *e);
   bool checkList(ListExpr *e);
   bool checkLayoutCall(CallExpr *e);
+  bool checkStoreLike(CallExpr *e, bool atomicAdd);
 
   /// Unifies the element types of two operands; reports at \p loc.
   std::optional<ElemType> unify(const Expr *a, const Expr *b, SMLoc loc,
@@ -1238,6 +1240,75 @@ bool Checker::checkLayoutCall(CallExpr *e) {
   return true;
 }
 
+/// store(SLICE, TILE) and atomic_add(SLICE, TILE): a tile written into (or
+/// added to) a slice of a writable tensor; atomic_add only into global
+/// tensors of f32, f16, bf16, i32 or u32.
+bool Checker::checkStoreLike(CallExpr *e, bool atomicAdd) {
+  const char *name = atomicAdd ? "atomic_add()" : "store()";
+  if (!noKwargs(e) || !checkArgCount(e, 2, 2,
+                                     atomicAdd ? "2: atomic_add(SLICE, TILE)"
+                                               : "2: store(SLICE, TILE)"))
+    return false;
+  Expr *dst = e->args[0].get(), *v = e->args[1].get();
+  if (atomicAdd && dst->ty.kind != Ty::GSlice) {
+    error(dst->loc, "atomic_add() expects a slice of a global tensor as its "
+                    "first argument, got " +
+                        dst->ty.str());
+    return false;
+  }
+  if (dst->ty.kind != Ty::GSlice && dst->ty.kind != Ty::SSlice) {
+    error(dst->loc, "store() expects a slice of a global tensor or a "
+                    "shared buffer as its first argument, got " +
+                        dst->ty.str());
+    return false;
+  }
+  if (dst->ty.kind == Ty::GSlice) {
+    auto *idx = cast<IndexExpr>(dst);
+    auto *base = dyn_cast<NameExpr>(idx->base.get());
+    if (base && base->decl && base->decl->kind == Decl::Tensor) {
+      for (auto &p : out.params) {
+        if (p.decl == base->decl && !p.isMut) {
+          error(dst->loc, std::string(atomicAdd ? "cannot add to '"
+                                                : "cannot store to '") +
+                              base->name + "': it is not declared 'mut'");
+          diags.note(base->decl->loc,
+                     "declared here; write '" + base->name + ": mut ...'");
+          return false;
+        }
+      }
+    }
+  }
+  if (atomicAdd) {
+    ElemType t = dst->ty.elem;
+    bool ok = t.kind == ElemType::F32 || t.kind == ElemType::F16 ||
+              t.kind == ElemType::BF16 ||
+              ((t.kind == ElemType::SInt || t.kind == ElemType::UInt) &&
+               t.bits == 32);
+    if (!ok) {
+      error(dst->loc, "atomic_add() adds into tensors of f32, f16, bf16, i32 "
+                      "or u32, not " +
+                          t.str());
+      return false;
+    }
+  }
+  if (!requireValue(v, name))
+    return false;
+  if (!convertibleTo(v, dst->ty.elem, v->loc, name))
+    return false;
+  auto s = broadcast(v->ty.shape, dst->ty.shape, v->loc);
+  if (!s)
+    return false;
+  if (llvm::ArrayRef<int64_t>(*s) != llvm::ArrayRef<int64_t>(dst->ty.shape)) {
+    error(v->loc,
+          std::string(name) + ": value of shape " + shapeStr(v->ty.shape) +
+              " does not fit a slice of shape " + shapeStr(dst->ty.shape));
+    return false;
+  }
+  e->operandElem = dst->ty.elem;
+  e->ty = Ty::of(Ty::Void);
+  return true;
+}
+
 bool Checker::checkCall(CallExpr *e) {
   e->builtin = lookupBuiltin(e->callee);
   if (e->builtin == Builtin::None) {
@@ -1539,48 +1610,10 @@ bool Checker::checkCall(CallExpr *e) {
     e->ty = Ty::tile(src->ty.elem, src->ty.shape);
     return true;
   }
-  case Builtin::Store: {
-    if (!noKwargs(e) || !checkArgCount(e, 2, 2, "2: store(SLICE, TILE)"))
-      return false;
-    Expr *dst = args[0].get(), *v = args[1].get();
-    if (dst->ty.kind != Ty::GSlice && dst->ty.kind != Ty::SSlice) {
-      error(dst->loc, "store() expects a slice of a global tensor or a "
-                      "shared buffer as its first argument, got " +
-                          dst->ty.str());
-      return false;
-    }
-    if (dst->ty.kind == Ty::GSlice) {
-      auto *idx = cast<IndexExpr>(dst);
-      auto *base = dyn_cast<NameExpr>(idx->base.get());
-      if (base && base->decl && base->decl->kind == Decl::Tensor) {
-        for (auto &p : out.params) {
-          if (p.decl == base->decl && !p.isMut) {
-            error(dst->loc, "cannot store to '" + base->name +
-                                "': it is not declared 'mut'");
-            diags.note(base->decl->loc,
-                       "declared here; write '" + base->name + ": mut ...'");
-            return false;
-          }
-        }
-      }
-    }
-    if (!requireValue(v, "store()"))
-      return false;
-    if (!convertibleTo(v, dst->ty.elem, v->loc, "store()"))
-      return false;
-    auto s = broadcast(v->ty.shape, dst->ty.shape, v->loc);
-    if (!s)
-      return false;
-    if (llvm::ArrayRef<int64_t>(*s) != llvm::ArrayRef<int64_t>(dst->ty.shape)) {
-      error(v->loc, "store(): value of shape " + shapeStr(v->ty.shape) +
-                        " does not fit a slice of shape " +
-                        shapeStr(dst->ty.shape));
-      return false;
-    }
-    e->operandElem = dst->ty.elem;
-    e->ty = Ty::of(Ty::Void);
-    return true;
-  }
+  case Builtin::Store:
+    return checkStoreLike(e, /*atomicAdd=*/false);
+  case Builtin::AtomicAdd:
+    return checkStoreLike(e, /*atomicAdd=*/true);
   case Builtin::Zeros:
   case Builtin::Full:
   case Builtin::Shared: {
@@ -1830,11 +1863,10 @@ bool Checker::checkCall(CallExpr *e) {
     auto *dstIndex = cast<IndexExpr>(dst);
     const Shape &buffer = dstIndex->base->ty.shape;
     bool slicing = false;
-    for (size_t d = 0; d < dstIndex->entries.size() && d < buffer.size();
-         ++d) {
+    for (size_t d = 0; d < dstIndex->entries.size() && d < buffer.size(); ++d) {
       const IndexEntry &entry = dstIndex->entries[d];
-      bool whole = entry.kind != IndexEntry::Index &&
-                   dstIndex->extents[d] == buffer[d];
+      bool whole =
+          entry.kind != IndexEntry::Index && dstIndex->extents[d] == buffer[d];
       if (entry.kind == IndexEntry::Index && !slicing)
         continue;
       slicing = true;
@@ -1843,8 +1875,8 @@ bool Checker::checkCall(CallExpr *e) {
               "copy_async() fills whole rows of its shared buffer: after the "
               "indexed leading dimensions, take each dimension whole ("
               "dimension " +
-                  llvm::Twine(d) + " of " + dstIndex->base->ty.str() +
-                  " has " + llvm::Twine(dstIndex->extents[d]) + " of " +
+                  llvm::Twine(d) + " of " + dstIndex->base->ty.str() + " has " +
+                  llvm::Twine(dstIndex->extents[d]) + " of " +
                   llvm::Twine(buffer[d]) + ")");
         return false;
       }

@@ -375,6 +375,8 @@ std::optional<DL> LayoutInference::requirement(OpOperand &use) {
   }
   if (auto store = dyn_cast<mlir::tile::StoreOp>(user))
     return coalesced(store.getValue());
+  if (auto add = dyn_cast<mlir::tile::AtomicAddOp>(user))
+    return coalesced(add.getValue());
   if (isa<mlir::tile::SharedStoreOp>(user)) {
     // Any layout, as long as every thread holds its sub-byte elements in
     // whole bytes.

@@ -83,7 +83,7 @@ struct Candidate {
 bool blocksPipelining(Operation *op) {
   if (isa<mlir::tile::CopyAsyncOp, mlir::tile::WaitOp>(op))
     return true;
-  if (isa<mlir::tile::StoreOp>(op))
+  if (isa<mlir::tile::StoreOp, mlir::tile::AtomicAddOp>(op))
     return true;
   if (isa<scf::YieldOp>(op) ||
       op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())

@@ -73,6 +73,24 @@ func.func @f(%v: !tile.view<?x?xf16>, %i: i32, %t: tensor<4x4x4xf16>) {
 
 // -----
 
+// Atomic additions exist for the types GPUs add atomically.
+func.func @f(%v: !tile.view<?xi8>, %i: i32, %t: tensor<64xi8>) {
+  // expected-error @+1 {{adds f32, f16, bf16 or i32 elements, not 'i8'}}
+  tile.atomic_add %v[%i], %t : !tile.view<?xi8>, tensor<64xi8>
+  return
+}
+
+// -----
+
+// The added tile has the view's element type (convert before adding).
+func.func @f(%v: !tile.view<?xf32>, %i: i32, %t: tensor<64xf16>) {
+  // expected-error @+1 {{added tile element type 'f16' differs from the view element type 'f32'}}
+  tile.atomic_add %v[%i], %t : !tile.view<?xf32>, tensor<64xf16>
+  return
+}
+
+// -----
+
 func.func @f(%s: !tile.shared<2x4x4xf16>, %i: i32) {
   // expected-error @+1 {{expects one index per buffer dimension (3), got 2}}
   %t = tile.shared_load %s[%i, %i] : !tile.shared<2x4x4xf16> -> tensor<4x4xf16>

@@ -46,6 +46,16 @@ func.func @global_access(%p: !tile.ptr<f16>, %m: i32, %k: i32) {
   return
 }
 
+// CHECK-LABEL: func.func @atomic_add
+// CHECK: tile.atomic_add %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !tile.view<?x?xf32>, tensor<16x64xf32>
+// CHECK: tile.atomic_add %{{.*}}[%{{.*}}], %{{.*}} : !tile.view<?xi32>, tensor<64xi32>
+func.func @atomic_add(%v: !tile.view<?x?xf32>, %w: !tile.view<?xi32>, %m: i32,
+                      %t: tensor<16x64xf32>, %u: tensor<64xi32>) {
+  tile.atomic_add %v[%m, %m], %t : !tile.view<?x?xf32>, tensor<16x64xf32>
+  tile.atomic_add %w[%m], %u : !tile.view<?xi32>, tensor<64xi32>
+  return
+}
+
 // CHECK-LABEL: func.func @sub_byte_views
 // CHECK: tile.view %{{.*}}(%{{.*}}, %{{.*}}) : !tile.ptr<i3> -> !tile.view<?x?xi3>
 // CHECK: tile.load %{{.*}} : !tile.view<?x?xi3> -> tensor<64x128xi3>

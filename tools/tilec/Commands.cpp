@@ -93,6 +93,17 @@ cl::list<std::string>
                       "poisoning it"),
              cl::value_desc("NAME"), cl::sub(runCmd), cl::sub(checkCmd),
              cl::sub(bundleCmd), cl::cat(commandCat));
+cl::opt<double> atolOpt(
+    "atol",
+    cl::desc("Absolute tolerance of the output comparison (check, bundle; "
+             "default: from the element type, see runtime/README.md)"),
+    cl::init(-1), cl::sub(checkCmd), cl::sub(bundleCmd), cl::cat(commandCat));
+cl::opt<double> rtolOpt("rtol",
+                        cl::desc("Relative tolerance of the output comparison "
+                                 "(check, bundle; default: from the element "
+                                 "type)"),
+                        cl::init(-1), cl::sub(checkCmd), cl::sub(bundleCmd),
+                        cl::cat(commandCat));
 cl::list<std::string> defineOpt("D", cl::Prefix,
                                 cl::desc("Set a compile-time parameter"),
                                 cl::value_desc("NAME=VALUE"), cl::sub(runCmd),
@@ -173,6 +184,7 @@ bool makeTestCase(llvm::StringRef sizeText, rt::TestCase &test) {
     test.InputFiles[name] = std::string(absolute);
   }
   test.InOut.assign(inoutOpt.begin(), inoutOpt.end());
+  test.Tol = {atolOpt, rtolOpt};
   return true;
 }
 
@@ -476,7 +488,8 @@ int checkMain() {
       continue;
     ++compared;
     auto stats = rt::compareTensors(t.Param->DType, exec->outputs[i].data(),
-                                    ref->outputs[i].data(), t.NumElements);
+                                    ref->outputs[i].data(), t.NumElements,
+                                    {atolOpt, rtolOpt});
     if (!stats)
       return fail(stats.message());
     bool ok = stats->Mismatches == 0;

@@ -79,16 +79,19 @@ struct Result {
 };
 
 /// Compiles \p file with \p defines, runs kernel \p kernel on the host with
-/// \p sizes / \p scalars and returns the decoded inputs and outputs.
+/// \p sizes / \p scalars and returns the decoded inputs and outputs. The
+/// `mut` tensors named in \p inout get random inputs (not poison) and appear
+/// in both maps.
 Result run(const std::string &file, const std::string &kernel,
            std::map<std::string, std::string> defines, rt::DimMap sizes,
-           std::map<std::string, double> scalars = {}, uint64_t seed = 7) {
+           std::map<std::string, double> scalars = {}, uint64_t seed = 7,
+           std::vector<std::string> inout = {}) {
   Result result;
   jit::CompileOptions options;
   options.defines = std::move(defines);
-  auto compiled = compiler().compileKernel(
-      test::readTextFile(examplePath(file)),
-      examplePath(file), kernel, options);
+  auto compiled =
+      compiler().compileKernel(test::readTextFile(examplePath(file)),
+                               examplePath(file), kernel, options);
   EXPECT_TRUE(bool(compiled)) << compiled.message();
   if (!compiled)
     return result;
@@ -101,6 +104,7 @@ Result run(const std::string &file, const std::string &kernel,
   test.Sizes = sizes;
   test.Scalars = scalars;
   test.Seed = seed;
+  test.InOut = inout;
   auto prepared = rt::prepareRun((*compiled)->Info.Signature, test, *device);
   EXPECT_TRUE(bool(prepared)) << prepared.message();
   if (!prepared)
@@ -112,12 +116,13 @@ Result run(const std::string &file, const std::string &kernel,
   EXPECT_FALSE(bool(err)) << err.message();
   for (rt::TensorArg &t : prepared->Tensors) {
     Tensor decoded{t.Param->DType, t.Shape, {}};
-    if (t.Poisoned) {
+    if (t.Poisoned || llvm::is_contained(inout, t.Param->Name)) {
       auto bytes = t.Buf.read();
       EXPECT_TRUE(bool(bytes));
       decoded.values = decodeAll(t.Param->DType, *bytes, t.NumElements);
       result.out[t.Param->Name] = decoded;
-    } else {
+    }
+    if (!t.Poisoned) {
       decoded.values = decodeAll(t.Param->DType, t.Initial, t.NumElements);
       result.in[t.Param->Name] = decoded;
     }
@@ -314,6 +319,73 @@ INSTANTIATE_TEST_SUITE_P(ExamplesHost, GemmWQ,
 
 TEST(ExamplesHost, GemmWQWithoutZeroPoints) {
   checkGemmWQ("i4", /*zp=*/false, 5, 256, 72);
+}
+
+//===----------------------------------------------------------------------===//
+// gemm_decode: split-K with atomic_add into C
+//===----------------------------------------------------------------------===//
+
+struct DecodeCase {
+  std::string type;
+  int64_t g;
+  bool zp;
+  std::string out;
+  std::map<std::string, std::string> tiles; ///< BN, BK, SPLIT, STAGES.
+};
+
+/// C_out = C_in + A x dequant(W): C holds random values beforehand (the
+/// addend of the atomic additions), so a split that adds nothing or adds
+/// twice shows.
+void checkGemmDecode(const DecodeCase &c, int64_t m, int64_t k, int64_t n) {
+  std::map<std::string, std::string> defines = c.tiles;
+  defines["T"] = c.type;
+  defines["G"] = std::to_string(c.g);
+  defines["ZP"] = c.zp ? "true" : "false";
+  defines["OUT"] = c.out;
+  Result r = run("gemm_decode.tile", "gemm_decode", defines,
+                 {{"M", m}, {"K", k}, {"N", n}}, {}, /*seed=*/11, {"C"});
+  // Dequantize as the program does: -z * s once per group and column, then
+  // w * s + that, each f16 operation rounded once.
+  std::vector<double> w(k * n);
+  for (int64_t l = 0; l < k; ++l)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = r.in["S"][(l / c.g) * n + j];
+      double zs = c.zp ? -roundF16(r.in["Z"][(l / c.g) * n + j] * s) : 0;
+      w[l * n + j] =
+          roundF16(roundF16(roundF16(r.in["W"][l * n + j]) * s) + zs);
+    }
+  std::vector<double> want(m * n);
+  double scale = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t l = 0; l < k; ++l)
+        acc += r.in["A"][i * k + l] * w[l * n + j];
+      want[i * n + j] = r.in["C"][i * n + j] + acc;
+      scale = std::max(scale, std::fabs(want[i * n + j]));
+    }
+  // Each split's partial sum is rounded to OUT, then every addition is.
+  double rtol = c.out == "f32" ? 1e-5 : c.out == "f16" ? 1.0 / 256 : 1.0 / 32;
+  expectClose(r.out["C"], want, 1e-3 * (1 + scale) + rtol * scale / 8, rtol,
+              "gemm_decode T=" + c.type + " G=" + std::to_string(c.g) +
+                  (c.zp ? "" : " ZP=false") + " OUT=" + c.out +
+                  " M=" + std::to_string(m) + " K=" + std::to_string(k));
+}
+
+TEST(ExamplesHost, GemmDecodeSplitK) {
+  // Defaults (BN 64, BK 128, SPLIT 4): one group per chunk, K = 640 is not a
+  // multiple of SPLIT x BK, so the last split is short.
+  checkGemmDecode({"u4", 128, true, "f16", {}}, 1, 640, 200);
+  checkGemmDecode({"u4", 128, true, "f16", {}}, 17, 512, 72);
+  // Several groups per chunk (BK > G), no zero points, bf16 and f32 out.
+  checkGemmDecode({"i4", 32, false, "bf16", {}}, 3, 256, 130);
+  checkGemmDecode({"u3", 64, true, "f32", {{"SPLIT", "3"}}}, 5, 768, 96);
+  // More splits than chunks: programs whose share of K is empty add zeros.
+  checkGemmDecode({"f4e2m1", 64, true, "f32", {{"SPLIT", "8"}, {"BK", "64"}}},
+                  2, 256, 64);
+  checkGemmDecode({"u1", 32, true, "f16", {{"BK", "256"}, {"BN", "32"}}}, 16,
+                  512, 100);
+  checkGemmDecode({"i8", 128, false, "f16", {{"SPLIT", "1"}}}, 4, 384, 64);
 }
 
 //===----------------------------------------------------------------------===//

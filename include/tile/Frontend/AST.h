@@ -141,6 +141,7 @@ enum class Builtin {
   Max,
   Load,
   Store,
+  AtomicAdd,
   Zeros,
   Full,
   Arange,

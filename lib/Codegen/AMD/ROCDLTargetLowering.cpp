@@ -553,6 +553,23 @@ public:
         .getResult(0);
   }
 
+  // Device-scope ("agent") relaxed atomics on memory that is neither remote
+  // nor fine-grained (tilec's buffers are plain device allocations): with
+  // that metadata the backend emits global_atomic_add_f32 instead of a
+  // compare-and-swap loop.
+  void atomicAddGlobal(OpBuilder &b, Location loc, Value ptr,
+                       Value value) override {
+    bool isFloat = isa<mlir::FloatType>(value.getType());
+    auto rmw = LLVM::AtomicRMWOp::create(
+        b, loc, isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add, ptr,
+        value, LLVM::AtomicOrdering::monotonic, "agent",
+        value.getType().getIntOrFloatBitWidth() / 8);
+    MLIRContext *ctx = b.getContext();
+    auto *rocdl = ctx->getLoadedDialect<ROCDL::ROCDLDialect>();
+    rocdl->getNoRemoteMemoryAttrHelper().setAttr(rmw, UnitAttr::get(ctx));
+    rocdl->getNoFineGrainedMemoryAttrHelper().setAttr(rmw, UnitAttr::get(ctx));
+  }
+
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) override {
     MLIRContext *ctx = func.getContext();
     func.setCConv(LLVM::cconv::CConv::AMDGPU_KERNEL);

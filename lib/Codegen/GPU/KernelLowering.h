@@ -36,6 +36,15 @@ struct ViewValue {
   mlir::Type elementType;
 };
 
+/// Linear element index sum_d coord[d] * stride[d] (i64) of `view`.
+mlir::Value linearIndex(mlir::OpBuilder &b, mlir::Location loc,
+                        const ViewValue &view,
+                        llvm::ArrayRef<mlir::Value> coords);
+/// i1: 0 <= c < dim for every dimension (unsigned compare).
+mlir::Value inBounds(mlir::OpBuilder &b, mlir::Location loc,
+                     llvm::ArrayRef<mlir::Value> coords,
+                     llvm::ArrayRef<mlir::Value> dims);
+
 /// A lowered shared buffer: its base address in shared memory and layout.
 struct SharedValue {
   mlir::Value ptr;
@@ -175,6 +184,7 @@ public:
   // Op lowerings, one per file group.
   mlir::LogicalResult lowerLoad(mlir::tile::LoadOp op);
   mlir::LogicalResult lowerStore(mlir::tile::StoreOp op);
+  mlir::LogicalResult lowerAtomicAdd(mlir::tile::AtomicAddOp op);
   mlir::LogicalResult lowerSharedLoad(mlir::tile::SharedLoadOp op);
   mlir::LogicalResult lowerSharedStore(mlir::tile::SharedStoreOp op);
   mlir::LogicalResult lowerCopyAsync(mlir::tile::CopyAsyncOp op);

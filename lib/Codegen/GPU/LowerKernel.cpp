@@ -25,6 +25,15 @@ TargetLowering::~TargetLowering() = default;
 
 bool TargetLowering::hasMatrixLoad(unsigned, bool) const { return false; }
 
+void TargetLowering::atomicAddGlobal(OpBuilder &b, Location loc, Value ptr,
+                                     Value value) {
+  bool isFloat = isa<mlir::FloatType>(value.getType());
+  LLVM::AtomicRMWOp::create(
+      b, loc, isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add, ptr,
+      value, LLVM::AtomicOrdering::monotonic, /*syncscope=*/StringRef(),
+      value.getType().getIntOrFloatBitWidth() / 8);
+}
+
 SmallVector<Value> TargetLowering::loadMatrices(OpBuilder &, Location, Value,
                                                 unsigned, bool) {
   return {};
@@ -473,8 +482,7 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
   for (int64_t l = 0; l < count; ++l) {
     SmallVector<Value> operands;
     for (Value v : op->getOperands())
-      operands.push_back(values[v].size() == 1 ? values[v][0]
-                                               : values[v][l]);
+      operands.push_back(values[v].size() == 1 ? values[v][0] : values[v][l]);
     if (op->getNumResults() == 1) {
       FailureOr<Value> special = lowerMath(op, operands, resultTypes[0]);
       if (failed(special))
@@ -710,6 +718,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerLoad(load);
   if (auto store = dyn_cast<StoreOp>(op))
     return lowerStore(store);
+  if (auto add = dyn_cast<AtomicAddOp>(op))
+    return lowerAtomicAdd(add);
   if (auto sl = dyn_cast<SharedLoadOp>(op))
     return lowerSharedLoad(sl);
   if (auto ss = dyn_cast<SharedStoreOp>(op))

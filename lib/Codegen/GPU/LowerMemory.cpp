@@ -57,8 +57,8 @@ static Value slotOfWords(OpBuilder &b, Location loc, ArrayRef<Value> words,
     Value amount = arith::ConstantIntOp::create(b, loc, i32, shift);
     w = LLVM::FshrOp::create(b, loc, i32, words[first + 1], w, amount);
   } else if (shift) {
-    w = arith::ShRUIOp::create(b, loc, w,
-                               arith::ConstantIntOp::create(b, loc, i32, shift));
+    w = arith::ShRUIOp::create(
+        b, loc, w, arith::ConstantIntOp::create(b, loc, i32, shift));
   }
   return arith::TruncIOp::create(b, loc, storage, w);
 }
@@ -214,9 +214,8 @@ static Value paddingValue(OpBuilder &b, Location loc, Attribute padding,
                        bits.zextOrTrunc(storage.getIntOrFloatBitWidth())));
 }
 
-/// Linear element index sum_d coord[d] * stride[d] as i64.
-static Value linearIndex(OpBuilder &b, Location loc, const ViewValue &view,
-                         ArrayRef<Value> coords) {
+Value linearIndex(OpBuilder &b, Location loc, const ViewValue &view,
+                  ArrayRef<Value> coords) {
   Value acc;
   for (auto [c, s] : llvm::zip(coords, view.strides)) {
     Value term = arith::MulIOp::create(
@@ -226,9 +225,8 @@ static Value linearIndex(OpBuilder &b, Location loc, const ViewValue &view,
   return acc;
 }
 
-/// i1: 0 <= c < dim for every dimension (unsigned compare).
-static Value inBounds(OpBuilder &b, Location loc, ArrayRef<Value> coords,
-                      ArrayRef<Value> dims) {
+Value inBounds(OpBuilder &b, Location loc, ArrayRef<Value> coords,
+               ArrayRef<Value> dims) {
   Value acc;
   for (auto [c, d] : llvm::zip(coords, dims)) {
     Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, d);

@@ -501,11 +501,46 @@ struct LoadLowering : public HostPattern<LoadOp> {
   }
 };
 
-struct StoreLowering : public HostPattern<StoreOp> {
-  using HostPattern::HostPattern;
+/// The function that adds to an element atomically (relaxed):
+///   void f(ptr element, T value) { *element += value; }
+/// for T in f32, f16, bf16, i32. An llvm.func for the same reason as
+/// kUpdateByteFn; defined on first use.
+static StringRef defineAtomicAddFn(ModuleOp module, Type elemType) {
+  StringRef name = elemType.isF32()    ? "__tile_host_atomic_add_f32"
+                   : elemType.isF16()  ? "__tile_host_atomic_add_f16"
+                   : elemType.isBF16() ? "__tile_host_atomic_add_bf16"
+                                       : "__tile_host_atomic_add_i32";
+  if (module.lookupSymbol(name))
+    return name;
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  Location loc = module.getLoc();
+  auto fnType =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                  {LLVM::LLVMPointerType::get(ctx), elemType});
+  auto fn =
+      LLVM::LLVMFuncOp::create(b, loc, name, fnType, LLVM::Linkage::Internal);
+  Block *body = fn.addEntryBlock(b);
+  b.setInsertionPointToStart(body);
+  LLVM::AtomicRMWOp::create(b, loc,
+                            isa<mlir::FloatType>(elemType)
+                                ? LLVM::AtomicBinOp::fadd
+                                : LLVM::AtomicBinOp::add,
+                            body->getArgument(0), body->getArgument(1),
+                            LLVM::AtomicOrdering::monotonic);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  return name;
+}
+
+/// tile.store and tile.atomic_add: one element at a time under its bounds
+/// check; atomic_add calls defineAtomicAddFn's function.
+template <typename OpTy> struct GlobalWriteLowering : public HostPattern<OpTy> {
+  using HostPattern<OpTy>::HostPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+  static constexpr bool kAtomicAdd = std::is_same_v<OpTy, AtomicAddOp>;
 
   LogicalResult
-  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     FailureOr<GlobalView> view = resolveView(op, op.getView(), rewriter);
@@ -515,13 +550,25 @@ struct StoreLowering : public HostPattern<StoreOp> {
     auto type = cast<RankedTensorType>(value.getType());
     SmallVector<Value> offsets =
         offsetsToI64(rewriter, loc, adaptor.getOffsets());
+    StringRef addFn;
+    if (kAtomicAdd)
+      addFn = defineAtomicAddFn(op->template getParentOfType<ModuleOp>(),
+                                view->elemType);
     buildLoops(
         rewriter, loc, type.getShape(),
         [&](OpBuilder &b, Location l, ValueRange ivs) {
           auto [inBounds, linear] = view->locate(b, l, offsets, ivs);
           scf::IfOp::create(b, l, inBounds, [&](OpBuilder &nb, Location nl) {
             Value element = tensor::ExtractOp::create(nb, nl, value, ivs);
-            storeElement(nb, nl, view->ptr, linear, element, view->elemType);
+            if (kAtomicAdd) {
+              Value addr = LLVM::GEPOp::create(
+                  nb, nl, LLVM::LLVMPointerType::get(nb.getContext()),
+                  view->elemType, view->ptr, ValueRange{linear});
+              LLVM::CallOp::create(nb, nl, TypeRange{}, addFn,
+                                   ValueRange{addr, element});
+            } else {
+              storeElement(nb, nl, view->ptr, linear, element, view->elemType);
+            }
             scf::YieldOp::create(nb, nl);
           });
         });
@@ -976,6 +1023,8 @@ struct LowerTilePass
         view = load.getView();
       else if (auto store = dyn_cast<StoreOp>(op))
         view = store.getView();
+      else if (auto add = dyn_cast<AtomicAddOp>(op))
+        view = add.getView();
       else if (auto copy = dyn_cast<CopyAsyncOp>(op))
         view = copy.getSrc();
       if (view && !view.getDefiningOp<ViewOp>()) {
@@ -1066,7 +1115,8 @@ struct LowerTilePass
     });
 
     RewritePatternSet patterns(ctx);
-    patterns.add<LoadLowering, StoreLowering, AllocSharedLowering,
+    patterns.add<LoadLowering, GlobalWriteLowering<StoreOp>,
+                 GlobalWriteLowering<AtomicAddOp>, AllocSharedLowering,
                  SharedLoadLowering, SharedStoreLowering, CopyAsyncLowering,
                  EraseLowering<WaitOp>, EraseLowering<BarrierOp>, DotLowering,
                  ReduceLowering, BroadcastLowering, SplatLowering,

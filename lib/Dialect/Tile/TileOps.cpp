@@ -105,7 +105,7 @@ LogicalResult ViewOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// LoadOp / StoreOp
+// LoadOp / StoreOp / AtomicAddOp
 //===----------------------------------------------------------------------===//
 
 /// Common checks for a rectangular access of `tile` into `view` at `offsets`.
@@ -139,6 +139,16 @@ LogicalResult LoadOp::verify() {
 LogicalResult StoreOp::verify() {
   return verifyGlobalAccess(*this, getView().getType(), getOffsets().size(),
                             getValue().getType(), "stored tile");
+}
+
+LogicalResult AtomicAddOp::verify() {
+  if (failed(verifyGlobalAccess(*this, getView().getType(), getOffsets().size(),
+                                getValue().getType(), "added tile")))
+    return failure();
+  Type elem = getValue().getType().getElementType();
+  if (elem.isF32() || elem.isF16() || elem.isBF16() || elem.isInteger(32))
+    return success();
+  return emitOpError() << "adds f32, f16, bf16 or i32 elements, not " << elem;
 }
 
 //===----------------------------------------------------------------------===//

@@ -32,6 +32,30 @@ func.func @load_store(%p: !tile.ptr<f16>, %q: !tile.ptr<f16>, %m: i32, %n: i32) 
 
 // -----
 
+// Atomic additions: each element inside the view goes through the internal
+// function of its type, one relaxed atomicrmw (programs run in parallel).
+// CHECK-LABEL: llvm.func internal @__tile_host_atomic_add_i32(%arg0: !llvm.ptr, %arg1: i32)
+// CHECK-NEXT: llvm.atomicrmw add %arg0, %arg1 monotonic : !llvm.ptr, i32
+// CHECK-LABEL: llvm.func internal @__tile_host_atomic_add_bf16(%arg0: !llvm.ptr, %arg1: bf16)
+// CHECK-NEXT: llvm.atomicrmw fadd %arg0, %arg1 monotonic : !llvm.ptr, bf16
+// CHECK-LABEL: func.func @atomic_add
+// CHECK: scf.if %{{.*}} {
+// CHECK: %[[E:.*]] = tensor.extract
+// CHECK: %[[A:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, bf16
+// CHECK: llvm.call @__tile_host_atomic_add_bf16(%[[A]], %[[E]]) : (!llvm.ptr, bf16) -> ()
+// CHECK: llvm.call @__tile_host_atomic_add_i32(
+func.func @atomic_add(%p: !tile.ptr<bf16>, %q: !tile.ptr<i32>, %m: i32, %n: i32,
+                      %t: tensor<4x8xbf16>, %u: tensor<8xi32>) {
+  %c0 = arith.constant 0 : i32
+  %v = tile.view %p(%m, %n) : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %w = tile.view %q(%n) : !tile.ptr<i32> -> !tile.view<?xi32>
+  tile.atomic_add %v[%c0, %n], %t : !tile.view<?x?xbf16>, tensor<4x8xbf16>
+  tile.atomic_add %w[%m], %u : !tile.view<?xi32>, tensor<8xi32>
+  return
+}
+
+// -----
+
 // Sub-byte elements: bytes of the LSB-first stream, shifted and truncated;
 // stores update bits atomically through __tile_host_update_byte. Narrowing
 // integer casts clamp to the destination's range.

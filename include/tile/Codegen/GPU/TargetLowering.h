@@ -141,6 +141,12 @@ public:
   virtual mlir::Value rsqrt(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value x) = 0;
 
+  /// Adds `value` (f32, f16, bf16 or i32) to the global element at `ptr`
+  /// atomically with relaxed ordering; the result is not used. By default
+  /// a plain `atomicrmw fadd` / `add`, left to the backend.
+  virtual void atomicAddGlobal(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value ptr, mlir::Value value);
+
   /// Turns `func` into a kernel entry point launched with `numThreads`
   /// threads per program (calling convention, launch bounds).
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads) = 0;

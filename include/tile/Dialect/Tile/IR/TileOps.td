@@ -113,6 +113,32 @@ def Tile_StoreOp : Tile_Op<"store",
   let hasVerifier = 1;
 }
 
+def Tile_AtomicAddOp : Tile_Op<"atomic_add",
+    [MemoryEffects<[MemRead<Tile_GlobalMemory>,
+                    MemWrite<Tile_GlobalMemory>]>]> {
+  let summary = "add a register tile into a slice of a global tensor";
+  let description = [{
+    Adds each element of `value` to the element of the slice starting at
+    `offsets`, atomically per element (relaxed ordering), so that programs
+    may add into the same elements, e.g. the partial sums of a K dimension
+    split across programs. Elements that fall outside the view are skipped.
+    The element type is f32, f16, bf16 or i32 (two's complement: u32 too).
+    The order in which programs add is unspecified, so float results may
+    differ from run to run in the last bits.
+
+    ```mlir
+    tile.atomic_add %c[%m0, %n0], %part : !tile.view<?x?xf32>, tensor<16x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_View:$view, Variadic<I32>:$offsets,
+                       Tile_Tensor:$value);
+  let assemblyFormat = [{
+    $view `[` $offsets `]` `,` $value attr-dict `:` qualified(type($view)) `,`
+    type($value)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Shared memory and asynchronous copies
 //===----------------------------------------------------------------------===//
