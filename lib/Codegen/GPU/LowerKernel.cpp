@@ -432,6 +432,22 @@ FailureOr<Value> KernelLowering::lowerMath(Operation *op, ValueRange operands,
   return r;
 }
 
+/// Marks a float multiplication, addition or subtraction of the program as
+/// contractible: the backend may fuse a product feeding a sum into one fma
+/// (one rounding), as nvcc and hipcc do by default (HFMA2 for f16 pairs,
+/// one instruction instead of HMUL2 + HADD2). Only the program's own
+/// arithmetic: the compiler's internal sequences (casts) keep their
+/// roundings. The host, the reference, does not contract.
+static void allowContraction(Operation *op) {
+  if (!isa<arith::MulFOp, arith::AddFOp, arith::SubFOp>(op))
+    return;
+  auto fm = cast<arith::ArithFastMathInterface>(op);
+  arith::FastMathFlags flags = fm.getFastMathFlagsAttr().getValue();
+  op->setAttr(fm.getFastMathAttrName(),
+              arith::FastMathFlagsAttr::get(
+                  op->getContext(), flags | arith::FastMathFlags::contract));
+}
+
 LogicalResult KernelLowering::lowerElementwise(Operation *op) {
   // Constants: splats of tiles become one scalar per register.
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
@@ -495,6 +511,7 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
     OperationState state(loc, op->getName().getStringRef(), operands,
                          resultTypes, op->getAttrs());
     Operation *clone = b.create(state);
+    allowContraction(clone);
     for (unsigned r = 0; r < clone->getNumResults(); ++r)
       results[r].push_back(clone->getResult(r));
   }
