@@ -37,6 +37,10 @@ BITS = {"u2": 2, "u3": 3, "u4": 4, "i4": 4, "i8": 8, "u8": 8,
         "f4e2m1": 4, "f6e3m2": 6, "f8e4m3": 8}
 
 WQ_TYPES = ["u4", "u3", "u2", "i4", "i8", "f4e2m1", "f8e4m3"]
+# Issue 13's list: every width 1-8 and the small floats.
+DECODE_TYPES = ["u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "i2", "i3",
+                "i4", "i5", "i6", "i7", "i8", "f4e2m1", "f5e2m2", "f6e3m2",
+                "f8e4m3"]
 
 
 def _gemm_f16_work(s):
@@ -84,11 +88,12 @@ def cases(quick=False):
     out = []
 
     def add(cid, src, family, defines, check, bench, work, scalars=None,
-            baseline="torch"):
+            baseline="torch", inout=None, atol=None):
         out.append({"id": cid, "source": src, "family": family,
                     "defines": defines, "check": check, "bench": bench,
                     "scalars": scalars or {}, "work": work,
-                    "baseline": baseline})
+                    "baseline": baseline, "inout": inout or [],
+                    "atol": atol})
 
     # GEMM f16, prefill: two configurations of the tune space.
     pre = [{"M": 4096, "N": 4096, "K": 4096}]
@@ -121,6 +126,22 @@ def cases(quick=False):
             ["M=1,K=256,N=130", "M=17,K=512,N=256"], wq,
             _gemm_wq_work(t, 128),
             baseline="torch+triton" if t in ("u4", "i8") else "torch")
+    # Split-K decode GEMM (examples/gemm_decode.tile) at its defaults: C is
+    # read and written (C += A x dequant(W)); with f16 out the check shapes
+    # compare partial sums added in another order than the host's (--atol,
+    # see scripts/gpu-examples.sh).
+    dq = [{"M": m, "N": n, "K": k} for m in (1, 16)
+          for (n, k) in DECODE_NK + [(57344, 8192)]]
+    if quick:
+        dq = [{"M": 1, "N": 384, "K": 512}]
+    for t in (["u4"] if quick else DECODE_TYPES):
+        add("gemm_decode_" + t, "gemm_decode.tile", "gemm_decode",
+            {"T": t, "G": 128, "ZP": "true", "OUT": "f16", "BN": 64,
+             "BK": 128, "SPLIT": 4, "STAGES": 3},
+            ["M=1,K=640,N=200", "M=17,K=512,N=72"], dq,
+            _gemm_wq_work(t, 128),
+            baseline="torch+triton" if t in ("u4", "i8") else "torch",
+            inout=["C"], atol=2)
     if quick:
         # Enough to exercise every step of the pipeline on a host bundle.
         add("vector_add", "vector_add.tile", "vector_add", {"BLOCK": 1024},
@@ -171,7 +192,8 @@ def cmd_list(quick, only):
         line = {"source": c["source"],
                 "defines": ["%s=%s" % (k, v) for k, v in c["defines"].items()],
                 "check": c["check"],
-                "args": ["%s=%r" % (k, v) for k, v in c["scalars"].items()]}
+                "args": ["%s=%r" % (k, v) for k, v in c["scalars"].items()],
+                "inout": c["inout"], "atol": c["atol"]}
         print(c["id"] + "\t" + json.dumps(line))
 
 
@@ -194,6 +216,8 @@ def cmd_add_tests(bundle, cid, quick):
     tests = kernels[0].setdefault("tests", [])
     for s in c["bench"]:
         t = {"sizes": dict(s), "seed": 11}
+        if c["inout"]:
+            t["inout"] = list(c["inout"])
         if c["scalars"]:
             t["scalars"] = dict(c["scalars"])
         tests.append(t)

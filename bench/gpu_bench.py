@@ -56,7 +56,8 @@ DEV = torch.device("cuda")
 # Normwise relative error allowed per family: f16 outputs of long f32
 # accumulations (METHOD.md: f16/bf16 operands land between 1e-3 and 1e-2);
 # rmsnorm_quant: that of the f32 scales (its codes are checked apart).
-TOLERANCE = {"gemm_f16": 1e-2, "gemm_wq": 1e-2, "attention_fwd": 1e-2,
+TOLERANCE = {"gemm_f16": 1e-2, "gemm_wq": 1e-2, "gemm_decode": 1e-2,
+             "attention_fwd": 1e-2,
              "softmax": 2e-3, "rmsnorm_quant": 1e-5, "vector_add": 1e-6}
 
 
@@ -161,7 +162,9 @@ def gemm_f16(t, s, timer, opts):
     return err, "", base
 
 
-def gemm_wq(t, s, timer, opts):
+def _wq_product(t, s):
+    """A x dequant(W) in float32 from the saved inputs of a gemm_wq or
+    gemm_decode test, and what the baselines need."""
     d = t["defines"]
     wtype, g = d["T"], int(d["G"])
     A, S, Z = s.tensor("A"), s.tensor("S"), s.tensor("Z")
@@ -169,8 +172,29 @@ def gemm_wq(t, s, timer, opts):
     zp = str(d.get("ZP", "true")) == "true"
     Sx = S.float().repeat_interleave(g, 0)
     Zx = Z.float().repeat_interleave(g, 0) if zp else 0
-    want = A.float() @ ((W - Zx) * Sx)
+    return A.float() @ ((W - Zx) * Sx), (A, W, S, Z, wtype, g)
+
+
+def gemm_wq(t, s, timer, opts):
+    want, operands = _wq_product(t, s)
     err = rel_err(s.tensor("C"), want)
+    note, base = _wq_baselines(s, want, operands, timer, opts)
+    return err, note, base
+
+
+def gemm_decode(t, s, timer, opts):
+    """C += A x dequant(W): the reference starts from C as generated
+    (tile-run --save writes it as C.in)."""
+    product, operands = _wq_product(t, s)
+    err = rel_err(s.tensor("C"), product + s.tensor("C.in").float())
+    note, base = _wq_baselines(s, product, operands, timer, opts)
+    return err, note, base
+
+
+def _wq_baselines(s, want, operands, timer, opts):
+    """cuBLAS on an f16 weight (dequantized per call, and pre-dequantized)
+    and, for u4 / i8, a fused Triton kernel, checked against \p want."""
+    A, W, S, Z, wtype, g = operands
     base = {}
     # Unfused: dequantize the f16 weight, then cuBLAS.
     Wh = W.half()
@@ -195,7 +219,7 @@ def gemm_wq(t, s, timer, opts):
                     lambda: triton_wq.gemm(A, packed, S, Z, wtype, g))
         except Exception as e:  # report, do not hide
             note = "triton baseline failed: %s" % str(e).splitlines()[0]
-    return err, note, base
+    return note, base
 
 
 def attention_fwd(t, s, timer, opts):
@@ -269,6 +293,7 @@ def vector_add(t, s, timer, opts):
 
 
 FAMILIES = {"gemm_f16": gemm_f16, "gemm_wq": gemm_wq,
+            "gemm_decode": gemm_decode,
             "attention_fwd": attention_fwd, "softmax": softmax,
             "rmsnorm_quant": rmsnorm_quant, "vector_add": vector_add}
 

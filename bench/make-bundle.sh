@@ -58,7 +58,8 @@ mkdir -p "$OUT"
 status=0
 count=0
 while IFS=$'\t' read -r id spec; do
-  # spec: {"source", "defines", "check", "args"} (cases.py list).
+  # spec: {"source", "defines", "check", "args", "inout", "atol"} (cases.py
+  # list).
   mapfile -t opts < <(python3 - "$spec" <<'EOF'
 import json, sys
 s = json.loads(sys.argv[1])
@@ -68,6 +69,10 @@ for c in s["check"]:
     print("--size=" + c)
 for a in s["args"]:
     print("--arg=" + a)
+for n in s.get("inout", []):
+    print("--inout=" + n)
+if s.get("atol") is not None:
+    print("--atol=%g" % s["atol"])
 print(s["source"])
 EOF
 )

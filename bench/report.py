@@ -25,7 +25,8 @@ import json
 import os
 import sys
 
-MEMORY_BOUND = {"softmax", "rmsnorm_quant", "vector_add", "gemm_wq"}
+MEMORY_BOUND = {"softmax", "rmsnorm_quant", "vector_add", "gemm_wq",
+                "gemm_decode"}
 
 
 def _read_csv(path):

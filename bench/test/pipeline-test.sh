@@ -44,18 +44,20 @@ expect "make-bundle.sh no tilec" 1 "no tilec at $T/nope" \
 
 # --- Bundles (host target, small shapes) ------------------------------------
 B="$T/bundles"
-expect "make-bundle.sh --quick" 0 "wrote 5 bundles to $B" \
+expect "make-bundle.sh --quick" 0 "wrote 6 bundles to $B" \
   "$BENCH/make-bundle.sh" --quick --target host --tilec "$TILEC" "$B"
 expect "make-bundle.sh no case" 1 "no case selected" \
   "$BENCH/make-bundle.sh" --quick --target host --tilec "$TILEC" --only zzz "$T/b1"
 ntests=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['tests']))" \
   "$B/cases.json" 2> /dev/null)
-if [ "$ntests" != 5 ]; then
-  echo "FAIL cases.json: $ntests benchmark tests, want 5"
+if [ "$ntests" != 6 ]; then
+  echo "FAIL cases.json: $ntests benchmark tests, want 6"
   fails=$((fails + 1))
 fi
 # The benchmark shape was appended after the two check shapes.
 expect "manifest has the bench test" 0 '"N": 65536' cat "$B/vector_add/manifest.json"
+# The split-K decode GEMM reads C: its tests (check and benchmark) say so.
+expect "gemm_decode tests are inout" 0 '"inout": [' cat "$B/gemm_decode_u4/manifest.json"
 
 # --- No GPU: skipped with the reason (a failing nvidia-smi stands in) ------
 mkdir -p "$T/fakebin"
@@ -67,7 +69,7 @@ expect "run.sh without a GPU" 77 "SKIPPED: no NVIDIA GPU" \
 
 # --- The pipeline on the CPU -----------------------------------------------
 R="$T/results"
-expect "run.sh --device host" 0 "report: 5 tests, 5 timed" \
+expect "run.sh --device host" 0 "report: 6 tests, 6 timed" \
   "$BENCH/run.sh" --bundles "$B" --out "$R" --device host --tile-run "$TILE_RUN" \
   --repeat 3 --warmup 1 --flush-l2 1
 expect "small shapes checked against the host references" 0 \
@@ -75,8 +77,8 @@ expect "small shapes checked against the host references" 0 \
 expect "results.md row" 0 "| vector_add | N=65536 | unchecked |" cat "$R/results.md"
 expect "ours.csv" 0 "vector_add,vector_add,host," cat "$R/ours.csv"
 lines=$(wc -l < "$R/ours.csv")
-if [ "$lines" -ne 6 ]; then
-  echo "FAIL ours.csv: $lines lines, want a header and 5 rows"
+if [ "$lines" -ne 7 ]; then
+  echo "FAIL ours.csv: $lines lines, want a header and 6 rows"
   fails=$((fails + 1))
 fi
 

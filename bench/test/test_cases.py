@@ -26,7 +26,7 @@ class CasesTest(unittest.TestCase):
                 d = c["defines"]
                 self.assertTrue(c["bench"], c["id"])
                 for s in c["bench"]:
-                    if c["family"] == "gemm_wq":
+                    if c["family"] in ("gemm_wq", "gemm_decode"):
                         # Whole groups of K, whole BK steps.
                         self.assertEqual(s["K"] % d["G"], 0, c["id"])
                         self.assertEqual(s["K"] % d["BK"], 0, c["id"])
@@ -42,6 +42,13 @@ class CasesTest(unittest.TestCase):
         for i in ("attention_fwd", "softmax_1024", "rmsnorm_quant_i8",
                   "vector_add", "gemm_f16_decode_64x64x64"):
             self.assertIn(i, ids)
+        # Issue 13: every weight type of the decode GEMM at M = 1 and 16,
+        # the Tilus shape included, adding into C.
+        for t in ("u1", "u5", "u7", "i2", "i6", "f5e2m2", "f6e3m2"):
+            self.assertIn("gemm_decode_" + t, ids)
+        gd = [c for c in cases.cases(False) if c["id"] == "gemm_decode_u4"][0]
+        self.assertIn({"M": 1, "N": 57344, "K": 8192}, gd["bench"])
+        self.assertEqual(gd["inout"], ["C"])
         dec = [c for c in cases.cases(False)
                if c["id"] == "gemm_f16_decode_64x64x64"][0]["bench"]
         self.assertEqual(sorted({s["M"] for s in dec}), [1, 16, 128])

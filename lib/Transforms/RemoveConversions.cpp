@@ -16,9 +16,12 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEREMOVECONVERSIONS
@@ -123,58 +126,95 @@ std::optional<DL> operandLayoutFor(Operation *op, unsigned index,
         layout, mlir::tile::detail::elementBits(bitcast.getType()),
         mlir::tile::detail::elementBits(type)));
   }
+  // Elementwise ops: every tensor operand has the result's shape (binary
+  // ops included: each operand is absorbed or rematerialized in turn).
   bool elementwise =
       isa<mlir::tile::CastOp>(op) || op->hasTrait<OpTrait::Elementwise>();
   if (elementwise && op->getNumResults() == 1 &&
-      llvm::count_if(
-          op->getOperands(),
-          [](Value v) { return isa<RankedTensorType>(v.getType()); }) == 1 &&
       type.getShape() == layout.shape())
     return layout;
   return std::nullopt;
 }
 
-/// Makes \p value itself come out in \p layout when its producers can
-/// absorb a conversion: a shared_load (it may read any layout), a cheap
-/// producer, or a chain of single-use trans / reshape / expand_dims /
-/// bitcast / unary elementwise ops ending in one of those. Returns the value
-/// in the new layout, or null (and changes nothing) when that is not
-/// possible. \p value must have no other user than the conversion.
+/// Tiles of at most this many elements (scale and bias rows, per-group
+/// vectors), of which each thread holds at most kDuplicableSlots in the new
+/// layout, may have their producers duplicated in that layout when they
+/// have other users too: recomputing or re-reading them costs less than a
+/// round trip through shared scratch with two barriers, and the copy stays
+/// within a few registers (gemm_decode with 4 groups per chunk went from
+/// 168 to 216 registers without the second bound).
+constexpr int64_t kDuplicableElements = 1024;
+constexpr int64_t kDuplicableSlots = 32;
+
+/// The producers absorbConversion may recreate in another layout: a shared
+/// load (it reads any layout) and ops whose layout follows their tensor
+/// operands (which are then recreated in turn). Global loads and
+/// everything else keep their layout.
+bool isAbsorbable(Operation *def) {
+  return isa<mlir::tile::SharedLoadOp, mlir::tile::CastOp,
+             mlir::tile::ExpandDimsOp, mlir::tile::ReshapeOp,
+             mlir::tile::TransOp, mlir::tile::BitcastOp>(def) ||
+         (def->hasTrait<OpTrait::Elementwise>() && isMemoryEffectFree(def) &&
+          llvm::any_of(def->getOperands(), [](Value v) {
+            return isa<RankedTensorType>(v.getType());
+          }));
+}
+
+/// Whether absorbConversion may recreate \p def (the producer of a value
+/// with other users) in \p layout, the original staying for those users.
+bool isDuplicable(Operation *def, const DL &layout) {
+  auto type = dyn_cast<RankedTensorType>(def->getResult(0).getType());
+  return type && type.getNumElements() <= kDuplicableElements &&
+         layout.localSize() <= kDuplicableSlots;
+}
+
+/// Makes \p value come out in \p layout when its producers can absorb a
+/// conversion: a shared_load (it may read any layout), a cheap producer, or
+/// a chain of trans / reshape / expand_dims / bitcast / elementwise ops
+/// ending in those. The producers are recreated in the new layout (their
+/// new ops are appended to \p created); a producer whose value has other
+/// users too is recreated only when it is small (isDuplicable), the
+/// original staying for those users. Returns null when that is not
+/// possible; the caller then erases \p created.
 Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
+                       SmallVectorImpl<Operation *> &created,
                        unsigned depth = 0) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   Operation *def = value.getDefiningOp();
-  if (!type || !def || depth > 8 || layout.shape() != type.getShape())
+  if (!type || !def || depth > 8 || layout.shape() != type.getShape() ||
+      def->getNumResults() != 1)
     return {};
   if (getLayout(type) == layout)
     return value;
   builder.setInsertionPoint(def);
-  if (Value remat = rematerialize(builder, value, layout))
+  if (Value remat = rematerialize(builder, value, layout)) {
+    created.push_back(remat.getDefiningOp());
     return remat;
-  if (!value.hasOneUse())
-    return {};
-  if (isa<mlir::tile::SharedLoadOp>(def)) {
-    RankedTensorType absorbed = withLayout(type, layout);
-    if (!isSharedReadable(absorbed))
-      return {};
-    value.setType(absorbed);
-    return value;
   }
+  if (!isAbsorbable(def) || (!value.hasOneUse() && !isDuplicable(def, layout)))
+    return {};
+  RankedTensorType newType = withLayout(type, layout);
+  if (isa<mlir::tile::SharedLoadOp>(def) && !isSharedReadable(newType))
+    return {};
+  IRMapping mapping;
   for (unsigned i = 0; i < def->getNumOperands(); ++i) {
-    if (!isa<RankedTensorType>(def->getOperand(i).getType()))
+    Value operand = def->getOperand(i);
+    if (!isa<RankedTensorType>(operand.getType()))
       continue;
     std::optional<DL> needed = operandLayoutFor(def, i, layout);
     if (!needed)
       return {};
-    Value operand =
-        absorbConversion(builder, def->getOperand(i), *needed, depth + 1);
-    if (!operand)
+    Value absorbed =
+        absorbConversion(builder, operand, *needed, created, depth + 1);
+    if (!absorbed)
       return {};
-    def->setOperand(i, operand);
-    value.setType(withLayout(type, layout));
-    return value;
+    mapping.map(operand, absorbed);
   }
-  return {};
+  builder.setInsertionPoint(def);
+  Operation *clone = builder.clone(*def, mapping);
+  clone->getResult(0).setType(newType);
+  created.push_back(clone);
+  return clone->getResult(0);
 }
 
 /// The outermost scf.for around \p op that does not contain the definition
@@ -224,15 +264,20 @@ bool simplifyOnce(Operation *root) {
       changed = true;
       continue;
     }
-    // Recreate cheap producers in the needed layout, or let the producer
-    // chain of a value used only here (ending in a shared_load) come out in
-    // it.
+    // Recreate cheap producers in the needed layout, or the producer chain
+    // (ending in shared_loads, constants, splats) of a value used only here
+    // or small enough to duplicate.
     std::optional<DL> wanted = getLayout(op.getType());
     if (wanted) {
       builder.setInsertionPoint(op);
       Value absorbed = rematerialize(builder, src, *wanted);
-      if (!absorbed && src.hasOneUse())
-        absorbed = absorbConversion(builder, src, *wanted);
+      SmallVector<Operation *> created;
+      if (!absorbed)
+        absorbed = absorbConversion(builder, src, *wanted, created);
+      if (!absorbed)
+        for (Operation *newOp : llvm::reverse(created))
+          if (newOp->use_empty())
+            newOp->erase();
       if (absorbed) {
         op.replaceAllUsesWith(absorbed);
         erased.insert(op);
@@ -271,18 +316,29 @@ bool simplifyOnce(Operation *root) {
       }
     }
   }
-  // Producers left without users.
-  SmallVector<Operation *> dead;
+  // Producers left without users (absorbed conversions leave their old
+  // producer chains behind): any tile op without users and without side
+  // effects, users before producers.
+  auto isDeadTileOp = [](Operation *op) {
+    return op && op->getNumRegions() == 0 && op->getNumResults() == 1 &&
+           isa<RankedTensorType>(op->getResult(0).getType()) &&
+           isOpTriviallyDead(op);
+  };
+  llvm::SetVector<Operation *> dead;
   root->walk([&](Operation *op) {
-    if (isa<arith::ConstantOp, mlir::tile::SplatOp, mlir::tile::IotaOp,
-            mlir::tile::BroadcastOp, mlir::tile::ExpandDimsOp, ConvertLayoutOp>(
-            op) &&
-        op->use_empty())
-      dead.push_back(op);
+    if (isDeadTileOp(op))
+      dead.insert(op);
   });
-  for (Operation *op : llvm::reverse(dead)) {
+  while (!dead.empty()) {
+    Operation *op = dead.pop_back_val();
+    SmallVector<Operation *, 4> producers;
+    for (Value operand : op->getOperands())
+      producers.push_back(operand.getDefiningOp());
     op->erase();
     changed = true;
+    for (Operation *producer : producers)
+      if (isDeadTileOp(producer))
+        dead.insert(producer);
   }
   return changed;
 }

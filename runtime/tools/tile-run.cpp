@@ -193,7 +193,20 @@ Expected<TimingStats> timeKernel(Kernel &K, BoundArgs &B, Device &D,
 /// generated, outputs as the kernel left them).
 Error saveTensors(const std::string &Dir, const KernelInfo &Info, int Index,
                   PreparedRun &Run) {
+  auto save = [&](const TensorArg &TD, const std::string &Name,
+                  const std::vector<uint8_t> &Bytes) -> Error {
+    Expected<NpyArray> A = toNpy(TD.Param->DType, TD.Shape, Bytes);
+    if (!A)
+      return A.takeError();
+    return writeNpy(Dir + "/" + Info.name() + ".t" + std::to_string(Index) +
+                        "." + Name + ".npy",
+                    *A);
+  };
   for (TensorArg &TD : Run.Tensors) {
+    // A mut tensor that was also an input (inout): its generated values too.
+    if (TD.Param->Mut && !TD.Poisoned)
+      if (Error E = save(TD, TD.Param->Name + ".in", TD.Initial))
+        return E;
     std::vector<uint8_t> Bytes = TD.Initial;
     if (TD.Param->Mut) {
       Expected<std::vector<uint8_t>> Got = TD.Buf.read();
@@ -201,12 +214,7 @@ Error saveTensors(const std::string &Dir, const KernelInfo &Info, int Index,
         return Got.takeError();
       Bytes = std::move(*Got);
     }
-    Expected<NpyArray> A = toNpy(TD.Param->DType, TD.Shape, Bytes);
-    if (!A)
-      return A.takeError();
-    std::string Path = Dir + "/" + Info.name() + ".t" + std::to_string(Index) +
-                       "." + TD.Param->Name + ".npy";
-    if (Error E = writeNpy(Path, *A))
+    if (Error E = save(TD, TD.Param->Name, Bytes))
       return E;
   }
   return Error::success();

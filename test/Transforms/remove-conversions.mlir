@@ -90,15 +90,17 @@ func.func @hoist(%x: tensor<16x16xf32, #A>, %n: i32) -> tensor<16x16xf32, #B> at
 
 // A shared load may read any layout: a conversion after a chain of
 // single-use reshape / trans / cast moves into it (the chain's layouts are
-// derived backward), and none is left. A value with another user keeps its
-// conversion.
+// derived backward), and none is left. A small value with another user
+// (512 elements, 16 per thread in the new layout) is read a second time in
+// the needed layout; the first read stays for the other user.
 // CHECK-LABEL: func.func @absorb
 // CHECK: %[[L:.*]] = tile.shared_load {{.*}} -> tensor<1x16x32xf16, #tile.layout<local(1,1,16) * column_spatial(1,16,2)>>
 // CHECK: %[[R:.*]] = tile.reshape %[[L]] : {{.*}} -> tensor<16x32xf16, #tile.layout<local(1,16) * column_spatial(16,2)>>
 // CHECK: %[[T:.*]] = tile.trans %[[R]] : {{.*}} -> tensor<32x16xf16, #tile.layout<local(16,1) * spatial(2,16)>>
 // CHECK: %[[C:.*]] = tile.cast %[[T]] : {{.*}} -> tensor<32x16xf32, #tile.layout<local(16,1) * spatial(2,16)>>
-// CHECK: %[[K:.*]] = tile.shared_load
-// CHECK: %[[KC:.*]] = tile.convert_layout %[[K]]
+// CHECK: %[[KC:.*]] = tile.shared_load {{.*}} -> tensor<1x16x32xf16, #tile.layout<spatial(1,16,2) * local(1,1,16)>>
+// CHECK: %[[K:.*]] = tile.shared_load {{.*}} -> tensor<1x16x32xf16, #tile.layout<spatial(1,2,16) * local(1,8,2)>>
+// CHECK-NOT: tile.convert_layout
 // CHECK: return %[[C]], %[[KC]], %[[K]]
 func.func @absorb(%s: !tile.shared<1x16x32xf16>) -> (tensor<32x16xf32, #tile.layout<local(16,1) * spatial(2,16)>>, tensor<1x16x32xf16, #tile.layout<spatial(1,16,2) * local(1,1,16)>>, tensor<1x16x32xf16, #tile.layout<spatial(1,2,16) * local(1,8,2)>>) attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32} {
   %c0 = arith.constant 0 : i32
@@ -131,4 +133,38 @@ func.func @subbyte(%s: !tile.shared<1x128xi4>) -> (tensor<1x128xi4, #tile.layout
   %b = tile.shared_load %s[%c0, %c0] : !tile.shared<1x128xi4> -> tensor<1x128xi4, #tile.layout<replicate(16) * spatial(1,4) * local(1,32)>>
   %bc = tile.convert_layout %b : tensor<1x128xi4, #tile.layout<replicate(16) * spatial(1,4) * local(1,32)>> -> tensor<1x128xi4, #tile.layout<spatial(1,64) * local(1,2)>>
   return %ac, %bc : tensor<1x128xi4, #tile.layout<local(1,2) * spatial(1,64)>>, tensor<1x128xi4, #tile.layout<spatial(1,64) * local(1,2)>>
+}
+
+// -----
+
+// Binary elementwise chains: -z * s of two small shared loads (a zero point
+// and a scale row) comes out in the layout of the tile it is broadcast
+// over; both rows are read again in that layout, the first reads stay for
+// their other users. A value of 2048 elements (64 per thread) with another user
+// keeps its conversion (duplicating it would cost more than converting).
+// CHECK-LABEL: func.func @binary_and_duplicate
+// CHECK-DAG: %[[S2:.*]] = tile.shared_load %arg0{{.*}} -> tensor<64xf16, #tile.layout<replicate(16) * spatial(2) * local(32)>>
+// CHECK-DAG: %[[Z2:.*]] = tile.shared_load %arg1{{.*}} -> tensor<64xf16, #tile.layout<replicate(16) * spatial(2) * local(32)>>
+// CHECK-DAG: %[[ZS:.*]] = arith.mulf %[[Z2]], %[[S2]] : tensor<64xf16, #tile.layout<replicate(16) * spatial(2) * local(32)>>
+// CHECK-DAG: %[[NEG:.*]] = arith.subf %{{.*}}, %[[ZS]] : tensor<64xf16, #tile.layout<replicate(16) * spatial(2) * local(32)>>
+// CHECK-DAG: tile.shared_load %arg0{{.*}} -> tensor<64xf16, #tile.layout<replicate(4) * spatial(8) * local(8)>>
+// CHECK-DAG: tile.shared_load %arg1{{.*}} -> tensor<64xf16, #tile.layout<replicate(4) * spatial(8) * local(8)>>
+// CHECK-DAG: %[[BIG:.*]] = tile.shared_load %arg2{{.*}} -> tensor<32x64xf16, #tile.layout<spatial(8,4) * local(4,16)>>
+// CHECK-DAG: tile.convert_layout %[[BIG]] {{.*}} -> tensor<32x64xf16, #tile.layout<local(1,64) * spatial(32,1)>>
+func.func @binary_and_duplicate(%s: !tile.shared<64xf16>, %z: !tile.shared<64xf16>, %b: !tile.shared<32x64xf16>)
+    -> (tensor<64xf16, #tile.layout<replicate(16) * spatial(2) * local(32)>>, tensor<64xf16, #tile.layout<replicate(4) * spatial(8) * local(8)>>,
+        tensor<32x64xf16, #tile.layout<local(1,2) * spatial(32,1) * local(1,32)>>, tensor<32x64xf16, #tile.layout<spatial(8,4) * local(4,16)>>)
+    attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant dense<0.0> : tensor<64xf16, #tile.layout<replicate(4) * spatial(8) * local(8)>>
+  %sv = tile.shared_load %s[%c0] : !tile.shared<64xf16> -> tensor<64xf16, #tile.layout<replicate(4) * spatial(8) * local(8)>>
+  %zv = tile.shared_load %z[%c0] : !tile.shared<64xf16> -> tensor<64xf16, #tile.layout<replicate(4) * spatial(8) * local(8)>>
+  %zs = arith.mulf %zv, %sv : tensor<64xf16, #tile.layout<replicate(4) * spatial(8) * local(8)>>
+  %neg = arith.subf %zero, %zs : tensor<64xf16, #tile.layout<replicate(4) * spatial(8) * local(8)>>
+  %conv = tile.convert_layout %neg : tensor<64xf16, #tile.layout<replicate(4) * spatial(8) * local(8)>> -> tensor<64xf16, #tile.layout<replicate(16) * spatial(2) * local(32)>>
+  %other = arith.addf %sv, %zv : tensor<64xf16, #tile.layout<replicate(4) * spatial(8) * local(8)>>
+  %big = tile.shared_load %b[%c0, %c0] : !tile.shared<32x64xf16> -> tensor<32x64xf16, #tile.layout<spatial(8,4) * local(4,16)>>
+  %bigc = tile.convert_layout %big : tensor<32x64xf16, #tile.layout<spatial(8,4) * local(4,16)>> -> tensor<32x64xf16, #tile.layout<local(1,2) * spatial(32,1) * local(1,32)>>
+  return %conv, %other, %bigc, %big : tensor<64xf16, #tile.layout<replicate(16) * spatial(2) * local(32)>>, tensor<64xf16, #tile.layout<replicate(4) * spatial(8) * local(8)>>,
+      tensor<32x64xf16, #tile.layout<local(1,2) * spatial(32,1) * local(1,32)>>, tensor<32x64xf16, #tile.layout<spatial(8,4) * local(4,16)>>
 }
