@@ -768,8 +768,15 @@ Value MLIRGen::emitCall(CallExpr *e) {
     Value v = emit(args[0].get());
     if (!v)
       return v;
+    mlir::DenseI32ArrayAttr perm;
+    if (args.size() == 2) {
+      llvm::SmallVector<int32_t, 4> axes;
+      for (auto &a : cast<ListExpr>(args[1].get())->elems)
+        axes.push_back(int32_t(a->cv.i));
+      perm = b.getDenseI32ArrayAttr(axes);
+    }
     return mlir::tile::TransOp::create(b, l, typeOf(e->ty.elem, e->ty.shape), v,
-                                       mlir::DenseI32ArrayAttr());
+                                       perm);
   }
   case Builtin::Reshape: {
     Value v = emit(args[0].get());

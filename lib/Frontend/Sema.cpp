@@ -277,6 +277,7 @@ private:
   bool checkList(ListExpr *e);
   bool checkLayoutCall(CallExpr *e);
   bool checkStoreLike(CallExpr *e, bool atomicAdd);
+  bool checkTrans(CallExpr *e);
 
   /// Unifies the element types of two operands; reports at \p loc.
   std::optional<ElemType> unify(const Expr *a, const Expr *b, SMLoc loc,
@@ -1309,6 +1310,58 @@ bool Checker::checkStoreLike(CallExpr *e, bool atomicAdd) {
   return true;
 }
 
+/// trans(x): the transpose of a 2-D tile; trans(x, [p0, ..., pr-1]): the
+/// axes of a rank-r tile permuted, result dimension i being x's dimension
+/// p_i (numpy.transpose).
+bool Checker::checkTrans(CallExpr *e) {
+  if (!noKwargs(e) ||
+      !checkArgCount(e, 1, 2, "1 or 2: trans(x) or trans(x, [axes])"))
+    return false;
+  Expr *x = e->args[0].get();
+  if (e->args.size() == 1) {
+    if (!x->ty.isTile() || x->ty.shape.size() != 2) {
+      error(x->loc, "trans() expects a 2-D tile, got " + x->ty.str() +
+                        " (give the axes for other ranks: trans(x, [1, 0, "
+                        "2]))");
+      return false;
+    }
+    e->ty = Ty::tile(x->ty.elem, {x->ty.shape[1], x->ty.shape[0]});
+    return true;
+  }
+  if (!x->ty.isTile()) {
+    error(x->loc, "trans() expects a tile, got " + x->ty.str());
+    return false;
+  }
+  auto *list = dyn_cast<ListExpr>(e->args[1].get());
+  size_t rank = x->ty.shape.size();
+  if (!list || list->elems.size() != rank) {
+    error(e->args[1]->loc, "trans(): the axes must be a list of " +
+                               std::to_string(rank) +
+                               " compile-time integers, a permutation of 0.." +
+                               std::to_string(rank - 1));
+    return false;
+  }
+  Shape shape;
+  llvm::SmallVector<bool, 4> seen(rank, false);
+  for (auto &a : list->elems) {
+    auto axis = requireCtInt(a.get(), "an axis of trans()");
+    if (!axis)
+      return false;
+    if (*axis < 0 || *axis >= int64_t(rank) || seen[*axis]) {
+      error(a->loc,
+            "trans(): the axes must be a permutation of 0.." +
+                std::to_string(rank - 1) + "; " + std::to_string(*axis) +
+                (*axis < 0 || *axis >= int64_t(rank) ? " is out of range"
+                                                     : " appears twice"));
+      return false;
+    }
+    seen[*axis] = true;
+    shape.push_back(x->ty.shape[*axis]);
+  }
+  e->ty = Ty::tile(x->ty.elem, shape);
+  return true;
+}
+
 bool Checker::checkCall(CallExpr *e) {
   e->builtin = lookupBuiltin(e->callee);
   if (e->builtin == Builtin::None) {
@@ -1793,17 +1846,8 @@ bool Checker::checkCall(CallExpr *e) {
     e->ty = Ty::tile(*t, sh);
     return true;
   }
-  case Builtin::Trans: {
-    if (!noKwargs(e) || !checkArgCount(e, 1, 1, "1"))
-      return false;
-    Expr *x = args[0].get();
-    if (!x->ty.isTile() || x->ty.shape.size() != 2) {
-      error(x->loc, "trans() expects a 2-D tile, got " + x->ty.str());
-      return false;
-    }
-    e->ty = Ty::tile(x->ty.elem, {x->ty.shape[1], x->ty.shape[0]});
-    return true;
-  }
+  case Builtin::Trans:
+    return checkTrans(e);
   case Builtin::Reshape: {
     if (!noKwargs(e) || !checkArgCount(e, 2, 2, "2: reshape(x, [dims])"))
       return false;

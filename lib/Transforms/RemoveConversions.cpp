@@ -168,6 +168,73 @@ bool isDuplicable(Operation *def, const DL &layout) {
          layout.localSize() <= kDuplicableSlots;
 }
 
+/// \p layout with its slot digits in row-major order of the tile: a thread's
+/// slots in increasing address order of a row-major buffer. Same threads,
+/// same elements, so converting between the two renames registers.
+std::optional<DL> withSlotsInMemoryOrder(const DL &layout) {
+  SmallVector<SmallVector<int64_t, 4>> dimModes(layout.rank());
+  for (const ::tile::layout::Mode &m : layout.modes())
+    if (!m.isReplicated())
+      dimModes[m.dim].push_back(m.size);
+  SmallVector<int64_t> spatial, local;
+  for (unsigned id : layout.spatialModes()) {
+    const ::tile::layout::Mode &m = layout.modes()[id];
+    spatial.push_back(m.isReplicated() ? -m.size : int64_t(id));
+  }
+  for (unsigned id : layout.localModes())
+    local.push_back(id);
+  llvm::sort(local);
+  return opt(DL::fromModes(dimModes, spatial, local));
+}
+
+/// A cast of 1-, 2- or 4-bit integers read from shared memory: the GPU
+/// lowering converts such a tile a 32-bit word at a time, two slots per
+/// instruction, when the thread's slots are in memory order.
+bool isWordCast(Operation *def) {
+  auto cast = dyn_cast<mlir::tile::CastOp>(def);
+  if (!cast || !cast.getSrc().getDefiningOp<mlir::tile::SharedLoadOp>() ||
+      !cast.getSrc().hasOneUse())
+    return false;
+  Type src = getElementTypeOrSelf(cast.getSrc().getType());
+  unsigned bits = mlir::tile::detail::elementBits(cast.getSrc().getType());
+  return src.isSignlessInteger() && (bits == 1 || bits == 2 || bits == 4);
+}
+
+Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
+                       SmallVectorImpl<Operation *> &created,
+                       unsigned depth = 0);
+
+/// For a word cast (isWordCast) whose result is wanted in \p layout: the
+/// shared load and the cast in \p memOrder (the same elements per thread,
+/// slots in memory order: word-wise conversion), then a conversion to
+/// \p layout, which renames registers. Pre-packed weights rely on it: their
+/// packing puts the two values of an operand register 16 bits apart in a
+/// word, which is the pair the word-wise conversion makes.
+Value absorbIntoWordOrder(OpBuilder &builder, Value value, const DL &layout,
+                          const DL &memOrder,
+                          SmallVectorImpl<Operation *> &created,
+                          unsigned depth) {
+  Operation *def = value.getDefiningOp();
+  Value src = def->getOperand(0);
+  std::optional<DL> srcLayout = operandLayoutFor(def, 0, memOrder);
+  if (!srcLayout)
+    return {};
+  Value loaded = absorbConversion(builder, src, *srcLayout, created, depth + 1);
+  if (!loaded)
+    return {};
+  builder.setInsertionPoint(def);
+  IRMapping mapping;
+  mapping.map(src, loaded);
+  Operation *clone = builder.clone(*def, mapping);
+  auto type = cast<RankedTensorType>(value.getType());
+  clone->getResult(0).setType(withLayout(type, memOrder));
+  created.push_back(clone);
+  auto rename = ConvertLayoutOp::create(
+      builder, def->getLoc(), withLayout(type, layout), clone->getResult(0));
+  created.push_back(rename);
+  return rename;
+}
+
 /// Makes \p value come out in \p layout when its producers can absorb a
 /// conversion: a shared_load (it may read any layout), a cheap producer, or
 /// a chain of trans / reshape / expand_dims / bitcast / elementwise ops
@@ -177,8 +244,7 @@ bool isDuplicable(Operation *def, const DL &layout) {
 /// original staying for those users. Returns null when that is not
 /// possible; the caller then erases \p created.
 Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
-                       SmallVectorImpl<Operation *> &created,
-                       unsigned depth = 0) {
+                       SmallVectorImpl<Operation *> &created, unsigned depth) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   Operation *def = value.getDefiningOp();
   if (!type || !def || depth > 8 || layout.shape() != type.getShape() ||
@@ -193,6 +259,16 @@ Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
   }
   if (!isAbsorbable(def) || (!value.hasOneUse() && !isDuplicable(def, layout)))
     return {};
+  if (value.hasOneUse() && isWordCast(def)) {
+    std::optional<DL> memOrder = withSlotsInMemoryOrder(layout);
+    if (memOrder && *memOrder != layout) {
+      // Already in memory order: keep the renaming conversion after it.
+      if (getLayout(type) == *memOrder)
+        return {};
+      return absorbIntoWordOrder(builder, value, layout, *memOrder, created,
+                                 depth);
+    }
+  }
   RankedTensorType newType = withLayout(type, layout);
   if (isa<mlir::tile::SharedLoadOp>(def) && !isSharedReadable(newType))
     return {};

@@ -1,4 +1,5 @@
 // RUN: tile-opt %s -split-input-file -tile-remove-conversions | FileCheck %s
+// RUN: tile-opt %s -split-input-file -tile-remove-conversions -tile-remove-conversions | FileCheck %s
 
 #A = #tile.layout<spatial(8,4) * local(2,4)>
 #B = #tile.layout<local(2,1) * spatial(8,4) * local(1,4)>
@@ -167,4 +168,25 @@ func.func @binary_and_duplicate(%s: !tile.shared<64xf16>, %z: !tile.shared<64xf1
   %bigc = tile.convert_layout %big : tensor<32x64xf16, #tile.layout<spatial(8,4) * local(4,16)>> -> tensor<32x64xf16, #tile.layout<local(1,2) * spatial(32,1) * local(1,32)>>
   return %conv, %other, %bigc, %big : tensor<64xf16, #tile.layout<replicate(16) * spatial(2) * local(32)>>, tensor<64xf16, #tile.layout<replicate(4) * spatial(8) * local(8)>>,
       tensor<32x64xf16, #tile.layout<local(1,2) * spatial(32,1) * local(1,32)>>, tensor<32x64xf16, #tile.layout<spatial(8,4) * local(4,16)>>
+}
+
+// -----
+
+// A 4-bit tile read from shared memory and cast to f16, wanted in a layout
+// whose slots are not in memory order (here each thread's pairs 4 apart):
+// the load and the cast take the same threads with slots in memory order
+// (converted a 32-bit word at a time on GPUs), and a conversion that only
+// renames registers follows. Run twice, nothing changes.
+// CHECK-LABEL: func.func @word_order
+// CHECK: %[[L:.*]] = tile.shared_load {{.*}} -> tensor<1x256xi4, #tile.layout<spatial(1,32) * local(1,8)>>
+// CHECK: %[[C:.*]] = tile.cast %[[L]] {src_unsigned} : {{.*}} -> tensor<1x256xf16, #tile.layout<spatial(1,32) * local(1,8)>>
+// CHECK: %[[R:.*]] = tile.convert_layout %[[C]] : {{.*}} -> tensor<1x256xf16, #tile.layout<modes(dims={{.*}}, spatial=[0], local=[2,1])>>
+// CHECK-NOT: tile.convert_layout
+// CHECK: return %[[R]]
+func.func @word_order(%s: !tile.shared<1x256xi4>) -> tensor<1x256xf16, #tile.layout<modes(dims=[[1], [32,2,4]], spatial=[1], local=[0,3,2])>> attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %l = tile.shared_load %s[%c0, %c0] : !tile.shared<1x256xi4> -> tensor<1x256xi4, #tile.layout<local(1,8) * spatial(1,32)>>
+  %c = tile.cast %l {src_unsigned} : tensor<1x256xi4, #tile.layout<local(1,8) * spatial(1,32)>> -> tensor<1x256xf16, #tile.layout<local(1,8) * spatial(1,32)>>
+  %r = tile.convert_layout %c : tensor<1x256xf16, #tile.layout<local(1,8) * spatial(1,32)>> -> tensor<1x256xf16, #tile.layout<modes(dims=[[1], [32,2,4]], spatial=[1], local=[0,3,2])>>
+  return %r : tensor<1x256xf16, #tile.layout<modes(dims=[[1], [32,2,4]], spatial=[1], local=[0,3,2])>>
 }
