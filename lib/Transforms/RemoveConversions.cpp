@@ -204,6 +204,17 @@ Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
                        SmallVectorImpl<Operation *> &created,
                        unsigned depth = 0);
 
+/// Whether converting \p src to \p wanted is the register renaming after a
+/// word cast in memory order, the form absorbIntoWordOrder makes (kept).
+bool isWordOrderRename(Value src, const DL &wanted) {
+  Operation *def = src.getDefiningOp();
+  if (!def || !isWordCast(def))
+    return false;
+  std::optional<DL> memOrder = withSlotsInMemoryOrder(wanted);
+  return memOrder && *memOrder != wanted &&
+         getLayout(cast<RankedTensorType>(src.getType())) == *memOrder;
+}
+
 /// For a word cast (isWordCast) whose result is wanted in \p layout: the
 /// shared load and the cast in \p memOrder (the same elements per thread,
 /// slots in memory order: word-wise conversion), then a conversion to
@@ -262,9 +273,15 @@ Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
   if (value.hasOneUse() && isWordCast(def)) {
     std::optional<DL> memOrder = withSlotsInMemoryOrder(layout);
     if (memOrder && *memOrder != layout) {
-      // Already in memory order: keep the renaming conversion after it.
-      if (getLayout(type) == *memOrder)
-        return {};
+      // Already in memory order: rename right after it, so that what
+      // follows (scaling, say) runs in the wanted layout's slot pairs.
+      if (getLayout(type) == *memOrder) {
+        builder.setInsertionPointAfter(def);
+        auto rename = ConvertLayoutOp::create(builder, def->getLoc(),
+                                              withLayout(type, layout), value);
+        created.push_back(rename);
+        return rename;
+      }
       return absorbIntoWordOrder(builder, value, layout, *memOrder, created,
                                  depth);
     }
@@ -344,6 +361,8 @@ bool simplifyOnce(Operation *root) {
     // (ending in shared_loads, constants, splats) of a value used only here
     // or small enough to duplicate.
     std::optional<DL> wanted = getLayout(op.getType());
+    if (wanted && isWordOrderRename(src, *wanted))
+      continue;
     if (wanted) {
       builder.setInsertionPoint(op);
       Value absorbed = rematerialize(builder, src, *wanted);

@@ -274,6 +274,27 @@ TEST(ExamplesHost, GemmF16) {
 // gemm_wq: every low-bit weight type
 //===----------------------------------------------------------------------===//
 
+/// a [m, k] x w [k, n] in float64.
+std::vector<double> matmul(const Tensor &a, const std::vector<double> &w,
+                           int64_t m, int64_t k, int64_t n) {
+  std::vector<double> c(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t l = 0; l < k; ++l)
+        acc += a[i * k + l] * w[l * n + j];
+      c[i * n + j] = acc;
+    }
+  return c;
+}
+
+double maxAbs(const std::vector<double> &v) {
+  double m = 0;
+  for (double x : v)
+    m = std::max(m, std::fabs(x));
+  return m;
+}
+
 void checkGemmWQ(const std::string &type, bool zp, int64_t m, int64_t k,
                  int64_t n) {
   const int64_t g = 128;
@@ -289,16 +310,8 @@ void checkGemmWQ(const std::string &type, bool zp, int64_t m, int64_t k,
         v = roundF16(v - r.in["Z"][(l / g) * n + j]);
       w[l * n + j] = roundF16(v * r.in["S"][(l / g) * n + j]);
     }
-  std::vector<double> want(m * n);
-  double scale = 0;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double acc = 0;
-      for (int64_t l = 0; l < k; ++l)
-        acc += r.in["A"][i * k + l] * w[l * n + j];
-      want[i * n + j] = acc;
-      scale = std::max(scale, std::fabs(acc));
-    }
+  std::vector<double> want = matmul(r.in["A"], w, m, k, n);
+  double scale = maxAbs(want);
   expectClose(r.out["C"], want, 1e-3 * (1 + scale), 1.0 / 512,
               "gemm_wq T=" + type + (zp ? "" : " ZP=false") +
                   " M=" + std::to_string(m));
@@ -354,16 +367,10 @@ void checkGemmDecode(const DecodeCase &c, int64_t m, int64_t k, int64_t n) {
       w[l * n + j] =
           roundF16(roundF16(roundF16(r.in["W"][l * n + j]) * s) + zs);
     }
-  std::vector<double> want(m * n);
-  double scale = 0;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double acc = 0;
-      for (int64_t l = 0; l < k; ++l)
-        acc += r.in["A"][i * k + l] * w[l * n + j];
-      want[i * n + j] = r.in["C"][i * n + j] + acc;
-      scale = std::max(scale, std::fabs(want[i * n + j]));
-    }
+  std::vector<double> want = matmul(r.in["A"], w, m, k, n);
+  for (int64_t i = 0; i < m * n; ++i)
+    want[i] += r.in["C"][i];
+  double scale = maxAbs(want);
   // Each split's partial sum is rounded to OUT, then every addition is.
   double rtol = c.out == "f32" ? 1e-5 : c.out == "f16" ? 1.0 / 256 : 1.0 / 32;
   expectClose(r.out["C"], want, 1e-3 * (1 + scale) + rtol * scale / 8, rtol,

@@ -185,6 +185,8 @@ public:
   mlir::LogicalResult lowerLoad(mlir::tile::LoadOp op);
   mlir::LogicalResult lowerStore(mlir::tile::StoreOp op);
   mlir::LogicalResult lowerAtomicAdd(mlir::tile::AtomicAddOp op);
+  /// f16/bf16 add/sub/mul of `count` slots as <2 x half> pairs.
+  Regs lowerHalfPairs(mlir::Operation *op, int64_t count, mlir::Type elem);
   mlir::LogicalResult lowerSharedLoad(mlir::tile::SharedLoadOp op);
   mlir::LogicalResult lowerSharedStore(mlir::tile::SharedStoreOp op);
   mlir::LogicalResult lowerCopyAsync(mlir::tile::CopyAsyncOp op);

@@ -448,6 +448,45 @@ static void allowContraction(Operation *op) {
                   op->getContext(), flags | arith::FastMathFlags::contract));
 }
 
+/// f16/bf16 additions, subtractions and multiplications: lowered two slots
+/// at a time (lowerHalfPairs).
+static bool isPairedHalfOp(Operation *op, ArrayRef<Type> resultTypes) {
+  return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op) &&
+         resultTypes.size() == 1 &&
+         (resultTypes[0].isF16() || resultTypes[0].isBF16());
+}
+
+/// One <2 x half> operation per slot pair (2m, 2m + 1) (HADD2 / HMUL2 /
+/// HFMA2 on NVIDIA, v_pk_* on AMD): the pairs matrix operands and the
+/// word-wise conversions use, so that LLVM neither splits them nor pairs
+/// other slots (which costs a PRMT per register on the way to an mma).
+Regs KernelLowering::lowerHalfPairs(Operation *op, int64_t count, Type elem) {
+  auto vecType = VectorType::get({2}, elem);
+  auto pairOf = [&](Value v, int64_t l) -> Value {
+    const Regs &regs = values[v];
+    Value lo = regs.size() == 1 ? regs[0] : regs[l];
+    Value hi = regs.size() == 1 ? regs[0] : regs[l + 1];
+    Value vec = LLVM::PoisonOp::create(b, loc, vecType);
+    vec = LLVM::InsertElementOp::create(b, loc, vec, lo, i32(0));
+    return LLVM::InsertElementOp::create(b, loc, vec, hi, i32(1));
+  };
+  Regs out;
+  for (int64_t l = 0; l < count; l += 2) {
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands())
+      operands.push_back(pairOf(v, l));
+    OperationState state(loc, op->getName().getStringRef(), operands,
+                         TypeRange{vecType}, op->getAttrs());
+    Operation *pair = b.create(state);
+    allowContraction(pair);
+    out.push_back(
+        LLVM::ExtractElementOp::create(b, loc, pair->getResult(0), i32(0)));
+    out.push_back(
+        LLVM::ExtractElementOp::create(b, loc, pair->getResult(0), i32(1)));
+  }
+  return out;
+}
+
 LogicalResult KernelLowering::lowerElementwise(Operation *op) {
   // Constants: splats of tiles become one scalar per register.
   if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
@@ -495,6 +534,11 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
       return op->emitOpError("operands must have the same layout as the "
                              "result (insert tile.convert_layout)");
   SmallVector<Regs> results(op->getNumResults());
+  if (count % 2 == 0 && isPairedHalfOp(op, resultTypes)) {
+    results[0] = lowerHalfPairs(op, count, resultTypes[0]);
+    values[op->getResult(0)] = results[0];
+    return success();
+  }
   for (int64_t l = 0; l < count; ++l) {
     SmallVector<Value> operands;
     for (Value v : op->getOperands())

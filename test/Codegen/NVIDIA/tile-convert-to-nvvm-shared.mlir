@@ -36,9 +36,9 @@
 // PTX:       cp.async.commit_group;
 // PTX:       cp.async.wait_group 1;
 // PTX:       bar.sync 0;
-// PTX:       ld.shared.v2.b16
+// PTX:       ld.shared.{{(v2.b16|b32)}}
 // PTX:       cp.async.wait_group 0;
-// PTX:       st.shared.v2.b16
+// PTX:       st.shared.{{(v2.b16|b32)}}
 // PTX:       ld.shared.v4.b32
 func.func @stages(%A: !tile.ptr<f16>, %O: !tile.ptr<f16>, %M: i32, %K: i32)
     attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32,
