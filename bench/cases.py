@@ -37,6 +37,8 @@ BITS = {"u2": 2, "u3": 3, "u4": 4, "i4": 4, "i8": 8, "u8": 8,
         "f4e2m1": 4, "f6e3m2": 6, "f8e4m3": 8}
 
 WQ_TYPES = ["u4", "u3", "u2", "i4", "i8", "f4e2m1", "f8e4m3"]
+# The widths whose pairs the word-wise conversion makes (and two others).
+PACKED_TYPES = ["u4", "i4", "u2", "u1", "u8", "f4e2m1"]
 # Issue 13's list: every width 1-8 and the small floats.
 DECODE_TYPES = ["u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "i2", "i3",
                 "i4", "i5", "i6", "i7", "i8", "f4e2m1", "f5e2m2", "f6e3m2",
@@ -142,6 +144,16 @@ def cases(quick=False):
             _gemm_wq_work(t, 128),
             baseline="torch+triton" if t in ("u4", "i8") else "torch",
             inout=["C"], atol=2)
+    # The same over pre-packed weights (examples/gemm_decode_packed.tile):
+    # Wp is [N, K] in the operand order; 1-8-bit integer and f4/f8 codes.
+    if not quick:
+        for t in PACKED_TYPES:
+            add("gemm_decode_packed_" + t, "gemm_decode_packed.tile",
+                "gemm_decode_packed",
+                {"T": t, "G": 128, "ZP": "true", "OUT": "f16", "BN": 64,
+                 "BK": 128, "SPLIT": 4, "STAGES": 3},
+                ["M=1,K=512,N=200", "M=17,K=256,N=72"], dq,
+                _gemm_wq_work(t, 128), inout=["C"], atol=2)
     if quick:
         # Enough to exercise every step of the pipeline on a host bundle.
         add("vector_add", "vector_add.tile", "vector_add", {"BLOCK": 1024},

@@ -57,6 +57,7 @@ DEV = torch.device("cuda")
 # accumulations (METHOD.md: f16/bf16 operands land between 1e-3 and 1e-2);
 # rmsnorm_quant: that of the f32 scales (its codes are checked apart).
 TOLERANCE = {"gemm_f16": 1e-2, "gemm_wq": 1e-2, "gemm_decode": 1e-2,
+             "gemm_decode_packed": 1e-2,
              "attention_fwd": 1e-2,
              "softmax": 2e-3, "rmsnorm_quant": 1e-5, "vector_add": 1e-6}
 
@@ -191,6 +192,37 @@ def gemm_decode(t, s, timer, opts):
     return err, note, base
 
 
+def operand_order_k(pos, bk):
+    """k (within its chunk) at chunk position pos of the operand order
+    (include/tile/Numerics/OperandPack.h)."""
+    q, rest = divmod(pos, bk // 4)
+    kh, r8 = divmod(rest, 8)
+    p, kl, h = r8 // 4, (r8 // 2) % 2, r8 % 2
+    return kh * 32 + kl * 16 + h * 8 + q * 2 + p
+
+
+def gemm_decode_packed(t, s, timer, opts):
+    """As gemm_decode, W read from Wp ([N, K], operand order)."""
+    d = t["defines"]
+    wtype, g, bk = d["T"], int(d["G"]), int(d["BK"])
+    Wp = s.value("Wp", wtype)
+    n, k = Wp.shape
+    kidx = torch.tensor([c + operand_order_k(pos, bk)
+                         for c in range(0, k, bk) for pos in range(bk)],
+                        device=Wp.device)
+    W = torch.empty((k, n), dtype=Wp.dtype, device=Wp.device)
+    W[kidx, :] = Wp.t()
+    A, S, Z = s.tensor("A"), s.tensor("S"), s.tensor("Z")
+    zp = str(d.get("ZP", "true")) == "true"
+    Sx = S.float().repeat_interleave(g, 0)
+    Zx = Z.float().repeat_interleave(g, 0) if zp else 0
+    product = A.float() @ ((W - Zx) * Sx)
+    err = rel_err(s.tensor("C"), product + s.tensor("C.in").float())
+    note, base = _wq_baselines(s, product, (A, W, S, Z, wtype, g), timer,
+                               opts)
+    return err, note, base
+
+
 def _wq_baselines(s, want, operands, timer, opts):
     """cuBLAS on an f16 weight (dequantized per call, and pre-dequantized)
     and, for u4 / i8, a fused Triton kernel, checked against \p want."""
@@ -294,6 +326,7 @@ def vector_add(t, s, timer, opts):
 
 FAMILIES = {"gemm_f16": gemm_f16, "gemm_wq": gemm_wq,
             "gemm_decode": gemm_decode,
+            "gemm_decode_packed": gemm_decode_packed,
             "attention_fwd": attention_fwd, "softmax": softmax,
             "rmsnorm_quant": rmsnorm_quant, "vector_add": vector_add}
 

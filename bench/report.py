@@ -26,7 +26,7 @@ import os
 import sys
 
 MEMORY_BOUND = {"softmax", "rmsnorm_quant", "vector_add", "gemm_wq",
-                "gemm_decode"}
+                "gemm_decode", "gemm_decode_packed"}
 
 
 def _read_csv(path):

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # GPU check of the six reference examples of examples/ (vector_add, softmax,
-# rmsnorm_quant, gemm_f16, attention_fwd, gemm_wq) and gemm_decode: compiles
-# bundles for an NVIDIA target (code objects + reference outputs computed by the host
-# target, at odd sizes), then runs them on the GPU with tile-run, which
+# rmsnorm_quant, gemm_f16, attention_fwd, gemm_wq), gemm_decode and
+# gemm_decode_packed: compiles bundles for an NVIDIA target (code objects +
+# reference outputs computed by the host target, at odd sizes), then runs
+# them on the GPU with tile-run, which
 # generates the same seeded inputs, poisons the outputs and compares.
 #
 #   scripts/gpu-examples.sh BUILD_DIR OUT_DIR [TARGET]        build + run
@@ -86,6 +87,8 @@ done
 bundle gemm_decode_u4 gemm_decode.tile --inout C --atol 2 --size M=1,K=640,N=200 --size M=17,K=512,N=72
 bundle gemm_decode_i4_g32_bf16 gemm_decode.tile -D T=i4 -D G=32 -D ZP=false -D OUT=bf16 --inout C --atol 4 --size M=3,K=256,N=130
 bundle gemm_decode_u3_f32 gemm_decode.tile -D T=u3 -D G=64 -D OUT=f32 -D SPLIT=3 --inout C --size M=5,K=768,N=96
+bundle gemm_decode_packed_u4 gemm_decode_packed.tile --inout C --atol 2 --size M=1,K=512,N=200 --size M=17,K=256,N=72
+bundle gemm_decode_packed_i4_bk64 gemm_decode_packed.tile -D T=i4 -D BK=64 -D ZP=false -D OUT=f32 --inout C --size M=5,K=384,N=96
 bundle gemm_decode_f4e2m1_bk256 gemm_decode.tile -D T=f4e2m1 -D G=32 -D BK=256 -D BN=32 --inout C --atol 2 --size M=16,K=512,N=100
 
 [ "$bundle_only" -eq 1 ] && exit $status

@@ -26,7 +26,8 @@ class CasesTest(unittest.TestCase):
                 d = c["defines"]
                 self.assertTrue(c["bench"], c["id"])
                 for s in c["bench"]:
-                    if c["family"] in ("gemm_wq", "gemm_decode"):
+                    if c["family"] in ("gemm_wq", "gemm_decode",
+                                       "gemm_decode_packed"):
                         # Whole groups of K, whole BK steps.
                         self.assertEqual(s["K"] % d["G"], 0, c["id"])
                         self.assertEqual(s["K"] % d["BK"], 0, c["id"])
@@ -49,6 +50,7 @@ class CasesTest(unittest.TestCase):
         gd = [c for c in cases.cases(False) if c["id"] == "gemm_decode_u4"][0]
         self.assertIn({"M": 1, "N": 57344, "K": 8192}, gd["bench"])
         self.assertEqual(gd["inout"], ["C"])
+        self.assertIn("gemm_decode_packed_u4", ids)
         dec = [c for c in cases.cases(False)
                if c["id"] == "gemm_f16_decode_64x64x64"][0]["bench"]
         self.assertEqual(sorted({s["M"] for s in dec}), [1, 16, 128])

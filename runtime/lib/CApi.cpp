@@ -6,8 +6,10 @@
 
 #include "tile/runtime/tile_runtime.h"
 
+#include "tile/Numerics/OperandPack.h"
 #include "tile/runtime/Bundle.h"
 
+#include <cstring>
 #include <new>
 #include <string>
 #include <vector>
@@ -161,4 +163,30 @@ int tile_launch(tile_bundle *Bundle, const char *Name, const tile_arg *Args,
   if (Error E = Bundle->D.synchronize())
     return failWith(E.message());
   return 0;
+}
+
+static int permuteWeights(const char *What, const void *In, void *Out,
+                          unsigned Bits, uint64_t K, uint64_t N, uint64_t BK,
+                          bool Pack) {
+  if (!In || !Out)
+    return failWith(std::string(What) + ": null pointer");
+  auto Permuted = Pack ? tile::numerics::packOperandOrder(
+                             static_cast<const uint8_t *>(In), Bits, K, N, BK)
+                       : tile::numerics::unpackOperandOrder(
+                             static_cast<const uint8_t *>(In), Bits, K, N, BK);
+  if (!Permuted)
+    return failWith(std::string(What) + ": " + Permuted.message());
+  std::memcpy(Out, Permuted->data(), Permuted->size());
+  return 0;
+}
+
+int tile_pack_weights(const void *W, void *Out, unsigned Bits, uint64_t K,
+                      uint64_t N, uint64_t BK) {
+  return permuteWeights("tile_pack_weights", W, Out, Bits, K, N, BK, true);
+}
+
+int tile_unpack_weights(const void *Packed, void *Out, unsigned Bits,
+                        uint64_t K, uint64_t N, uint64_t BK) {
+  return permuteWeights("tile_unpack_weights", Packed, Out, Bits, K, N, BK,
+                        false);
 }

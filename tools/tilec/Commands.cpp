@@ -580,5 +580,5 @@ bool tile::driver::runSelectedSubcommand(int &exitCode) {
     exitCode = bundleMain();
     return true;
   }
-  return false;
+  return runPackSubcommand(exitCode);
 }

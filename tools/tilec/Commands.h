@@ -5,6 +5,7 @@
 //             [--arg NAME=V]... [--input NAME=F.npy]... [--dump DIR]
 //   tilec check FILE --kernel K --size ... --target T
 //   tilec bundle FILE... -o DIR [--target T] [--size ...]...
+//   tilec pack W.npy --type T [--block-k BK] [--unpack] -o OUT.npy
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,8 @@ namespace tile::driver {
 /// If the command line selected a subcommand, runs it, stores its exit code
 /// in \p exitCode and returns true. Call after cl::ParseCommandLineOptions.
 bool runSelectedSubcommand(int &exitCode);
+/// `tilec pack` (PackCommand.cpp): the same contract.
+bool runPackSubcommand(int &exitCode);
 
 } // namespace tile::driver
 

@@ -14,6 +14,7 @@
 #include "tile/JIT.h"
 #include "tile/Numerics/CAPI.h"
 #include "tile/Numerics/Format.h"
+#include "tile/Numerics/OperandPack.h"
 #include "tile/Numerics/Pack.h"
 #include "tile/runtime/TestRun.h"
 
@@ -393,6 +394,45 @@ TEST(ExamplesHost, GemmDecodeSplitK) {
   checkGemmDecode({"u1", 32, true, "f16", {{"BK", "256"}, {"BN", "32"}}}, 16,
                   512, 100);
   checkGemmDecode({"i8", 128, false, "f16", {{"SPLIT", "1"}}}, 4, 384, 64);
+}
+
+//===----------------------------------------------------------------------===//
+// gemm_decode_packed: weights in the operand order of lib/Numerics
+//===----------------------------------------------------------------------===//
+
+/// As checkGemmDecode, the weight read from Wp through the packing order
+/// (num::operandOrderK): W[c BK + operandOrderK(pos), n] = Wp[n, c BK + pos].
+void checkGemmDecodePacked(const std::string &type, bool zp, int64_t bk,
+                           int64_t m, int64_t k, int64_t n) {
+  const int64_t g = 128;
+  Result r = run(
+      "gemm_decode_packed.tile", "gemm_decode_packed",
+      {{"T", type}, {"ZP", zp ? "true" : "false"}, {"BK", std::to_string(bk)}},
+      {{"M", m}, {"K", k}, {"N", n}}, {}, /*seed=*/13, {"C"});
+  std::vector<double> w(k * n);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t pos = 0; pos < k; ++pos) {
+      int64_t l = pos / bk * bk + int64_t(num::operandOrderK(pos % bk, bk));
+      double s = r.in["S"][(l / g) * n + j];
+      double zs = zp ? -roundF16(r.in["Z"][(l / g) * n + j] * s) : 0;
+      w[l * n + j] =
+          roundF16(roundF16(roundF16(r.in["Wp"][j * k + pos]) * s) + zs);
+    }
+  std::vector<double> want = matmul(r.in["A"], w, m, k, n);
+  for (int64_t i = 0; i < m * n; ++i)
+    want[i] += r.in["C"][i];
+  double scale = maxAbs(want);
+  expectClose(r.out["C"], want, 1e-3 * (1 + scale) + scale / 2048, 1.0 / 256,
+              "gemm_decode_packed T=" + type + " BK=" + std::to_string(bk) +
+                  " M=" + std::to_string(m));
+}
+
+TEST(ExamplesHost, GemmDecodePacked) {
+  checkGemmDecodePacked("u4", true, 128, 1, 512, 200);
+  checkGemmDecodePacked("i4", false, 64, 16, 256, 72);
+  checkGemmDecodePacked("u2", true, 128, 5, 640, 64);
+  checkGemmDecodePacked("f4e2m1", true, 32, 3, 256, 40);
+  checkGemmDecodePacked("u8", true, 128, 2, 256, 130);
 }
 
 //===----------------------------------------------------------------------===//

@@ -77,3 +77,30 @@ TEST(CApiTest, LoadsBundleAndLaunches) {
 }
 
 } // namespace
+
+// tile_pack_weights / tile_unpack_weights: a 4-bit [128, 3] weight packed and
+// back; code k of column n lands where the operand order puts it (chunk
+// position 0 holds k = 0, position 1 holds k = 8: register b1 of lane 0's
+// first block); bad shapes fail with a message.
+TEST(CApiTest, PacksWeightsInOperandOrder) {
+  const uint64_t K = 128, N = 3, Bytes = K * N / 2;
+  std::vector<uint8_t> W(Bytes), Packed(Bytes), Back(Bytes);
+  for (uint64_t I = 0; I < Bytes; ++I)
+    W[I] = uint8_t(I * 37 + 11);
+  ASSERT_EQ(tile_pack_weights(W.data(), Packed.data(), 4, K, N, 128), 0)
+      << tile_last_error();
+  auto code = [](const std::vector<uint8_t> &S, uint64_t I) {
+    return (S[I / 2] >> (4 * (I % 2))) & 0xF;
+  };
+  for (uint64_t Col = 0; Col < N; ++Col) {
+    EXPECT_EQ(code(Packed, Col * K + 0), code(W, 0 * N + Col));
+    EXPECT_EQ(code(Packed, Col * K + 1), code(W, 8 * N + Col));
+    EXPECT_EQ(code(Packed, Col * K + 4), code(W, 1 * N + Col));
+  }
+  ASSERT_EQ(tile_unpack_weights(Packed.data(), Back.data(), 4, K, N, 128), 0);
+  EXPECT_EQ(Back, W);
+  EXPECT_EQ(tile_pack_weights(W.data(), Packed.data(), 4, K, N, 48), -1);
+  EXPECT_NE(std::string(tile_last_error()).find("multiple of 32"),
+            std::string::npos);
+  EXPECT_EQ(tile_pack_weights(nullptr, Packed.data(), 4, K, N, 128), -1);
+}

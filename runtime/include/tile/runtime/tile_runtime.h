@@ -69,6 +69,18 @@ typedef struct tile_arg {
 int tile_launch(tile_bundle *bundle, const char *name, const tile_arg *args,
                 size_t num_args);
 
+/** Pre-packed weights (docs/Numerics.md, "Operand-ordered weights"): the
+ *  row-major [k, n] weight `w` of `bits`-bit codes (1..8, a dense stream of
+ *  (k * n * bits + 7) / 8 bytes) written to `out` (as many bytes) as the
+ *  [n, k] tensor whose chunks of `bk` (a multiple of 32 dividing k) hold
+ *  each mma.sync B-operand register's codes together, as
+ *  examples/gemm_decode_packed.tile reads them. tile_unpack_weights is the
+ *  inverse. Host memory; no device needed. */
+int tile_pack_weights(const void *w, void *out, unsigned bits, uint64_t k,
+                      uint64_t n, uint64_t bk);
+int tile_unpack_weights(const void *packed, void *out, unsigned bits,
+                        uint64_t k, uint64_t n, uint64_t bk);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,52 @@
+//===- OperandPack.h - Weights stored in a tensor-core operand's order -*- C++
+//-*-//
+//
+// Part of tilec. Pre-packed weights for decode GEMM: a row-major [K, N]
+// weight W of b-bit codes (1 <= b <= 8) is stored as Wp, [N, K], whose row n
+// holds column n of W with each chunk of BK consecutive k (BK a multiple of
+// 32) reordered so that a kernel reading Wp[n0 : n0 + BN, k : k + BK] in
+// coalesced 16-byte pieces hands every thread exactly the codes of its
+// mma.sync m16n8k16 B-operand registers, the two codes of a register 16 bits
+// apart in a 4-bit word (one conversion instruction per pair). Position
+// pos of a chunk, read as pos = q * (BK / 4) + kh * 8 + p * 4 + kl * 2 + h
+// (q < 4, kh < BK / 32, p, kl, h < 2), holds
+//
+//   k = kh * 32 + kl * 16 + h * 8 + q * 2 + p    (within the chunk).
+//
+// examples/gemm_decode_packed.tile names the same order with reshape and
+// trans(x, [axes]); docs/Numerics.md, "Operand-ordered weights".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_NUMERICS_OPERANDPACK_H
+#define TILE_NUMERICS_OPERANDPACK_H
+
+#include "tile/Numerics/Result.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tile {
+namespace numerics {
+
+/// The k (within its chunk of \p BK) stored at position \p Pos of a chunk.
+size_t operandOrderK(size_t Pos, size_t BK);
+
+/// Checks the arguments of the two functions below: 1 <= Bits <= 8, BK a
+/// positive multiple of 32 dividing K, N > 0.
+Status checkOperandOrder(unsigned Bits, size_t K, size_t N, size_t BK);
+
+/// W ([K, N] dense stream of Bits-bit codes, (K * N * Bits + 7) / 8 bytes)
+/// to Wp ([N, K] dense stream in the operand order).
+Result<std::vector<uint8_t>> packOperandOrder(const uint8_t *W, unsigned Bits,
+                                              size_t K, size_t N, size_t BK);
+/// The inverse: Wp back to W.
+Result<std::vector<uint8_t>> unpackOperandOrder(const uint8_t *Wp,
+                                                unsigned Bits, size_t K,
+                                                size_t N, size_t BK);
+
+} // namespace numerics
+} // namespace tile
+
+#endif // TILE_NUMERICS_OPERANDPACK_H

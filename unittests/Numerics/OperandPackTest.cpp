@@ -1,0 +1,89 @@
+//===- OperandPackTest.cpp - Weights in a tensor-core operand's order -----===//
+//
+// Part of tilec. The reference here states the order from the mma.sync
+// m16n8k16 B fragment (PTX ISA): lane l holds B[k][n] for n = l / 4 and
+// k = 2 (l % 4) + {0, 1} (register b0) and + 8 (register b1) of every
+// 16-row block. A thread reading 16 contiguous bytes of a packed row must
+// find, in order, for each pair of blocks: b0 of both blocks, then b1, the
+// two codes of a register (p = 0, 1) four positions apart.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Numerics/OperandPack.h"
+#include "tile/Numerics/Pack.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace tile::numerics;
+
+namespace {
+
+/// The packed position of chunk-relative k, from the fragment's view.
+size_t refPosition(size_t K, size_t BK) {
+  size_t Block = K / 16, InBlock = K % 16;
+  size_t Lane4 = (InBlock % 8) / 2; // l % 4
+  size_t P = InBlock % 2;           // code within the register
+  size_t H = InBlock / 8;           // register b0 or b1
+  size_t KL = Block % 2, KH = Block / 2;
+  return Lane4 * (BK / 4) + KH * 8 + P * 4 + KL * 2 + H;
+}
+
+TEST(OperandPack, PositionsFollowTheFragment) {
+  for (size_t BK : {32, 64, 128, 256}) {
+    std::vector<bool> Seen(BK, false);
+    for (size_t Pos = 0; Pos < BK; ++Pos) {
+      size_t K = operandOrderK(Pos, BK);
+      ASSERT_LT(K, BK);
+      EXPECT_EQ(refPosition(K, BK), Pos) << "BK " << BK << ", k " << K;
+      EXPECT_FALSE(Seen[K]) << "k " << K << " twice";
+      Seen[K] = true;
+    }
+  }
+}
+
+TEST(OperandPack, RoundTripsEveryWidth) {
+  std::mt19937 Gen(5);
+  for (unsigned Bits = 1; Bits <= 8; ++Bits)
+    for (auto [K, N, BK] : {std::tuple<size_t, size_t, size_t>{128, 72, 128},
+                            {256, 5, 64},
+                            {96, 33, 32},
+                            {512, 3, 256}}) {
+      std::vector<uint8_t> W((K * N * Bits + 7) / 8);
+      for (uint8_t &B : W)
+        B = uint8_t(Gen());
+      // Padding bits of the last byte are not codes.
+      if ((K * N * Bits) % 8)
+        W.back() &= uint8_t((1u << ((K * N * Bits) % 8)) - 1);
+      Result<std::vector<uint8_t>> P =
+          packOperandOrder(W.data(), Bits, K, N, BK);
+      ASSERT_TRUE(P.ok()) << P.message();
+      ASSERT_EQ(P->size(), W.size());
+      // Wp[n, c * BK + pos] = W[c * BK + k(pos), n], from the reference.
+      for (size_t I = 0; I < 50; ++I) {
+        size_t Nn = Gen() % N, Kk = Gen() % K;
+        size_t Pos = Kk / BK * BK + refPosition(Kk % BK, BK);
+        ASSERT_EQ(readPacked(P->data(), Nn * K + Pos, Bits),
+                  readPacked(W.data(), Kk * N + Nn, Bits))
+            << Bits << " bits, k " << Kk << ", n " << Nn;
+      }
+      Result<std::vector<uint8_t>> U =
+          unpackOperandOrder(P->data(), Bits, K, N, BK);
+      ASSERT_TRUE(U.ok()) << U.message();
+      EXPECT_EQ(*U, W) << Bits << " bits, K " << K << ", BK " << BK;
+    }
+}
+
+TEST(OperandPack, RejectsBadShapes) {
+  uint8_t W[64] = {};
+  EXPECT_NE(packOperandOrder(W, 9, 128, 1, 128).message().find("1..8"),
+            std::string::npos);
+  EXPECT_NE(packOperandOrder(W, 4, 128, 1, 48).message().find("multiple of 32"),
+            std::string::npos);
+  EXPECT_NE(packOperandOrder(W, 4, 96, 1, 64).message().find("multiple of BK"),
+            std::string::npos);
+  EXPECT_FALSE(unpackOperandOrder(W, 4, 128, 0, 128).ok());
+}
+
+} // namespace
