@@ -310,6 +310,37 @@ Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
   return clone->getResult(0);
 }
 
+/// Whether \p op is a tile-valued op (no regions) without users or side
+/// effects.
+bool isDeadTileOp(Operation *op) {
+  return op && op->getNumRegions() == 0 && op->getNumResults() == 1 &&
+         isa<RankedTensorType>(op->getResult(0).getType()) &&
+         isOpTriviallyDead(op);
+}
+
+/// Erases the dead tile ops among \p seeds and the producers that become
+/// dead with them (abandoned absorptions, chains left behind by absorbed
+/// conversions). Returns whether anything was erased.
+bool eraseDeadTileOps(ArrayRef<Operation *> seeds) {
+  llvm::SetVector<Operation *> dead;
+  for (Operation *op : seeds)
+    if (isDeadTileOp(op))
+      dead.insert(op);
+  bool erased = false;
+  while (!dead.empty()) {
+    Operation *op = dead.pop_back_val();
+    SmallVector<Operation *, 4> producers;
+    for (Value operand : op->getOperands())
+      producers.push_back(operand.getDefiningOp());
+    op->erase();
+    erased = true;
+    for (Operation *producer : producers)
+      if (isDeadTileOp(producer))
+        dead.insert(producer);
+  }
+  return erased;
+}
+
 /// The outermost scf.for around \p op that does not contain the definition
 /// of \p value, or null.
 scf::ForOp hoistTarget(Operation *op, Value value) {
@@ -370,9 +401,7 @@ bool simplifyOnce(Operation *root) {
       if (!absorbed)
         absorbed = absorbConversion(builder, src, *wanted, created);
       if (!absorbed)
-        for (Operation *newOp : llvm::reverse(created))
-          if (newOp->use_empty())
-            newOp->erase();
+        eraseDeadTileOps(created);
       if (absorbed) {
         op.replaceAllUsesWith(absorbed);
         erased.insert(op);
@@ -414,27 +443,9 @@ bool simplifyOnce(Operation *root) {
   // Producers left without users (absorbed conversions leave their old
   // producer chains behind): any tile op without users and without side
   // effects, users before producers.
-  auto isDeadTileOp = [](Operation *op) {
-    return op && op->getNumRegions() == 0 && op->getNumResults() == 1 &&
-           isa<RankedTensorType>(op->getResult(0).getType()) &&
-           isOpTriviallyDead(op);
-  };
-  llvm::SetVector<Operation *> dead;
-  root->walk([&](Operation *op) {
-    if (isDeadTileOp(op))
-      dead.insert(op);
-  });
-  while (!dead.empty()) {
-    Operation *op = dead.pop_back_val();
-    SmallVector<Operation *, 4> producers;
-    for (Value operand : op->getOperands())
-      producers.push_back(operand.getDefiningOp());
-    op->erase();
-    changed = true;
-    for (Operation *producer : producers)
-      if (isDeadTileOp(producer))
-        dead.insert(producer);
-  }
+  SmallVector<Operation *> seeds;
+  root->walk([&](Operation *op) { seeds.push_back(op); });
+  changed |= eraseDeadTileOps(seeds);
   return changed;
 }
 
