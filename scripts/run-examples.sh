@@ -25,6 +25,7 @@ declare -A ARGS=(
   [gemm_f16]="--size M=129,K=256,N=200"
   [gemm_wq]="--size M=16,K=512,N=256"
   [gemm_decode]="--size M=3,K=640,N=200 --inout C"
+  [gemm_decode_packed]="--size M=3,K=512,N=200 --inout C"
   [attention_fwd]="--size B=1,H=4,HKV=2,N=200 --arg scale=0.0884"
   [dequant_fp4]="--size M=33,N=512"
   [gemm_i8]="--size M=65,K=128,N=130"
