@@ -222,10 +222,38 @@ void EmulationRewriter::instrumentAccesses(Function &f) {
   }
 }
 
+/// `lop3.b32 $0, $1, $2, $3, LUT;` (the NVIDIA lowering's andXor): each
+/// result bit is bit (a << 2 | b << 1 | c) of LUT, built here from the
+/// minterms the table selects. Null for any other assembly.
+static Value *evaluateLop3(CallInst *call, StringRef text) {
+  text = text.trim();
+  if (!text.consume_front("lop3.b32 $0, $1, $2, $3,") || call->arg_size() != 3)
+    return nullptr;
+  unsigned lut;
+  if (text.trim().rtrim(';').trim().getAsInteger(0, lut) || lut > 0xFF)
+    return nullptr;
+  IRBuilder<> b(call);
+  Value *in[3] = {call->getArgOperand(0), call->getArgOperand(1),
+                  call->getArgOperand(2)};
+  Value *result = ConstantInt::get(call->getType(), 0);
+  for (unsigned i = 0; i < 8; ++i) {
+    if (!((lut >> i) & 1))
+      continue;
+    Value *term = ConstantInt::get(call->getType(), ~0ull);
+    for (unsigned k = 0; k < 3; ++k) {
+      bool set = (i >> (2 - k)) & 1;
+      term = b.CreateAnd(term, set ? in[k] : b.CreateNot(in[k]));
+    }
+    result = b.CreateOr(result, term);
+  }
+  return result;
+}
+
 Error EmulationRewriter::rewriteInlineAsm() {
-  // The only inline assembly tilec emits is an empty register barrier
-  // (`asm "" "=v,0"`: the value unchanged, opaque to the optimizer) or an
-  // empty statement; on the CPU both are the identity.
+  // The inline assembly tilec emits: lop3.b32 (evaluateLop3), an empty
+  // register barrier (`asm "" "=v,0"`: the value unchanged, opaque to the
+  // optimizer) or an empty statement; on the CPU the last two are the
+  // identity.
   SmallVector<CallInst *> calls;
   for (Function &f : m)
     for (Instruction &inst : instructions(f))
@@ -234,6 +262,11 @@ Error EmulationRewriter::rewriteInlineAsm() {
           calls.push_back(call);
   for (CallInst *call : calls) {
     auto *asmOp = cast<InlineAsm>(call->getCalledOperand());
+    if (Value *lop3 = evaluateLop3(call, asmOp->getAsmString())) {
+      call->replaceAllUsesWith(lop3);
+      call->eraseFromParent();
+      continue;
+    }
     if (!StringRef(asmOp->getAsmString()).trim().empty())
       return error("the emulator cannot run inline assembly '" +
                    asmOp->getAsmString() + "'");

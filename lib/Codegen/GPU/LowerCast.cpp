@@ -547,12 +547,11 @@ static Regs packedIntWords(KernelLowering &kl, Location loc, const Regs &words,
   Regs out(words.size() * perWord);
   for (auto [i, w] : llvm::enumerate(words)) {
     for (int64_t j = 0; j < half; ++j) {
-      Value t = j ? arith::ShRUIOp::create(b, loc, w, kl.i32(bits * j))
-                        .getResult()
-                  : w;
-      t = arith::AndIOp::create(b, loc, t, kl.i32(mask | (mask << 16)));
-      t = arith::XOrIOp::create(b, loc, t,
-                                kl.i32((magic | (magic << 16)) | flip));
+      Value t =
+          j ? arith::ShRUIOp::create(b, loc, w, kl.i32(bits * j)).getResult()
+            : w;
+      t = kl.target().andXor(b, loc, t, mask | (mask << 16),
+                             (magic | (magic << 16)) | flip);
       Value pair = LLVM::BitcastOp::create(b, loc, vecType, t);
       Value r = arith::SubFOp::create(b, loc, pair, biasVec);
       out[perWord * i + j] =

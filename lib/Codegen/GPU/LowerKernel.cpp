@@ -25,6 +25,15 @@ TargetLowering::~TargetLowering() = default;
 
 bool TargetLowering::hasMatrixLoad(unsigned, bool) const { return false; }
 
+Value TargetLowering::andXor(OpBuilder &b, Location loc, Value a, int64_t mask,
+                             int64_t c) {
+  Type i32 = b.getI32Type();
+  Value t = arith::AndIOp::create(
+      b, loc, a, arith::ConstantIntOp::create(b, loc, i32, mask));
+  return arith::XOrIOp::create(b, loc, t,
+                               arith::ConstantIntOp::create(b, loc, i32, c));
+}
+
 void TargetLowering::atomicAddGlobal(OpBuilder &b, Location loc, Value ptr,
                                      Value value) {
   bool isFloat = isa<mlir::FloatType>(value.getType());

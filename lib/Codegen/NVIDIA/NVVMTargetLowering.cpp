@@ -233,6 +233,24 @@ public:
     return call(b, loc, "llvm.nvvm.rsqrt.approx.f", x);
   }
 
+  // lop3.b32 with the truth table of (a & b) ^ c (0xF0 & 0xCC ^ 0xAA), the
+  // magic exponent in a register: one LOP3 where the backend would emit an
+  // and and an xor with two immediates. The emulator evaluates the table.
+  Value andXor(OpBuilder &b, Location loc, Value a, int64_t mask,
+               int64_t c) override {
+    Type i32 = b.getI32Type();
+    Value cReg = arith::ConstantIntOp::create(b, loc, i32, c);
+    return LLVM::InlineAsmOp::create(
+               b, loc, i32,
+               ValueRange{a, arith::ConstantIntOp::create(b, loc, i32, mask),
+                          cReg},
+               "lop3.b32 $0, $1, $2, $3, 0x6a;", "=r,r,n,r",
+               /*has_side_effects=*/false, /*is_align_stack=*/false,
+               LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+               ArrayAttr())
+        .getResult(0);
+  }
+
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) override {
     MLIRContext *ctx = func.getContext();
     func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),

@@ -7,19 +7,20 @@
 // CHECK: llvm.mlir.global internal constant @[[CVT:__tile_cvt_[0-9a-f]+_[0-9a-f]+]](dense<"0x000000000000003B{{.*}}0000C07F{{.*}}"> : tensor<256xi32>) {addr_space = 0 : i32} : !llvm.array<256 x i32>
 
 // Packed u4 weights: 16 codes (8 bytes) per thread, loaded as words and
-// converted two at a time with the 0x6400 magic exponent.
+// converted two at a time with the 0x6400 magic exponent: the field mask
+// (0x000F000F) and the exponent in one lop3.b32 ((a & b) ^ c = 0x6a).
 #w = #tile.layout<spatial(32,4) * local(1,16)>
 
 // CHECK-LABEL: llvm.func @dequant_u4
 // CHECK:         llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xi32>
-// CHECK:         llvm.and %{{.*}}, %{{.*}} : i32
-// CHECK:         llvm.xor %{{.*}}, %{{.*}} : i32
+// CHECK:         llvm.inline_asm "lop3.b32 $0, $1, $2, $3, 0x6a;", "=r,r,n,r" %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32) -> i32
 // CHECK:         llvm.bitcast %{{.*}} : i32 to vector<2xf16>
 // CHECK:         llvm.fsub %{{.*}}, %{{.*}} : vector<2xf16>
 // CHECK-NOT:     llvm.load %{{.*}} : !llvm.ptr<1> -> i8
 // CHECK:         llvm.store %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
 // PTX-LABEL: .entry dequant_u4(
 // PTX:       ld.global.v2.b32
+// PTX:       lop3.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, 983055, %r{{[0-9]+}}, 0x6a;
 // PTX:       sub.{{(rn.)?}}f16x2
 // PTX:       st.global.v4.b32
 func.func @dequant_u4(%W: !tile.ptr<i4>, %O: !tile.ptr<f16>, %K: i32, %N: i32)

@@ -141,6 +141,13 @@ public:
   virtual mlir::Value rsqrt(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value x) = 0;
 
+  /// `(a & mask) ^ c` on i32 values, `mask` and `c` constants: the
+  /// word-wise dequantization's field extraction with the magic exponent.
+  /// By default an and and an xor; NVIDIA emits one `lop3.b32` (its
+  /// backend and ptxas do not fuse two immediates into one LOP3).
+  virtual mlir::Value andXor(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value a, int64_t mask, int64_t c);
+
   /// Adds `value` (f32, f16, bf16 or i32) to the global element at `ptr`
   /// atomically with relaxed ordering; the result is not used. By default
   /// a plain `atomicrmw fadd` / `add`, left to the backend.
