@@ -55,6 +55,8 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include <cmath>
+
 using namespace mlir;
 using ::tile::layout::DistributedLayout;
 namespace num = ::tile::numerics;
@@ -523,10 +525,13 @@ static Regs smallFloatViaF32(KernelLowering &kl, Location loc, const Regs &in,
 
 /// Word-wide fast path for packed b-bit integers, b in {1, 2, 4}, ->
 /// f16/bf16: a word w holds the n = 32 / b slots n*i .. n*i + n - 1, and
-/// (w >> b*j) & (m | m << 16), m = 2^b - 1, holds slots n*i + j and
-/// n*i + j + n/2 in its two halves; one lop3 (and + xor with the magic
-/// exponent and the sign flip) and one packed subtraction convert both
-/// (exact: see magicPairs).
+/// the fields of slots n*i + j and n*i + j + n/2 sit b*j and b*j + 16 bits
+/// up. One lop3 (the fields masked, xor the magic exponent and the sign
+/// flip) and one packed subtraction convert both (exact: see magicPairs).
+/// For f16 a field s = b*j mod 8 bits up in its byte is converted where it
+/// stands, as 2^s times its value, and scaled back by an exact packed fma:
+/// one shift per byte offset instead of one per field (bf16 has too few
+/// mantissa bits for that).
 static Regs packedIntWords(KernelLowering &kl, Location loc, const Regs &words,
                            Type src, bool isUnsigned, Type dst) {
   OpBuilder &b = kl.builder();
@@ -535,25 +540,38 @@ static Regs packedIntWords(KernelLowering &kl, Location loc, const Regs &words,
     return {};
   bool f16 = dst.isF16();
   int64_t magic = f16 ? 0x6400 : 0x4300;
+  double magicValue = f16 ? 1024.0 : 128.0;
   int64_t halfRange = int64_t(1) << (bits - 1);
-  double bias = (f16 ? 1024.0 : 128.0) + (isUnsigned ? 0.0 : double(halfRange));
+  double offset = isUnsigned ? 0.0 : double(halfRange);
   int64_t flip = isUnsigned ? 0 : (halfRange | (halfRange << 16));
   int64_t mask = (int64_t(1) << bits) - 1;
   int64_t perWord = 32 / bits, half = perWord / 2;
   auto vecType = VectorType::get({2}, dst);
-  SmallVector<Attribute> biasElems(2, b.getFloatAttr(dst, bias));
-  Value biasVec = arith::ConstantOp::create(
-      b, loc, vecType, DenseElementsAttr::get(vecType, biasElems));
+  auto splat = [&](double v) -> Value {
+    SmallVector<Attribute> elems(2, b.getFloatAttr(dst, v));
+    return arith::ConstantOp::create(b, loc, vecType,
+                                     DenseElementsAttr::get(vecType, elems));
+  };
   Regs out(words.size() * perWord);
   for (auto [i, w] : llvm::enumerate(words)) {
     for (int64_t j = 0; j < half; ++j) {
+      int64_t at = bits * j;
+      int64_t up = f16 ? at % 8 : 0; // where the field stays
       Value t =
-          j ? arith::ShRUIOp::create(b, loc, w, kl.i32(bits * j)).getResult()
-            : w;
-      t = kl.target().andXor(b, loc, t, mask | (mask << 16),
-                             (magic | (magic << 16)) | flip);
+          at - up
+              ? arith::ShRUIOp::create(b, loc, w, kl.i32(at - up)).getResult()
+              : w;
+      t = kl.target().andXor(b, loc, t, (mask | (mask << 16)) << up,
+                             (magic | (magic << 16)) | (flip << up));
       Value pair = LLVM::BitcastOp::create(b, loc, vecType, t);
-      Value r = arith::SubFOp::create(b, loc, pair, biasVec);
+      Value r;
+      if (up == 0) {
+        r = arith::SubFOp::create(b, loc, pair, splat(magicValue + offset));
+      } else {
+        double scale = std::ldexp(1.0, -int(up));
+        r = LLVM::FMAOp::create(b, loc, pair, splat(scale),
+                                splat(-(magicValue * scale + offset)));
+      }
       out[perWord * i + j] =
           LLVM::ExtractElementOp::create(b, loc, r, kl.i32(0));
       out[perWord * i + j + half] =
