@@ -190,3 +190,22 @@ func.func @word_order(%s: !tile.shared<1x256xi4>) -> tensor<1x256xf16, #tile.lay
   %r = tile.convert_layout %c : tensor<1x256xf16, #tile.layout<local(1,8) * spatial(1,32)>> -> tensor<1x256xf16, #tile.layout<modes(dims=[[1], [32,2,4]], spatial=[1], local=[0,3,2])>>
   return %r : tensor<1x256xf16, #tile.layout<modes(dims=[[1], [32,2,4]], spatial=[1], local=[0,3,2])>>
 }
+
+// -----
+
+// A small tile (512 elements) with another user is duplicated only when the
+// copy stays within 32 slots per thread: here the wanted layout gives each
+// thread 64 (a row replicated over 4 threads), so the conversion stays.
+// CHECK-LABEL: func.func @duplicate_slot_bound
+// CHECK: %[[L:.*]] = tile.shared_load {{.*}} -> tensor<8x64xf16, #tile.layout<spatial(8,4) * local(1,16)>>
+// CHECK: tile.convert_layout %[[L]]
+// CHECK-NOT: tile.shared_load
+// CHECK: return
+func.func @duplicate_slot_bound(%s: !tile.shared<8x64xf16>)
+    -> (tensor<8x64xf16, #tile.layout<replicate(4) * spatial(8,1) * local(1,64)>>, tensor<8x64xf16, #tile.layout<spatial(8,4) * local(1,16)>>)
+    attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %l = tile.shared_load %s[%c0, %c0] : !tile.shared<8x64xf16> -> tensor<8x64xf16, #tile.layout<spatial(8,4) * local(1,16)>>
+  %c = tile.convert_layout %l : tensor<8x64xf16, #tile.layout<spatial(8,4) * local(1,16)>> -> tensor<8x64xf16, #tile.layout<replicate(4) * spatial(8,1) * local(1,64)>>
+  return %c, %l : tensor<8x64xf16, #tile.layout<replicate(4) * spatial(8,1) * local(1,64)>>, tensor<8x64xf16, #tile.layout<spatial(8,4) * local(1,16)>>
+}

@@ -347,6 +347,25 @@ struct DecodeCase {
   std::map<std::string, std::string> tiles; ///< BN, BK, SPLIT, STAGES.
 };
 
+/// C_in + A x dequant(codes) for the decode GEMMs, \p codes being W [k, n]
+/// decoded. Dequantized as the programs do: -z * s once per group and
+/// column, then w * s + that, each f16 operation rounded once.
+std::vector<double> decodeReference(Result &r, const std::vector<double> &codes,
+                                    int64_t g, bool zp, int64_t m, int64_t k,
+                                    int64_t n) {
+  std::vector<double> w(k * n);
+  for (int64_t l = 0; l < k; ++l)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = r.in["S"][(l / g) * n + j];
+      double zs = zp ? -roundF16(r.in["Z"][(l / g) * n + j] * s) : 0;
+      w[l * n + j] = roundF16(roundF16(roundF16(codes[l * n + j]) * s) + zs);
+    }
+  std::vector<double> want = matmul(r.in["A"], w, m, k, n);
+  for (int64_t i = 0; i < m * n; ++i)
+    want[i] += r.in["C"][i];
+  return want;
+}
+
 /// C_out = C_in + A x dequant(W): C holds random values beforehand (the
 /// addend of the atomic additions), so a split that adds nothing or adds
 /// twice shows.
@@ -358,19 +377,8 @@ void checkGemmDecode(const DecodeCase &c, int64_t m, int64_t k, int64_t n) {
   defines["OUT"] = c.out;
   Result r = run("gemm_decode.tile", "gemm_decode", defines,
                  {{"M", m}, {"K", k}, {"N", n}}, {}, /*seed=*/11, {"C"});
-  // Dequantize as the program does: -z * s once per group and column, then
-  // w * s + that, each f16 operation rounded once.
-  std::vector<double> w(k * n);
-  for (int64_t l = 0; l < k; ++l)
-    for (int64_t j = 0; j < n; ++j) {
-      double s = r.in["S"][(l / c.g) * n + j];
-      double zs = c.zp ? -roundF16(r.in["Z"][(l / c.g) * n + j] * s) : 0;
-      w[l * n + j] =
-          roundF16(roundF16(roundF16(r.in["W"][l * n + j]) * s) + zs);
-    }
-  std::vector<double> want = matmul(r.in["A"], w, m, k, n);
-  for (int64_t i = 0; i < m * n; ++i)
-    want[i] += r.in["C"][i];
+  std::vector<double> want =
+      decodeReference(r, r.in["W"].values, c.g, c.zp, m, k, n);
   double scale = maxAbs(want);
   // Each split's partial sum is rounded to OUT, then every addition is.
   double rtol = c.out == "f32" ? 1e-5 : c.out == "f16" ? 1.0 / 256 : 1.0 / 32;
@@ -409,18 +417,13 @@ void checkGemmDecodePacked(const std::string &type, bool zp, int64_t bk,
       "gemm_decode_packed.tile", "gemm_decode_packed",
       {{"T", type}, {"ZP", zp ? "true" : "false"}, {"BK", std::to_string(bk)}},
       {{"M", m}, {"K", k}, {"N", n}}, {}, /*seed=*/13, {"C"});
-  std::vector<double> w(k * n);
+  std::vector<double> codes(k * n);
   for (int64_t j = 0; j < n; ++j)
     for (int64_t pos = 0; pos < k; ++pos) {
       int64_t l = pos / bk * bk + int64_t(num::operandOrderK(pos % bk, bk));
-      double s = r.in["S"][(l / g) * n + j];
-      double zs = zp ? -roundF16(r.in["Z"][(l / g) * n + j] * s) : 0;
-      w[l * n + j] =
-          roundF16(roundF16(roundF16(r.in["Wp"][j * k + pos]) * s) + zs);
+      codes[l * n + j] = r.in["Wp"][j * k + pos];
     }
-  std::vector<double> want = matmul(r.in["A"], w, m, k, n);
-  for (int64_t i = 0; i < m * n; ++i)
-    want[i] += r.in["C"][i];
+  std::vector<double> want = decodeReference(r, codes, g, zp, m, k, n);
   double scale = maxAbs(want);
   expectClose(r.out["C"], want, 1e-3 * (1 + scale) + scale / 2048, 1.0 / 256,
               "gemm_decode_packed T=" + type + " BK=" + std::to_string(bk) +
