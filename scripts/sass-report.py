@@ -134,35 +134,120 @@ EDGE_LOAD = re.compile(r"\bLDG\.E(\.U8|\.S8|\.U16|\.S16)?\s")
 
 
 def main_loop(labels, insts):
-    """(start, end) of the innermost backward-branch loop with global loads."""
+    """(start, end) of the innermost backward-branch loop with vector or
+    asynchronous global loads."""
     best = None
     for j, inst in enumerate(insts):
         m = re.search(r"BRA\s+`\((\.L_x_\d+)\)", inst)
         if not m or labels.get(m.group(1), j + 1) > j:
             continue
         s = labels[m.group(1)]
-        if not any(GLOBAL_LOAD.search(x) for x in insts[s:j + 1]):
+        loads = [x for x in insts[s:j + 1] if GLOBAL_LOAD.search(x)]
+        # Loops whose loads are all scalar are the copies' edge runs.
+        if not loads or all(EDGE_LOAD.search(x) for x in loads):
             continue
         if best is None or j - s < best[1] - best[0]:
             best = (s, j)
     return best
 
 
-def hot_path(body, block_starts):
-    """Instructions of the loop body outside the edge-chunk blocks."""
-    blocks, cur = [], []
+def basic_blocks(body, labels, first):
+    """The loop body (instructions first.. of the SASS) as basic blocks:
+    [(begin, end)] and each block's successors inside the body."""
+    n = len(body)
+    target_of = {}
+    for name, at in labels.items():
+        if first <= at < first + n:
+            target_of[name] = at - first
+    starts = {0} | set(target_of.values())
     for k, inst in enumerate(body):
-        if k in block_starts and cur:
-            blocks.append(cur)
-            cur = []
-        cur.append(inst)
-        if "BRA" in opcode(inst):
-            blocks.append(cur)
-            cur = []
-    if cur:
-        blocks.append(cur)
-    return [i for b in blocks if not any(EDGE_LOAD.search(x) for x in b)
-            for i in b]
+        if "BRA" in opcode(inst) and k + 1 < n:
+            starts.add(k + 1)
+    starts = sorted(starts)
+    ranges = [(b, starts[i + 1] if i + 1 < len(starts) else n)
+              for i, b in enumerate(starts)]
+    index = {b: i for i, (b, _) in enumerate(ranges)}
+    succs = []
+    for b, e in ranges:
+        last = body[e - 1]
+        out = []
+        m = re.search(r"BRA\s+`\((\.L_x_\d+)\)", last)
+        if m and m.group(1) in target_of:
+            out.append(index[target_of[m.group(1)]])
+        conditional = re.match(r"^@!?U?P", last) is not None
+        if (not m or conditional) and e < n:
+            out.append(index[e])
+        succs.append(out)
+    return ranges, succs
+
+
+def dominators(succs):
+    """Predecessors and dominator sets of a graph entered at block 0
+    (iterative; loop bodies are small)."""
+    nb = len(succs)
+    preds = [[] for _ in range(nb)]
+    for i, out in enumerate(succs):
+        for j in out:
+            preds[j].append(i)
+    dom = [set(range(nb))] * nb
+    dom[0] = {0}
+    changed = True
+    while changed:
+        changed = False
+        for i in range(1, nb):
+            ps = [dom[p] for p in preds[i]]
+            d = (set.intersection(*ps) if ps else set()) | {i}
+            if d != dom[i]:
+                dom[i], changed = d, True
+    return preds, dom
+
+
+def hot_path(body, labels, first):
+    """Instructions of the loop body outside the edge chunks' code.
+
+    The body (instructions first.. of the SASS) is cut into basic blocks. A
+    block is cold when it is dominated by the entry of an edge path: one
+    side of a two-way branch that leads to scalar global loads (an edge
+    chunk's element loads) where the other side does not (see below). A
+    pass through the loop with every chunk inside the view skips them;
+    everything else is the hot path.
+    """
+    ranges, succs = basic_blocks(body, labels, first)
+    preds, dom = dominators(succs)
+    nb = len(ranges)
+
+    def loads(i, edge):
+        b, e = ranges[i]
+        return any(GLOBAL_LOAD.search(x) and
+                   bool(EDGE_LOAD.search(x)) == edge for x in body[b:e])
+    edge = {i for i in range(nb) if loads(i, True)}
+    fast = {i for i in range(nb) if loads(i, False)}
+    region = [{i for i in range(nb) if x in dom[i]} for x in range(nb)]
+    # A two-way branch whose side s1 leads to edge loads (its region holds
+    # some) makes s1 an edge path when
+    # - the other side s2 is where s1 rejoins (s2 has other predecessors:
+    #   "if (not inside) assemble"), and s1 copies nothing fast, or
+    # - s2 is a side of its own that holds no edge loads and copies at least
+    #   as much (fast loads on it if there are on s1): a per-chunk "inside
+    #   the view?" test, or one test for all of a thread's chunks.
+    # A guard such as "this thread has a chunk to copy" is on the hot path
+    # of some threads: its s1 holds fast loads, its s2 none.
+    cold = set()
+    for x, out in enumerate(succs):
+        if len(out) != 2 or out[0] == out[1]:
+            continue
+        for s1, s2 in (out, out[::-1]):
+            if not region[s1] & edge or s1 in dom[nb - 1]:
+                continue
+            if len(preds[s2]) > 1:
+                edge_side = not region[s1] & fast
+            else:
+                edge_side = (not region[s2] & edge and
+                             (not region[s1] & fast or region[s2] & fast))
+            if edge_side:
+                cold |= region[s1]
+    return [x for i, (b, e) in enumerate(ranges) if i not in cold
+            for x in body[b:e]]
 
 
 def main():
@@ -210,9 +295,7 @@ def main():
                          "SASS\n")
         sys.exit(1)
     body = insts[loop[0]:loop[1] + 1]
-    starts = {v - loop[0] for v in labels.values()
-              if loop[0] <= v <= loop[1]}
-    hot = hot_path(body, starts)
+    hot = hot_path(body, labels, loop[0])
     if a.per and a.per not in per_tensor:
         ap.error("--per %s: the loop loads %s" % (a.per,
                                                   ", ".join(per_tensor)))

@@ -40,6 +40,16 @@ struct ViewValue {
 mlir::Value linearIndex(mlir::OpBuilder &b, mlir::Location loc,
                         const ViewValue &view,
                         llvm::ArrayRef<mlir::Value> coords);
+/// linearIndex with no-signed-wrap arithmetic, for addresses of elements
+/// known to be inside the view (lets LLVM fold the scaling shifts).
+mlir::Value linearIndexNSW(mlir::OpBuilder &b, mlir::Location loc,
+                           const ViewValue &view,
+                           llvm::ArrayRef<mlir::Value> coords);
+/// Bytes of `x` (any integer type) elements of `bits` bits, for x whose bit
+/// count is a whole number of bytes (bits a multiple of 8, or 1, 2 or 4
+/// with x a multiple of 8 / bits).
+mlir::Value alignedBytes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                         unsigned bits);
 /// i1: 0 <= c < dim for every dimension (unsigned compare).
 mlir::Value inBounds(mlir::OpBuilder &b, mlir::Location loc,
                      llvm::ArrayRef<mlir::Value> coords,
@@ -288,6 +298,43 @@ private:
 /// Applies the shared-memory swizzle `s` to an i32 element offset.
 mlir::Value applySwizzle(KernelLowering &kl, mlir::Location loc,
                          mlir::Value offset, const ::tile::layout::Swizzle &s);
+
+//===- Memory access helpers (LowerMemory.cpp), shared with LowerCopy.cpp ===//
+
+/// Largest power of two dividing `bytes`, at most 16.
+unsigned alignOf(int64_t bytes);
+/// Loads `count` consecutive elements at `ptr` and returns them as
+/// registers (sub-byte elements unpacked LSB first). When `words` is given
+/// and the group is a whole number of 32-bit words, sub-byte elements are
+/// unpacked from 32-bit words and those words are appended to `*words`;
+/// otherwise `*words` is cleared and set to null.
+Regs loadGroup(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
+               mlir::Type storage, int64_t count, unsigned bits, unsigned align,
+               Regs **words = nullptr);
+/// Stores the registers `slots` as consecutive elements at `ptr`.
+void storeGroup(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
+                llvm::ArrayRef<mlir::Value> slots, unsigned bits,
+                unsigned align);
+/// Reads one element at linear index `index` of a view (no bounds check).
+mlir::Value loadElement(mlir::OpBuilder &b, mlir::Location loc,
+                        const ViewValue &view, mlir::Value index,
+                        mlir::Type storage, unsigned bits);
+/// Address of element swizzle(prefix + lin) of a shared buffer of
+/// `bits`-bit elements (prefix may be null; added after the swizzle when it
+/// is a multiple of the swizzle's span).
+mlir::Value sharedAddress(KernelLowering &kl, mlir::Location loc,
+                          mlir::Value base, mlir::Value prefix,
+                          int64_t prefixAlign, mlir::Value lin,
+                          const ::tile::layout::Swizzle &s, unsigned bits);
+/// The slice of a shared buffer that a shared_load/store/copy_async
+/// touches: the layout of the trailing dims (with the buffer's swizzle) and
+/// the element offset of its origin (plus how much of it is known aligned).
+mlir::LogicalResult sliceOf(KernelLowering &kl, mlir::Operation *op,
+                            const SharedValue &s, mlir::ValueRange oldIndices,
+                            llvm::ArrayRef<mlir::Value> indices,
+                            llvm::ArrayRef<int64_t> tileShape,
+                            ::tile::layout::SharedLayout &slice,
+                            mlir::Value &prefix, int64_t &prefixAlign);
 
 } // namespace tile::gpu
 

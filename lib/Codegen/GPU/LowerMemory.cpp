@@ -1,7 +1,8 @@
 //===- LowerMemory.cpp - Global and shared memory accesses ----------------===//
 //
 // Part of tilec. tile.load / tile.store / tile.shared_load /
-// tile.shared_store / tile.copy_async for the generic GPU lowering.
+// tile.shared_store for the generic GPU lowering (tile.copy_async:
+// LowerCopy.cpp).
 //
 // Global accesses have two paths per thread, chosen at run time by one
 // branch: when every slot of the thread is inside the view and each vector
@@ -23,15 +24,15 @@ using ::tile::layout::DistributedLayout;
 using ::tile::layout::SharedLayout;
 
 namespace tile::gpu {
-namespace {
 
-/// Largest power of two dividing `bytes`, at most 16.
 unsigned alignOf(int64_t bytes) {
   unsigned a = 1;
   while (a < 16 && bytes % (2 * a) == 0)
     a *= 2;
   return a;
 }
+
+namespace {
 
 /// The memory type a group of `count` elements of `bits` bits moves as.
 Type groupMemType(MLIRContext *ctx, Type storage, int64_t count,
@@ -68,9 +69,8 @@ static Value slotOfWords(OpBuilder &b, Location loc, ArrayRef<Value> words,
 /// and the group is a whole number of 32-bit words, sub-byte elements are
 /// unpacked from 32-bit words (never wider integers) and those words are
 /// appended to `words`; otherwise `words` is cleared and set to null.
-static Regs loadGroup(OpBuilder &b, Location loc, Value ptr, Type storage,
-                      int64_t count, unsigned bits, unsigned align,
-                      Regs **words = nullptr) {
+Regs loadGroup(OpBuilder &b, Location loc, Value ptr, Type storage,
+               int64_t count, unsigned bits, unsigned align, Regs **words) {
   Type memType = groupMemType(b.getContext(), storage, count, bits);
   Value v = LLVM::LoadOp::create(b, loc, memType, ptr, align);
   Regs regs;
@@ -118,8 +118,8 @@ static Regs loadGroup(OpBuilder &b, Location loc, Value ptr, Type storage,
 }
 
 /// Stores the registers `slots` as consecutive elements at `ptr`.
-static void storeGroup(OpBuilder &b, Location loc, Value ptr,
-                       ArrayRef<Value> slots, unsigned bits, unsigned align) {
+void storeGroup(OpBuilder &b, Location loc, Value ptr, ArrayRef<Value> slots,
+                unsigned bits, unsigned align) {
   Type storage = slots[0].getType();
   int64_t count = slots.size();
   Type memType = groupMemType(b.getContext(), storage, count, bits);
@@ -235,9 +235,36 @@ Value inBounds(OpBuilder &b, Location loc, ArrayRef<Value> coords,
   return acc;
 }
 
+Value linearIndexNSW(OpBuilder &b, Location loc, const ViewValue &view,
+                     ArrayRef<Value> coords) {
+  auto nsw = arith::IntegerOverflowFlags::nsw;
+  if (coords.empty())
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
+  Value acc;
+  for (auto [c, s] : llvm::zip(coords, view.strides)) {
+    Value term = arith::MulIOp::create(
+        b, loc, arith::ExtSIOp::create(b, loc, b.getI64Type(), c), s, nsw);
+    acc =
+        acc ? arith::AddIOp::create(b, loc, acc, term, nsw).getResult() : term;
+  }
+  return acc;
+}
+
+Value alignedBytes(OpBuilder &b, Location loc, Value x, unsigned bits) {
+  Type t = x.getType();
+  if (bits % 8 == 0)
+    return arith::MulIOp::create(
+        b, loc, x, arith::ConstantIntOp::create(b, loc, t, bits / 8),
+        arith::IntegerOverflowFlags::nsw);
+  assert(8 % bits == 0 && "sub-byte runs are of 1, 2 or 4 bits");
+  return arith::ShRSIOp::create(
+      b, loc, x,
+      arith::ConstantIntOp::create(b, loc, t, llvm::Log2_32(8 / bits)));
+}
+
 /// Reads one element at linear index `index` of a view (no bounds check).
-static Value loadElement(OpBuilder &b, Location loc, const ViewValue &view,
-                         Value index, Type storage, unsigned bits) {
+Value loadElement(OpBuilder &b, Location loc, const ViewValue &view,
+                  Value index, Type storage, unsigned bits) {
   Type i64 = b.getI64Type();
   auto c64 = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, i64, v);
@@ -572,6 +599,36 @@ Value applySwizzle(KernelLowering &kl, Location loc, Value offset,
   return arith::XOrIOp::create(b, loc, offset, moved);
 }
 
+/// Address of element swizzle(prefix + lin) of a shared buffer of
+/// `bits`-bit elements (lin >= 0; prefix may be null). A prefix that is a
+/// multiple of the swizzle's span 2^(M+S+B) and of whole bytes is added
+/// after the swizzle: swizzle(y + h) = swizzle(y) + h for such h (see
+/// swizzledAddress in LowerSharedOperand.cpp), so the swizzled part stays
+/// invariant in loops over ring stages.
+Value sharedAddress(KernelLowering &kl, Location loc, Value base, Value prefix,
+                    int64_t prefixAlign, Value lin,
+                    const ::tile::layout::Swizzle &s, unsigned bits) {
+  OpBuilder &b = kl.builder();
+  auto flags =
+      arith::IntegerOverflowFlags::nuw | arith::IntegerOverflowFlags::nsw;
+  auto bytesOf = [&](Value x) -> Value {
+    if (bits % 8 == 0)
+      return arith::MulIOp::create(b, loc, x, kl.i32(bits / 8), flags);
+    return arith::ShRUIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, x, kl.i32(bits), flags),
+        kl.i32(3));
+  };
+  int64_t span = s.isIdentity() ? 1 : int64_t(1) << (s.base + s.shift + s.bits);
+  bool after =
+      prefix && prefixAlign % span == 0 && (prefixAlign * bits) % 8 == 0;
+  if (prefix && !after)
+    lin = arith::AddIOp::create(b, loc, prefix, lin, flags);
+  Value ptr = kl.gep(base, bytesOf(applySwizzle(kl, loc, lin, s)));
+  if (after)
+    ptr = kl.gep(ptr, bytesOf(prefix));
+  return ptr;
+}
+
 namespace {
 /// Addressing of a tile in shared memory.
 struct SharedAccess {
@@ -674,11 +731,10 @@ FailureOr<Regs> KernelLowering::loadShared(Operation *op, Value base,
 /// The slice of a shared buffer that a shared_load/store/copy_async touches:
 /// the layout of the trailing dims (with the buffer's swizzle) and the
 /// element offset of its origin (plus how much of it is known aligned).
-static LogicalResult sliceOf(KernelLowering &kl, Operation *op,
-                             const SharedValue &s, ValueRange oldIndices,
-                             ArrayRef<Value> indices,
-                             ArrayRef<int64_t> tileShape, SharedLayout &slice,
-                             Value &prefix, int64_t &prefixAlign) {
+LogicalResult sliceOf(KernelLowering &kl, Operation *op, const SharedValue &s,
+                      ValueRange oldIndices, ArrayRef<Value> indices,
+                      ArrayRef<int64_t> tileShape, SharedLayout &slice,
+                      Value &prefix, int64_t &prefixAlign) {
   ArrayRef<int64_t> strides = s.layout.strides();
   unsigned lead = s.type.getRank() - tileShape.size();
   // The tile's own extents: a slice may cover part of a dimension
@@ -758,522 +814,6 @@ LogicalResult KernelLowering::lowerSharedStore(mlir::tile::SharedStoreOp op) {
   return storeShared(op, s->ptr, slice, prefix, prefixAlign, *layout,
                      type.getElementType(), values[op.getValue()],
                      /*onlyFirstHolder=*/true);
-}
-
-//===----------------------------------------------------------------------===//
-// Asynchronous copies
-//===----------------------------------------------------------------------===//
-
-/// Chunk size (16, 8 or 4 bytes) for copying a tile of `bits`-bit elements
-/// as raw bytes, or 0. Requires every row of `slice` (the last dimension) to
-/// be a contiguous packed bit stream (unit stride, no swizzle) that starts
-/// on a chunk boundary and holds a whole number of chunks, so that a chunk
-/// of global bytes lands on a chunk of shared bytes of the same row even
-/// when it splits elements (3-, 5-, 6- and 7-bit types).
-static int64_t rawChunkBytes(const SharedLayout &slice, Value prefix,
-                             int64_t prefixAlign, unsigned bits) {
-  ArrayRef<int64_t> shape = slice.shape();
-  if (bits % 8 == 0 || !slice.swizzle().isIdentity() ||
-      slice.strides().back() != 1)
-    return 0;
-  int64_t rows = 1;
-  for (int64_t e : shape.drop_back())
-    rows *= e;
-  for (int64_t bytes : {16, 8, 4}) {
-    int64_t chunkBits = bytes * 8;
-    if ((shape.back() * bits) % chunkBits ||
-        (prefix && (prefixAlign * bits) % chunkBits))
-      continue;
-    bool ok = true;
-    SmallVector<int64_t, 4> c(shape.size(), 0);
-    for (int64_t r = 0; ok && r < rows; ++r) {
-      int64_t rest = r;
-      for (int d = int(shape.size()) - 2; d >= 0; --d) {
-        c[d] = rest % shape[d];
-        rest /= shape[d];
-      }
-      ok = (slice.offset(c) * int64_t(bits)) % chunkBits == 0;
-    }
-    if (ok)
-      return bytes;
-  }
-  return 0;
-}
-
-/// Clamps an i64 to [lo, hi].
-static Value clampI64(OpBuilder &b, Location loc, Value v, Value lo, Value hi) {
-  return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, v, lo),
-                                hi);
-}
-
-/// tile.copy_async of packed sub-byte rows as raw byte chunks (see
-/// rawChunkBytes). Chunk j of a tile row covers the row's bits
-/// [j * C, (j + 1) * C), C = 8 * chunkBytes. A chunk whose bits all belong to
-/// elements inside the view, on an aligned global address of a unit-stride
-/// row, is one cp.async (or one vector load and store); any other chunk is
-/// assembled exactly: the bits of elements inside the view come from
-/// global memory (only bytes holding such bits are read) and every other
-/// bit is zero, as the host reference pads.
-static LogicalResult lowerRawCopy(KernelLowering &kl,
-                                  mlir::tile::CopyAsyncOp op,
-                                  const ViewValue &view, const SharedValue &s,
-                                  const SharedLayout &slice, Value prefix,
-                                  int64_t chunkBytes, Value tid,
-                                  int64_t threads) {
-  OpBuilder &b = kl.builder();
-  Location loc = op.getLoc();
-  TargetLowering &tl = kl.target();
-  unsigned rank = view.dims.size();
-  unsigned bits = mlir::tile::getElementBitWidth(view.elementType);
-  Type storage = KernelLowering::storageType(view.elementType);
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  ArrayRef<int64_t> shape = slice.shape();
-  int64_t last = shape.back();
-  int64_t chunkBits = chunkBytes * 8;
-  int64_t perRow = last * bits / chunkBits;
-  int64_t rows = 1;
-  for (int64_t e : shape.drop_back())
-    rows *= e;
-  int64_t numChunks = rows * perRow;
-  int64_t numWords = chunkBytes / 4;
-  Type wordsType = numWords == 1 ? Type(i32) : VectorType::get({numWords}, i32);
-  SmallVector<Value, 4> srcOff;
-  for (Value o : op.getSrcOffsets())
-    srcOff.push_back(kl.lookup(o)[0]);
-  Value ptrInt = LLVM::PtrToIntOp::create(b, loc, i64, view.ptr);
-  bool async = tl.hasAsyncCopy();
-  auto ext64 = [&](Value v) { return arith::ExtSIOp::create(b, loc, i64, v); };
-
-  for (int64_t iter = 0; iter * threads < numChunks; ++iter) {
-    OpBuilder::InsertionGuard guard(b);
-    Value chunk = arith::AddIOp::create(b, loc, tid, kl.i32(iter * threads));
-    if ((iter + 1) * threads > numChunks) {
-      Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         chunk, kl.i32(numChunks));
-      auto guardIf = scf::IfOp::create(b, loc, live, false);
-      b.setInsertionPointToStart(&guardIf.getThenRegion().front());
-    }
-    // Chunk j of row `row`; the row's coordinates (all but the last dim).
-    Value j = arith::RemUIOp::create(b, loc, chunk, kl.i32(perRow));
-    Value rest = arith::DivUIOp::create(b, loc, chunk, kl.i32(perRow));
-    SmallVector<Value, 4> coord(rank, kl.i32(0));
-    for (int d = int(rank) - 2; d >= 0; --d) {
-      coord[d] = d == 0 ? rest
-                        : arith::RemUIOp::create(b, loc, rest, kl.i32(shape[d]))
-                              .getResult();
-      if (d > 0)
-        rest = arith::DivUIOp::create(b, loc, rest, kl.i32(shape[d]));
-    }
-    // Shared address: the row's bit offset is a multiple of chunkBits.
-    Value lin = prefix ? prefix : kl.i32(0);
-    for (unsigned d = 0; d + 1 < rank; ++d)
-      lin = arith::AddIOp::create(
-          b, loc, lin,
-          arith::MulIOp::create(b, loc, coord[d], kl.i32(slice.strides()[d])));
-    Value dstByte = arith::AddIOp::create(
-        b, loc,
-        arith::ShRUIOp::create(b, loc,
-                               arith::MulIOp::create(b, loc, lin, kl.i32(bits)),
-                               kl.i32(3)),
-        arith::MulIOp::create(b, loc, j, kl.i32(chunkBytes)));
-    Value dst = kl.gep(s.ptr, dstByte);
-    // Global coordinates of the row's first element; rows inside the view.
-    SmallVector<Value, 4> g;
-    for (unsigned d = 0; d < rank; ++d)
-      g.push_back(arith::AddIOp::create(b, loc, srcOff[d], coord[d]));
-    Value rowOk = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-    for (unsigned d = 0; d + 1 < rank; ++d)
-      rowOk = arith::AndIOp::create(
-          b, loc, rowOk,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, g[d],
-                                view.dims[d]));
-    // Bits [lo, hi) of the tile row belong to elements inside the view.
-    Value col0 = ext64(g.back());
-    Value lo = arith::MulIOp::create(
-        b, loc,
-        arith::MaxSIOp::create(b, loc, kl.i64(0),
-                               arith::SubIOp::create(b, loc, kl.i64(0), col0)),
-        kl.i64(bits));
-    Value hi = arith::MulIOp::create(
-        b, loc,
-        arith::MinSIOp::create(
-            b, loc, kl.i64(last),
-            arith::SubIOp::create(b, loc, ext64(view.dims.back()), col0)),
-        kl.i64(bits));
-    Value c0 = arith::MulIOp::create(b, loc, ext64(j), kl.i64(chunkBits));
-    Value c1 = arith::AddIOp::create(b, loc, c0, kl.i64(chunkBits));
-    // Bit address (relative to the view's pointer) of the row's element 0.
-    Value rowBit = arith::MulIOp::create(b, loc, linearIndex(b, loc, view, g),
-                                         kl.i64(bits));
-    Value full = arith::AndIOp::create(
-        b, loc, rowOk,
-        arith::AndIOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, lo, c0),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, c1, hi)));
-    Value rowByte = arith::ShRSIOp::create(b, loc, rowBit, kl.i64(3));
-    Value addr = arith::AddIOp::create(b, loc, ptrInt, rowByte);
-    Value low = arith::OrIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, addr, kl.i64(chunkBytes - 1)),
-        arith::AndIOp::create(b, loc, rowBit, kl.i64(7)));
-    Value aligned =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low, kl.i64(0));
-    if (!view.contiguous)
-      aligned = arith::AndIOp::create(
-          b, loc, aligned,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                view.strides.back(), kl.i64(1)));
-    full = arith::AndIOp::create(b, loc, full, aligned);
-
-    auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value src = kl.gep(
-        view.ptr,
-        arith::AddIOp::create(
-            b, loc, rowByte,
-            arith::MulIOp::create(b, loc, ext64(j), kl.i64(chunkBytes))));
-    if (async) {
-      tl.asyncCopy(b, loc, dst, src, chunkBytes, kl.i32(chunkBytes));
-    } else {
-      Value v = LLVM::LoadOp::create(b, loc, wordsType, src, chunkBytes);
-      LLVM::StoreOp::create(b, loc, v, dst, chunkBytes);
-    }
-
-    // Edge, misaligned or strided chunk: assembled exactly, then stored.
-    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    Value a = arith::MaxSIOp::create(b, loc, lo, c0);
-    Value z = arith::MinSIOp::create(b, loc, hi, c1);
-    Value any = arith::AndIOp::create(
-        b, loc, rowOk,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, z));
-    SmallVector<Type> wordTypes(numWords, i32);
-    auto anyIf = scf::IfOp::create(b, loc, wordTypes, any, /*withElse=*/true);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&anyIf.getElseRegion().front());
-      SmallVector<Value> zeros(numWords, kl.i32(0));
-      scf::YieldOp::create(b, loc, zeros);
-      b.setInsertionPointToStart(&anyIf.getThenRegion().front());
-      // Byte path (unit stride): the chunk is global bits
-      // [rowBit + c0, rowBit + c1); read the bytes at floor((rowBit + c0) / 8)
-      // + k clamped to the bytes holding bits [rowBit + a, rowBit + z), so
-      // that no byte outside the view's elements is touched, then mask.
-      auto bytePath = [&]() {
-        Value g0 = arith::AddIOp::create(b, loc, rowBit, c0);
-        Value b0 = arith::ShRSIOp::create(b, loc, g0, kl.i64(3));
-        Value sh = arith::TruncIOp::create(
-            b, loc, i32, arith::AndIOp::create(b, loc, g0, kl.i64(7)));
-        Value firstByte = arith::ShRSIOp::create(
-            b, loc, arith::AddIOp::create(b, loc, rowBit, a), kl.i64(3));
-        Value lastByte = arith::ShRSIOp::create(
-            b, loc,
-            arith::SubIOp::create(
-                b, loc, arith::AddIOp::create(b, loc, rowBit, z), kl.i64(1)),
-            kl.i64(3));
-        SmallVector<Value> loaded;
-        for (int64_t k = 0; k <= chunkBytes; ++k) {
-          Value at =
-              clampI64(b, loc, arith::AddIOp::create(b, loc, b0, kl.i64(k)),
-                       firstByte, lastByte);
-          Value byte = LLVM::LoadOp::create(b, loc, b.getI8Type(),
-                                            kl.gep(view.ptr, at), 1);
-          loaded.push_back(arith::ExtUIOp::create(b, loc, i32, byte));
-        }
-        SmallVector<Value> words(numWords, kl.i32(0));
-        for (int64_t i = 0; i < chunkBytes; ++i) {
-          Value pair = arith::OrIOp::create(
-              b, loc, loaded[i],
-              arith::ShLIOp::create(b, loc, loaded[i + 1], kl.i32(8)));
-          Value v = arith::AndIOp::create(
-              b, loc, arith::ShRUIOp::create(b, loc, pair, sh), kl.i32(0xff));
-          // Bits k of this byte with a <= c0 + 8i + k < z.
-          Value at = arith::AddIOp::create(b, loc, c0, kl.i64(8 * i));
-          auto bound = [&](Value x) {
-            return arith::TruncIOp::create(
-                b, loc, i32,
-                clampI64(b, loc, arith::SubIOp::create(b, loc, x, at),
-                         kl.i64(0), kl.i64(8)));
-          };
-          Value one = kl.i32(1);
-          Value below = arith::SubIOp::create(
-              b, loc, arith::ShLIOp::create(b, loc, one, bound(z)), one);
-          Value under = arith::SubIOp::create(
-              b, loc, arith::ShLIOp::create(b, loc, one, bound(a)), one);
-          Value mask = arith::AndIOp::create(
-              b, loc, below, arith::XOrIOp::create(b, loc, under, kl.i32(-1)));
-          v = arith::AndIOp::create(b, loc, v, mask);
-          if (i % 4)
-            v = arith::ShLIOp::create(b, loc, v, kl.i32(8 * (i % 4)));
-          words[i / 4] = arith::OrIOp::create(b, loc, words[i / 4], v);
-        }
-        return words;
-      };
-      if (view.contiguous) {
-        scf::YieldOp::create(b, loc, bytePath());
-      } else {
-        // Strided views: element by element when the stride is not 1.
-        // Element eBase + k (eBase = floor(c0 / bits)) sits at bit
-        // k * bits - (c0 - eBase * bits) of the chunk.
-        Value unit = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           view.strides.back(), kl.i64(1));
-        auto strideIf =
-            scf::IfOp::create(b, loc, wordTypes, unit, /*withElse=*/true);
-        scf::YieldOp::create(b, loc, strideIf.getResults());
-        OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPointToStart(&strideIf.getThenRegion().front());
-        scf::YieldOp::create(b, loc, bytePath());
-        b.setInsertionPointToStart(&strideIf.getElseRegion().front());
-        int64_t count = chunkBits / bits + 2;
-        Type wide = b.getIntegerType(count * bits);
-        Value eBase = arith::DivUIOp::create(b, loc, c0, kl.i64(bits));
-        Value phase = arith::SubIOp::create(
-            b, loc, c0, arith::MulIOp::create(b, loc, eBase, kl.i64(bits)));
-        Value acc = arith::ConstantIntOp::create(b, loc, wide, 0);
-        for (int64_t k = 0; k < count; ++k) {
-          Value e = arith::AddIOp::create(b, loc, eBase, kl.i64(k));
-          Value eb = arith::MulIOp::create(b, loc, e, kl.i64(bits));
-          Value ok = arith::AndIOp::create(
-              b, loc,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, lo, eb),
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, eb, hi));
-          auto elemIf = scf::IfOp::create(b, loc, TypeRange{storage}, ok, true);
-          {
-            OpBuilder::InsertionGuard g4(b);
-            b.setInsertionPointToStart(&elemIf.getThenRegion().front());
-            SmallVector<Value, 4> ck(g.begin(), g.end());
-            ck.back() = arith::AddIOp::create(
-                b, loc, ck.back(), arith::TruncIOp::create(b, loc, i32, e));
-            scf::YieldOp::create(b, loc,
-                                 loadElement(b, loc, view,
-                                             linearIndex(b, loc, view, ck),
-                                             storage, bits));
-            b.setInsertionPointToStart(&elemIf.getElseRegion().front());
-            scf::YieldOp::create(b, loc,
-                                 paddingValue(b, loc, Attribute(), storage));
-          }
-          Value code = elemIf.getResult(0);
-          if (isa<FloatType>(storage))
-            code =
-                arith::BitcastOp::create(b, loc, b.getIntegerType(bits), code);
-          Value part = arith::ExtUIOp::create(b, loc, wide, code);
-          if (k)
-            part = arith::ShLIOp::create(
-                b, loc, part,
-                arith::ConstantIntOp::create(b, loc, wide, k * bits));
-          acc = arith::OrIOp::create(b, loc, acc, part);
-        }
-        acc = arith::ShRUIOp::create(
-            b, loc, acc, arith::ExtUIOp::create(b, loc, wide, phase));
-        SmallVector<Value> words;
-        for (int64_t w = 0; w < numWords; ++w) {
-          Value s = acc;
-          if (w)
-            s = arith::ShRUIOp::create(
-                b, loc, acc,
-                arith::ConstantIntOp::create(b, loc, wide, 32 * w));
-          words.push_back(arith::TruncIOp::create(b, loc, i32, s));
-        }
-        scf::YieldOp::create(b, loc, words);
-      }
-    }
-    Value v = anyIf.getResult(0);
-    if (numWords > 1) {
-      v = LLVM::PoisonOp::create(b, loc, wordsType);
-      for (int64_t w = 0; w < numWords; ++w)
-        v = LLVM::InsertElementOp::create(b, loc, v, anyIf.getResult(w),
-                                          kl.i32(w));
-    }
-    LLVM::StoreOp::create(b, loc, v, dst, chunkBytes);
-  }
-  if (async)
-    tl.asyncCommitGroup(b, loc);
-  return success();
-}
-
-LogicalResult KernelLowering::lowerCopyAsync(mlir::tile::CopyAsyncOp op) {
-  ViewValue *view = lookupView(op.getSrc());
-  SharedValue *s = lookupShared(op.getDst());
-  if (!view || !s)
-    return op.emitOpError("source view or destination buffer not lowered");
-  unsigned rank = view->dims.size();
-  unsigned bits = mlir::tile::getElementBitWidth(view->elementType);
-  Type storage = storageType(view->elementType);
-  SmallVector<Value> idx;
-  for (Value v : op.getDstIndices())
-    idx.push_back(values[v][0]);
-  SharedLayout slice;
-  Value prefix;
-  int64_t prefixAlign;
-  // A copy fills the buffer's trailing dimensions (tile.copy_async).
-  if (failed(sliceOf(*this, op, *s, op.getDstIndices(), idx,
-                     s->type.getShape().take_back(rank), slice, prefix,
-                     prefixAlign)))
-    return failure();
-  ArrayRef<int64_t> shape = slice.shape();
-  int64_t numElements = 1;
-  for (int64_t e : shape)
-    numElements *= e;
-  int64_t last = shape.back();
-
-  // Chunk size: the widest of 16/8/4 bytes whose elements are contiguous
-  // and aligned in shared memory for every chunk (checked by enumeration).
-  int64_t vec = 0;
-  for (int64_t bytes : {16, 8, 4}) {
-    if ((bytes * 8) % bits)
-      continue;
-    int64_t v = bytes * 8 / bits;
-    if (last % v || (prefix && prefixAlign % v))
-      continue;
-    bool ok = true;
-    for (int64_t e = 0; ok && e < numElements; e += v) {
-      SmallVector<int64_t, 4> c(shape.size());
-      int64_t rest = e;
-      for (int d = int(shape.size()) - 1; d >= 0; --d) {
-        c[d] = rest % shape[d];
-        rest /= shape[d];
-      }
-      int64_t o0 = slice.offset(c);
-      if (o0 % v)
-        ok = false;
-      for (int64_t k = 1; ok && k < v; ++k) {
-        c.back() += 1;
-        if (slice.offset(c) != o0 + k)
-          ok = false;
-      }
-    }
-    if (ok) {
-      vec = v;
-      break;
-    }
-  }
-  // Rows narrower than the smallest cp.async (4 bytes) of whole-byte
-  // elements: a synchronous copy, element by element.
-  bool synchronous = false;
-  if (vec == 0) {
-    int64_t rawBytes = rawChunkBytes(slice, prefix, prefixAlign, bits);
-    if (rawBytes == 0 && bits % 8)
-      return op.emitOpError(
-          "the shared layout of the destination has no 4-byte contiguous "
-          "runs (neither of whole elements nor of packed rows); cannot copy");
-    if (rawBytes != 0) {
-      int64_t threads =
-          kernel->getAttrOfType<IntegerAttr>("tile.warps").getInt() *
-          warpSize();
-      return lowerRawCopy(*this, op, *view, *s, slice, prefix, rawBytes, tid,
-                          threads);
-    }
-    vec = 1;
-    synchronous = true;
-  }
-  int64_t chunkBytes = vec * bits / 8;
-  int64_t numChunks = numElements / vec;
-  int64_t threads =
-      kernel->getAttrOfType<IntegerAttr>("tile.warps").getInt() * warpSize();
-  SmallVector<Value, 4> srcOff;
-  for (Value o : op.getSrcOffsets())
-    srcOff.push_back(values[o][0]);
-  Value ptrInt = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), view->ptr);
-  bool async = tl.hasAsyncCopy();
-
-  for (int64_t iter = 0; iter * threads < numChunks; ++iter) {
-    OpBuilder::InsertionGuard guard(b);
-    Value chunk = arith::AddIOp::create(b, loc, tid, i32(iter * threads));
-    if ((iter + 1) * threads > numChunks) {
-      Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         chunk, i32(numChunks));
-      auto guardIf = scf::IfOp::create(b, loc, live, false);
-      b.setInsertionPointToStart(&guardIf.getThenRegion().front());
-    }
-    // Tile coordinate of the chunk's first element (row-major, last dim in
-    // units of vec).
-    SmallVector<Value, 4> coord(rank);
-    Value rest = chunk;
-    for (int d = int(rank) - 1; d >= 0; --d) {
-      int64_t extent = d == int(rank) - 1 ? last / vec : shape[d];
-      Value digit =
-          d == 0
-              ? rest
-              : arith::RemUIOp::create(b, loc, rest, i32(extent)).getResult();
-      if (d > 0)
-        rest = arith::DivUIOp::create(b, loc, rest, i32(extent));
-      coord[d] =
-          d == int(rank) - 1
-              ? arith::MulIOp::create(b, loc, digit, i32(vec)).getResult()
-              : digit;
-    }
-    // Shared address.
-    Value lin = prefix ? prefix : i32(0);
-    for (unsigned d = 0; d < rank; ++d)
-      lin = arith::AddIOp::create(
-          b, loc, lin,
-          arith::MulIOp::create(b, loc, coord[d], i32(slice.strides()[d])));
-    Value off = applySwizzle(*this, loc, lin, slice.swizzle());
-    Value dstByte = arith::ShRUIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, off, i32(bits)), i32(3));
-    Value dst = gep(s->ptr, dstByte);
-    // Global coordinates, bounds and alignment.
-    SmallVector<Value, 4> g;
-    for (unsigned d = 0; d < rank; ++d)
-      g.push_back(arith::AddIOp::create(b, loc, srcOff[d], coord[d]));
-    Value full;
-    auto andWith = [&](Value c) {
-      full = full ? arith::AndIOp::create(b, loc, full, c).getResult() : c;
-    };
-    for (unsigned d = 0; d < rank; ++d) {
-      int64_t extra = d == rank - 1 ? vec - 1 : 0;
-      andWith(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, g[d],
-                                    i32(0)));
-      andWith(arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::slt,
-          arith::AddIOp::create(b, loc, g[d], i32(extra)), view->dims[d]));
-    }
-    if (!view->contiguous)
-      andWith(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                    view->strides.back(), i64(1)));
-    Value index = linearIndex(b, loc, *view, g);
-    Value bit = arith::MulIOp::create(b, loc, index, i64(bits));
-    Value byte = arith::ShRUIOp::create(b, loc, bit, i64(3));
-    Value addr = arith::AddIOp::create(b, loc, ptrInt, byte);
-    Value low = arith::OrIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, addr, i64(chunkBytes - 1)),
-        arith::AndIOp::create(b, loc, bit, i64(7)));
-    andWith(
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low, i64(0)));
-    auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value src = gep(view->ptr, byte);
-    if (async && !synchronous) {
-      tl.asyncCopy(b, loc, dst, src, chunkBytes, i32(chunkBytes));
-    } else {
-      Regs r = loadGroup(b, loc, src, storage, vec, bits, alignOf(chunkBytes));
-      storeGroup(b, loc, dst, r, bits, alignOf(chunkBytes));
-    }
-    // Edge or misaligned chunk: element by element, zero outside.
-    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    Regs r;
-    Value zero = paddingValue(b, loc, Attribute(), storage);
-    for (int64_t k = 0; k < vec; ++k) {
-      SmallVector<Value, 4> ck(g.begin(), g.end());
-      ck.back() = arith::AddIOp::create(b, loc, ck.back(), i32(k));
-      Value ok = inBounds(b, loc, ck, view->dims);
-      auto elemIf = scf::IfOp::create(b, loc, TypeRange{storage}, ok, true);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&elemIf.getThenRegion().front());
-      scf::YieldOp::create(b, loc,
-                           loadElement(b, loc, *view,
-                                       linearIndex(b, loc, *view, ck), storage,
-                                       bits));
-      b.setInsertionPointToStart(&elemIf.getElseRegion().front());
-      scf::YieldOp::create(b, loc, zero);
-      r.push_back(elemIf.getResult(0));
-    }
-    storeGroup(b, loc, dst, r, bits, alignOf(chunkBytes));
-  }
-  // A synchronous copy still commits its (empty) group: wait(n) counts the
-  // copy_async ops issued.
-  if (async)
-    tl.asyncCommitGroup(b, loc);
-  return success();
 }
 
 } // namespace tile::gpu

@@ -1,0 +1,60 @@
+// RUN: tile-opt -tile-convert-to-nvvm %s | FileCheck %s
+
+// How tile.copy_async splits a tile into 16-byte chunks over 128 threads.
+// A 64x64 f16 tile: 8 chunks per row, so a thread's 4 chunks are 16 rows
+// apart at the same column. One branch serves all of them: when the first
+// and the last row, the column and the view's alignment pass, the fast path
+// is 4 cp.async with no compare between them; otherwise every chunk checks
+// its own bounds and an edge chunk is assembled in a loop marked not to be
+// unrolled (so that none of it is speculated into the fast path).
+
+!a = !tile.shared<64x64xf16, #tile.shared_layout<(64,64):(64,1)>>
+!q = !tile.shared<2x16x64xf16, #tile.shared_layout<(2,16,64):(1024,64,1)>>
+
+// CHECK-LABEL: llvm.func @stepped
+// CHECK:         llvm.cond_br %{{.*}}, ^[[FAST:bb[0-9]+]], ^[[SLOW:bb[0-9]+]]
+// CHECK:       ^[[FAST]]:
+// CHECK-NOT:     llvm.icmp
+// CHECK:         nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = {{ *}}cg
+// CHECK-NOT:     llvm.icmp
+// CHECK:         nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = {{ *}}cg
+// CHECK-NOT:     llvm.icmp
+// CHECK:         nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = {{ *}}cg
+// CHECK-NOT:     llvm.icmp
+// CHECK:         nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = {{ *}}cg
+// CHECK-NEXT:    llvm.br
+// CHECK:       ^[[SLOW]]:
+// CHECK-COUNT-4: llvm.br {{.*}} {loop_annotation = #loop_annotation}
+// CHECK:         nvvm.cp.async.commit.group
+func.func @stepped(%p: !tile.ptr<f16>, %M: i32, %K: i32, %m0: i32, %k0: i32)
+    attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32, tile.shared_bytes = 8192 : i64} {
+  %c0 = arith.constant 0 : i32
+  %v = tile.view %p(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %s = tile.alloc_shared {tile.offset = 0 : i64} : !a
+  tile.copy_async %v[%m0, %k0] -> %s[%c0, %c0] : !tile.view<?x?xf16> -> !a
+  tile.wait 0
+  return
+}
+
+// A 2x16x64 tile (leading extent 2) does not step by rows: each of a
+// thread's 2 chunks has its own bounds check and edge loop.
+// CHECK-LABEL: llvm.func @per_chunk
+// CHECK:         llvm.icmp "ult"
+// CHECK:         llvm.cond_br
+// CHECK:         nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = {{ *}}cg
+// CHECK:         llvm.br {{.*}} {loop_annotation = #loop_annotation}
+// CHECK:         llvm.icmp "ult"
+// CHECK:         llvm.cond_br
+// CHECK:         nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = {{ *}}cg
+// CHECK:         llvm.br {{.*}} {loop_annotation = #loop_annotation}
+// CHECK-NOT:     nvvm.cp.async.shared.global
+// CHECK:         nvvm.cp.async.commit.group
+func.func @per_chunk(%p: !tile.ptr<f16>, %B: i32, %M: i32, %K: i32, %m0: i32, %k0: i32)
+    attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32, tile.shared_bytes = 4096 : i64} {
+  %c0 = arith.constant 0 : i32
+  %v = tile.view %p(%B, %M, %K) : !tile.ptr<f16> -> !tile.view<?x?x?xf16>
+  %s = tile.alloc_shared {tile.offset = 0 : i64} : !q
+  tile.copy_async %v[%c0, %m0, %k0] -> %s[%c0, %c0, %c0] : !tile.view<?x?x?xf16> -> !q
+  tile.wait 0
+  return
+}
