@@ -90,3 +90,24 @@ Expected<CompareStats> tile::rt::compareTensors(std::string_view DType,
   }
   return S;
 }
+
+Expected<int64_t> tile::rt::poisonLeft(std::string_view DType,
+                                       const uint8_t *Ref, uint64_t N) {
+  num::Result<num::Format> F = num::parseFormat(DType);
+  if (!F)
+    return makeError(F.message());
+  unsigned Bits = F->bits();
+  if (Bits > 32)
+    return makeError("poisonLeft: " + std::string(DType) +
+                     " is wider than 32 bits");
+  uint32_t Ones = Bits == 32 ? ~0u : (1u << Bits) - 1;
+  // Where all ones is a number (integers: -1 or the maximum; f4e2m1: -6)
+  // an output may hold it everywhere (a max over random u4 codes is 15):
+  // nothing tells the poison apart.
+  if (isExact(*F) || !std::isnan(num::decode(*F, Ones)))
+    return -1;
+  for (uint64_t I = 0; I < N; ++I)
+    if (num::readPacked(Ref, I, Bits) == Ones)
+      return static_cast<int64_t>(I);
+  return -1;
+}

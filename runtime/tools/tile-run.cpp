@@ -56,11 +56,11 @@ struct Counts {
 };
 
 void usage() {
-  std::fprintf(
-      stderr,
-      "usage: tile-run BUNDLE_DIR [--device host|cuda[:N]|hip[:N]|cuda-emu|hip-emu] "
-      "[--kernel NAME] [--test I[,J...]] [--repeat N] [--warmup N] "
-      "[--flush-l2 MIB] [--timing-csv FILE] [--save DIR]\n");
+  std::fprintf(stderr,
+               "usage: tile-run BUNDLE_DIR [--device "
+               "host|cuda[:N]|hip[:N]|cuda-emu|hip-emu] "
+               "[--kernel NAME] [--test I[,J...]] [--repeat N] [--warmup N] "
+               "[--flush-l2 MIB] [--timing-csv FILE] [--save DIR]\n");
 }
 
 /// Parses a count in [0, Max] given to option \p Opt.
@@ -278,6 +278,20 @@ void runTest(const Bundle &B, Kernel &K, const KernelInfo &Info, int Index,
       bad(Out,
           !Want ? B.path(It->second) + ": " + Want.message() : Got.message());
       continue;
+    }
+    if (TD.Poisoned) {
+      // A reference that was not written passes any kernel that does not
+      // write either (both hold the poison).
+      Expected<int64_t> Left =
+          poisonLeft(P.DType, Want->data(), TD.NumElements);
+      if (!Left || *Left >= 0) {
+        bad(Out, !Left ? Left.message()
+                       : "the reference still holds the poison pattern at "
+                         "element " +
+                             std::to_string(*Left) + " (" + B.path(It->second) +
+                             " was not written there)");
+        continue;
+      }
     }
     auto TolIt = T.OutputTol.find(P.Name);
     Tolerance Tol = TolIt != T.OutputTol.end() ? TolIt->second : T.Tol;

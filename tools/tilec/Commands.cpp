@@ -487,6 +487,19 @@ int checkMain() {
     if (!t.Param->Mut)
       continue;
     ++compared;
+    if (ref->run.Tensors[i].Poisoned) {
+      auto left = rt::poisonLeft(t.Param->DType, ref->outputs[i].data(),
+                                 t.NumElements);
+      if (!left)
+        return fail(left.message());
+      if (*left >= 0) {
+        ++failures;
+        llvm::outs() << "FAIL " << t.Param->Name
+                     << ": the host reference leaves element " << *left
+                     << " unwritten (it still holds the poison pattern)\n";
+        continue;
+      }
+    }
     auto stats = rt::compareTensors(t.Param->DType, exec->outputs[i].data(),
                                     ref->outputs[i].data(), t.NumElements,
                                     {atolOpt, rtolOpt});
@@ -544,6 +557,17 @@ int bundleMain() {
         const rt::TensorArg &t = ref->run.Tensors[i];
         if (!t.Param->Mut)
           continue;
+        if (t.Poisoned) {
+          auto left = rt::poisonLeft(t.Param->DType, ref->outputs[i].data(),
+                                     t.NumElements);
+          if (!left)
+            return fail(left.message());
+          if (*left >= 0)
+            return fail("reference for --size " + sizes + ": output " +
+                        t.Param->Name + " element " + std::to_string(*left) +
+                        " is not written (it still holds the poison "
+                        "pattern)");
+        }
         std::string file = all.front()->Info.name() + ".test" +
                            std::to_string(index) + "." + t.Param->Name + ".npy";
         if (rt::Error e =

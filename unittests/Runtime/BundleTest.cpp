@@ -4,12 +4,14 @@
 
 #include "tile/runtime/Bundle.h"
 #include "tile/runtime/Compare.h"
+#include "tile/runtime/Random.h"
 
 #include "tile/Numerics/Format.h"
 #include "tile/Numerics/Pack.h"
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace tile::rt;
@@ -211,6 +213,46 @@ TEST(BundleTest, CompareTolerances) {
   EXPECT_EQ(defaultTolerance("f32").Rtol, 1e-4);
   EXPECT_EQ(defaultTolerance("bf16").Rtol, 1.0 / 64);
   EXPECT_EQ(defaultTolerance("i8").Atol, 0.0);
+}
+
+// A reference output that still holds the runner's poison (bytes 0xFF) was
+// not written: floats report the first all-ones NaN; formats where all ones
+// is a number cannot tell.
+TEST(BundleTest, PoisonLeftInReferences) {
+  std::vector<uint8_t> F32(4 * 4, 0);
+  Expected<int64_t> L = poisonLeft("f32", F32.data(), 4);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(*L, -1);
+  std::fill(F32.begin() + 8, F32.begin() + 12, PoisonByte);
+  L = poisonLeft("f32", F32.data(), 4);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(*L, 2);
+  // A canonical NaN is a result, not poison.
+  const uint8_t QNaN[4] = {0x00, 0x00, 0xC0, 0x7F};
+  L = poisonLeft("f32", QNaN, 1);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(*L, -1);
+  // f16 all ones is a NaN too.
+  const uint8_t H[4] = {0x00, 0x3C, 0xFF, 0xFF};
+  L = poisonLeft("f16", H, 2);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(*L, 1);
+  // i8 -1 is a value, u4 15 as well (two per byte): never poison, even
+  // everywhere (a max over random u4 codes is 15).
+  std::vector<uint8_t> I8 = {0xFF, 0xFF, 0xFF};
+  L = poisonLeft("i8", I8.data(), 3);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(*L, -1);
+  const uint8_t U4[2] = {0xFF, 0xFF};
+  L = poisonLeft("u4", U4, 4);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(*L, -1);
+  // f4e2m1 has no NaN: all ones (-6) is a value.
+  const uint8_t E2M1[1] = {0xF1};
+  L = poisonLeft("f4e2m1", E2M1, 2);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(*L, -1);
+  EXPECT_FALSE(poisonLeft("q9", F32.data(), 1));
 }
 
 } // namespace

@@ -44,6 +44,16 @@ Expected<CompareStats> compareTensors(std::string_view DType,
                                       const uint8_t *Got, const uint8_t *Want,
                                       uint64_t N, Tolerance Tol = {});
 
+/// Whether a reference output of a tensor that was poisoned before the run
+/// (every byte PoisonByte) still holds the pattern, i.e. the reference did
+/// not write it: the index of the first element whose code is all ones and
+/// a NaN (no arithmetic produces that NaN: IEEE operations return a
+/// canonical one), else -1. Formats where all ones is a number (integers,
+/// e8m0's 0xFF aside, f4e2m1, ...) always give -1: an output may hold that
+/// number everywhere.
+Expected<int64_t> poisonLeft(std::string_view DType, const uint8_t *Ref,
+                             uint64_t N);
+
 } // namespace rt
 } // namespace tile
 
