@@ -41,15 +41,18 @@
 //  - floats -> integers: round to nearest even, then a saturating
 //    conversion (NaN gives 0);
 //  - integers -> integers: clamp to the destination range;
-//  - f16/bf16/f32 -> small floats: arithmetic encoding on the f32 bits
-//    (rounding on the mantissa bits, subnormals on a scaled grid,
-//    saturation and the format's special values).
+//  - f16/bf16/f32 and integers -> small floats and e8m0: arithmetic
+//    encoding on the bits of an f32 (rounding on the mantissa bits,
+//    subnormals on a scaled grid, saturation and the format's special
+//    values); integers wider than 24 bits (and to bf16) through an f32
+//    rounded to odd, so that the one rounding that follows is exact.
 // tile.bitcast re-slices the thread's register bit stream.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelLowering.h"
 
+#include "tile/Dialect/Tile/Utils/ScalarCodes.h"
 #include "tile/Layout/SubBytePacking.h"
 #include "tile/Numerics/Format.h"
 
@@ -289,9 +292,11 @@ FailureOr<Value> KernelLowering::castScalar(Operation *op, Value v,
                  ? x
                  : arith::TruncFOp::create(b, loc, dstType, x).getResult();
     }
-    if (dstType.isBF16())
-      return op->emitOpError("casts from integers wider than 24 bits to bf16 "
-                             "are not supported on GPUs yet");
+    if (dstType.isBF16()) // one rounding of an f32 rounded to odd
+      return arith::TruncFOp::create(
+                 b, loc, dstType,
+                 mlir::tile::buildIntToF32RoundOdd(b, loc, v, srcUnsigned))
+          .getResult();
     return srcUnsigned
                ? arith::UIToFPOp::create(b, loc, dstType, v).getResult()
                : arith::SIToFPOp::create(b, loc, dstType, v).getResult();
@@ -304,14 +309,22 @@ FailureOr<Value> KernelLowering::castScalar(Operation *op, Value v,
                            .str();
     return intrinsic(b, loc, name, dstStorage, x);
   }
-  if (isStdFloat(srcType) && to->kind() == num::FormatKind::SmallFloat) {
-    Value x = srcType.isF32() ? v : arith::ExtFOp::create(b, loc, f32, v);
-    return encodeSmallFloat(*this, loc, x, *to, dstStorage);
-  }
-  if (srcInt && from->bits() <= 24 &&
-      to->kind() == num::FormatKind::SmallFloat) {
-    Value x = srcUnsigned ? arith::UIToFPOp::create(b, loc, f32, v).getResult()
-                          : arith::SIToFPOp::create(b, loc, f32, v).getResult();
+  // Small floats and e8m0 from f16/bf16/f32 and integers: an f32 that
+  // holds the value exactly (integers of up to 24 bits) or rounded to odd
+  // (wider ones), then one rounding.
+  bool toE8M0 = to->kind() == num::FormatKind::E8M0;
+  if ((toE8M0 || to->kind() == num::FormatKind::SmallFloat) &&
+      (isStdFloat(srcType) || srcInt)) {
+    Value x;
+    if (isStdFloat(srcType))
+      x = srcType.isF32() ? v : arith::ExtFOp::create(b, loc, f32, v);
+    else if (from->bits() > 24)
+      x = mlir::tile::buildIntToF32RoundOdd(b, loc, v, srcUnsigned);
+    else
+      x = srcUnsigned ? arith::UIToFPOp::create(b, loc, f32, v).getResult()
+                      : arith::SIToFPOp::create(b, loc, f32, v).getResult();
+    if (toE8M0) // i8 codes, as storageType keeps small floats
+      return mlir::tile::buildE8M0FromF32(b, loc, x);
     return encodeSmallFloat(*this, loc, x, *to, dstStorage);
   }
   return op->emitOpError("cast from ")

@@ -11,6 +11,7 @@
 #include "Lowering.h"
 
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Dialect/Tile/Utils/ScalarCodes.h"
 #include "tile/Numerics/CAPI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -330,39 +331,6 @@ static Value encodeSmallFloat(OpBuilder &b, Location loc, Value value,
   return arith::TruncIOp::create(b, loc, b.getIntegerType(width), code);
 }
 
-/// Encodes f32 \p value into e8m0 as lib/Numerics does: 2^k nearest to
-/// the value with ties to the larger scale, values below 2^-127 (and +-0)
-/// give 0, values past 2^127 (and +inf) saturate to 0xFE, NaN and negative
-/// values give NaN (0xFF).
-static Value encodeE8M0(OpBuilder &b, Location loc, Value value) {
-  Type i32 = b.getI32Type();
-  auto c = [&](int64_t v) { return i32Const(b, loc, uint32_t(v)); };
-  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y).getResult();
-  };
-  Value bits = arith::BitcastOp::create(b, loc, i32, value);
-  Value magnitude = arith::AndIOp::create(b, loc, bits, c(0x7FFFFFFF));
-  Value exp = arith::ShRUIOp::create(b, loc, magnitude, c(23));
-  Value man = arith::AndIOp::create(b, loc, magnitude, c(0x7FFFFF));
-  // Half way to the next scale: mantissa 0.5 for normals; for f32
-  // subnormals (scale 2^-127 only) 1.5 * 2^-127.
-  Value half =
-      arith::SelectOp::create(b, loc, cmp(arith::CmpIPredicate::eq, exp, c(0)),
-                              c(0x600000), c(0x400000));
-  Value up = arith::ExtUIOp::create(b, loc, i32,
-                                    cmp(arith::CmpIPredicate::uge, man, half));
-  Value code = arith::AddIOp::create(b, loc, exp, up);
-  code = arith::MinUIOp::create(b, loc, code, c(0xFE));
-  Value negative =
-      arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::slt, bits, c(0)),
-                            cmp(arith::CmpIPredicate::ne, magnitude, c(0)));
-  Value isNaN =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, value, value);
-  Value invalid = arith::OrIOp::create(b, loc, negative, isNaN);
-  code = arith::SelectOp::create(b, loc, invalid, c(0xFF), code);
-  return arith::TruncIOp::create(b, loc, b.getI8Type(), code);
-}
-
 /// Encodes f32 \p value into an integer of \p type as lib/Numerics does:
 /// round to nearest even, clamp to the range, NaN to 0.
 static Value encodeInteger(OpBuilder &b, Location loc, Value value,
@@ -436,7 +404,7 @@ Value host::emitScalarCast(OpBuilder &b, Location loc, Value value,
       return encodeInteger(b, loc, exact, dstInt, dstUnsigned);
     std::optional<SmallFloatInfo> info = getSmallFloatInfo(dstType);
     if (info && info->specials == SmallFloatInfo::E8M0)
-      return encodeE8M0(b, loc, exact);
+      return buildE8M0FromF32(b, loc, exact);
     if (info)
       return encodeSmallFloat(b, loc, exact, *info,
                               getElementBitWidth(dstType));
