@@ -726,44 +726,37 @@ static void copyChunk(KernelLowering &kl, Location loc, const ChunkPlan &p,
   copyEdgeRun(kl, loc, view, index, g.back(), rowsOk, dst, p.vec, p.chunkBytes);
 }
 
-/// A thread's `rounds` chunks of a row-stepped copy (every round full)
-/// behind one branch: when the chunks' first and last rows are inside the
-/// view, their column is, and the view is aligned, every chunk is one
-/// cp.async from chunk 0's addresses plus multiples of the row step (no
-/// per-chunk bounds or branches on this path); otherwise each chunk takes
-/// its own checks (copyChunk).
-static void copySteppedChunks(KernelLowering &kl, Location loc,
-                              const ChunkPlan &p, int64_t rounds, Value tid) {
+/// Fills a chunk with zeros: a cp.async that reads nothing (src-size 0,
+/// from the view's base, a valid address), or one store.
+static void copyZeroChunk(KernelLowering &kl, Location loc, const ChunkPlan &p,
+                          Value dst) {
+  OpBuilder &b = kl.builder();
+  if (p.async) {
+    kl.target().asyncCopy(b, loc, dst, p.view->ptr, p.chunkBytes, kl.i32(0));
+    return;
+  }
+  Type word = b.getIntegerType(8 * std::min<int64_t>(p.chunkBytes, 4));
+  Type type =
+      p.chunkBytes > 4 ? Type(VectorType::get({p.chunkBytes / 4}, word)) : word;
+  LLVM::StoreOp::create(b, loc, LLVM::ZeroOp::create(b, loc, type), dst,
+                        alignOf(p.chunkBytes));
+}
+
+/// A thread's `rounds` chunks of a row-stepped copy whose column is inside
+/// the view and aligned, from chunk 0 (tile coordinate `coord`, global `g`):
+/// one cp.async each from chunk 0's addresses plus constants (shared
+/// memory) and multiples of the row step (global). With `rowsLeft` (the
+/// view's rows from chunk 0's on, maybe <= 0), chunks past them are zeros.
+static void copyRowSteps(KernelLowering &kl, Location loc, const ChunkPlan &p,
+                         int64_t rounds, ArrayRef<Value> coord,
+                         ArrayRef<Value> g, Value rowsLeft) {
   OpBuilder &b = kl.builder();
   const ViewValue &view = *p.view;
-  unsigned rank = view.dims.size();
   unsigned bits = mlir::tile::getElementBitWidth(view.elementType);
-  SmallVector<Value, 4> coord = chunkCoord(kl, loc, p, tid);
-  SmallVector<Value, 4> g;
-  for (unsigned d = 0; d < rank; ++d)
-    g.push_back(arith::AddIOp::create(b, loc, p.srcOff[d], coord[d]));
-  auto below = [&](Value x, Value dim) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, dim);
-  };
-  Value lastRow = arith::AddIOp::create(b, loc, g[p.rowDim],
-                                        kl.i32((rounds - 1) * p.rowStep));
-  Value all = arith::AndIOp::create(
-      b, loc,
-      arith::AndIOp::create(b, loc, rowsInside(kl, loc, view, g),
-                            below(lastRow, view.dims[p.rowDim])),
-      arith::AndIOp::create(
-          b, loc, p.aligned,
-          below(arith::AddIOp::create(b, loc, g.back(), kl.i32(p.vec - 1)),
-                view.dims.back())));
-  auto ifOp = scf::IfOp::create(b, loc, all, /*withElse=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
   Value dst0 = chunkDst(kl, loc, p, coord, 0, Value());
   Value rowPtr = kl.gep(
       view.ptr,
-      alignedBytes(b, loc,
-                   linearIndexNSW(b, loc, view, ArrayRef<Value>(g).drop_back()),
-                   bits));
+      alignedBytes(b, loc, linearIndexNSW(b, loc, view, g.drop_back()), bits));
   Value src0 = kl.gep(
       rowPtr, arith::ExtSIOp::create(b, loc, b.getI64Type(),
                                      alignedBytes(b, loc, g.back(), bits)));
@@ -783,9 +776,70 @@ static void copySteppedChunks(KernelLowering &kl, Location loc,
                        : kl.gep(src0, arith::MulIOp::create(
                                           b, loc, stepBytes, kl.i64(i),
                                           arith::IntegerOverflowFlags::nsw));
+    if (!rowsLeft) {
+      copyFullChunk(kl, loc, p, dst, src);
+      continue;
+    }
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         kl.i32(i * p.rowStep), rowsLeft);
+    auto ifOp = scf::IfOp::create(b, loc, inside, /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     copyFullChunk(kl, loc, p, dst, src);
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    copyZeroChunk(kl, loc, p, dst);
   }
-  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+}
+
+/// A thread's `rounds` chunks of a row-stepped copy (every round full)
+/// behind one branch: when the chunks' first and last rows are inside the
+/// view, their column is, and the view is aligned, every chunk is one
+/// cp.async (copyRowSteps; no per-chunk bounds or branches on this path).
+/// Otherwise, when only rows past the view's end are missing (the padding
+/// rows of a decode GEMM's M < 16 tile, the last K tile of a weight), the
+/// same with those chunks zero-filled; else each chunk takes its own
+/// checks (copyChunk).
+static void copySteppedChunks(KernelLowering &kl, Location loc,
+                              const ChunkPlan &p, int64_t rounds, Value tid) {
+  OpBuilder &b = kl.builder();
+  const ViewValue &view = *p.view;
+  unsigned rank = view.dims.size();
+  SmallVector<Value, 4> coord = chunkCoord(kl, loc, p, tid);
+  SmallVector<Value, 4> g;
+  for (unsigned d = 0; d < rank; ++d)
+    g.push_back(arith::AddIOp::create(b, loc, p.srcOff[d], coord[d]));
+  auto below = [&](Value x, Value dim) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, dim);
+  };
+  Value row = g[p.rowDim], rows = view.dims[p.rowDim];
+  Value column = arith::AndIOp::create(
+      b, loc, p.aligned,
+      below(arith::AddIOp::create(b, loc, g.back(), kl.i32(p.vec - 1)),
+            view.dims.back()));
+  Value lastRow =
+      arith::AddIOp::create(b, loc, row, kl.i32((rounds - 1) * p.rowStep));
+  Value all = arith::AndIOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, rowsInside(kl, loc, view, g),
+                            below(lastRow, rows)),
+      column);
+  auto ifAll = scf::IfOp::create(b, loc, all, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifAll.getThenRegion().front());
+  copyRowSteps(kl, loc, p, rounds, coord, g, Value());
+
+  b.setInsertionPointToStart(&ifAll.getElseRegion().front());
+  // Rows before chunk 0's inside the view (leading ones and row >= 0).
+  Value lead =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, row, kl.i32(0));
+  for (unsigned d = 0; d < p.rowDim; ++d)
+    lead = arith::AndIOp::create(b, loc, lead, below(g[d], view.dims[d]));
+  auto ifTail = scf::IfOp::create(
+      b, loc, arith::AndIOp::create(b, loc, lead, column), /*withElse=*/true);
+  b.setInsertionPointToStart(&ifTail.getThenRegion().front());
+  copyRowSteps(kl, loc, p, rounds, coord, g,
+               arith::SubIOp::create(b, loc, rows, row));
+  b.setInsertionPointToStart(&ifTail.getElseRegion().front());
   ChunkBase base;
   for (int64_t i = 0; i < rounds; ++i)
     copyChunk(kl, loc, p, i, tid, base);

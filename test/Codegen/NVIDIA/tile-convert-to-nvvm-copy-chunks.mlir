@@ -4,9 +4,11 @@
 // A 64x64 f16 tile: 8 chunks per row, so a thread's 4 chunks are 16 rows
 // apart at the same column. One branch serves all of them: when the first
 // and the last row, the column and the view's alignment pass, the fast path
-// is 4 cp.async with no compare between them; otherwise every chunk checks
-// its own bounds and an edge chunk is assembled in a loop marked not to be
-// unrolled (so that none of it is speculated into the fast path).
+// is 4 cp.async with no compare between them; when only rows past the
+// view's end are missing, the same with those chunks zero-filled;
+// otherwise every chunk checks its own bounds and an edge chunk is
+// assembled in a loop marked not to be unrolled (so that none of it is
+// speculated into the fast path).
 
 !a = !tile.shared<64x64xf16, #tile.shared_layout<(64,64):(64,1)>>
 !q = !tile.shared<2x16x64xf16, #tile.shared_layout<(2,16,64):(1024,64,1)>>
@@ -23,7 +25,11 @@
 // CHECK-NOT:     llvm.icmp
 // CHECK:         nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = {{ *}}cg
 // CHECK-NEXT:    llvm.br
+// Rows past the view's end only (M < 16 padding rows): each chunk is a
+// cp.async or a zero-fill (src-size 0, from the view's base).
 // CHECK:       ^[[SLOW]]:
+// CHECK:         llvm.icmp "sge"
+// CHECK-COUNT-4: nvvm.cp.async.shared.global %{{.*}}, %arg0, 16, cache = {{ *}}cg, %[[ZERO:[0-9]+]] :
 // CHECK-COUNT-4: llvm.br {{.*}} {loop_annotation = #loop_annotation}
 // CHECK:         nvvm.cp.async.commit.group
 func.func @stepped(%p: !tile.ptr<f16>, %M: i32, %K: i32, %m0: i32, %k0: i32)
