@@ -38,6 +38,13 @@ BITS = {"u2": 2, "u3": 3, "u4": 4, "i4": 4, "i8": 8, "u8": 8,
 
 WQ_TYPES = ["u4", "u3", "u2", "i4", "i8", "f4e2m1", "f8e4m3"]
 # The widths whose pairs the word-wise conversion makes (and two others).
+def _packed_block_k(t):
+    """gemm_decode_packed's default BK for weight type t (u4, i2, f4e2m1,
+    ...): 512 / bits for 1, 2, 4 and 8 bits, else 128."""
+    bits = int(re.match(r"[a-z]+(\d+)", t).group(1))
+    return 512 // bits if bits in (1, 2, 4, 8) else 128
+
+
 PACKED_TYPES = ["u4", "i4", "u2", "u1", "u8", "f4e2m1"]
 # Issue 13's list: every width 1-8 and the small floats.
 DECODE_TYPES = ["u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "i2", "i3",
@@ -146,12 +153,14 @@ def cases(quick=False):
             inout=["C"], atol=2)
     # The same over pre-packed weights (examples/gemm_decode_packed.tile):
     # Wp is [N, K] in the operand order; 1-8-bit integer and f4/f8 codes.
+    # BK is the example's default for the width (512 / bits for 1, 2, 4 and
+    # 8 bits, else 128; `tilec pack` packs with the same).
     if not quick:
         for t in PACKED_TYPES:
             add("gemm_decode_packed_" + t, "gemm_decode_packed.tile",
                 "gemm_decode_packed",
                 {"T": t, "G": 128, "ZP": "true", "OUT": "f16", "BN": 64,
-                 "BK": 128, "SPLIT": 4, "STAGES": 3},
+                 "BK": _packed_block_k(t), "SPLIT": 4, "STAGES": 3},
                 ["M=1,K=512,N=200", "M=17,K=256,N=72"], dq,
                 _gemm_wq_work(t, 128), inout=["C"], atol=2)
     if quick:

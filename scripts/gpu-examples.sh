@@ -89,6 +89,8 @@ bundle gemm_decode_i4_g32_bf16 gemm_decode.tile -D T=i4 -D G=32 -D ZP=false -D O
 bundle gemm_decode_u3_f32 gemm_decode.tile -D T=u3 -D G=64 -D OUT=f32 -D SPLIT=3 --inout C --size M=5,K=768,N=96
 bundle gemm_decode_packed_u4 gemm_decode_packed.tile --inout C --atol 2 --size M=1,K=512,N=200 --size M=17,K=256,N=72
 bundle gemm_decode_packed_i4_bk64 gemm_decode_packed.tile -D T=i4 -D BK=64 -D ZP=false -D OUT=f32 --inout C --size M=5,K=384,N=96
+# u2 at its default chunk (BK = 256): two scale groups per chunk.
+bundle gemm_decode_packed_u2 gemm_decode_packed.tile -D T=u2 --inout C --atol 2 --size M=3,K=768,N=72
 bundle gemm_decode_f4e2m1_bk256 gemm_decode.tile -D T=f4e2m1 -D G=32 -D BK=256 -D BN=32 --inout C --atol 2 --size M=16,K=512,N=100
 
 [ "$bundle_only" -eq 1 ] && exit $status

@@ -17,6 +17,11 @@ size_t tile::numerics::operandOrderK(size_t Pos, size_t BK) {
   return KH * 32 + KL * 16 + H * 8 + Q * 2 + P;
 }
 
+size_t tile::numerics::defaultOperandBlockK(unsigned Bits) {
+  bool PowerOfTwo = Bits != 0 && (Bits & (Bits - 1)) == 0;
+  return PowerOfTwo && Bits <= 8 ? 512 / Bits : 128;
+}
+
 Status tile::numerics::checkOperandOrder(unsigned Bits, size_t K, size_t N,
                                          size_t BK) {
   if (Bits < 1 || Bits > 8)

@@ -32,10 +32,12 @@ cl::opt<std::string> packType("type",
                               cl::desc("Element type of the codes (u1 ... u8, "
                                        "i2 ... i8, f4e2m1, f8e4m3, ...)"),
                               cl::Required, cl::sub(packCmd), cl::cat(packCat));
-cl::opt<unsigned> packBlockK("block-k",
-                             cl::desc("The kernel's K chunk BK (a multiple "
-                                      "of 32 dividing K; default 128)"),
-                             cl::init(128), cl::sub(packCmd), cl::cat(packCat));
+cl::opt<unsigned> packBlockK(
+    "block-k",
+    cl::desc("The kernel's K chunk BK (a multiple of 32 dividing K; default "
+             "gemm_decode_packed's: 512 / bits for 1, 2, 4 and 8 bits, else "
+             "128)"),
+    cl::init(0), cl::sub(packCmd), cl::cat(packCat));
 cl::opt<bool> packUnpack("unpack",
                          cl::desc("Read an [N, K] packed array, write [K, N]"),
                          cl::sub(packCmd), cl::cat(packCat));
@@ -67,10 +69,11 @@ int packMain() {
   if (!codes)
     return fail(packInput + ": " + codes.message());
   unsigned bits = format->bits();
-  auto out =
-      packUnpack
-          ? num::unpackOperandOrder(codes->data(), bits, k, n, packBlockK)
-          : num::packOperandOrder(codes->data(), bits, k, n, packBlockK);
+  size_t blockK = packBlockK ? size_t(packBlockK)
+                             : num::defaultOperandBlockK(bits);
+  auto out = packUnpack
+                 ? num::unpackOperandOrder(codes->data(), bits, k, n, blockK)
+                 : num::packOperandOrder(codes->data(), bits, k, n, blockK);
   if (!out)
     return fail(packInput + ": " + out.message());
   std::vector<int64_t> shape =
@@ -83,7 +86,7 @@ int packMain() {
     return fail(packOutput + ": " + e.message());
   outs() << (packUnpack ? "unpacked " : "packed ") << packType << " ["
          << in->Shape[0] << ", " << in->Shape[1] << "] -> [" << shape[0] << ", "
-         << shape[1] << "], chunks of " << packBlockK << ": " << packOutput
+         << shape[1] << "], chunks of " << blockK << ": " << packOutput
          << "\n";
   return 0;
 }

@@ -410,13 +410,19 @@ TEST(ExamplesHost, GemmDecodeSplitK) {
 
 /// As checkGemmDecode, the weight read from Wp through the packing order
 /// (num::operandOrderK): W[c BK + operandOrderK(pos), n] = Wp[n, c BK + pos].
+/// bk = 0 leaves BK at the kernel's default, which must be the packing
+/// library's defaultOperandBlockK.
 void checkGemmDecodePacked(const std::string &type, bool zp, int64_t bk,
                            int64_t m, int64_t k, int64_t n) {
   const int64_t g = 128;
-  Result r = run(
-      "gemm_decode_packed.tile", "gemm_decode_packed",
-      {{"T", type}, {"ZP", zp ? "true" : "false"}, {"BK", std::to_string(bk)}},
-      {{"M", m}, {"K", k}, {"N", n}}, {}, /*seed=*/13, {"C"});
+  std::map<std::string, std::string> defines = {
+      {"T", type}, {"ZP", zp ? "true" : "false"}};
+  if (bk)
+    defines["BK"] = std::to_string(bk);
+  else
+    bk = int64_t(num::defaultOperandBlockK(num::parseFormat(type)->bits()));
+  Result r = run("gemm_decode_packed.tile", "gemm_decode_packed", defines,
+                 {{"M", m}, {"K", k}, {"N", n}}, {}, /*seed=*/13, {"C"});
   std::vector<double> codes(k * n);
   for (int64_t j = 0; j < n; ++j)
     for (int64_t pos = 0; pos < k; ++pos) {
@@ -436,6 +442,11 @@ TEST(ExamplesHost, GemmDecodePacked) {
   checkGemmDecodePacked("u2", true, 128, 5, 640, 64);
   checkGemmDecodePacked("f4e2m1", true, 32, 3, 256, 40);
   checkGemmDecodePacked("u8", true, 128, 2, 256, 130);
+  // Default chunks: u2 256 and u1 512 (several scale groups per chunk, K
+  // split in uneven shares), u8 64.
+  checkGemmDecodePacked("u2", true, 0, 3, 768, 64);
+  checkGemmDecodePacked("u1", false, 0, 16, 1024, 40);
+  checkGemmDecodePacked("i8", true, 0, 2, 384, 72);
 }
 
 //===----------------------------------------------------------------------===//

@@ -75,6 +75,19 @@ TEST(OperandPack, RoundTripsEveryWidth) {
     }
 }
 
+// The default chunk gives a thread 16 bytes of codes (BK / 4 codes) for
+// widths that divide 8, 128 otherwise; always a multiple of 32.
+TEST(OperandPack, DefaultBlockK) {
+  for (unsigned Bits = 1; Bits <= 8; ++Bits) {
+    size_t BK = defaultOperandBlockK(Bits);
+    EXPECT_EQ(BK % 32, 0u) << Bits;
+    if (8 % Bits == 0)
+      EXPECT_EQ(BK / 4 * Bits, 128u) << Bits;
+    else
+      EXPECT_EQ(BK, 128u) << Bits;
+  }
+}
+
 TEST(OperandPack, RejectsBadShapes) {
   uint8_t W[64] = {};
   EXPECT_NE(packOperandOrder(W, 9, 128, 1, 128).message().find("1..8"),

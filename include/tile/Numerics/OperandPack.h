@@ -33,6 +33,11 @@ namespace numerics {
 /// The k (within its chunk of \p BK) stored at position \p Pos of a chunk.
 size_t operandOrderK(size_t Pos, size_t BK);
 
+/// The default chunk for \p Bits-bit codes (examples/gemm_decode_packed's
+/// BK): 512 / Bits for 1, 2, 4 and 8 bits, so that a thread's codes of a
+/// chunk are one 16-byte load; 128 otherwise.
+size_t defaultOperandBlockK(unsigned Bits);
+
 /// Checks the arguments of the two functions below: 1 <= Bits <= 8, BK a
 /// positive multiple of 32 dividing K, N > 0.
 Status checkOperandOrder(unsigned Bits, size_t K, size_t N, size_t BK);
