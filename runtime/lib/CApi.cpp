@@ -170,6 +170,8 @@ static int permuteWeights(const char *What, const void *In, void *Out,
                           bool Pack) {
   if (!In || !Out)
     return failWith(std::string(What) + ": null pointer");
+  if (BK == 0)
+    BK = tile::numerics::defaultOperandBlockK(Bits);
   auto Permuted = Pack ? tile::numerics::packOperandOrder(
                              static_cast<const uint8_t *>(In), Bits, K, N, BK)
                        : tile::numerics::unpackOperandOrder(

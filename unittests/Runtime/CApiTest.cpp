@@ -103,4 +103,13 @@ TEST(CApiTest, PacksWeightsInOperandOrder) {
   EXPECT_NE(std::string(tile_last_error()).find("multiple of 32"),
             std::string::npos);
   EXPECT_EQ(tile_pack_weights(nullptr, Packed.data(), 4, K, N, 128), -1);
+  // bk = 0: the default chunk for 4 bits is 128, the same packing.
+  std::vector<uint8_t> Default(Bytes);
+  ASSERT_EQ(tile_pack_weights(W.data(), Default.data(), 4, K, N, 0), 0)
+      << tile_last_error();
+  EXPECT_EQ(Default, Packed);
+  // For 2 bits it is 256: K = 128 is not a whole chunk.
+  EXPECT_EQ(tile_pack_weights(W.data(), Packed.data(), 2, K, N, 0), -1);
+  EXPECT_NE(std::string(tile_last_error()).find("256"), std::string::npos)
+      << tile_last_error();
 }
