@@ -415,8 +415,8 @@ TEST(ExamplesHost, GemmDecodeSplitK) {
 void checkGemmDecodePacked(const std::string &type, bool zp, int64_t bk,
                            int64_t m, int64_t k, int64_t n) {
   const int64_t g = 128;
-  std::map<std::string, std::string> defines = {
-      {"T", type}, {"ZP", zp ? "true" : "false"}};
+  std::map<std::string, std::string> defines = {{"T", type},
+                                                {"ZP", zp ? "true" : "false"}};
   if (bk)
     defines["BK"] = std::to_string(bk);
   else
@@ -501,6 +501,126 @@ TEST(ExamplesHost, AttentionForward) {
   checkAttention(true, 1, 2, 1, 100);
   checkAttention(false, 2, 2, 2, 64);
   checkAttention(true, 1, 4, 2, 1);
+}
+
+//===----------------------------------------------------------------------===//
+// dequant_fp4, gemm_i8, gemm_shared, layernorm, swiglu
+//===----------------------------------------------------------------------===//
+
+/// x rounded to the nearest bf16 (lib/Numerics' encoding).
+double roundBF16(double x) {
+  num::Format bf16 = num::Format::bf16();
+  return num::decode(bf16, num::encode(bf16, x));
+}
+
+void checkDequantFp4(std::map<std::string, std::string> defines, int64_t m,
+                     int64_t n) {
+  Result r =
+      run("dequant_fp4.tile", "dequant_fp4", defines, {{"M", m}, {"N", n}});
+  std::vector<double> want(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      want[i * n + j] =
+          roundBF16(r.in["q"][i * n + j] * r.in["s"][i * (n / 32) + j / 32]);
+  // A 2-bit significand times a power of two: exact in bf16.
+  expectClose(r.out["y"], want, 0, 0,
+              "dequant_fp4 M=" + std::to_string(m) + " N=" + std::to_string(n));
+}
+
+TEST(ExamplesHost, DequantFp4) {
+  checkDequantFp4({}, 5, 96);
+  checkDequantFp4({}, 17, 320);
+  checkDequantFp4({{"ROWS", "4"}, {"COLS", "64"}}, 3, 160);
+}
+
+void checkGemmI8(bool bias, std::map<std::string, std::string> defines,
+                 int64_t m, int64_t k, int64_t n) {
+  defines["BIAS"] = bias ? "true" : "false";
+  Result r =
+      run("gemm_i8.tile", "gemm_i8", defines, {{"M", m}, {"K", k}, {"N", n}});
+  std::vector<double> want = matmul(r.in["A"], r.in["B"].values, m, k, n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      // The integer sum is exact; then f32 scaling and one bf16 rounding.
+      double &c = want[i * n + j];
+      c = c * r.in["sa"][i] * r.in["sb"][j] + (bias ? r.in["bias"][j] : 0.0);
+    }
+  expectClose(r.out["C"], want, 1e-6, 1.0 / 256,
+              std::string("gemm_i8") + (bias ? " bias" : "") +
+                  " M=" + std::to_string(m) + " K=" + std::to_string(k) +
+                  " N=" + std::to_string(n));
+}
+
+TEST(ExamplesHost, GemmI8) {
+  checkGemmI8(false, {}, 70, 96, 90);
+  checkGemmI8(true, {}, 1, 64, 130);
+  checkGemmI8(true, {{"BM", "64"}, {"BN", "64"}}, 129, 200, 65);
+}
+
+void checkGemmShared(int64_t m, int64_t k, int64_t n) {
+  Result r = run("gemm_shared.tile", "gemm_shared", {},
+                 {{"M", m}, {"K", k}, {"N", n}});
+  expectClose(r.out["C"], matmul(r.in["A"], r.in["B"].values, m, k, n), 1e-2,
+              1.0 / 1024,
+              "gemm_shared M=" + std::to_string(m) + " K=" + std::to_string(k) +
+                  " N=" + std::to_string(n));
+}
+
+TEST(ExamplesHost, GemmShared) {
+  checkGemmShared(1, 64, 130);
+  checkGemmShared(70, 96, 90);
+  // K not a multiple of BK: the prefetch past K reads zeros.
+  checkGemmShared(129, 40, 65);
+}
+
+void checkLayernorm(std::map<std::string, std::string> defines, int64_t m,
+                    int64_t n) {
+  const double eps = 1e-5;
+  Result r = run("layernorm.tile", "layernorm", defines, {{"M", m}, {"N", n}},
+                 {{"eps", eps}});
+  std::vector<double> want(m * n);
+  for (int64_t i = 0; i < m; ++i) {
+    double mean = 0, var = 0;
+    for (int64_t j = 0; j < n; ++j)
+      mean += r.in["x"][i * n + j];
+    mean /= n;
+    for (int64_t j = 0; j < n; ++j)
+      var += (r.in["x"][i * n + j] - mean) * (r.in["x"][i * n + j] - mean);
+    double inv = 1 / std::sqrt(var / n + eps);
+    for (int64_t j = 0; j < n; ++j)
+      want[i * n + j] =
+          (r.in["x"][i * n + j] - mean) * inv * r.in["w"][j] + r.in["b"][j];
+  }
+  // f32 arithmetic, then one f16 rounding (half an ulp: 2^-11 relative).
+  expectClose(r.out["y"], want, 1e-3, 1.0 / 1024,
+              "layernorm M=" + std::to_string(m) + " N=" + std::to_string(n));
+}
+
+TEST(ExamplesHost, Layernorm) {
+  checkLayernorm({}, 5, 1000);
+  checkLayernorm({}, 1, 2048);
+  checkLayernorm({{"ROWS", "2"}, {"COLS", "128"}}, 3, 100);
+}
+
+void checkSwiglu(std::map<std::string, std::string> defines, int64_t m,
+                 int64_t f) {
+  Result r = run("swiglu.tile", "swiglu", defines,
+                 {{"M", m}, {"F", f}, {"F2", 2 * f}});
+  std::vector<double> want(m * f);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < f; ++j) {
+      double gate = r.in["h"][i * 2 * f + j], up = r.in["h"][i * 2 * f + f + j];
+      want[i * f + j] = gate / (1 + std::exp(-gate)) * up;
+    }
+  // f32 arithmetic, then one bf16 rounding (half an ulp: 2^-9 relative).
+  expectClose(r.out["out"], want, 1e-3, 1.0 / 256,
+              "swiglu M=" + std::to_string(m) + " F=" + std::to_string(f));
+}
+
+TEST(ExamplesHost, Swiglu) {
+  checkSwiglu({}, 40, 256);
+  checkSwiglu({}, 1, 65);
+  checkSwiglu({{"BM", "16"}, {"BF", "64"}}, 33, 100);
 }
 
 } // namespace
