@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# The main job: installs the dependencies (Debian 12), builds tilec, and for
-# every example program compiles it and runs it on the host on seeded random
-# inputs (`tilec run`), then checks the optimized host result against a
-# second, unoptimized host compilation (`tilec check`). Programs without
-# known sizes are compiled to the tile dialect only. Prints what it did.
+# The main job: installs the dependencies (Debian 12), builds tilec, and
+# shows the whole pipeline on every example program:
+#  1. on the host: runs it on seeded random inputs (`tilec run`) and checks
+#     the optimized result against a second, unoptimized host compilation
+#     (`tilec check`); programs without known sizes are compiled only;
+#  2. checks every example on the host against its float64 reference
+#     (unittests/Examples, the ExamplesHost tests);
+#  3. compiles every kernel for sm_90a and gfx942 at its defaults, keeps the
+#     code objects ($BUILD_DIR/examples-out/TARGET/) and prints a table of
+#     registers, spills and shared memory (scripts/example-resources.py);
+#  4. where an NVIDIA GPU is present, runs the example bundles on it against
+#     the host's outputs (scripts/gpu-examples.sh); otherwise says so.
+# Prints what it did; fails if any step fails.
 #
 #   bash scripts/run-examples.sh
 set -euo pipefail
@@ -13,7 +21,8 @@ bash scripts/install-deps.sh
 
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)" --target tilec tile-opt
+cmake --build "$BUILD_DIR" -j "$(nproc)" --target tilec tile-opt tile-run \
+  TileExamplesHostTests
 
 TILEC="$BUILD_DIR/bin/tilec"
 
@@ -61,4 +70,37 @@ for f in "${examples[@]}"; do
   fi
 done
 echo "$ok passed, $failed failed"
+
+echo
+echo "== float64 references (ExamplesHost)"
+if ! "$BUILD_DIR/unittests/Examples/TileExamplesHostTests" --gtest_brief=1; then
+  echo "FAILED: an example disagrees with its float64 reference"
+  failed=$((failed + 1))
+fi
+
+echo
+echo "== sm_90a and gfx942 code objects, default parameters"
+if ! python3 scripts/example-resources.py --tilec "$TILEC" \
+  --out "$BUILD_DIR/examples-out" --target sm_90a --target gfx942 \
+  "${examples[@]}"; then
+  echo "FAILED: a kernel did not compile for a GPU target"
+  failed=$((failed + 1))
+fi
+
+echo
+echo "== on a GPU"
+if command -v nvidia-smi > /dev/null &&
+  cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null |
+    head -1) && [ -n "$cap" ]; then
+  arch="sm_${cap/./}"
+  [ "$arch" = sm_90 ] && arch=sm_90a
+  if ! bash scripts/gpu-examples.sh "$BUILD_DIR" "$BUILD_DIR/gpu-bundles" \
+    "$arch"; then
+    echo "FAILED: the examples on the GPU ($arch)"
+    failed=$((failed + 1))
+  fi
+else
+  echo "no NVIDIA GPU here: skipped (scripts/gpu-examples.sh runs them on one;"
+  echo "--emulate runs the same bundles on the CPU emulators)"
+fi
 [ "$failed" -eq 0 ]
