@@ -433,6 +433,48 @@ TEST(GPULoweringOnCpu, WideSourcesRoundAndSaturate) {
   checkCast({"i32", "i8", "", "i32", "i8"}, ints);
   checkCast({"i16", "f8E4M3FN", "", "i16", "f8e4m3"},
             std::vector<uint32_t>(ints.begin(), ints.end()));
+
+  // To e8m0 (powers of two, ties up, negative and NaN to 0xFF) from floats.
+  checkCast({"f32", "f8E8M0FNU", "", "f32", "e8m0"}, codes);
+  checkCast({"f16", "f8E8M0FNU", "", "f16", "e8m0"}, halves);
+  checkCast({"bf16", "f8E8M0FNU", "", "bf16", "e8m0"}, halves);
+}
+
+TEST(GPULoweringOnCpu, WideIntegersRoundOnce) {
+  // Integers wider than f32's significand to bf16, small floats and e8m0
+  // go through an f32 rounded to odd: at the rounding edges of each
+  // destination (m * 2^s and +-1 around it, m with the destination's
+  // significand plus a half), one rounding, as lib/Numerics' convert().
+  std::vector<uint32_t> edges;
+  for (unsigned s = 0; s < 31; ++s)
+    for (uint64_t m : {3u, 0x101u, 0x1FFu, 0x155u, 9u, 0xBu, 0x11u, 0x1Bu})
+      for (int64_t d : {-1, 0, 1}) {
+        int64_t v = int64_t(m << s) + d;
+        if (v >= 0 && v <= int64_t(UINT32_MAX)) {
+          edges.push_back(uint32_t(v));
+          edges.push_back(uint32_t(-v));
+        }
+      }
+  for (size_t begin = 0; begin < edges.size(); begin += 256) {
+    std::vector<uint32_t> part(edges.begin() + begin,
+                               edges.begin() +
+                                   std::min(edges.size(), begin + 256));
+    for (bool isUnsigned : {false, true}) {
+      const char *attrs = isUnsigned ? "{src_unsigned}" : "";
+      const char *name = isUnsigned ? "u32" : "i32";
+      checkCast({"i32", "bf16", attrs, name, "bf16"}, part);
+      checkCast({"i32", "f8E8M0FNU", attrs, name, "e8m0"}, part);
+      checkCast({"i32", "f8E4M3FN", attrs, name, "f8e4m3"}, part);
+      checkCast({"i32", "f6E3M2FN", attrs, name, "f6e3m2"}, part);
+      checkCast({"i32", "f8E5M2", attrs, name, "f8e5m2"}, part);
+    }
+  }
+  // Integers of up to 24 bits (exact in f32) to e8m0.
+  std::vector<uint32_t> small;
+  for (uint32_t i = 0; i < 256; ++i)
+    small.push_back(i * 0x10001u);
+  checkCast({"i16", "f8E8M0FNU", "", "i16", "e8m0"}, small);
+  checkCast({"i8", "f8E8M0FNU", "{src_unsigned}", "u8", "e8m0"}, small);
 }
 
 TEST(GPULoweringOnCpu, FmaDotAndReductions) {
