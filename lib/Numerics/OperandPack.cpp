@@ -7,19 +7,30 @@
 #include "tile/Numerics/OperandPack.h"
 #include "tile/Numerics/Pack.h"
 
+#include <algorithm>
 #include <string>
 
 using namespace tile::numerics;
 
-size_t tile::numerics::operandOrderK(size_t Pos, size_t BK) {
+static bool isPowerOfTwo(unsigned Bits) {
+  return Bits != 0 && (Bits & (Bits - 1)) == 0;
+}
+
+size_t tile::numerics::pairDistance(unsigned Bits, size_t BK) {
+  if (!isPowerOfTwo(Bits) || Bits > 8)
+    return 4;
+  return std::min<size_t>(16 / Bits, BK / 8);
+}
+
+size_t tile::numerics::operandOrderK(size_t Pos, size_t BK, unsigned Bits) {
+  size_t D = pairDistance(Bits, BK);
   size_t Q = Pos / (BK / 4), Rest = Pos % (BK / 4);
-  size_t KH = Rest / 8, P = (Rest / 4) % 2, KL = (Rest / 2) % 2, H = Rest % 2;
-  return KH * 32 + KL * 16 + H * 8 + Q * 2 + P;
+  size_t P = (Rest / D) % 2, X = Rest / (2 * D) * D + Rest % D;
+  return X * 8 + Q * 2 + P;
 }
 
 size_t tile::numerics::defaultOperandBlockK(unsigned Bits) {
-  bool PowerOfTwo = Bits != 0 && (Bits & (Bits - 1)) == 0;
-  return PowerOfTwo && Bits <= 8 ? 512 / Bits : 128;
+  return isPowerOfTwo(Bits) && Bits <= 8 ? 512 / Bits : 128;
 }
 
 Status tile::numerics::checkOperandOrder(unsigned Bits, size_t K, size_t N,
@@ -52,7 +63,7 @@ static Result<std::vector<uint8_t>> permute(const uint8_t *In, unsigned Bits,
   for (size_t Row = 0; Row < N; ++Row)
     for (size_t Pos = 0; Pos < K; ++Pos) {
       size_t Chunk = Pos / BK * BK;
-      size_t Logical = Chunk + operandOrderK(Pos % BK, BK);
+      size_t Logical = Chunk + operandOrderK(Pos % BK, BK, Bits);
       size_t Packed = Row * K + Pos, Plain = Logical * N + Row;
       size_t From = Pack ? Plain : Packed, To = Pack ? Packed : Plain;
       writePacked(Out.data(), To, Bits, readPacked(In, From, Bits));

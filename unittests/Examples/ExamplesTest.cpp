@@ -419,14 +419,16 @@ void checkGemmDecodePacked(const std::string &type, bool zp, int64_t bk,
                                                 {"ZP", zp ? "true" : "false"}};
   if (bk)
     defines["BK"] = std::to_string(bk);
-  else
-    bk = int64_t(num::defaultOperandBlockK(num::parseFormat(type)->bits()));
+  unsigned bits = num::parseFormat(type)->bits();
+  if (!bk)
+    bk = int64_t(num::defaultOperandBlockK(bits));
   Result r = run("gemm_decode_packed.tile", "gemm_decode_packed", defines,
                  {{"M", m}, {"K", k}, {"N", n}}, {}, /*seed=*/13, {"C"});
   std::vector<double> codes(k * n);
   for (int64_t j = 0; j < n; ++j)
     for (int64_t pos = 0; pos < k; ++pos) {
-      int64_t l = pos / bk * bk + int64_t(num::operandOrderK(pos % bk, bk));
+      int64_t l =
+          pos / bk * bk + int64_t(num::operandOrderK(pos % bk, bk, bits));
       codes[l * n + j] = r.in["Wp"][j * k + pos];
     }
   std::vector<double> want = decodeReference(r, codes, g, zp, m, k, n);

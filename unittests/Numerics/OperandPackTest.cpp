@@ -4,8 +4,10 @@
 // m16n8k16 B fragment (PTX ISA): lane l holds B[k][n] for n = l / 4 and
 // k = 2 (l % 4) + {0, 1} (register b0) and + 8 (register b1) of every
 // 16-row block. A thread reading 16 contiguous bytes of a packed row must
-// find, in order, for each pair of blocks: b0 of both blocks, then b1, the
-// two codes of a register (p = 0, 1) four positions apart.
+// find all its codes of the chunk, the two codes of a register (p = 0, 1)
+// 16 bits apart (16 / b positions for b = 1, 2, 4, 8 bits, within the
+// chunk; four for other widths), the other codes in the fragment's block
+// and register order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,31 +16,64 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 using namespace tile::numerics;
 
 namespace {
 
+/// Positions between a register's two codes: 16 bits for widths that
+/// divide 16, as far as the thread's BK / 4 codes allow.
+size_t refDistance(unsigned Bits, size_t BK) {
+  if (16 % Bits)
+    return 4;
+  return std::min<size_t>(16 / Bits, BK / 8);
+}
+
 /// The packed position of chunk-relative k, from the fragment's view.
-size_t refPosition(size_t K, size_t BK) {
+size_t refPosition(size_t K, size_t BK, unsigned Bits) {
   size_t Block = K / 16, InBlock = K % 16;
   size_t Lane4 = (InBlock % 8) / 2; // l % 4
   size_t P = InBlock % 2;           // code within the register
   size_t H = InBlock / 8;           // register b0 or b1
   size_t KL = Block % 2, KH = Block / 2;
-  return Lane4 * (BK / 4) + KH * 8 + P * 4 + KL * 2 + H;
+  // The thread's registers in order (block pairs, then b0/b1), with the
+  // register's second code D positions after its first.
+  size_t Reg = KH * 4 + KL * 2 + H, D = refDistance(Bits, BK);
+  return Lane4 * (BK / 4) + Reg / D * 2 * D + P * D + Reg % D;
 }
 
 TEST(OperandPack, PositionsFollowTheFragment) {
-  for (size_t BK : {32, 64, 128, 256}) {
-    std::vector<bool> Seen(BK, false);
+  for (unsigned Bits = 1; Bits <= 8; ++Bits)
+    for (size_t BK : {32, 64, 128, 256, 512}) {
+      std::vector<bool> Seen(BK, false);
+      for (size_t Pos = 0; Pos < BK; ++Pos) {
+        size_t K = operandOrderK(Pos, BK, Bits);
+        ASSERT_LT(K, BK);
+        EXPECT_EQ(refPosition(K, BK, Bits), Pos)
+            << Bits << " bits, BK " << BK << ", k " << K;
+        EXPECT_FALSE(Seen[K]) << "k " << K << " twice";
+        Seen[K] = true;
+      }
+    }
+}
+
+// The point of the distance: for 1, 2 and 4 bits a register's two codes are
+// one 32-bit word's slots j and j + 16 / b, which one LOP3 converts; for 8
+// bits, bytes j and j + 2 of a word.
+TEST(OperandPack, RegisterPairsAreSixteenBitsApart) {
+  for (unsigned Bits : {1u, 2u, 4u, 8u}) {
+    size_t BK = defaultOperandBlockK(Bits);
     for (size_t Pos = 0; Pos < BK; ++Pos) {
-      size_t K = operandOrderK(Pos, BK);
-      ASSERT_LT(K, BK);
-      EXPECT_EQ(refPosition(K, BK), Pos) << "BK " << BK << ", k " << K;
-      EXPECT_FALSE(Seen[K]) << "k " << K << " twice";
-      Seen[K] = true;
+      size_t K = operandOrderK(Pos, BK, Bits);
+      if (K % 2)
+        continue; // p = 1: the partner of the code at k - 1
+      size_t Partner = Pos + 16 / Bits;
+      ASSERT_LT(Partner, BK);
+      EXPECT_EQ(operandOrderK(Partner, BK, Bits), K + 1)
+          << Bits << " bits, position " << Pos;
+      EXPECT_EQ(Pos * Bits / 32, Partner * Bits / 32) << "same word";
     }
   }
 }
@@ -63,7 +98,7 @@ TEST(OperandPack, RoundTripsEveryWidth) {
       // Wp[n, c * BK + pos] = W[c * BK + k(pos), n], from the reference.
       for (size_t I = 0; I < 50; ++I) {
         size_t Nn = Gen() % N, Kk = Gen() % K;
-        size_t Pos = Kk / BK * BK + refPosition(Kk % BK, BK);
+        size_t Pos = Kk / BK * BK + refPosition(Kk % BK, BK, Bits);
         ASSERT_EQ(readPacked(P->data(), Nn * K + Pos, Bits),
                   readPacked(W.data(), Kk * N + Nn, Bits))
             << Bits << " bits, k " << Kk << ", n " << Nn;

@@ -7,11 +7,15 @@
 // 32) reordered so that a kernel reading Wp[n0 : n0 + BN, k : k + BK] in
 // coalesced 16-byte pieces hands every thread exactly the codes of its
 // mma.sync m16n8k16 B-operand registers, the two codes of a register 16 bits
-// apart in a 4-bit word (one conversion instruction per pair). Position
-// pos of a chunk, read as pos = q * (BK / 4) + kh * 8 + p * 4 + kl * 2 + h
-// (q < 4, kh < BK / 32, p, kl, h < 2), holds
+// apart in a 32-bit word (one conversion instruction per pair). With
+// x = 4 kh + 2 kl + h (kh < BK / 32; kl, h < 2) and the pair distance
+// D = pairDistance(b, BK) (16 / b for 1, 2, 4 and 8 bits, at most BK / 8;
+// 4 for other widths), position pos of a chunk, read as
 //
-//   k = kh * 32 + kl * 16 + h * 8 + q * 2 + p    (within the chunk).
+//   pos = q * (BK / 4) + (x / D) * 2D + p * D + x % D   (q < 4, p < 2),
+//
+// holds k = 8 x + 2 q + p (within the chunk), i.e. kh * 32 + kl * 16 +
+// h * 8 + q * 2 + p. For 4 bits, pos = q (BK / 4) + 8 kh + 4 p + 2 kl + h.
 //
 // examples/gemm_decode_packed.tile names the same order with reshape and
 // trans(x, [axes]); docs/Numerics.md, "Operand-ordered weights".
@@ -30,8 +34,14 @@
 namespace tile {
 namespace numerics {
 
-/// The k (within its chunk of \p BK) stored at position \p Pos of a chunk.
-size_t operandOrderK(size_t Pos, size_t BK);
+/// Positions between the two codes of a B-operand register in a chunk of
+/// \p BK codes of \p Bits bits: 16 / Bits (16 bits apart) for 1, 2, 4
+/// and 8 bits, capped at BK / 8; 4 for other widths.
+size_t pairDistance(unsigned Bits, size_t BK);
+
+/// The k (within its chunk of \p BK) stored at position \p Pos of a chunk
+/// of \p Bits-bit codes.
+size_t operandOrderK(size_t Pos, size_t BK, unsigned Bits);
 
 /// The default chunk for \p Bits-bit codes (examples/gemm_decode_packed's
 /// BK): 512 / Bits for 1, 2, 4 and 8 bits, so that a thread's codes of a
