@@ -252,6 +252,12 @@ TEST(BundleTest, PoisonLeftInReferences) {
   L = poisonLeft("f4e2m1", E2M1, 2);
   ASSERT_TRUE(L);
   EXPECT_EQ(*L, -1);
+  // f8e4m3's canonical NaN with the sign set is 0xFF: a conversion's
+  // result, so not poison.
+  const uint8_t E4M3[2] = {0x38, 0xFF};
+  L = poisonLeft("f8e4m3", E4M3, 2);
+  ASSERT_TRUE(L);
+  EXPECT_EQ(*L, -1);
   EXPECT_FALSE(poisonLeft("q9", F32.data(), 1));
 }
 
