@@ -119,6 +119,16 @@ std::optional<DL> operandLayoutFor(Operation *op, unsigned index,
   }
   if (isa<mlir::tile::ReshapeOp>(op))
     return opt(layout.reshape(type.getShape()));
+  if (isa<mlir::tile::BroadcastOp>(op)) {
+    // The source holds each broadcast dimension once: those dimensions'
+    // modes become replication.
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    std::optional<DL> srcLayout = layout;
+    for (unsigned d = 0; d < type.getRank() && srcLayout; ++d)
+      if (type.getDimSize(d) != resultType.getDimSize(d))
+        srcLayout = opt(srcLayout->reduce(d, /*keepDim=*/true));
+    return srcLayout;
+  }
   if (auto expand = dyn_cast<mlir::tile::ExpandDimsOp>(op))
     return opt(layout.squeeze(expand.getAxis()));
   if (auto bitcast = dyn_cast<mlir::tile::BitcastOp>(op)) {
@@ -148,12 +158,14 @@ constexpr int64_t kDuplicableSlots = 32;
 
 /// The producers absorbConversion may recreate in another layout: a shared
 /// load (it reads any layout) and ops whose layout follows their tensor
-/// operands (which are then recreated in turn). Global loads and
+/// operands (which are then recreated in turn; a broadcast's operand in the
+/// layout with the broadcast dimensions replicated). Global loads and
 /// everything else keep their layout.
 bool isAbsorbable(Operation *def) {
   return isa<mlir::tile::SharedLoadOp, mlir::tile::CastOp,
              mlir::tile::ExpandDimsOp, mlir::tile::ReshapeOp,
-             mlir::tile::TransOp, mlir::tile::BitcastOp>(def) ||
+             mlir::tile::TransOp, mlir::tile::BitcastOp,
+             mlir::tile::BroadcastOp>(def) ||
          (def->hasTrait<OpTrait::Elementwise>() && isMemoryEffectFree(def) &&
           llvm::any_of(def->getOperands(), [](Value v) {
             return isa<RankedTensorType>(v.getType());

@@ -209,3 +209,26 @@ func.func @duplicate_slot_bound(%s: !tile.shared<8x64xf16>)
   %c = tile.convert_layout %l : tensor<8x64xf16, #tile.layout<spatial(8,4) * local(1,16)>> -> tensor<8x64xf16, #tile.layout<replicate(4) * spatial(8,1) * local(1,64)>>
   return %c, %l : tensor<8x64xf16, #tile.layout<replicate(4) * spatial(8,1) * local(1,64)>>, tensor<8x64xf16, #tile.layout<spatial(8,4) * local(1,16)>>
 }
+
+// -----
+
+// A broadcast (per-group scale rows spread over the rows of each group) is
+// recreated in the needed layout, its operand chain read in that layout
+// with the broadcast dimension replicated; no conversion is left.
+// (gemm_decode_packed with two scale groups per chunk re-paired its
+// weight registers with PRMT before: the conversion stayed after the
+// scaling.)
+// CHECK-LABEL: func.func @absorb_broadcast
+// CHECK: tile.shared_load {{.*}} -> tensor<2x32xf16, #tile.layout<local(2,1) * replicate(16) * spatial(1,2) * local(1,16)>>
+// CHECK: tile.expand_dims {{.*}} -> tensor<2x1x32xf16, #tile.layout<local(2,1,1) * replicate(16) * spatial(1,1,2) * local(1,1,16)>>
+// CHECK: %[[B:.*]] = tile.broadcast {{.*}} -> tensor<2x16x32xf16, #tile.layout<local(2,1,1) * spatial(1,16,2) * local(1,1,16)>>
+// CHECK-NOT: tile.convert_layout
+// CHECK: return %[[B]]
+func.func @absorb_broadcast(%s: !tile.shared<2x32xf16>) -> tensor<2x16x32xf16, #tile.layout<local(2,1,1) * spatial(1,16,2) * local(1,1,16)>> attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %l = tile.shared_load %s[%c0, %c0] : !tile.shared<2x32xf16> -> tensor<2x32xf16, #tile.layout<local(2,1) * spatial(1,32)>>
+  %e = tile.expand_dims %l axis = 1 : tensor<2x32xf16, #tile.layout<local(2,1) * spatial(1,32)>> -> tensor<2x1x32xf16, #tile.layout<local(2,1,1) * spatial(1,1,32)>>
+  %b = tile.broadcast %e : tensor<2x1x32xf16, #tile.layout<local(2,1,1) * spatial(1,1,32)>> -> tensor<2x16x32xf16, #tile.layout<local(2,16,1) * spatial(1,1,32)>>
+  %c = tile.convert_layout %b : tensor<2x16x32xf16, #tile.layout<local(2,16,1) * spatial(1,1,32)>> -> tensor<2x16x32xf16, #tile.layout<local(2,1,1) * spatial(1,16,2) * local(1,1,16)>>
+  return %c : tensor<2x16x32xf16, #tile.layout<local(2,1,1) * spatial(1,16,2) * local(1,1,16)>>
+}
