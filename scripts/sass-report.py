@@ -70,6 +70,9 @@ def run(cmd):
 def elem_bits(t):
     if t in BITS:
         return BITS[t]
+    m = re.match(r"!tile\.float<e(\d+)m(\d+)>", t)  # sign, exponent, mantissa
+    if m:
+        return 1 + int(m.group(1)) + int(m.group(2))
     m = re.match(r"[iuf](\d+)", t)
     if m:
         return int(m.group(1))
@@ -80,8 +83,9 @@ def loop_bytes(tile_ir):
     """Bytes per iteration of the outermost scf.for, per tensor name, and
     the pipeline depth (ring stages) of its copies."""
     names = {}  # %argN -> source name
-    for m in re.finditer(r"%(arg\d+): !tile\.ptr<[^>]*> \{[^}]*tile\.name = "
-                         r"\"(\w+)\"", tile_ir):
+    # (The element type may nest: !tile.ptr<!tile.float<e2m2>>.)
+    for m in re.finditer(r"%(arg\d+): !tile\.ptr<(?:[^<>]|<[^<>]*>)*> "
+                         r"\{[^}]*tile\.name = \"(\w+)\"", tile_ir):
         names[m.group(1)] = m.group(2)
     views = {}  # %vN -> name
     for m in re.finditer(r"%(\w+) = tile\.view %(arg\d+)", tile_ir):
@@ -90,7 +94,7 @@ def loop_bytes(tile_ir):
     per, stages = Counter(), 1
     for line in body.split("\n"):
         m = re.search(r"tile\.copy_async %(\w+)\[.*-> !tile\.shared<([\dx]+)x"
-                      r"(\w+)(,|>)", line)
+                      r"(\w+|!tile\.float<e\d+m\d+>)(,|>)", line)
         if m:
             dims = [int(x) for x in m.group(2).split("x")]
             stages = max(stages, dims[0])
@@ -100,7 +104,8 @@ def loop_bytes(tile_ir):
             per[views.get(m.group(1), m.group(1))] += n * elem_bits(
                 m.group(3)) // 8
             continue
-        m = re.search(r"tile\.load %(\w+)\[.*-> tensor<([\dx]+)x(\w+)", line)
+        m = re.search(r"tile\.load %(\w+)\[.*-> tensor<([\dx]+)x"
+                      r"(\w+|!tile\.float<e\d+m\d+>)", line)
         if m:
             n = 1
             for d in m.group(2).split("x"):
