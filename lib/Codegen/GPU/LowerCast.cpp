@@ -417,6 +417,38 @@ static Regs magicPairs(KernelLowering &kl, Location loc, const Regs &in,
 /// NaN codes (magnitude 0x7F) become the destination's canonical quiet NaN
 /// with the code's sign, as in lib/Numerics. Returns an empty vector when
 /// the path does not apply.
+/// The f16 pair `r` converted from the two f8e4m3 codes in the 16-bit halves
+/// of `word` (each at most 8 bits), with each half whose code is a NaN code
+/// (magnitude bits all ones, `magMask`) replaced by f16's canonical NaN
+/// with the code's sign: word operations on both halves at once. The
+/// magnitude plus one reaches bit 7 only for the NaN code, so no carry
+/// crosses the halves; that bit spread over the half is the select mask.
+static Value nanPairsToF16(KernelLowering &kl, Location loc, Value word,
+                           Value r, int64_t magMask) {
+  OpBuilder &b = kl.builder();
+  auto c = [&](int64_t v) { return kl.i32(v); };
+  int64_t top = magMask + 1; // 0x80: the bit only a NaN code's + 1 reaches
+  Value mag = arith::AndIOp::create(b, loc, word, c(magMask | magMask << 16));
+  Value hit = arith::AndIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, mag, c(1 | 1 << 16)),
+      c(top | top << 16));
+  // 0x80 -> 0xFFFF in each half: (hit >> 7) * 0xFFFF.
+  Value mask = arith::MulIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(b, loc, hit, c(llvm::Log2_64(uint64_t(top)))),
+      c(0xFFFF));
+  Value bits = LLVM::BitcastOp::create(b, loc, b.getI32Type(), r);
+  Value nan = arith::OrIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, bits, c(0x80008000)),
+      c(0x7E007E00));
+  Value merged = arith::OrIOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, bits,
+                            arith::XOrIOp::create(b, loc, mask, c(-1))),
+      arith::AndIOp::create(b, loc, nan, mask));
+  return LLVM::BitcastOp::create(b, loc, r.getType(), merged);
+}
+
 static Regs smallFloatPairs(KernelLowering &kl, Location loc, const Regs &in,
                             const num::Format &from, Type dst) {
   OpBuilder &b = kl.builder();
@@ -448,6 +480,8 @@ static Regs smallFloatPairs(KernelLowering &kl, Location loc, const Regs &in,
     Value pair = LLVM::BitcastOp::create(
         b, loc, f16x2, arith::OrIOp::create(b, loc, mag, sign));
     Value r = arith::MulFOp::create(b, loc, pair, scale);
+    if (nanCodes && dst.isF16())
+      r = nanPairsToF16(kl, loc, word, r, magMask);
     if (!dst.isF16()) {
       r = arith::ExtFOp::create(b, loc, VectorType::get({2}, b.getF32Type()),
                                 r);
@@ -457,7 +491,7 @@ static Regs smallFloatPairs(KernelLowering &kl, Location loc, const Regs &in,
     pairs.push_back(r);
   }
   Regs out = unpackPairs(kl, loc, pairs, in.size());
-  if (!nanCodes)
+  if (!nanCodes || dst.isF16())
     return out;
   unsigned width = dst.getIntOrFloatBitWidth();
   Type dstInt = b.getIntegerType(width);
