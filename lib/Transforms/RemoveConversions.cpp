@@ -199,9 +199,10 @@ std::optional<DL> withSlotsInMemoryOrder(const DL &layout) {
   return opt(DL::fromModes(dimModes, spatial, local));
 }
 
-/// A cast of 1-, 2- or 4-bit integers read from shared memory: the GPU
-/// lowering converts such a tile a 32-bit word at a time, two slots per
-/// instruction, when the thread's slots are in memory order.
+/// A cast of 1-, 2- or 4-bit integers or of 4-bit floats (f4e2m1, ...)
+/// read from shared memory: the GPU lowering converts such a tile a 32-bit
+/// word at a time, two slots per instruction, when the thread's slots are
+/// in memory order.
 bool isWordCast(Operation *def) {
   auto cast = dyn_cast<mlir::tile::CastOp>(def);
   if (!cast || !cast.getSrc().getDefiningOp<mlir::tile::SharedLoadOp>() ||
@@ -209,7 +210,9 @@ bool isWordCast(Operation *def) {
     return false;
   Type src = getElementTypeOrSelf(cast.getSrc().getType());
   unsigned bits = mlir::tile::detail::elementBits(cast.getSrc().getType());
-  return src.isSignlessInteger() && (bits == 1 || bits == 2 || bits == 4);
+  if (src.isSignlessInteger())
+    return bits == 1 || bits == 2 || bits == 4;
+  return bits == 4;
 }
 
 Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,

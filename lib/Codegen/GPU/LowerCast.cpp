@@ -12,7 +12,8 @@
 //    2^(b-1) when signed); the PTX backend selects lop3/prmt and
 //    sub.f16x2. Tiles whose packed 32-bit words the lowering kept (global
 //    and shared loads of 1-, 2- and 4-bit elements) convert a whole word
-//    at a time, two slots per lop3 (packedIntWords).
+//    at a time, two slots per lop3 (packedIntWords; 4-bit floats to f16 by
+//    packedFloatWords).
 //    u8/i8 -> bf16 and every integer of <= 8 bits -> f32 by one exact
 //    hardware conversion;
 //  - small floats eXmY with X <= 4 (finite-only: f4e2m1, f6e2m3, f6e3m2,
@@ -579,6 +580,48 @@ static Regs smallFloatViaF32(KernelLowering &kl, Location loc, const Regs &in,
 /// stands, as 2^s times its value, and scaled back by an exact packed fma:
 /// one shift per byte offset instead of one per field (bf16 has too few
 /// mantissa bits for that).
+/// 4-bit small floats eXmY (X <= 4, finite-only: f4e2m1, ...) -> f16 from
+/// the thread's packed 32-bit words, as packedIntWords: slots j and j + 4
+/// of a word form one f16 pair, the fields moved into an f16's with two
+/// and/shift pairs and scaled by 2^(15 - bias) (exact, see
+/// smallFloatPairs).
+static Regs packedFloatWords(KernelLowering &kl, Location loc,
+                             const Regs &words, const num::Format &from,
+                             Type dst) {
+  OpBuilder &b = kl.builder();
+  if (from.kind() != num::FormatKind::SmallFloat || from.bits() != 4 ||
+      from.expBits() > 4 || from.hasInf() || from.hasNaN() || !dst.isF16())
+    return {};
+  unsigned x = from.expBits(), y = from.manBits();
+  int64_t magMask = (int64_t(1) << (x + y)) - 1, signBit = int64_t(1)
+                                                           << (x + y);
+  auto f16x2 = VectorType::get({2}, dst);
+  Value scale = splat2(b, loc, dst, std::ldexp(1.0, 15 - from.bias()));
+  Regs out(words.size() * 8);
+  for (auto [i, w] : llvm::enumerate(words)) {
+    for (int64_t j = 0; j < 4; ++j) {
+      Value t =
+          j ? arith::ShRUIOp::create(b, loc, w, kl.i32(4 * j)).getResult() : w;
+      Value mag = arith::ShLIOp::create(
+          b, loc,
+          arith::AndIOp::create(b, loc, t, kl.i32(magMask | magMask << 16)),
+          kl.i32(10 - y));
+      Value sign = arith::ShLIOp::create(
+          b, loc,
+          arith::AndIOp::create(b, loc, t, kl.i32(signBit | signBit << 16)),
+          kl.i32(15 - (x + y)));
+      Value r = arith::MulFOp::create(
+          b, loc,
+          LLVM::BitcastOp::create(b, loc, f16x2,
+                                  arith::OrIOp::create(b, loc, mag, sign)),
+          scale);
+      out[8 * i + j] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(0));
+      out[8 * i + j + 4] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(1));
+    }
+  }
+  return out;
+}
+
 static Regs packedIntWords(KernelLowering &kl, Location loc, const Regs &words,
                            Type src, bool isUnsigned, Type dst) {
   OpBuilder &b = kl.builder();
@@ -646,6 +689,9 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
   bool su = op.getSrcUnsigned(), du = op.getDstUnsigned();
   if (const Regs *words = lookupPackedWords(op.getSrc())) {
     Regs fast = packedIntWords(*this, loc, *words, srcElem, su, dstElem);
+    if (fast.empty())
+      if (std::optional<num::Format> from = formatOf(srcElem, su))
+        fast = packedFloatWords(*this, loc, *words, *from, dstElem);
     if (fast.size() == in.size()) {
       values[op.getResult()] = fast;
       return success();
