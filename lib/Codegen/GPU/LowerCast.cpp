@@ -418,6 +418,32 @@ static Regs magicPairs(KernelLowering &kl, Location loc, const Regs &in,
 /// NaN codes (magnitude 0x7F) become the destination's canonical quiet NaN
 /// with the code's sign, as in lib/Numerics. Returns an empty vector when
 /// the path does not apply.
+/// Two small-float codes eXmY (X <= 4), in the 16-bit halves of `word`
+/// (other bits ignored), as an f16 pair: each code's exponent and mantissa
+/// fields moved into an f16's (mantissa top-aligned at bit 9), its sign to
+/// bit 15, times 2^(15 - bias), which is the value exactly (see
+/// smallFloatPairs).
+static Value smallFloatFieldsToF16(KernelLowering &kl, Location loc, Value word,
+                                   const num::Format &from) {
+  OpBuilder &b = kl.builder();
+  unsigned x = from.expBits(), y = from.manBits();
+  int64_t magMask = (int64_t(1) << (x + y)) - 1;
+  int64_t signBit = int64_t(1) << (x + y);
+  Type f16 = b.getF16Type();
+  Value mag = arith::ShLIOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, word, kl.i32(magMask | magMask << 16)),
+      kl.i32(10 - y));
+  Value sign = arith::ShLIOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, word, kl.i32(signBit | signBit << 16)),
+      kl.i32(15 - (x + y)));
+  Value pair = LLVM::BitcastOp::create(b, loc, VectorType::get({2}, f16),
+                                       arith::OrIOp::create(b, loc, mag, sign));
+  return arith::MulFOp::create(
+      b, loc, pair, splat2(b, loc, f16, std::ldexp(1.0, 15 - from.bias())));
+}
+
 /// The f16 pair `r` converted from the two f8e4m3 codes in the 16-bit halves
 /// of `word` (each at most 8 bits), with each half whose code is a NaN code
 /// (magnitude bits all ones, `magMask`) replaced by f16's canonical NaN
@@ -465,22 +491,9 @@ static Regs smallFloatPairs(KernelLowering &kl, Location loc, const Regs &in,
   unsigned x = from.expBits(), y = from.manBits();
   int64_t magMask = (int64_t(1) << (x + y)) - 1;
   int64_t signBit = int64_t(1) << (x + y);
-  Type f16 = b.getF16Type();
-  auto f16x2 = VectorType::get({2}, f16);
-  Value scale = splat2(b, loc, f16, std::ldexp(1.0, 15 - from.bias()));
   SmallVector<Value> pairs;
   for (Value word : pairWords(kl, loc, in)) {
-    Value mag = arith::ShLIOp::create(
-        b, loc,
-        arith::AndIOp::create(b, loc, word, kl.i32(magMask | magMask << 16)),
-        kl.i32(10 - y));
-    Value sign = arith::ShLIOp::create(
-        b, loc,
-        arith::AndIOp::create(b, loc, word, kl.i32(signBit | signBit << 16)),
-        kl.i32(15 - (x + y)));
-    Value pair = LLVM::BitcastOp::create(
-        b, loc, f16x2, arith::OrIOp::create(b, loc, mag, sign));
-    Value r = arith::MulFOp::create(b, loc, pair, scale);
+    Value r = smallFloatFieldsToF16(kl, loc, word, from);
     if (nanCodes && dst.isF16())
       r = nanPairsToF16(kl, loc, word, r, magMask);
     if (!dst.isF16()) {
@@ -582,9 +595,7 @@ static Regs smallFloatViaF32(KernelLowering &kl, Location loc, const Regs &in,
 /// mantissa bits for that).
 /// 4-bit small floats eXmY (X <= 4, finite-only: f4e2m1, ...) -> f16 from
 /// the thread's packed 32-bit words, as packedIntWords: slots j and j + 4
-/// of a word form one f16 pair, the fields moved into an f16's with two
-/// and/shift pairs and scaled by 2^(15 - bias) (exact, see
-/// smallFloatPairs).
+/// of a word form one f16 pair (smallFloatFieldsToF16).
 static Regs packedFloatWords(KernelLowering &kl, Location loc,
                              const Regs &words, const num::Format &from,
                              Type dst) {
@@ -592,29 +603,12 @@ static Regs packedFloatWords(KernelLowering &kl, Location loc,
   if (from.kind() != num::FormatKind::SmallFloat || from.bits() != 4 ||
       from.expBits() > 4 || from.hasInf() || from.hasNaN() || !dst.isF16())
     return {};
-  unsigned x = from.expBits(), y = from.manBits();
-  int64_t magMask = (int64_t(1) << (x + y)) - 1, signBit = int64_t(1)
-                                                           << (x + y);
-  auto f16x2 = VectorType::get({2}, dst);
-  Value scale = splat2(b, loc, dst, std::ldexp(1.0, 15 - from.bias()));
   Regs out(words.size() * 8);
   for (auto [i, w] : llvm::enumerate(words)) {
     for (int64_t j = 0; j < 4; ++j) {
       Value t =
           j ? arith::ShRUIOp::create(b, loc, w, kl.i32(4 * j)).getResult() : w;
-      Value mag = arith::ShLIOp::create(
-          b, loc,
-          arith::AndIOp::create(b, loc, t, kl.i32(magMask | magMask << 16)),
-          kl.i32(10 - y));
-      Value sign = arith::ShLIOp::create(
-          b, loc,
-          arith::AndIOp::create(b, loc, t, kl.i32(signBit | signBit << 16)),
-          kl.i32(15 - (x + y)));
-      Value r = arith::MulFOp::create(
-          b, loc,
-          LLVM::BitcastOp::create(b, loc, f16x2,
-                                  arith::OrIOp::create(b, loc, mag, sign)),
-          scale);
+      Value r = smallFloatFieldsToF16(kl, loc, t, from);
       out[8 * i + j] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(0));
       out[8 * i + j + 4] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(1));
     }
