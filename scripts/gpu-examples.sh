@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU check of the six reference examples of examples/ (vector_add, softmax,
 # rmsnorm_quant, gemm_f16, attention_fwd, gemm_wq), gemm_decode and
-# gemm_decode_packed: compiles bundles for an NVIDIA target (code objects +
+# gemm_decode_packed, and the block-scaled examples (gemm_mx, quant_block):
+# compiles bundles for an NVIDIA target (code objects +
 # reference outputs computed by the host target, at odd sizes), then runs
 # them on the GPU with tile-run, which
 # generates the same seeded inputs, poisons the outputs and compares.
@@ -92,6 +93,14 @@ bundle gemm_decode_packed_i4_bk64 gemm_decode_packed.tile -D T=i4 -D BK=64 -D ZP
 # u2 at its default chunk (BK = 256): two scale groups per chunk.
 bundle gemm_decode_packed_u2 gemm_decode_packed.tile -D T=u2 --inout C --atol 2 --size M=3,K=768,N=72
 bundle gemm_decode_f4e2m1_bk256 gemm_decode.tile -D T=f4e2m1 -D G=32 -D BK=256 -D BN=32 --inout C --atol 2 --size M=16,K=512,N=100
+# Block-scaled formats: MXFP8 x MXFP4 and NVFP4 through dot_scaled (K ends
+# in a partial block), MX / NVFP4 quantization and dequantization.
+bundle gemm_mx gemm_mx.tile --arg alpha=0.5 --size M=1,K=200,N=72 --size M=70,K=256,N=130
+bundle gemm_mx_nvfp4 gemm_mx.tile -D TA=f4e2m1 -D S=f8e4m3 -D BS=16 -D OUT=f32 --arg alpha=0.02 --size M=17,K=320,N=64
+bundle quant_mxfp4 quant_block.tile --kernel quant_mx --size M=5,N=200 --size M=17,N=512
+bundle quant_mxfp8 quant_block.tile --kernel quant_mx -D T=f8e4m3 -D EMAX=8 -D X=f32 --size M=3,N=96
+bundle quant_nvfp4 quant_block.tile --kernel quant_nvfp4 --arg s_enc=4.5 --size M=5,N=200
+bundle dequant_nvfp4 quant_block.tile --kernel dequant_block -D S=f8e4m3 -D BS=16 --arg alpha=0.25 --size M=7,N=136
 
 [ "$bundle_only" -eq 1 ] && exit $status
 for dir in "$OUT"/*/; do

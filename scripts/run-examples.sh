@@ -41,6 +41,8 @@ declare -A ARGS=(
   [gemm_shared]="--size M=65,K=96,N=70"
   [layernorm]="--size M=9,N=1000 --arg eps=1e-5"
   [swiglu]="--size M=40,F2=512,F=256"
+  [gemm_mx]="--size M=20,K=200,N=72 --arg alpha=0.5"
+  [quant_block]="--kernel quant_mx --size M=5,N=200"
 )
 
 # Every example once (examples/*.tile holds the reference kernels too).

@@ -750,6 +750,19 @@ Value MLIRGen::emitCall(CallExpr *e) {
     acc = withEncodingOf(acc, result, l);
     return mlir::tile::DotOp::create(b, l, result, x, y, acc);
   }
+  case Builtin::DotScaled: {
+    llvm::SmallVector<Value, 5> ops;
+    for (auto &arg : args)
+      ops.push_back(emit(arg.get()));
+    if (ops.size() == 4)
+      ops.push_back(constant(e->ty.elem, ConstVal::ofInt(0), e->ty.shape, l));
+    if (llvm::is_contained(ops, Value()))
+      return Value();
+    Type result = typeOf(e->ty.elem, e->ty.shape);
+    Value acc = withEncodingOf(ops[4], result, l);
+    return mlir::tile::DotScaledOp::create(b, l, result, ops[0], ops[1],
+                                           ops[2], ops[3], acc);
+  }
   case Builtin::Cast: {
     Expr *x = args[1].get();
     Value v = emit(x);

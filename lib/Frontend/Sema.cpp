@@ -122,6 +122,7 @@ static Builtin lookupBuiltin(llvm::StringRef name) {
       .Case("full", Builtin::Full)
       .Case("arange", Builtin::Arange)
       .Case("dot", Builtin::Dot)
+      .Case("dot_scaled", Builtin::DotScaled)
       .Case("cast", Builtin::Cast)
       .Case("bits", Builtin::Bits)
       .Case("bitcast", Builtin::Bitcast)
@@ -278,6 +279,7 @@ private:
   bool checkLayoutCall(CallExpr *e);
   bool checkStoreLike(CallExpr *e, bool atomicAdd);
   bool checkTrans(CallExpr *e);
+  bool checkDotScaled(CallExpr *e);
 
   /// Unifies the element types of two operands; reports at \p loc.
   std::optional<ElemType> unify(const Expr *a, const Expr *b, SMLoc loc,
@@ -1310,6 +1312,81 @@ bool Checker::checkStoreLike(CallExpr *e, bool atomicAdd) {
   return true;
 }
 
+/// dot_scaled(a, sa, b, sb [, acc]): a block-scaled product. a [M, K] and
+/// b [K, N] hold small-float codes (f4e2m1 ... f8e5m2); sa [M, K / BA] and
+/// sb [K / BB, N] hold one e8m0 or f8e4m3 scale per block of BA (BB)
+/// consecutive K elements. The result (and acc) is f32 [M, N].
+bool Checker::checkDotScaled(CallExpr *e) {
+  const char *usage = "4 or 5: dot_scaled(a, sa, b, sb [, acc])";
+  if (!noKwargs(e) || !checkArgCount(e, 4, 5, usage))
+    return false;
+  auto &args = e->args;
+  const char *names[] = {"a", "sa", "b", "sb", "acc"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    Expr *o = args[i].get();
+    if (!o->ty.isTile() || o->ty.shape.size() != 2) {
+      error(o->loc, std::string("dot_scaled(): ") + names[i] +
+                        " must be a 2-D tile, got " + o->ty.str());
+      return false;
+    }
+  }
+  Expr *a = args[0].get(), *sa = args[1].get(), *b = args[2].get(),
+       *sb = args[3].get();
+  for (Expr *o : {a, b})
+    if (o->ty.elem.kind != ElemType::SmallFloat) {
+      error(o->loc, "dot_scaled(): operands must hold small-float codes "
+                    "(f4e2m1, f6e2m3, f6e3m2, f8e4m3, f8e5m2, ...), got " +
+                        o->ty.elem.str() + "; use dot() for wider types");
+      return false;
+    }
+  for (Expr *o : {sa, sb}) {
+    ElemType t = o->ty.elem;
+    if (t.kind != ElemType::E8M0 &&
+        !(t.kind == ElemType::SmallFloat && t.exp == 4 && t.mant == 3)) {
+      error(o->loc, "dot_scaled(): scales must be e8m0 (MX) or f8e4m3 "
+                    "(NVFP4), got " +
+                        t.str());
+      return false;
+    }
+  }
+  int64_t m = a->ty.shape[0], k = a->ty.shape[1], n = b->ty.shape[1];
+  if (b->ty.shape[0] != k) {
+    error(e->loc, "dot_scaled(): inner dimensions differ: a is " +
+                      a->ty.str() + " and b is " + b->ty.str());
+    return false;
+  }
+  // One scale per block of K: sa is [M, blocks], sb [blocks, N], and the
+  // number of blocks divides K.
+  auto checkScales = [&](Expr *s, bool rowsAreBlocks, int64_t other) {
+    int64_t blocks = s->ty.shape[rowsAreBlocks ? 0 : 1];
+    int64_t fixed = s->ty.shape[rowsAreBlocks ? 1 : 0];
+    if (fixed == other && blocks > 0 && k % blocks == 0)
+      return true;
+    std::string o = std::to_string(other);
+    error(s->loc, std::string("dot_scaled(): ") +
+                      (rowsAreBlocks ? "sb must be [K / block, " + o + "]"
+                                     : "sa must be [" + o + ", K / block]") +
+                      " with a number of blocks that divides K = " +
+                      std::to_string(k) + ", got " + s->ty.str());
+    return false;
+  };
+  if (!checkScales(sa, false, m) || !checkScales(sb, true, n))
+    return false;
+  Shape rs = {m, n};
+  ElemType f32 = ElemType::get(ElemType::F32);
+  if (args.size() == 5) {
+    Expr *acc = args[4].get();
+    if (acc->ty.elem != f32 ||
+        llvm::ArrayRef<int64_t>(acc->ty.shape) != llvm::ArrayRef<int64_t>(rs)) {
+      error(acc->loc, "dot_scaled(): the accumulator must be f32" +
+                          shapeStr(rs) + ", got " + acc->ty.str());
+      return false;
+    }
+  }
+  e->ty = Ty::tile(f32, rs);
+  return true;
+}
+
 /// trans(x): the transpose of a 2-D tile; trans(x, [p0, ..., pr-1]): the
 /// axes of a rank-r tile permuted, result dimension i being x's dimension
 /// p_i (numpy.transpose).
@@ -1782,6 +1859,8 @@ bool Checker::checkCall(CallExpr *e) {
     e->ty = Ty::tile(accT, rs);
     return true;
   }
+  case Builtin::DotScaled:
+    return checkDotScaled(e);
   case Builtin::Cast: {
     auto t = checkTypeThenValue(e, "2: cast(T, x)");
     if (!t)

@@ -24,6 +24,7 @@ struct GpuPrepareOptions : public PassPipelineOptions<GpuPrepareOptions> {
 } // namespace
 
 void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target) {
+  pm.addPass(createTileExpandScaledDot());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTileInferLayouts(TileInferLayoutsOptions{target}));
   pm.addPass(createTileRemoveConversions());
@@ -44,7 +45,7 @@ void registerTransformsPasses() {
   registerTileTransformsPasses();
   PassPipelineRegistration<GpuPrepareOptions>(
       "tile-gpu-prepare",
-      "canonicalize, tile-infer-layouts, tile-remove-conversions, "
+      "tile-expand-scaled-dot, canonicalize, tile-infer-layouts, tile-remove-conversions, "
       "canonicalize, cse, tile-pipeline, tile-remove-conversions, "
       "canonicalize, tile-stage-operands, tile-stage-converted-operands, "
       "tile-allocate-shared "

@@ -416,3 +416,43 @@ func.func @f(%x: tensor<4x8xf32>) {
   %r = tile.convert_layout %x : tensor<4x8xf32> -> tensor<8x4xf32>
   return
 }
+
+// -----
+
+func.func @f(%a: tensor<16x64xbf16>, %sa: tensor<16x2xf8E8M0FNU>, %b: tensor<64x32xf4E2M1FN>, %sb: tensor<2x32xf8E8M0FNU>, %c: tensor<16x32xf32>) {
+  // expected-error @+1 {{operand element type 'bf16' is not a small-float code type}}
+  %r = tile.dot_scaled %a, %sa, %b, %sb, %c : tensor<16x64xbf16>, tensor<16x2xf8E8M0FNU>, tensor<64x32xf4E2M1FN>, tensor<2x32xf8E8M0FNU>, tensor<16x32xf32> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x64xf4E2M1FN>, %sa: tensor<16x2xf16>, %b: tensor<64x32xf4E2M1FN>, %sb: tensor<2x32xf8E8M0FNU>, %c: tensor<16x32xf32>) {
+  // expected-error @+1 {{scale element type 'f16' is neither e8m0 nor f8E4M3FN}}
+  %r = tile.dot_scaled %a, %sa, %b, %sb, %c : tensor<16x64xf4E2M1FN>, tensor<16x2xf16>, tensor<64x32xf4E2M1FN>, tensor<2x32xf8E8M0FNU>, tensor<16x32xf32> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x64xf4E2M1FN>, %sa: tensor<16x3xf8E8M0FNU>, %b: tensor<64x32xf4E2M1FN>, %sb: tensor<2x32xf8E8M0FNU>, %c: tensor<16x32xf32>) {
+  // expected-error @+1 {{a_scale is 16x3, expected 16x(a divisor of 64)}}
+  %r = tile.dot_scaled %a, %sa, %b, %sb, %c : tensor<16x64xf4E2M1FN>, tensor<16x3xf8E8M0FNU>, tensor<64x32xf4E2M1FN>, tensor<2x32xf8E8M0FNU>, tensor<16x32xf32> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x64xf4E2M1FN>, %sa: tensor<16x2xf8E8M0FNU>, %b: tensor<64x32xf4E2M1FN>, %sb: tensor<2x16xf8E8M0FNU>, %c: tensor<16x32xf32>) {
+  // expected-error @+1 {{b_scale is 2x16, expected (a divisor of 64)x32}}
+  %r = tile.dot_scaled %a, %sa, %b, %sb, %c : tensor<16x64xf4E2M1FN>, tensor<16x2xf8E8M0FNU>, tensor<64x32xf4E2M1FN>, tensor<2x16xf8E8M0FNU>, tensor<16x32xf32> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x64xf4E2M1FN>, %sa: tensor<16x2xf8E8M0FNU>, %b: tensor<64x32xf4E2M1FN>, %sb: tensor<2x32xf8E8M0FNU>, %c: tensor<16x32xf16>) {
+  // expected-error @+1 {{accumulator must be f32 16x32, got 'tensor<16x32xf16>'}}
+  %r = tile.dot_scaled %a, %sa, %b, %sb, %c : tensor<16x64xf4E2M1FN>, tensor<16x2xf8E8M0FNU>, tensor<64x32xf4E2M1FN>, tensor<2x32xf8E8M0FNU>, tensor<16x32xf16> -> tensor<16x32xf16>
+  return
+}

@@ -3,6 +3,21 @@
 // RUN: tile-opt %s -mlir-print-op-generic | tile-opt | FileCheck %s
 // Every tile op and type round-trips through the custom and generic forms.
 
+// A block-scaled dot: MXFP8 x MXFP4 codes with e8m0 scales per 32, and an
+// NVFP4 left operand (f8E4M3FN scales per 16) against a !tile.float one.
+// CHECK-LABEL: func.func @scaled_dot
+// CHECK: tile.dot_scaled %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>, tensor<64x32xf4E2M1FN>, tensor<2x32xf8E8M0FNU>, tensor<16x32xf32> -> tensor<16x32xf32>
+// CHECK: tile.dot_scaled %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x64xf4E2M1FN>, tensor<16x4xf8E4M3FN>, tensor<64x32x!tile.float<e2m2>>, tensor<2x32xf8E8M0FNU>, tensor<16x32xf32> -> tensor<16x32xf32>
+func.func @scaled_dot(%a: tensor<16x64xf8E4M3FN>, %sa: tensor<16x2xf8E8M0FNU>,
+                      %b: tensor<64x32xf4E2M1FN>, %sb: tensor<2x32xf8E8M0FNU>,
+                      %acc: tensor<16x32xf32>, %n: tensor<16x64xf4E2M1FN>,
+                      %sn: tensor<16x4xf8E4M3FN>,
+                      %f: tensor<64x32x!tile.float<e2m2>>) {
+  %c = tile.dot_scaled %a, %sa, %b, %sb, %acc : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>, tensor<64x32xf4E2M1FN>, tensor<2x32xf8E8M0FNU>, tensor<16x32xf32> -> tensor<16x32xf32>
+  %d = tile.dot_scaled %n, %sn, %f, %sb, %acc : tensor<16x64xf4E2M1FN>, tensor<16x4xf8E4M3FN>, tensor<64x32x!tile.float<e2m2>>, tensor<2x32xf8E8M0FNU>, tensor<16x32xf32> -> tensor<16x32xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @kernel_attrs
 // CHECK-SAME: %{{.*}}: !tile.ptr<f16> {tile.dtype = "f16", tile.name = "A", tile.shape = ["M", "K"]}
 // CHECK-SAME: %{{.*}}: !tile.ptr<i4> {tile.dtype = "u4", tile.mut, tile.name = "W", tile.shape = ["K / 128", "N"]}

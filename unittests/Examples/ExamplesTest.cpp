@@ -12,6 +12,7 @@
 #include "Support/TestSupport.h"
 
 #include "tile/JIT.h"
+#include "tile/Numerics/BlockScaled.h"
 #include "tile/Numerics/CAPI.h"
 #include "tile/Numerics/Format.h"
 #include "tile/Numerics/OperandPack.h"
@@ -623,6 +624,160 @@ TEST(ExamplesHost, Swiglu) {
   checkSwiglu({}, 40, 256);
   checkSwiglu({}, 1, 65);
   checkSwiglu({{"BM", "16"}, {"BF", "64"}}, 33, 100);
+}
+
+//===----------------------------------------------------------------------===//
+// quant_block: MX and NVFP4 quantization against lib/Numerics' recipes
+//===----------------------------------------------------------------------===//
+
+std::vector<float> asFloats(const Tensor &t) {
+  return std::vector<float>(t.values.begin(), t.values.end());
+}
+
+/// Decoded element codes and scale codes of a lib/Numerics quantization.
+std::pair<std::vector<double>, std::vector<double>>
+decodedCodes(const num::BlockScaledTensor &q) {
+  num::Format elem = num::blockElementFormat(q.Scheme);
+  num::Format scale = num::blockScaleFormat(q.Scheme);
+  std::vector<double> codes, scales;
+  for (uint8_t c : q.Codes)
+    codes.push_back(num::decode(elem, c));
+  for (uint8_t c : q.Scales)
+    scales.push_back(num::decode(scale, c));
+  return {codes, scales};
+}
+
+struct MXCase {
+  num::BlockScheme scheme;
+  const char *type;
+  int emax;
+};
+
+void checkQuantMX(const MXCase &c, const std::string &x, int64_t m,
+                  int64_t n) {
+  Result r = run("quant_block.tile", "quant_mx",
+                 {{"T", c.type}, {"EMAX", std::to_string(c.emax)}, {"X", x}},
+                 {{"M", m}, {"N", n}});
+  auto q = num::quantizeBlockScaled(c.scheme, asFloats(r.in["x"]), m, n);
+  ASSERT_TRUE(bool(q));
+  auto [codes, scales] = decodedCodes(*q);
+  std::string what = std::string("quant_mx ") + num::blockSchemeName(c.scheme) +
+                     " X=" + x + " M=" + std::to_string(m) +
+                     " N=" + std::to_string(n);
+  expectClose(r.out["q"], codes, 0, 0, what + " codes");
+  expectClose(r.out["s"], scales, 0, 0, what + " scales");
+}
+
+TEST(ExamplesHost, QuantMX) {
+  const MXCase cases[] = {{num::BlockScheme::MXFP4, "f4e2m1", 2},
+                          {num::BlockScheme::MXFP6E2M3, "f6e2m3", 2},
+                          {num::BlockScheme::MXFP6E3M2, "f6e3m2", 4},
+                          {num::BlockScheme::MXFP8E4M3, "f8e4m3", 8},
+                          {num::BlockScheme::MXFP8E5M2, "f8e5m2", 15}};
+  // N = 200 ends every row in a partial block of 8.
+  for (const MXCase &c : cases)
+    checkQuantMX(c, "bf16", 5, 200);
+  checkQuantMX(cases[0], "f32", 17, 512);
+  checkQuantMX(cases[3], "f16", 1, 96);
+}
+
+/// NVIDIA's tensor scale, computed as lib/Numerics computes it.
+float nvfp4TensorEncodeScale(const std::vector<float> &x) {
+  float amax = 0;
+  for (float v : x)
+    amax = std::fmax(amax, std::fabs(v));
+  float s = 448.0f * 6.0f / amax;
+  return amax == 0 || !std::isfinite(s) || s == 0 ? 1.0f : s;
+}
+
+void checkQuantNVFP4(const std::string &x, int64_t m, int64_t n) {
+  rt::DimMap dims = {{"M", m}, {"N", n}};
+  // The tensor scale depends on the inputs: a first run draws them (the
+  // inputs depend on the seed only), the second passes the scale.
+  Result first = run("quant_block.tile", "quant_nvfp4", {{"X", x}}, dims,
+                     {{"s_enc", 1.0}});
+  std::vector<float> data = asFloats(first.in["x"]);
+  float sEnc = nvfp4TensorEncodeScale(data);
+  Result r = run("quant_block.tile", "quant_nvfp4", {{"X", x}}, dims,
+                 {{"s_enc", sEnc}});
+  ASSERT_EQ(asFloats(r.in["x"]), data);
+  auto q = num::quantizeBlockScaled(num::BlockScheme::NVFP4, data, m, n);
+  ASSERT_TRUE(bool(q));
+  ASSERT_EQ(q->TensorScale, 1.0f / sEnc);
+  auto [codes, scales] = decodedCodes(*q);
+  std::string what = "quant_nvfp4 X=" + x + " M=" + std::to_string(m) +
+                     " N=" + std::to_string(n);
+  expectClose(r.out["q"], codes, 0, 0, what + " codes");
+  expectClose(r.out["s"], scales, 0, 0, what + " scales");
+}
+
+TEST(ExamplesHost, QuantNVFP4) {
+  checkQuantNVFP4("bf16", 5, 200);
+  checkQuantNVFP4("f32", 16, 256);
+}
+
+void checkDequantBlock(std::map<std::string, std::string> defines, int64_t bs,
+                       double alpha, int64_t m, int64_t n) {
+  Result r = run("quant_block.tile", "dequant_block", defines,
+                 {{"M", m}, {"N", n}}, {{"alpha", alpha}});
+  int64_t blocks = (n + bs - 1) / bs;
+  std::vector<double> want(m * n);
+  // code x scale is exact in f32; times alpha rounds to f32, then bf16.
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      want[i * n + j] = roundBF16(float(r.in["q"][i * n + j] *
+                                        r.in["s"][i * blocks + j / bs]) *
+                                  float(alpha));
+  expectClose(r.out["y"], want, 0, 0,
+              "dequant_block M=" + std::to_string(m) + " N=" + std::to_string(n));
+}
+
+TEST(ExamplesHost, DequantBlock) {
+  checkDequantBlock({}, 32, 1.0, 5, 200);
+  checkDequantBlock({{"T", "f8e5m2"}}, 32, 1.0, 3, 96);
+  checkDequantBlock({{"S", "f8e4m3"}, {"BS", "16"}}, 16, 1.0 / 3, 7, 136);
+}
+
+//===----------------------------------------------------------------------===//
+// gemm_mx: block-scaled operands through dot_scaled
+//===----------------------------------------------------------------------===//
+
+void checkGemmMX(std::map<std::string, std::string> defines, int64_t bs,
+                 double alpha, int64_t m, int64_t k, int64_t n) {
+  Result r = run("gemm_mx.tile", "gemm_mx", defines,
+                 {{"M", m}, {"K", k}, {"N", n}}, {{"alpha", alpha}});
+  int64_t blocks = (k + bs - 1) / bs;
+  std::vector<double> want(m * n), bound(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0, mag = 0;
+      for (int64_t l = 0; l < k; ++l) {
+        double t = r.in["A"][i * k + l] * r.in["SA"][i * blocks + l / bs] *
+                   r.in["B"][j * k + l] * r.in["SB"][j * blocks + l / bs];
+        acc += t;
+        mag += std::fabs(t);
+      }
+      want[i * n + j] = alpha * acc;
+      bound[i * n + j] = std::fabs(alpha) * mag;
+    }
+  // The products are exact; f32 sums, then one rounding to OUT.
+  auto out = defines.count("OUT") ? defines["OUT"] : std::string("bf16");
+  double rtol = out == "f32" ? 1e-6 : 1.0 / 256;
+  expectClose(r.out["C"], want, 1e-6 * (1 + maxAbs(bound)), rtol,
+              "gemm_mx M=" + std::to_string(m) + " K=" + std::to_string(k) +
+                  " N=" + std::to_string(n));
+}
+
+TEST(ExamplesHost, GemmMX) {
+  // MXFP8 x MXFP4, K = 200 ending in a partial block, M = 1.
+  checkGemmMX({}, 32, 1.0, 1, 200, 72);
+  checkGemmMX({{"OUT", "f32"}}, 32, 0.75, 70, 256, 130);
+  // NVFP4 x NVFP4 with the tensor scales in alpha; MXFP6 both ways.
+  checkGemmMX({{"TA", "f4e2m1"}, {"S", "f8e4m3"}, {"BS", "16"}}, 16, 1.0 / 64,
+              17, 320, 64);
+  checkGemmMX({{"TA", "f6e2m3"}, {"TB", "f6e3m2"}, {"BM", "16"}, {"BK", "128"},
+               {"STAGES", "3"}},
+              32, 1.0, 5, 384, 96);
 }
 
 } // namespace

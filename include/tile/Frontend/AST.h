@@ -146,6 +146,7 @@ enum class Builtin {
   Full,
   Arange,
   Dot,
+  DotScaled,
   Cast,
   Bits,
   Bitcast,

@@ -31,7 +31,8 @@ inline constexpr llvm::StringLiteral kScratchOffsetAttr = "tile.scratch_offset";
 inline constexpr llvm::StringLiteral kScratchBytesAttr = "tile.scratch_bytes";
 
 /// Adds `tile-gpu-prepare` to \p pm (anchored on builtin.module):
-/// canonicalize, tile-infer-layouts, tile-remove-conversions, canonicalize,
+/// tile-expand-scaled-dot, canonicalize, tile-infer-layouts,
+/// tile-remove-conversions, canonicalize,
 /// cse, tile-pipeline, tile-remove-conversions, canonicalize,
 /// tile-stage-operands, tile-allocate-shared, for \p target.
 void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target);

@@ -12,6 +12,23 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TileExpandScaledDot
+    : Pass<"tile-expand-scaled-dot", "::mlir::ModuleOp"> {
+  let summary = "rewrite tile.dot_scaled into casts, scale broadcasts and "
+                "tile.dot";
+  let description = [{
+    Every target runs it first. Each operand of a `tile.dot_scaled` is cast
+    to bf16, its scales are cast to bf16, widened to one per element
+    (expand_dims, broadcast over the block, reshape) and multiplied in, and
+    the two bf16 tiles feed a `tile.dot` with the f32 accumulator. The bf16
+    operands are exact: a code of at most 8 bits times an e8m0 or f8e4m3
+    scale has at most 6 significant bits, and bf16 has 8 (values beyond
+    bf16's range, 2^-133 .. 2^128, excepted). The target then applies the
+    dequantization it applies to any cast before a dot.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TileInferLayouts : Pass<"tile-infer-layouts", "::mlir::ModuleOp"> {
   let summary = "give every tile of every kernel a distributed layout";
   let description = [{

@@ -7,6 +7,7 @@
 
 #include "tile/Codegen/Host/HostCodegen.h"
 #include "tile/Codegen/Passes.h"
+#include "tile/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -82,6 +83,7 @@ void mlir::tile::buildHostPipeline(OpPassManager &pm,
     pm.addPass(createCSEPass());
   };
   // Tile dialect -> tensors with value semantics + explicit memory.
+  pm.addPass(createTileExpandScaledDot());
   pm.addPass(createTileHostDropLayouts());
   pm.addPass(createTileHostEmitEntry());
   pm.addPass(createTileHostLowerTile());

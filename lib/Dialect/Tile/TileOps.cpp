@@ -268,6 +268,57 @@ LogicalResult DotOp::verify() {
 // ReduceOp
 //===----------------------------------------------------------------------===//
 
+/// A small-float code type a block-scaled dot takes: an MLIR float of at
+/// most 8 bits other than e8m0, or a !tile.float.
+static bool isScaledDotCode(Type t) {
+  if (isa<mlir::tile::FloatType>(t))
+    return true;
+  auto f = dyn_cast<mlir::FloatType>(t);
+  return f && f.getWidth() <= 8 && !isa<Float8E8M0FNUType>(t);
+}
+
+LogicalResult DotScaledOp::verify() {
+  auto a = getA().getType(), sa = getAScale().getType(), b = getB().getType(),
+       sb = getBScale().getType(), acc = getAcc().getType();
+  for (auto [t, what] : {std::pair{a, "a"}, {sa, "a_scale"}, {b, "b"},
+                         {sb, "b_scale"}, {acc, "acc"}}) {
+    if (t.getRank() != 2)
+      return emitOpError() << "expects 2-D operands, " << what << " is "
+                           << shapeStr(t.getShape());
+    if (failed(verifyTile(*this, t, what)))
+      return failure();
+  }
+  for (auto t : {a, b})
+    if (!isScaledDotCode(t.getElementType()))
+      return emitOpError() << "operand element type " << t.getElementType()
+                           << " is not a small-float code type";
+  for (auto t : {sa, sb})
+    if (!isa<Float8E8M0FNUType, Float8E4M3FNType>(t.getElementType()))
+      return emitOpError() << "scale element type " << t.getElementType()
+                           << " is neither e8m0 nor f8E4M3FN";
+  int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
+  if (b.getDimSize(0) != k)
+    return emitOpError() << "inner dimensions differ: a is "
+                         << shapeStr(a.getShape()) << " and b is "
+                         << shapeStr(b.getShape());
+  int64_t blocksA = sa.getDimSize(1), blocksB = sb.getDimSize(0);
+  if (sa.getDimSize(0) != m || blocksA <= 0 || k % blocksA != 0)
+    return emitOpError() << "a_scale is " << shapeStr(sa.getShape())
+                         << ", expected " << m
+                         << "x(a divisor of " << k << ")";
+  if (sb.getDimSize(1) != n || blocksB <= 0 || k % blocksB != 0)
+    return emitOpError() << "b_scale is " << shapeStr(sb.getShape())
+                         << ", expected (a divisor of " << k << ")x" << n;
+  if (acc.getDimSize(0) != m || acc.getDimSize(1) != n ||
+      !acc.getElementType().isF32())
+    return emitOpError() << "accumulator must be f32 " << m << "x" << n
+                         << ", got " << acc;
+  if (getResult().getType() != acc)
+    return emitOpError() << "result type " << getResult().getType()
+                         << " differs from the accumulator type " << acc;
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   auto src = getSrc().getType();
   if (failed(verifyTile(*this, src, "source")))

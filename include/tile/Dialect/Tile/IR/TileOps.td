@@ -242,6 +242,35 @@ def Tile_DotOp : Tile_Op<"dot", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_DotScaledOp : Tile_Op<"dot_scaled", [Pure]> {
+  let summary = "block-scaled matrix product: (a * sa) x (b * sb) + acc";
+  let description = [{
+    `a` (MxK) and `b` (KxN) hold small-float codes (f4E2M1FN, f6E2M3FN,
+    f6E3M2FN, f8E4M3FN, f8E5M2 or a `!tile.float`); `a_scale` (Mx(K/BA)) and
+    `b_scale` ((K/BB)xN) hold one scale per block of BA (BB) consecutive K
+    elements, e8m0 (MX formats) or f8E4M3FN (NVFP4). Element (m, k) of the
+    left operand is a[m, k] * a_scale[m, k / BA], likewise for b; `acc` and
+    the result are f32 MxN. tile-expand-scaled-dot rewrites it into casts,
+    a scale broadcast and tile.dot.
+
+    ```mlir
+    %c = tile.dot_scaled %a, %sa, %b, %sb, %acc
+        : tensor<16x64xf4E2M1FN>, tensor<16x2xf8E8M0FNU>,
+          tensor<64x32xf4E2M1FN>, tensor<2x32xf8E8M0FNU>,
+          tensor<16x32xf32> -> tensor<16x32xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$a_scale, Tile_Tensor:$b,
+                       Tile_Tensor:$b_scale, Tile_Tensor:$acc);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $a `,` $a_scale `,` $b `,` $b_scale `,` $acc attr-dict `:` type($a) `,`
+    type($a_scale) `,` type($b) `,` type($b_scale) `,` type($acc) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let summary = "reduce a tile along one axis (sum, max, min)";
   let description = [{
