@@ -517,3 +517,21 @@ bool tile::rt::targetRunsOn(const std::string &Target, ObjectKind Kind,
     return Want <= Have;
   return Want / 10 == Have / 10 && Want <= Have;
 }
+
+std::map<std::string, std::string>
+tile::rt::constantTexts(const KernelInfo &K) {
+  std::map<std::string, std::string> Texts;
+  if (!K.Constants.isObject())
+    return Texts;
+  for (const auto &[Name, V] : K.Constants.getObject()) {
+    if (V.isString())
+      Texts[Name] = V.getString();
+    else if (V.isBool())
+      Texts[Name] = V.getBool() ? "true" : "false";
+    else if (V.isInteger())
+      Texts[Name] = std::to_string(V.getInteger());
+    else if (V.isNumber())
+      Texts[Name] = json::write(V, 0);
+  }
+  return Texts;
+}

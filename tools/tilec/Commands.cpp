@@ -2,7 +2,8 @@
 //
 // Part of tilec. Each subcommand compiles through the JIT library (with its
 // caches), sets launches up with the runtime's prepareRun — the same seeded
-// inputs and poisoned outputs tile-run uses — and runs them.
+// inputs and poisoned outputs tile-run uses — and runs them. check compares
+// with lib/Reference's float64 reference of an example and with the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,8 @@
 #include "tile/JIT.h"
 #include "tile/Numerics/Format.h"
 #include "tile/Numerics/Pack.h"
+#include "tile/Reference/Reference.h"
+#include "tile/runtime/Bundle.h"
 #include "tile/runtime/Compare.h"
 #include "tile/runtime/Npy.h"
 #include "tile/runtime/Random.h"
@@ -35,8 +38,10 @@ namespace {
 
 cl::SubCommand runCmd("run", "Compile a kernel, run it on seeded random "
                              "inputs and summarize its outputs");
-cl::SubCommand checkCmd("check", "Run a kernel on a target and on the host "
-                                 "reference with the same inputs; compare");
+cl::SubCommand checkCmd("check",
+                        "Run a kernel on a target; compare with its float64 "
+                        "reference (kernels of examples/) and with the host "
+                        "on the same inputs");
 cl::SubCommand bundleCmd("bundle", "Compile kernels into a bundle directory "
                                    "(code objects + manifest.json) with "
                                    "reference outputs for tile-run");
@@ -104,6 +109,12 @@ cl::opt<double> rtolOpt("rtol",
                                  "type)"),
                         cl::init(-1), cl::sub(checkCmd), cl::sub(bundleCmd),
                         cl::cat(commandCat));
+cl::opt<std::string> referenceOpt(
+    "reference",
+    cl::desc("What check compares with: auto (the float64 reference of a "
+             "kernel of examples/ where one exists, and the host), float64, "
+             "host"),
+    cl::init("auto"), cl::sub(checkCmd), cl::cat(commandCat));
 cl::list<std::string> defineOpt("D", cl::Prefix,
                                 cl::desc("Set a compile-time parameter"),
                                 cl::value_desc("NAME=VALUE"), cl::sub(runCmd),
@@ -451,6 +462,130 @@ int runMain() {
   return 0;
 }
 
+/// The float64 reference (lib/Reference) of the kernel \p exec ran, when
+/// runFile is one of examples/ (by file name) and the kernel reads and
+/// writes what the reference expects; otherwise null and \p why says why.
+const reference::Reference *float64ReferenceFor(const Execution &exec,
+                                                std::string &why) {
+  std::string file = llvm::sys::path::filename(runFile).str();
+  const std::string &kernel = exec.kernel->Info.name();
+  const reference::Reference *r = reference::lookup(file, kernel);
+  if (!r) {
+    why = "no float64 reference for kernel " + kernel + " of " + file +
+          " (there is one for each kernel of examples/)";
+    return nullptr;
+  }
+  const auto &params = exec.kernel->Info.Signature.Params;
+  auto has = [&](const std::string &name, bool mut) {
+    return llvm::any_of(params, [&](const rt::ParamInfo &p) {
+      return p.Name == name && (!mut || p.Mut);
+    });
+  };
+  for (const std::string &name : r->inputs)
+    if (!has(name, false)) {
+      why = file + " " + kernel + " has no parameter " + name +
+            ": not the example its float64 reference describes";
+      return nullptr;
+    }
+  for (const std::string &name : r->outputs)
+    if (!has(name, true)) {
+      why = file + " " + kernel + " has no mut tensor " + name +
+            ": not the example its float64 reference describes";
+      return nullptr;
+    }
+  return r;
+}
+
+/// Compares the outputs of \p exec with the float64 reference \p r; returns
+/// the number of outputs that fail.
+unsigned checkAgainstFloat64(const Execution &exec, const rt::TestCase &test,
+                             const reference::Reference &r) {
+  reference::Launch launch;
+  for (const rt::TensorArg &t : exec.run.Tensors)
+    if (!t.Poisoned)
+      launch.in[t.Param->Name] = {
+          t.Shape, decodeAll(t.Param->DType, t.Initial, t.NumElements)};
+  for (const auto &[name, value] : exec.run.Bound.Dims)
+    launch.dims[name] = value;
+  launch.scalars = test.Scalars;
+  launch.constants = rt::constantTexts(exec.kernel->Info);
+  reference::Outputs want = r.compute(launch);
+
+  llvm::outs() << exec.kernel->Info.name() << ": " << targetOpt << " on "
+               << exec.device.name() << " vs float64 reference (examples/"
+               << llvm::sys::path::filename(runFile) << ")\n";
+  unsigned failures = 0;
+  for (size_t i = 0; i < exec.run.Tensors.size(); ++i) {
+    const rt::TensorArg &t = exec.run.Tensors[i];
+    auto it = want.find(t.Param->Name);
+    if (it == want.end())
+      continue;
+    reference::Expected expected = it->second;
+    if (atolOpt >= 0)
+      expected.atol = atolOpt;
+    if (rtolOpt >= 0)
+      expected.rtol = rtolOpt;
+    reference::Comparison c = reference::compare(
+        decodeAll(t.Param->DType, exec.outputs[i], t.NumElements), expected);
+    failures += c.bad != 0;
+    llvm::outs() << (c.bad ? "FAIL " : "PASS ") << t.Param->Name
+                 << llvm::format(": max_abs=%g atol=%g rtol=%g ",
+                                 c.maxAbsError, expected.atol, expected.rtol)
+                 << "mismatches=" << c.bad << "/" << t.NumElements
+                 << (c.bad ? " (first: " + c.firstBad + ")" : "") << "\n";
+  }
+  return failures;
+}
+
+/// Runs the kernel on the host with the same inputs (for --target host,
+/// the unoptimized host lowering: a second, independent compilation) and
+/// compares; returns the number of outputs that fail.
+rt::Expected<unsigned> checkAgainstHost(jit::Compiler &compiler,
+                                        const jit::CompileOptions &options,
+                                        const rt::TestCase &test,
+                                        const Execution &exec) {
+  jit::CompileOptions refOptions = options;
+  refOptions.target = "host";
+  refOptions.emulate = false;
+  refOptions.optimize = options.target != "host";
+  auto ref = execute(compiler, runFile, refOptions, "host", test);
+  if (!ref)
+    return rt::makeError("reference: " + ref.message());
+
+  llvm::outs() << exec.kernel->Info.name() << ": " << options.target << " on "
+               << exec.device.name() << " vs host reference"
+               << (refOptions.optimize ? "" : " (unoptimized)") << "\n";
+  unsigned failures = 0;
+  for (size_t i = 0; i < exec.run.Tensors.size(); ++i) {
+    const rt::TensorArg &t = exec.run.Tensors[i];
+    if (!t.Param->Mut)
+      continue;
+    if (ref->run.Tensors[i].Poisoned) {
+      auto left = rt::poisonLeft(t.Param->DType, ref->outputs[i].data(),
+                                 t.NumElements);
+      if (!left)
+        return left.takeError();
+      if (*left >= 0) {
+        ++failures;
+        llvm::outs() << "FAIL " << t.Param->Name
+                     << ": the host reference leaves element " << *left
+                     << " unwritten (it still holds the poison pattern)\n";
+        continue;
+      }
+    }
+    auto stats = rt::compareTensors(t.Param->DType, exec.outputs[i].data(),
+                                    ref->outputs[i].data(), t.NumElements,
+                                    {atolOpt, rtolOpt});
+    if (!stats)
+      return stats.takeError();
+    bool ok = stats->Mismatches == 0;
+    failures += !ok;
+    llvm::outs() << (ok ? "PASS " : "FAIL ") << t.Param->Name << ": "
+                 << (stats->Exact ? "exact, " : "") << stats->summary() << "\n";
+  }
+  return failures;
+}
+
 int checkMain() {
   jit::CompileOptions options;
   options.target = targetOpt;
@@ -458,6 +593,9 @@ int checkMain() {
     return 1;
   if (sizeOpt.size() != 1)
     return fail("tilec check takes one --size list");
+  const std::string mode = referenceOpt;
+  if (mode != "auto" && mode != "float64" && mode != "host")
+    return fail("--reference takes auto, float64 or host, not '" + mode + "'");
   rt::TestCase test;
   if (!makeTestCase(sizeOpt.front(), test))
     return 1;
@@ -468,50 +606,24 @@ int checkMain() {
   auto exec = execute(compiler, runFile, options, deviceSpec, test);
   if (!exec)
     return fail(exec.message());
-  // The reference: the host target; for --target host, the unoptimized
-  // host lowering (a second, independent compilation).
-  jit::CompileOptions refOptions = options;
-  refOptions.target = "host";
-  refOptions.emulate = false;
-  refOptions.optimize = options.target != "host";
-  auto ref = execute(compiler, runFile, refOptions, "host", test);
-  if (!ref)
-    return fail("reference: " + ref.message());
-
-  llvm::outs() << exec->kernel->Info.name() << ": " << options.target << " on "
-               << exec->device.name() << " vs host reference"
-               << (refOptions.optimize ? "" : " (unoptimized)") << "\n";
-  unsigned failures = 0, compared = 0;
-  for (size_t i = 0; i < exec->run.Tensors.size(); ++i) {
-    const rt::TensorArg &t = exec->run.Tensors[i];
-    if (!t.Param->Mut)
-      continue;
-    ++compared;
-    if (ref->run.Tensors[i].Poisoned) {
-      auto left = rt::poisonLeft(t.Param->DType, ref->outputs[i].data(),
-                                 t.NumElements);
-      if (!left)
-        return fail(left.message());
-      if (*left >= 0) {
-        ++failures;
-        llvm::outs() << "FAIL " << t.Param->Name
-                     << ": the host reference leaves element " << *left
-                     << " unwritten (it still holds the poison pattern)\n";
-        continue;
-      }
-    }
-    auto stats = rt::compareTensors(t.Param->DType, exec->outputs[i].data(),
-                                    ref->outputs[i].data(), t.NumElements,
-                                    {atolOpt, rtolOpt});
-    if (!stats)
-      return fail(stats.message());
-    bool ok = stats->Mismatches == 0;
-    failures += !ok;
-    llvm::outs() << (ok ? "PASS " : "FAIL ") << t.Param->Name << ": "
-                 << (stats->Exact ? "exact, " : "") << stats->summary() << "\n";
-  }
-  if (compared == 0)
+  if (llvm::none_of(exec->run.Tensors,
+                    [](const rt::TensorArg &t) { return t.Param->Mut; }))
     return fail("kernel has no mut tensor to compare");
+
+  unsigned failures = 0;
+  if (mode != "host") {
+    std::string why;
+    if (const reference::Reference *r = float64ReferenceFor(*exec, why))
+      failures += checkAgainstFloat64(*exec, test, *r);
+    else if (mode == "float64")
+      return fail(why);
+  }
+  if (mode != "float64") {
+    auto hostFailures = checkAgainstHost(compiler, options, test, *exec);
+    if (!hostFailures)
+      return fail(hostFailures.message());
+    failures += *hostFailures;
+  }
   return failures ? 1 : 0;
 }
 

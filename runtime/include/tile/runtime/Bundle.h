@@ -97,6 +97,10 @@ private:
 /// the same gfx (or any when the device's arch is unknown).
 bool targetRunsOn(const std::string &Target, ObjectKind Kind, Platform P,
                   const std::string &Arch);
+/// A kernel's compile-time constants as they are written in source:
+/// types and strings as is ("u4"), integers in decimal, "true"/"false".
+std::map<std::string, std::string> constantTexts(const KernelInfo &K);
+
 /// targetRunsOn() for device \p D.
 inline bool targetRunsOn(const std::string &Target, ObjectKind Kind,
                          const Device &D) {
