@@ -80,6 +80,8 @@ bundle attention_fwd_causal attention_fwd.tile -D CAUSAL=true --size B=2,H=2,HKV
 for t in u1 u2 u3 u4 u5 u6 u7 u8 i2 i3 i4 i5 i6 i7 i8 f4e2m1 f6e3m2 f5e2m2 f8e4m3; do
   bundle "gemm_wq_$t" gemm_wq.tile -D T=$t --size M=1,K=256,N=130 --size M=17,K=512,N=256
 done
+# A chunk of BK = 128 rows spanning four scale groups of 32.
+bundle gemm_wq_u3_g32_bk128 gemm_wq.tile -D T=u3 -D G=32 -D BK=128 --size M=17,K=512,N=130
 # Split-K decode GEMM: C holds random values beforehand (--inout), every
 # split adds into it with atomic_add in an order that differs from the host
 # reference's. With f16/bf16 out, each partial sum is rounded to OUT and so

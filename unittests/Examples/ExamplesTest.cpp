@@ -265,6 +265,17 @@ TEST(ExamplesHost, GemmWQWithoutZeroPoints) {
         mkn(5, 256, 72));
 }
 
+/// Chunks of several scale groups (BK > G): each slab of G rows takes its
+/// own scale and zero-point row (one row for the whole chunk was wrong, and
+/// the host compilation agreed with it; the float64 reference did not).
+TEST(ExamplesHost, GemmWQSeveralGroupsPerChunk) {
+  check("gemm_wq.tile", "gemm_wq", {{"T", "u3"}, {"G", "32"}, {"BK", "128"}},
+        mkn(17, 512, 130));
+  check("gemm_wq.tile", "gemm_wq",
+        {{"T", "i4"}, {"G", "64"}, {"BK", "128"}, {"ZP", "false"}},
+        mkn(3, 384, 64));
+}
+
 /// C_out = C_in + A x dequant(W): C holds random values beforehand (the
 /// addend of the atomic additions), so a split that adds nothing or adds
 /// twice shows.
