@@ -103,12 +103,11 @@ Expected<int64_t> tile::rt::poisonLeft(std::string_view DType,
   uint32_t Ones = Bits == 32 ? ~0u : (1u << Bits) - 1;
   // Where all ones is a number (integers: -1 or the maximum; f4e2m1: -6)
   // an output may hold it everywhere (a max over random u4 codes is 15):
-  // nothing tells the poison apart.
-  // Nor where all ones is the canonical NaN a conversion returns (f8e4m3's
-  // negative NaN, 0xFF).
-  uint32_t SignBit = 1u << (Bits - 1);
-  if (isExact(*F) || !std::isnan(num::decode(*F, Ones)) ||
-      (F->nanCode() | SignBit) == Ones)
+  // nothing tells the poison apart. Nor in formats of at most 8 bits, whose
+  // every code an input may hold and a copy or cast passes on (f8e5m2's
+  // 0xFF cast to f8e5m2), or where all ones is the canonical NaN a
+  // conversion returns (f8e4m3's negative NaN, 0xFF).
+  if (Bits <= 8 || isExact(*F) || !std::isnan(num::decode(*F, Ones)))
     return -1;
   for (uint64_t I = 0; I < N; ++I)
     if (num::readPacked(Ref, I, Bits) == Ones)

@@ -49,8 +49,9 @@ Expected<CompareStats> compareTensors(std::string_view DType,
 /// not write it: the index of the first element whose code is all ones and
 /// a NaN (no arithmetic produces that NaN: IEEE operations return a
 /// canonical one), else -1. Formats where all ones is a number (integers,
-/// e8m0, f4e2m1, ...) or the canonical NaN with its sign (f8e4m3's 0xFF)
-/// always give -1: an output may hold that code anywhere.
+/// e8m0, f4e2m1, ...) and formats of at most 8 bits (every code is a
+/// possible input, which copies and casts pass on: f8e5m2's NaN 0xFF, f8e4m3's
+/// canonical NaN 0xFF) always give -1: an output may hold that code anywhere.
 Expected<int64_t> poisonLeft(std::string_view DType, const uint8_t *Ref,
                              uint64_t N);
 
