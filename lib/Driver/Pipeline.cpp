@@ -1,21 +1,16 @@
 //===- Pipeline.cpp - From the tile dialect to every output stage ---------===//
 //
-// Part of tilec.
+// Part of tilec. What each --emit stage means: the tile passes, then the
+// target's Backend (include/tile/Target/Backend.h) from the LLVM dialect to
+// optimized IR, assembly and code objects.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tile/Driver/Pipeline.h"
 
-#include "tile/Codegen/AMD/AMDCodegen.h"
-#include "tile/Codegen/Common/Serialize.h"
-#include "tile/Codegen/Common/TargetInfo.h"
-#include "tile/Codegen/GPU/GPULowering.h"
 #include "tile/Codegen/Host/HostCodegen.h"
-#include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
-#include "tile/Transforms/Passes.h"
-
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Target/LLVMIR/Export.h"
+#include "tile/Target/Backend.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -74,63 +69,17 @@ static std::string printModule(mlir::ModuleOp module) {
   return text;
 }
 
-/// Host: tile → LLVM through lib/Codegen/Host, then LLVM's own backend.
-static llvm::Expected<StageOutput> compileHost(mlir::ModuleOp module,
-                                               const TargetInfo &target,
-                                               Stage stage,
-                                               const PipelineOptions &options) {
-  host::HostCompileOptions hostOptions;
-  hostOptions.optimize = options.optimize;
-  if (llvm::Error err = host::lowerToHostLLVM(module, hostOptions))
-    return std::move(err);
-  llvm::LLVMContext context;
-  auto llvmModule = host::translateToLLVMIR(module, context);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  if (llvm::Error err =
-          optimizeModule(**llvmModule, target, options.optimize ? 3 : 0))
-    return std::move(err);
-  StageOutput out;
-  switch (stage) {
-  case Stage::LLVM: {
-    llvm::raw_string_ostream os(out.data);
-    (*llvmModule)->print(os, nullptr);
-    return out;
-  }
-  case Stage::Asm: {
-    auto text = emitAssembly(**llvmModule, target);
-    if (!text)
-      return text.takeError();
-    out.data = std::move(*text);
-    return out;
-  }
-  case Stage::Obj: {
-    auto object = emitRelocatable(**llvmModule, target);
-    if (!object)
-      return object.takeError();
-    out.data = std::move(*object);
-    out.binary = true;
-    return out;
-  }
-  default:
-    llvm_unreachable("handled by the caller");
-  }
-}
-
-static llvm::Expected<std::string> printLLVMIR(mlir::ModuleOp module,
-                                               const TargetInfo &target);
-
 /// The CPU emulator's LLVM IR (Stage::LLVM) or code object (Stage::Obj: a
-/// host shared object) from the module \p build makes (a vendor's
-/// buildEmulationModule).
-template <typename Build>
-static llvm::Expected<StageOutput> compileEmulator(Stage stage, StageOutput out,
-                                                   Build build) {
+/// host shared object) of a lowered GPU module.
+static llvm::Expected<StageOutput> compileEmulator(target::Backend &backend,
+                                                   mlir::ModuleOp module,
+                                                   Stage stage,
+                                                   StageOutput out) {
   if (stage == Stage::Asm)
     return makeError("the GPU emulators have no assembly stage: use "
                      "--emit=llvm or --emit=obj with --emulate");
   llvm::LLVMContext context;
-  llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule = build(context);
+  auto llvmModule = backend.buildEmulationModule(module, context);
   if (!llvmModule)
     return llvmModule.takeError();
   if (stage == Stage::LLVM) {
@@ -153,98 +102,37 @@ static llvm::Expected<StageOutput> compileEmulator(Stage stage, StageOutput out,
   return out;
 }
 
-/// NVIDIA: the kernels are already prepared (layouts, shared memory); lower
-/// them to NVVM, then LLVM's NVPTX backend and ptxas (with `emulate`: the
-/// CPU emulator's IR or code object instead).
+/// From a module the tile passes prepared to \p stage (LLVM, Asm or Obj)
+/// through \p backend: the LLVM dialect, optimized LLVM IR (what
+/// --emit=llvm prints is what the assembly is made from), assembly or a
+/// code object.
 static llvm::Expected<StageOutput>
-compileNVIDIA(mlir::ModuleOp module, const TargetInfo &target, Stage stage,
-              const PipelineOptions &options) {
-  if (mlir::failed(nvidia::lowerToNVVM(module, target)))
-    return makeError("compilation failed in the NVVM lowering");
-  StageOutput out;
-  module.walk([&](mlir::LLVM::LLVMFuncOp func) {
-    if (auto bytes = func->getAttrOfType<mlir::IntegerAttr>(
-            gpu::kDynamicSharedBytesAttr))
-      out.sharedBytes[func.getName().str()] = bytes.getInt();
-  });
-  if (options.emulate)
-    return compileEmulator(stage, std::move(out), [&](llvm::LLVMContext &c) {
-      return nvidia::buildEmulationModule(module, target, c);
-    });
-  if (stage == Stage::LLVM) {
-    auto text = printLLVMIR(module, target);
-    if (!text)
-      return text.takeError();
-    out.data = std::move(*text);
-    return out;
-  }
-  auto ptx = nvidia::translateLLVMToPTX(module, target);
-  if (!ptx)
-    return ptx.takeError();
-  if (stage == Stage::Asm) {
-    out.data = std::move(*ptx);
-    return out;
-  }
-  auto cubin = assemblePTX(*ptx, target);
-  if (!cubin)
-    return cubin.takeError();
-  out.data = std::move(cubin->cubin);
-  out.report = std::move(cubin->report);
-  out.binary = true;
-  return out;
-}
-
-/// Translates a module in the LLVM dialect (with NVVM or ROCDL ops) to
-/// optimized LLVM IR text.
-static llvm::Expected<std::string> printLLVMIR(mlir::ModuleOp module,
-                                               const TargetInfo &target) {
-  llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> llvmModule =
-      mlir::translateModuleToLLVMIR(module, context, "tile");
-  if (!llvmModule)
-    return makeError("cannot translate the module to LLVM IR");
-  if (llvm::Error err = optimizeModule(*llvmModule, target, 3))
+compileLowered(target::Backend &backend, mlir::ModuleOp module, Stage stage,
+               const PipelineOptions &options) {
+  if (options.emulate && backend.target().isHost())
+    return makeError("--emulate needs a GPU target (sm_*, gfx*), not host");
+  if (llvm::Error err = backend.lowerToLLVM(module, options.optimize))
     return std::move(err);
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvmModule->print(os, nullptr);
-  return text;
-}
-
-/// AMD: lower to ROCDL, then the AMDGPU backend and ld.lld. LDS is static
-/// in the code object, so kernels launch with no dynamic shared memory.
-static llvm::Expected<StageOutput> compileAMD(mlir::ModuleOp module,
-                                              const TargetInfo &target,
-                                              Stage stage,
-                                              const PipelineOptions &options) {
-  if (mlir::failed(amd::lowerToROCDL(module, target)))
-    return makeError("compilation failed in the ROCDL lowering");
   StageOutput out;
-  module.walk([&](mlir::LLVM::LLVMFuncOp func) {
-    if (func->hasAttr("rocdl.kernel"))
-      out.sharedBytes[func.getName().str()] = 0;
-  });
+  out.sharedBytes = backend.sharedBytes(module);
   if (options.emulate)
-    return compileEmulator(stage, std::move(out), [&](llvm::LLVMContext &c) {
-      return amd::buildEmulationModule(module, target, c);
-    });
+    return compileEmulator(backend, module, stage, std::move(out));
+  llvm::LLVMContext context;
+  auto llvmModule = backend.translate(module, context, options.optimize);
+  if (!llvmModule)
+    return llvmModule.takeError();
   if (stage == Stage::LLVM) {
-    auto text = printLLVMIR(module, target);
-    if (!text)
-      return text.takeError();
-    out.data = std::move(*text);
+    llvm::raw_string_ostream os(out.data);
+    (*llvmModule)->print(os, nullptr);
     return out;
   }
-  auto hsaco = amd::compileLLVMToHSACO(module, target);
-  if (!hsaco)
-    return hsaco.takeError();
-  out.report = amd::formatResources(hsaco->kernels);
-  if (stage == Stage::Asm) {
-    out.data = std::move(hsaco->assembly);
-    return out;
-  }
-  out.data = std::move(hsaco->hsaco);
-  out.binary = true;
+  auto emitted = stage == Stage::Asm ? backend.emitAssembly(**llvmModule)
+                                     : backend.emitObject(**llvmModule);
+  if (!emitted)
+    return emitted.takeError();
+  out.data = std::move(emitted->data);
+  out.binary = emitted->binary;
+  out.report = std::move(emitted->report);
   return out;
 }
 
@@ -252,24 +140,18 @@ llvm::Expected<StageOutput>
 driver::compileToStage(mlir::ModuleOp module, const TargetInfo &target,
                        Stage stage, mlir::PassManager &pm,
                        const PipelineOptions &options) {
+  std::unique_ptr<target::Backend> backend = target::createBackend(target);
   // The tile passes run in the caller's pass manager so that its IR
   // printing and timing options apply.
   if (stage != Stage::MLIR && options.optimize) {
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
   }
-  if (!target.isHost() && stage != Stage::MLIR)
-    mlir::tile::buildGpuPreparePipeline(pm, target.name);
+  if (stage != Stage::MLIR)
+    backend->buildPreparePipeline(pm);
   if (llvm::Error err = runPasses(pm, module))
     return std::move(err);
   if (stage == Stage::MLIR || stage == Stage::Tile)
     return StageOutput{printModule(module), false, "", {}};
-  if (target.isHost()) {
-    if (options.emulate)
-      return makeError("--emulate needs a GPU target (sm_*, gfx*), not host");
-    return compileHost(module, target, stage, options);
-  }
-  if (target.isNVIDIA())
-    return compileNVIDIA(module, target, stage, options);
-  return compileAMD(module, target, stage, options);
+  return compileLowered(*backend, module, stage, options);
 }

@@ -760,8 +760,8 @@ Value MLIRGen::emitCall(CallExpr *e) {
       return Value();
     Type result = typeOf(e->ty.elem, e->ty.shape);
     Value acc = withEncodingOf(ops[4], result, l);
-    return mlir::tile::DotScaledOp::create(b, l, result, ops[0], ops[1],
-                                           ops[2], ops[3], acc);
+    return mlir::tile::DotScaledOp::create(b, l, result, ops[0], ops[1], ops[2],
+                                           ops[3], acc);
   }
   case Builtin::Cast: {
     Expr *x = args[1].get();

@@ -1351,8 +1351,8 @@ bool Checker::checkDotScaled(CallExpr *e) {
   }
   int64_t m = a->ty.shape[0], k = a->ty.shape[1], n = b->ty.shape[1];
   if (b->ty.shape[0] != k) {
-    error(e->loc, "dot_scaled(): inner dimensions differ: a is " +
-                      a->ty.str() + " and b is " + b->ty.str());
+    error(e->loc, "dot_scaled(): inner dimensions differ: a is " + a->ty.str() +
+                      " and b is " + b->ty.str());
     return false;
   }
   // One scale per block of K: sa is [M, blocks], sb [blocks, N], and the

@@ -8,12 +8,12 @@
 
 #include "KernelMetadata.h"
 
-#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/Host/HostCodegen.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Driver/Pipeline.h"
 #include "tile/Frontend/Frontend.h"
 #include "tile/InitAll.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"

@@ -6,8 +6,8 @@
 
 #include "KernelMetadata.h"
 
-#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Target/TargetInfo.h"
 
 using namespace tile;
 using mlir::tile::TileDialect;

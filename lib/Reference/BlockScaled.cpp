@@ -82,17 +82,17 @@ Outputs detail::quantNVFP4(const Launch &l) {
       float amax = 0;
       for (int64_t j = j0; j < j1; ++j)
         amax = std::fmax(amax, std::fabs(float(x[i * n + j])));
-      uint32_t code = num::encode(e4m3, amax / 6.0f * sEnc,
-                                  num::Overflow::Saturate);
+      uint32_t code =
+          num::encode(e4m3, amax / 6.0f * sEnc, num::Overflow::Saturate);
       float scale = float(num::decode(e4m3, code));
       scales[i * blocks + b] = scale;
       if (scale == 0)
         continue;
       float inv = sEnc / scale;
       for (int64_t j = j0; j < j1; ++j)
-        codes[i * n + j] = num::decode(
-            e2m1, num::encode(e2m1, float(x[i * n + j]) * inv,
-                              num::Overflow::Saturate));
+        codes[i * n + j] =
+            num::decode(e2m1, num::encode(e2m1, float(x[i * n + j]) * inv,
+                                          num::Overflow::Saturate));
     }
   return {{"q", {codes, 0, 0}}, {"s", {scales, 0, 0}}};
 }

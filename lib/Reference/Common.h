@@ -1,4 +1,5 @@
-//===- Common.h - Helpers of the float64 references --------------*- C++ -*-===//
+//===- Common.h - Helpers of the float64 references --------------*- C++
+//-*-===//
 //
 // Part of tilec. Private to lib/Reference: float64 matrix products, the
 // roundings the examples' outputs go through (lib/Numerics' encodings),

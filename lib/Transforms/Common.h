@@ -7,9 +7,9 @@
 #ifndef TILE_LIB_TRANSFORMS_COMMON_H
 #define TILE_LIB_TRANSFORMS_COMMON_H
 
-#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Layout/SharedLayout.h"
+#include "tile/Target/TargetInfo.h"
 
 #include <optional>
 

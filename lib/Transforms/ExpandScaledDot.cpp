@@ -50,9 +50,9 @@ Value scaleOperand(OpBuilder &b, Location loc, Value codes, Value scales,
     // [blocks, N] -> [blocks, 1, N] -> [blocks, block, N] -> [K, N]
     SmallVector<int64_t, 3> expanded(scaleType.getShape());
     expanded.insert(expanded.begin() + blockAxis + 1, 1);
-    s = mlir::tile::ExpandDimsOp::create(
-        b, loc, RankedTensorType::get(expanded, bf16), s,
-        b.getI32IntegerAttr(blockAxis + 1));
+    s = mlir::tile::ExpandDimsOp::create(b, loc,
+                                         RankedTensorType::get(expanded, bf16),
+                                         s, b.getI32IntegerAttr(blockAxis + 1));
     expanded[blockAxis + 1] = block;
     s = mlir::tile::BroadcastOp::create(
         b, loc, RankedTensorType::get(expanded, bf16), s);
@@ -64,8 +64,7 @@ Value scaleOperand(OpBuilder &b, Location loc, Value codes, Value scales,
 
 LogicalResult expand(mlir::tile::DotScaledOp op) {
   for (Value v : op->getOperands())
-    if (cast<RankedTensorType>(v.getType()).getEncoding() &&
-        v != op.getAcc())
+    if (cast<RankedTensorType>(v.getType()).getEncoding() && v != op.getAcc())
       return op.emitOpError()
              << "operands and scales of a block-scaled dot cannot carry a "
                 "layout; pin the result instead";
@@ -73,8 +72,8 @@ LogicalResult expand(mlir::tile::DotScaledOp op) {
   Location loc = op.getLoc();
   Value a = scaleOperand(b, loc, op.getA(), op.getAScale(), 1);
   Value w = scaleOperand(b, loc, op.getB(), op.getBScale(), 0);
-  Value dot = mlir::tile::DotOp::create(b, loc, op.getType(), a, w,
-                                        op.getAcc());
+  Value dot =
+      mlir::tile::DotOp::create(b, loc, op.getType(), a, w, op.getAcc());
   op.replaceAllUsesWith(dot);
   op.erase();
   return success();

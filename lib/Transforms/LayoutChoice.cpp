@@ -6,8 +6,8 @@
 
 #include "tile/Transforms/LayoutChoice.h"
 
-#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Layout/MmaAtoms.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"

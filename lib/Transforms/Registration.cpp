@@ -45,7 +45,8 @@ void registerTransformsPasses() {
   registerTileTransformsPasses();
   PassPipelineRegistration<GpuPrepareOptions>(
       "tile-gpu-prepare",
-      "tile-expand-scaled-dot, canonicalize, tile-infer-layouts, tile-remove-conversions, "
+      "tile-expand-scaled-dot, canonicalize, tile-infer-layouts, "
+      "tile-remove-conversions, "
       "canonicalize, cse, tile-pipeline, tile-remove-conversions, "
       "canonicalize, tile-stage-operands, tile-stage-converted-operands, "
       "tile-allocate-shared "

@@ -529,8 +529,8 @@ unsigned checkAgainstFloat64(const Execution &exec, const rt::TestCase &test,
         decodeAll(t.Param->DType, exec.outputs[i], t.NumElements), expected);
     failures += c.bad != 0;
     llvm::outs() << (c.bad ? "FAIL " : "PASS ") << t.Param->Name
-                 << llvm::format(": max_abs=%g atol=%g rtol=%g ",
-                                 c.maxAbsError, expected.atol, expected.rtol)
+                 << llvm::format(": max_abs=%g atol=%g rtol=%g ", c.maxAbsError,
+                                 expected.atol, expected.rtol)
                  << "mismatches=" << c.bad << "/" << t.NumElements
                  << (c.bad ? " (first: " + c.firstBad + ")" : "") << "\n";
   }
@@ -561,8 +561,8 @@ rt::Expected<unsigned> checkAgainstHost(jit::Compiler &compiler,
     if (!t.Param->Mut)
       continue;
     if (ref->run.Tensors[i].Poisoned) {
-      auto left = rt::poisonLeft(t.Param->DType, ref->outputs[i].data(),
-                                 t.NumElements);
+      auto left =
+          rt::poisonLeft(t.Param->DType, ref->outputs[i].data(), t.NumElements);
       if (!left)
         return left.takeError();
       if (*left >= 0) {

@@ -12,11 +12,11 @@
 
 #include "Commands.h"
 
-#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Driver/Pipeline.h"
 #include "tile/Frontend/Frontend.h"
 #include "tile/Frontend/KernelInfo.h"
 #include "tile/InitAll.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -330,8 +330,7 @@ int main(int argc, char **argv) {
                                        pipelineOptions);
   }
   if (!out) {
-    llvm::errs() << "tilec: error: " << llvm::toString(out.takeError())
-                 << "\n";
+    llvm::errs() << "tilec: error: " << llvm::toString(out.takeError()) << "\n";
     return 1;
   }
   if (verbose && !out->report.empty())

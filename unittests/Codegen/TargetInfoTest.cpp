@@ -1,6 +1,6 @@
 //===- TargetInfoTest.cpp - Target descriptions ---------------------------===//
 
-#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "gtest/gtest.h"
 

@@ -85,8 +85,8 @@ struct Result {
 /// inputs (not poison) and appear in both the inputs and the outputs.
 Result run(const std::string &file, const std::string &kernel,
            const Defines &defines, const rt::DimMap &sizes,
-           const std::map<std::string, double> &scalars = {},
-           uint64_t seed = 7, const std::vector<std::string> &inout = {}) {
+           const std::map<std::string, double> &scalars = {}, uint64_t seed = 7,
+           const std::vector<std::string> &inout = {}) {
   Result result;
   jit::CompileOptions options;
   options.defines = defines;
@@ -149,8 +149,7 @@ void expectReference(const Result &r, const std::string &file,
     ref::Comparison c = ref::compare(got->second.values, expected);
     EXPECT_EQ(c.bad, 0u) << what << " " << name << ": " << c.bad << " of "
                          << expected.values.size()
-                         << " elements out of tolerance, first: "
-                         << c.firstBad;
+                         << " elements out of tolerance, first: " << c.firstBad;
   }
 }
 
@@ -299,10 +298,10 @@ TEST(ExamplesHost, GemmDecodeSplitK) {
   checkGemmDecode("i4", 32, false, "bf16", {}, 3, 256, 130);
   checkGemmDecode("u3", 64, true, "f32", {{"SPLIT", "3"}}, 5, 768, 96);
   // More splits than chunks: programs whose share of K is empty add zeros.
-  checkGemmDecode("f4e2m1", 64, true, "f32", {{"SPLIT", "8"}, {"BK", "64"}},
-                  2, 256, 64);
-  checkGemmDecode("u1", 32, true, "f16", {{"BK", "256"}, {"BN", "32"}}, 16,
-                  512, 100);
+  checkGemmDecode("f4e2m1", 64, true, "f32", {{"SPLIT", "8"}, {"BK", "64"}}, 2,
+                  256, 64);
+  checkGemmDecode("u1", 32, true, "f16", {{"BK", "256"}, {"BN", "32"}}, 16, 512,
+                  100);
   checkGemmDecode("i8", 128, false, "f16", {{"SPLIT", "1"}}, 4, 384, 64);
 }
 

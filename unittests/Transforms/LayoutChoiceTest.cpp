@@ -11,7 +11,7 @@
 #include "tile/Transforms/LayoutChoice.h"
 #include "tile/Layout/MmaAtoms.h"
 
-#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "gtest/gtest.h"
 

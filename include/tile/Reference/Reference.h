@@ -74,9 +74,9 @@ std::vector<std::pair<std::string, std::string>> listReferences();
 
 /// The outcome of comparing results with an Expected.
 struct Comparison {
-  uint64_t bad = 0;         ///< Elements out of tolerance.
-  double maxAbsError = 0;   ///< Over the finite elements.
-  std::string firstBad;     ///< "element I is G, expected W" for the first.
+  uint64_t bad = 0;       ///< Elements out of tolerance.
+  double maxAbsError = 0; ///< Over the finite elements.
+  std::string firstBad;   ///< "element I is G, expected W" for the first.
 };
 
 /// Compares \p got with \p want element by element.

@@ -9,9 +9,9 @@
 #include "LaneMaskRemat.h"
 #include "ROCDLTargetLowering.h"
 
-#include "tile/Codegen/Common/Serialize.h"
-#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/GPU/GPULowering.h"
+#include "tile/Target/Serialize.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -55,7 +55,7 @@ mlir::LogicalResult lowerToROCDL(mlir::ModuleOp module,
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
-                llvm::LLVMContext &context) {
+                           llvm::LLVMContext &context) {
   if (!target.isAMD())
     return makeError("'" + target.name + "' is not an AMD target");
   mlir::DialectRegistry registry;
@@ -85,55 +85,33 @@ translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
   return llvmModule;
 }
 
-llvm::Expected<std::string> translateLLVMToAMDGCN(mlir::ModuleOp module,
-                                                  const TargetInfo &target) {
-  llvm::LLVMContext context;
-  auto llvmModule = translateToOptimizedLLVMIR(module, target, context);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  return emitAssembly(**llvmModule, target);
-}
-
-llvm::Expected<std::string> translateToAMDGCN(mlir::ModuleOp module,
-                                              const TargetInfo &target) {
-  if (mlir::failed(lowerToROCDL(module, target)))
-    return makeError("lowering to ROCDL failed (see the diagnostics)");
-  return translateLLVMToAMDGCN(module, target);
-}
-
-llvm::Expected<HsacoResult> compileLLVMToHSACO(mlir::ModuleOp module,
-                                               const TargetInfo &target) {
-  llvm::LLVMContext context;
-  auto llvmModule = translateToOptimizedLLVMIR(module, target, context);
-  if (!llvmModule)
-    return llvmModule.takeError();
+llvm::Expected<AmdgcnResult> emitAMDGCN(llvm::Module &module,
+                                        const TargetInfo &target) {
   // Code generation rewrites the module (LDS lowering, ...): emit the
   // assembly, which carries the metadata, from a copy.
-  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(**llvmModule);
-  HsacoResult result;
+  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
   auto assembly = emitAssembly(*copy, target);
   if (!assembly)
     return assembly.takeError();
-  result.assembly = std::move(*assembly);
-  auto kernels = parseKernelResources(result.assembly);
+  auto kernels = parseKernelResources(*assembly);
   if (!kernels)
     return kernels.takeError();
-  result.kernels = std::move(*kernels);
-  auto object = emitRelocatable(**llvmModule, target);
+  return AmdgcnResult{std::move(*assembly), std::move(*kernels)};
+}
+
+llvm::Expected<HsacoResult> emitHSACO(llvm::Module &module,
+                                      const TargetInfo &target) {
+  auto amdgcn = emitAMDGCN(module, target);
+  if (!amdgcn)
+    return amdgcn.takeError();
+  auto object = emitRelocatable(module, target);
   if (!object)
     return object.takeError();
   auto hsaco = linkSharedObject(*object, target);
   if (!hsaco)
     return hsaco.takeError();
-  result.hsaco = std::move(*hsaco);
-  return result;
-}
-
-llvm::Expected<HsacoResult> compileToHSACO(mlir::ModuleOp module,
-                                           const TargetInfo &target) {
-  if (mlir::failed(lowerToROCDL(module, target)))
-    return makeError("lowering to ROCDL failed (see the diagnostics)");
-  return compileLLVMToHSACO(module, target);
+  return HsacoResult{std::move(*hsaco), std::move(amdgcn->assembly),
+                     std::move(amdgcn->kernels)};
 }
 
 void registerAMDCodegenDialects(mlir::DialectRegistry &registry) {

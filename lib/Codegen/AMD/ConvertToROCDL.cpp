@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Codegen/AMD/AMDCodegen.h"
-#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"

@@ -300,15 +300,3 @@ Error tile::amd::rewriteForEmulation(Module &module) {
   movePrivateAllocas(module);
   return AmdRewriter(module).run();
 }
-
-Expected<std::unique_ptr<Module>>
-tile::amd::buildEmulationModule(mlir::ModuleOp module, const TargetInfo &target,
-                                LLVMContext &context) {
-  Expected<std::unique_ptr<Module>> llvmModule =
-      translateToOptimizedLLVMIR(module, target, context);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  if (Error err = rewriteForEmulation(**llvmModule))
-    return std::move(err);
-  return llvmModule;
-}

@@ -6,7 +6,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Codegen/AMD/AMDCodegen.h"
-#include "tile/Codegen/Common/TargetInfo.h"
+
+#include "tile/Target/TargetInfo.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -50,17 +53,18 @@ struct ROCDLSerializePass
     }
     std::string data;
     std::vector<KernelResources> kernels;
+    llvm::LLVMContext context;
+    auto llvmModule = translateToOptimizedLLVMIR(module, *info, context);
+    if (!llvmModule)
+      return fail(llvmModule.takeError());
     if (format == "asm") {
-      auto assembly = translateLLVMToAMDGCN(module, *info);
-      if (!assembly)
-        return fail(assembly.takeError());
-      auto parsed = parseKernelResources(*assembly);
-      if (!parsed)
-        return fail(parsed.takeError());
-      data = std::move(*assembly);
-      kernels = std::move(*parsed);
+      auto result = emitAMDGCN(**llvmModule, *info);
+      if (!result)
+        return fail(result.takeError());
+      data = std::move(result->assembly);
+      kernels = std::move(result->kernels);
     } else {
-      auto result = compileLLVMToHSACO(module, *info);
+      auto result = emitHSACO(**llvmModule, *info);
       if (!result)
         return fail(result.takeError());
       data = std::move(result->hsaco);

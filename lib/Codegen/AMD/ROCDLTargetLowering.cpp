@@ -10,9 +10,9 @@
 
 #include "ROCDLTargetLowering.h"
 
-#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/GPU/GPULowering.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -17,7 +17,7 @@
 
 #include "KernelLowering.h"
 
-#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"

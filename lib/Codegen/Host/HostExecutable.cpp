@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Codegen/Common/Serialize.h"
 #include "tile/Codegen/Host/HostCodegen.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Numerics/CAPI.h"
+#include "tile/Target/Serialize.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"

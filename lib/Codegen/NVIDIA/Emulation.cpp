@@ -284,14 +284,3 @@ Error NvidiaRewriter::rewriteSharedGlobals() {
 Error tile::nvidia::rewriteForEmulation(Module &module) {
   return NvidiaRewriter(module).run();
 }
-
-Expected<std::unique_ptr<Module>> tile::nvidia::buildEmulationModule(
-    mlir::ModuleOp module, const TargetInfo &target, LLVMContext &context) {
-  Expected<std::unique_ptr<Module>> llvmModule =
-      translateToOptimizedLLVMIR(module, target, context);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  if (Error err = rewriteForEmulation(**llvmModule))
-    return std::move(err);
-  return llvmModule;
-}

@@ -6,10 +6,10 @@
 
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
 
-#include "tile/Codegen/Common/Serialize.h"
-#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/GPU/GPULowering.h"
 #include "tile/Codegen/GPU/TargetLowering.h"
+#include "tile/Target/Serialize.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -53,23 +53,6 @@ translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
   if (llvm::Error err = optimizeModule(*llvmModule, target, 3))
     return std::move(err);
   return llvmModule;
-}
-
-llvm::Expected<std::string> translateLLVMToPTX(mlir::ModuleOp module,
-                                               const TargetInfo &target) {
-  llvm::LLVMContext context;
-  auto llvmModule = translateToOptimizedLLVMIR(module, target, context);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  return emitAssembly(**llvmModule, target);
-}
-
-llvm::Expected<std::string> translateToPTX(mlir::ModuleOp module,
-                                           const TargetInfo &target) {
-  if (mlir::failed(lowerToNVVM(module, target)))
-    return llvm::createStringError(
-        "lowering to NVVM failed (see the diagnostics)");
-  return translateLLVMToPTX(module, target);
 }
 
 void registerNVIDIACodegenDialects(mlir::DialectRegistry &registry) {

@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/GPU/TargetLowering.h"
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
 #include "tile/Layout/MmaAtoms.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

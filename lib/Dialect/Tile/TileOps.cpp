@@ -280,8 +280,11 @@ static bool isScaledDotCode(Type t) {
 LogicalResult DotScaledOp::verify() {
   auto a = getA().getType(), sa = getAScale().getType(), b = getB().getType(),
        sb = getBScale().getType(), acc = getAcc().getType();
-  for (auto [t, what] : {std::pair{a, "a"}, {sa, "a_scale"}, {b, "b"},
-                         {sb, "b_scale"}, {acc, "acc"}}) {
+  for (auto [t, what] : {std::pair{a, "a"},
+                         {sa, "a_scale"},
+                         {b, "b"},
+                         {sb, "b_scale"},
+                         {acc, "acc"}}) {
     if (t.getRank() != 2)
       return emitOpError() << "expects 2-D operands, " << what << " is "
                            << shapeStr(t.getShape());
@@ -304,8 +307,7 @@ LogicalResult DotScaledOp::verify() {
   int64_t blocksA = sa.getDimSize(1), blocksB = sb.getDimSize(0);
   if (sa.getDimSize(0) != m || blocksA <= 0 || k % blocksA != 0)
     return emitOpError() << "a_scale is " << shapeStr(sa.getShape())
-                         << ", expected " << m
-                         << "x(a divisor of " << k << ")";
+                         << ", expected " << m << "x(a divisor of " << k << ")";
   if (sb.getDimSize(1) != n || blocksB <= 0 || k % blocksB != 0)
     return emitOpError() << "b_scale is " << shapeStr(sb.getShape())
                          << ", expected (a divisor of " << k << ")x" << n;

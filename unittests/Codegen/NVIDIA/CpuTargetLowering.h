@@ -12,8 +12,8 @@
 #ifndef TILE_UNITTESTS_CODEGEN_NVIDIA_CPUTARGETLOWERING_H
 #define TILE_UNITTESTS_CODEGEN_NVIDIA_CPUTARGETLOWERING_H
 
-#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/GPU/TargetLowering.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

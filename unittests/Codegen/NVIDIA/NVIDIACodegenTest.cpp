@@ -1,8 +1,9 @@
 //===- NVIDIACodegenTest.cpp - NVIDIA code generator tests ----------------===//
 //
 // Part of tilec. Two kinds of tests:
-//  - the public API (translateToPTX) on a small kernel, for sm_80 and sm_90a,
-//    assembled with ptxas when it is installed;
+//  - the NVIDIA Backend (lib/Target: lowerToNVVM, translation, PTX) on a
+//    small kernel, for sm_80 and sm_90a, assembled with ptxas when it is
+//    installed;
 //  - the generic GPU lowering run on the CPU: a TargetLowering for a
 //    one-thread "warp" turns kernels into plain LLVM functions that the MLIR
 //    ExecutionEngine runs, so the load/store paths and every cast can be
@@ -12,12 +13,13 @@
 
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
 #include "CpuTargetLowering.h"
-#include "tile/Codegen/Common/Serialize.h"
-#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/GPU/GPULowering.h"
 #include "tile/Codegen/GPU/TargetLowering.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Numerics/Format.h"
+#include "tile/Target/Backend.h"
+#include "tile/Target/Serialize.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -60,6 +62,23 @@ func.func @vector_add(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %z: !tile.ptr<f32>
 }
 )mlir";
 
+/// The PTX of a prepared module through the NVIDIA Backend, the driver's
+/// path: lowerToNVVM, optimized LLVM IR, the NVPTX backend.
+llvm::Expected<std::string> translateToPTX(ModuleOp module,
+                                           const ::tile::TargetInfo &target) {
+  auto backend = ::tile::target::createBackend(target);
+  if (mlir::failed(::tile::nvidia::lowerToNVVM(module, target)))
+    return llvm::createStringError("lowering to NVVM failed");
+  llvm::LLVMContext context;
+  auto llvmModule = backend->translate(module, context, true);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  auto ptx = backend->emitAssembly(**llvmModule);
+  if (!ptx)
+    return ptx.takeError();
+  return std::move(ptx->data);
+}
+
 TEST(NVIDIACodegen, VectorAddToPTXAndCubin) {
   for (const char *name : {"sm_80", "sm_90a"}) {
     auto ctx = makeContext();
@@ -67,8 +86,7 @@ TEST(NVIDIACodegen, VectorAddToPTXAndCubin) {
         parseSourceString<ModuleOp>(kVectorAdd, ctx.get());
     ASSERT_TRUE(module);
     ::tile::TargetInfo target = *::tile::TargetInfo::lookup(name);
-    llvm::Expected<std::string> ptx =
-        ::tile::nvidia::translateToPTX(*module, target);
+    llvm::Expected<std::string> ptx = translateToPTX(*module, target);
     ASSERT_TRUE(bool(ptx)) << llvm::toString(ptx.takeError());
     EXPECT_NE(ptx->find(".entry vector_add("), std::string::npos);
     EXPECT_NE(ptx->find(".reqntid 128"), std::string::npos);
@@ -95,8 +113,7 @@ TEST(NVIDIACodegen, RejectsNonNVIDIATargetsAndUnpreparedKernels) {
     messages += d.str() + "\n";
     return success();
   });
-  auto wrong = ::tile::nvidia::translateToPTX(
-      *module, *::tile::TargetInfo::lookup("gfx942"));
+  auto wrong = translateToPTX(*module, *::tile::TargetInfo::lookup("gfx942"));
   EXPECT_FALSE(bool(wrong));
   llvm::consumeError(wrong.takeError());
   EXPECT_NE(messages.find("not an NVIDIA target"), std::string::npos);
@@ -113,8 +130,7 @@ func.func @k(%x: !tile.ptr<f32>, %N: i32)
   OwningOpRef<ModuleOp> bad = parseSourceString<ModuleOp>(noLayout, ctx.get());
   ASSERT_TRUE(bad);
   messages.clear();
-  auto ptx = ::tile::nvidia::translateToPTX(
-      *bad, *::tile::TargetInfo::lookup("sm_90a"));
+  auto ptx = translateToPTX(*bad, *::tile::TargetInfo::lookup("sm_90a"));
   EXPECT_FALSE(bool(ptx));
   llvm::consumeError(ptx.takeError());
   EXPECT_NE(messages.find("run layout inference first"), std::string::npos);

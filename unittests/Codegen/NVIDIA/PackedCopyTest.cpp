@@ -10,11 +10,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuTargetLowering.h"
-#include "tile/Codegen/Common/TargetInfo.h"
 #include "tile/Codegen/GPU/GPULowering.h"
 #include "tile/Codegen/GPU/TargetLowering.h"
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -80,11 +80,9 @@ struct KernelResources {
 llvm::Expected<std::vector<KernelResources>>
 parseKernelResources(llvm::StringRef assembly);
 
-/// Translates a module already in the LLVM + ROCDL dialects to AMDGCN
-/// assembly for `target` (LLVM -O3, then the AMDGPU backend).
 /// Translates a module in the LLVM + ROCDL dialects to LLVM IR for
 /// `target`, optimized at -O3 with lane masks rematerialized: what the
-/// AMDGPU backend compiles.
+/// AMDGPU backend compiles (the AMD Backend's translate, lib/Target).
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
                            llvm::LLVMContext &context);
@@ -97,18 +95,14 @@ translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
 /// `__tile_emu_lds_bytes_<name>`. Fails on what the emulator cannot run.
 llvm::Error rewriteForEmulation(llvm::Module &module);
 
-/// translateToOptimizedLLVMIR followed by rewriteForEmulation (`tilec
-/// --emit=llvm --emulate`; the driver links it into an "amdemu-so").
-llvm::Expected<std::unique_ptr<llvm::Module>>
-buildEmulationModule(mlir::ModuleOp module, const TargetInfo &target,
-                     llvm::LLVMContext &context);
-
-llvm::Expected<std::string> translateLLVMToAMDGCN(mlir::ModuleOp module,
-                                                  const TargetInfo &target);
-
-/// lowerToROCDL followed by translateLLVMToAMDGCN.
-llvm::Expected<std::string> translateToAMDGCN(mlir::ModuleOp module,
-                                              const TargetInfo &target);
+/// AMDGCN assembly of an optimized module and what the backend allocated
+/// for each kernel (from a copy: code generation rewrites the module).
+struct AmdgcnResult {
+  std::string assembly;
+  std::vector<KernelResources> kernels; ///< one entry per kernel
+};
+llvm::Expected<AmdgcnResult> emitAMDGCN(llvm::Module &module,
+                                        const TargetInfo &target);
 
 /// A linked code object and what the backend allocated for each kernel.
 struct HsacoResult {
@@ -117,14 +111,10 @@ struct HsacoResult {
   std::vector<KernelResources> kernels; ///< one entry per kernel
 };
 
-/// Compiles a module in the LLVM + ROCDL dialects to an HSACO code object:
-/// relocatable object from the AMDGPU backend, then `ld.lld -shared`.
-llvm::Expected<HsacoResult> compileLLVMToHSACO(mlir::ModuleOp module,
-                                               const TargetInfo &target);
-
-/// lowerToROCDL followed by compileLLVMToHSACO.
-llvm::Expected<HsacoResult> compileToHSACO(mlir::ModuleOp module,
-                                           const TargetInfo &target);
+/// The HSACO of an optimized module: emitAMDGCN, a relocatable object from
+/// the AMDGPU backend, then `ld.lld -shared`.
+llvm::Expected<HsacoResult> emitHSACO(llvm::Module &module,
+                                      const TargetInfo &target);
 
 /// One line per kernel: "NAME: VGPRs V, AGPRs A, SGPRs S, LDS L bytes,
 /// scratch P bytes, wave64, T threads, spills: X VGPRs, Y SGPRs" (for `-v`

@@ -47,13 +47,9 @@ createNVVMTargetLowering(const TargetInfo &target);
 mlir::LogicalResult lowerToNVVM(mlir::ModuleOp module,
                                 const TargetInfo &target);
 
-/// Translates a module already in the LLVM + NVVM dialects to PTX for
-/// `target` (optimized at -O3 by LLVM, then the NVPTX backend).
-llvm::Expected<std::string> translateLLVMToPTX(mlir::ModuleOp module,
-                                               const TargetInfo &target);
-
 /// Translates a module in the LLVM + NVVM dialects to LLVM IR for `target`,
-/// optimized at -O3: what the NVPTX backend compiles.
+/// optimized at -O3: what the NVPTX backend compiles (the NVIDIA Backend's
+/// translate, lib/Target; its emitAssembly makes the PTX).
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
                            llvm::LLVMContext &context);
@@ -64,17 +60,6 @@ translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
 /// kernel gets an `__tile_emu_entry_<name>`. Fails on an intrinsic or a
 /// construct the emulator does not implement.
 llvm::Error rewriteForEmulation(llvm::Module &module);
-
-/// translateToOptimizedLLVMIR followed by rewriteForEmulation: the CPU
-/// emulator's LLVM IR (`tilec --emit=llvm --emulate`; the driver links it
-/// into a code object of kind "nvemu-so").
-llvm::Expected<std::unique_ptr<llvm::Module>>
-buildEmulationModule(mlir::ModuleOp module, const TargetInfo &target,
-                     llvm::LLVMContext &context);
-
-/// lowerToNVVM followed by translateLLVMToPTX.
-llvm::Expected<std::string> translateToPTX(mlir::ModuleOp module,
-                                           const TargetInfo &target);
 
 /// Registers the dialects and LLVM IR translations the NVIDIA code generator
 /// needs (LLVM, NVVM, builtin).

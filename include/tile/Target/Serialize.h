@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILE_CODEGEN_COMMON_SERIALIZE_H
-#define TILE_CODEGEN_COMMON_SERIALIZE_H
+#ifndef TILE_TARGET_SERIALIZE_H
+#define TILE_TARGET_SERIALIZE_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -65,4 +65,4 @@ llvm::Expected<std::string> linkSharedObject(llvm::StringRef object,
 
 } // namespace tile
 
-#endif // TILE_CODEGEN_COMMON_SERIALIZE_H
+#endif // TILE_TARGET_SERIALIZE_H

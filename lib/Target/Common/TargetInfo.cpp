@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "llvm/TargetParser/Host.h"
 

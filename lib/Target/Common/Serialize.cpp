@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Codegen/Common/Serialize.h"
-#include "tile/Codegen/Common/TargetInfo.h"
+#include "tile/Target/Serialize.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"

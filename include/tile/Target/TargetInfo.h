@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILE_CODEGEN_COMMON_TARGETINFO_H
-#define TILE_CODEGEN_COMMON_TARGETINFO_H
+#ifndef TILE_TARGET_TARGETINFO_H
+#define TILE_TARGET_TARGETINFO_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -74,4 +74,4 @@ struct TargetInfo {
 
 } // namespace tile
 
-#endif // TILE_CODEGEN_COMMON_TARGETINFO_H
+#endif // TILE_TARGET_TARGETINFO_H
