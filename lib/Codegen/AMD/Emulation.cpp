@@ -3,7 +3,7 @@
 // Part of tilec. The AMD emulator runs the LLVM IR that the AMDGPU backend
 // would compile (optimized exactly as for the HSACO, lane-mask
 // rematerialization included) on the CPU, one work-item per fiber in waves
-// of 64 (runtime/lib/AmdEmu*). The generic part of the rewrite (access
+// of 64 (runtime/lib/emulator/AmdEmu*). The generic part of the rewrite (access
 // checks, entries, the table) is tile::emu::EmulationRewriter; this file
 // maps the llvm.amdgcn.* intrinsics onto the table of
 // runtime/include/tile/runtime/AmdEmuAbi.h and the module's LDS variables

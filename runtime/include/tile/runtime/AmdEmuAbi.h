@@ -6,7 +6,7 @@
  * retargets the module to the host, replaces every llvm.amdgcn.* intrinsic
  * by a call through the table below, gives the module's LDS variables
  * offsets in one per-workgroup block and checks every global/LDS access;
- * the runtime (runtime/lib/AmdEmuBackend.cpp) runs each work-item as a
+ * the runtime (runtime/lib/emulator/AmdEmuBackend.cpp) runs each work-item as a
  * fiber, in waves of 64 lanes (CDNA is wave64). Wave collectives (DPP,
  * ds_swizzle, ds_bpermute, MFMA) return when every live lane of the wave
  * has reached one; s_barrier when every work-item of the workgroup has.

@@ -5,7 +5,7 @@
  * (lib/Codegen/NVIDIA/Emulation.cpp) retargets that module to the host,
  * replaces every llvm.nvvm.* intrinsic by a call through the table below and
  * puts an access check before every load and store of global or shared
- * memory; the runtime (runtime/lib/NvEmuBackend.cpp) runs each thread of a
+ * memory; the runtime (runtime/lib/emulator/NvEmuBackend.cpp) runs each thread of a
  * block as a fiber and implements the table: warp collectives (shuffles,
  * ldmatrix, mma.sync) gather all lanes of the warp first, barriers all
  * threads of the block, cp.async writes shared memory only when a

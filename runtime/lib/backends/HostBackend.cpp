@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Backend.h"
+#include "backends/Backend.h"
 
 #include <algorithm>
 #include <atomic>

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EmuFiber.h"
+#include "emulator/EmuFiber.h"
 
 #include <cerrno>
 #include <cstdint>

@@ -42,7 +42,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AmdEmuWave.h"
+#include "emulator/AmdEmuWave.h"
 
 #include "tile/Numerics/Format.h"
 #include "tile/runtime/AmdEmuAbi.h"

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Backend.h"
+#include "backends/Backend.h"
 
 #include <mutex>
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Backend.h"
+#include "backends/Backend.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EmuCore.h"
-#include "NvEmuWarp.h"
+#include "emulator/EmuCore.h"
+#include "emulator/NvEmuWarp.h"
 
 #include "tile/runtime/NvEmuAbi.h"
 

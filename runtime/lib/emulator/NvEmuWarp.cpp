@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "NvEmuWarp.h"
+#include "emulator/NvEmuWarp.h"
 
 #include "tile/Numerics/Format.h"
 #include "tile/runtime/NvEmuAbi.h"

@@ -16,8 +16,8 @@
 #ifndef TILE_RUNTIME_LIB_EMUCORE_H
 #define TILE_RUNTIME_LIB_EMUCORE_H
 
-#include "Backend.h"
-#include "EmuFiber.h"
+#include "backends/Backend.h"
+#include "emulator/EmuFiber.h"
 
 #include <array>
 #include <csetjmp>

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AmdEmuWave.h"
-#include "EmuCore.h"
+#include "emulator/AmdEmuWave.h"
+#include "emulator/EmuCore.h"
 
 #include "tile/runtime/AmdEmuAbi.h"
 

@@ -20,7 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EmuCore.h"
+#include "emulator/EmuCore.h"
 
 #include <algorithm>
 #include <chrono>

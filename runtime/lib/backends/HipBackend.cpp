@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Backend.h"
+#include "backends/Backend.h"
 
 #include <cstdlib>
 #include <mutex>
