@@ -13,7 +13,7 @@
 #include "EmuTestSupport.h"
 #include "TestBundle.h"
 
-#include "tile/runtime/AmdEmuAbi.h"
+#include "tile/Emulation/AmdEmuAbi.h"
 #include "tile/runtime/Bundle.h"
 #include "tile/runtime/Runtime.h"
 

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/runtime/NvEmuAbi.h"
+#include "tile/Emulation/NvEmuAbi.h"
 
 #include <cstdint>
 #include <cstring>

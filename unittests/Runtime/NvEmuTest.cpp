@@ -13,7 +13,7 @@
 #include "TestBundle.h"
 
 #include "tile/runtime/Bundle.h"
-#include "tile/runtime/NvEmuAbi.h"
+#include "tile/Emulation/NvEmuAbi.h"
 #include "tile/runtime/Runtime.h"
 
 #include "tile/Numerics/Format.h"

@@ -6,7 +6,7 @@
 // of 64 (runtime/lib/emulator/AmdEmu*). The generic part of the rewrite (access
 // checks, entries, the table) is tile::emu::EmulationRewriter; this file
 // maps the llvm.amdgcn.* intrinsics onto the table of
-// runtime/include/tile/runtime/AmdEmuAbi.h and the module's LDS variables
+// include/tile/Emulation/AmdEmuAbi.h and the module's LDS variables
 // onto one per-workgroup block (ops->lds_base() + a fixed offset each;
 // `__tile_emu_lds_bytes_<kernel>` tells the runtime its size). Private
 // allocas (address space 5) move to the host stack. An unlisted intrinsic
@@ -17,7 +17,7 @@
 #include "tile/Codegen/AMD/AMDCodegen.h"
 
 #include "tile/Codegen/Common/EmulationRewriter.h"
-#include "tile/runtime/AmdEmuAbi.h"
+#include "tile/Emulation/AmdEmuAbi.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringSwitch.h"

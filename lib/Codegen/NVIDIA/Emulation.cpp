@@ -5,7 +5,7 @@
 // NVIDIA lowering can be executed and checked on a machine without a GPU.
 // The generic part of the rewrite (access checks, entries, the table) is
 // tile::emu::EmulationRewriter; this file maps the NVVM intrinsics onto the
-// runtime's table of runtime/include/tile/runtime/NvEmuAbi.h (aggregate
+// runtime's table of include/tile/Emulation/NvEmuAbi.h (aggregate
 // operands and results as arrays of 32-bit words) and the dynamic shared
 // memory array onto the block's buffer (ops->shared_base()). An unlisted
 // NVVM intrinsic or a static shared variable is an error at compile time,
@@ -16,7 +16,7 @@
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
 
 #include "tile/Codegen/Common/EmulationRewriter.h"
-#include "tile/runtime/NvEmuAbi.h"
+#include "tile/Emulation/NvEmuAbi.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Target/LLVMIR/Export.h"

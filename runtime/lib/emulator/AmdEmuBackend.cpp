@@ -15,7 +15,7 @@
 #include "emulator/AmdEmuWave.h"
 #include "emulator/EmuCore.h"
 
-#include "tile/runtime/AmdEmuAbi.h"
+#include "tile/Emulation/AmdEmuAbi.h"
 
 #include <cmath>
 #include <cstring>

@@ -45,7 +45,7 @@
 #include "emulator/AmdEmuWave.h"
 
 #include "tile/Numerics/Format.h"
-#include "tile/runtime/AmdEmuAbi.h"
+#include "tile/Emulation/AmdEmuAbi.h"
 
 #include <cstring>
 

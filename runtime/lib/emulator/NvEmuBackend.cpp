@@ -14,7 +14,7 @@
 #include "emulator/EmuCore.h"
 #include "emulator/NvEmuWarp.h"
 
-#include "tile/runtime/NvEmuAbi.h"
+#include "tile/Emulation/NvEmuAbi.h"
 
 #include <cmath>
 #include <cstring>

@@ -10,7 +10,7 @@
 #include "emulator/NvEmuWarp.h"
 
 #include "tile/Numerics/Format.h"
-#include "tile/runtime/NvEmuAbi.h"
+#include "tile/Emulation/NvEmuAbi.h"
 
 #include <cmath>
 #include <cstring>

@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Codegen/AMD/AMDCodegen.h"
-#include "tile/runtime/AmdEmuAbi.h"
+#include "tile/Emulation/AmdEmuAbi.h"
 
 #include "../Support/EmulationTestSupport.h"
 

@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
-#include "tile/runtime/NvEmuAbi.h"
+#include "tile/Emulation/NvEmuAbi.h"
 
 #include "../Support/EmulationTestSupport.h"
 

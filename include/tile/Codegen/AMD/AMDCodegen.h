@@ -88,7 +88,7 @@ translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
                            llvm::LLVMContext &context);
 
 /// Rewrites an AMDGPU LLVM IR module (translateToOptimizedLLVMIR) for the
-/// CPU emulator of runtime/include/tile/runtime/AmdEmuAbi.h: amdgcn
+/// CPU emulator of include/tile/Emulation/AmdEmuAbi.h: amdgcn
 /// intrinsics become calls into the runtime, LDS variables offsets in one
 /// per-workgroup block, memory accesses are checked, private allocas move
 /// to the host stack, and each kernel gets `__tile_emu_entry_<name>` and

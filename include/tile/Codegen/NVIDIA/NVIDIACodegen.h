@@ -55,7 +55,7 @@ translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
                            llvm::LLVMContext &context);
 
 /// Rewrites an NVPTX LLVM IR module (translateToOptimizedLLVMIR) for the
-/// CPU emulator of runtime/include/tile/runtime/NvEmuAbi.h: NVVM intrinsics
+/// CPU emulator of include/tile/Emulation/NvEmuAbi.h: NVVM intrinsics
 /// become calls into the runtime, memory accesses are checked, and each
 /// kernel gets an `__tile_emu_entry_<name>`. Fails on an intrinsic or a
 /// construct the emulator does not implement.
