@@ -10,7 +10,7 @@
 
 #include "tile/Codegen/Host/HostCodegen.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
-#include "tile/Driver/Pipeline.h"
+#include "tile/Driver/Stages.h"
 #include "tile/Frontend/Frontend.h"
 #include "tile/InitAll.h"
 #include "tile/Target/TargetInfo.h"

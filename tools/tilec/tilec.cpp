@@ -6,13 +6,13 @@
 //         [--kernel=NAME] [-o OUT]
 //
 // The front end produces the tile dialect (--emit=mlir). Later stages (tile
-// passes, LLVM, assembly, objects) come from tile/Driver/Pipeline.h.
+// passes, LLVM, assembly, objects) come from tile/Driver/Stages.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
 
-#include "tile/Driver/Pipeline.h"
+#include "tile/Driver/Stages.h"
 #include "tile/Frontend/Frontend.h"
 #include "tile/Frontend/KernelInfo.h"
 #include "tile/InitAll.h"
@@ -50,7 +50,7 @@ namespace {
 /// Compilation targets.
 enum class Target { Host, SM80, SM86, SM89, SM90, SM90a, GFX942, GFX950 };
 
-/// Output stages, in pipeline order (tile/Driver/Pipeline.h says what each
+/// Output stages, in pipeline order (tile/Driver/Stages.h says what each
 /// means for each target).
 using Stage = tile::driver::Stage;
 

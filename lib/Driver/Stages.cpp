@@ -1,4 +1,4 @@
-//===- Pipeline.cpp - From the tile dialect to every output stage ---------===//
+//===- Stages.cpp - From the tile dialect to every output stage -----------===//
 //
 // Part of tilec. What each --emit stage means: the tile passes, then the
 // target's Backend (include/tile/Target/Backend.h) from the LLVM dialect to
@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Driver/Pipeline.h"
+#include "tile/Driver/Stages.h"
 
 #include "tile/Codegen/Host/HostCodegen.h"
 #include "tile/Target/Backend.h"

@@ -1,4 +1,4 @@
-//===- Pipeline.cpp - The host pipeline and pass registration -------------===//
+//===- HostPipeline.cpp - The host pipeline and pass registration ---------===//
 //
 // Part of tilec. tile-host-pipeline: tile dialect -> LLVM dialect, made of
 // tilec's host passes and upstream bufferization and LLVM conversions.

@@ -1,4 +1,4 @@
-//===- Pipeline.cpp - Software pipelining of global loads -----------------===//
+//===- SoftwarePipeline.cpp - Software pipelining of global loads ---------===//
 //
 // Part of tilec. Implements tile-pipeline (see Passes.td and
 // docs/Passes.md). Two schemes, chosen by the target.

@@ -1,4 +1,4 @@
-//===- Pipeline.h - From the tile dialect to every output stage -*- C++ -*-===//
+//===- Stages.h - From the tile dialect to every output stage ---*- C++ -*-===//
 //
 // Part of tilec. The one definition of what each `--emit` stage means for
 // each target, shared by the `tilec` driver and the JIT library:
@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILE_DRIVER_PIPELINE_H
-#define TILE_DRIVER_PIPELINE_H
+#ifndef TILE_DRIVER_STAGES_H
+#define TILE_DRIVER_STAGES_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -75,4 +75,4 @@ llvm::Expected<StageOutput> compileToStage(mlir::ModuleOp module,
 } // namespace driver
 } // namespace tile
 
-#endif // TILE_DRIVER_PIPELINE_H
+#endif // TILE_DRIVER_STAGES_H
