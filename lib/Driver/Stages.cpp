@@ -69,6 +69,13 @@ static std::string printModule(mlir::ModuleOp module) {
   return text;
 }
 
+/// \p out with \p module's LLVM IR as its text (--emit=llvm).
+static StageOutput withIR(StageOutput out, const llvm::Module &module) {
+  llvm::raw_string_ostream os(out.data);
+  module.print(os, nullptr);
+  return out;
+}
+
 /// The CPU emulator's LLVM IR (Stage::LLVM) or code object (Stage::Obj: a
 /// host shared object) of a lowered GPU module.
 static llvm::Expected<StageOutput> compileEmulator(target::Backend &backend,
@@ -82,11 +89,8 @@ static llvm::Expected<StageOutput> compileEmulator(target::Backend &backend,
   auto llvmModule = backend.buildEmulationModule(module, context);
   if (!llvmModule)
     return llvmModule.takeError();
-  if (stage == Stage::LLVM) {
-    llvm::raw_string_ostream os(out.data);
-    (*llvmModule)->print(os, nullptr);
-    return out;
-  }
+  if (stage == Stage::LLVM)
+    return withIR(std::move(out), **llvmModule);
   llvm::SmallString<128> path;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("tile-emu", "so", path))
@@ -121,11 +125,8 @@ compileLowered(target::Backend &backend, mlir::ModuleOp module, Stage stage,
   auto llvmModule = backend.translate(module, context, options.optimize);
   if (!llvmModule)
     return llvmModule.takeError();
-  if (stage == Stage::LLVM) {
-    llvm::raw_string_ostream os(out.data);
-    (*llvmModule)->print(os, nullptr);
-    return out;
-  }
+  if (stage == Stage::LLVM)
+    return withIR(std::move(out), **llvmModule);
   auto emitted = stage == Stage::Asm ? backend.emitAssembly(**llvmModule)
                                      : backend.emitObject(**llvmModule);
   if (!emitted)
