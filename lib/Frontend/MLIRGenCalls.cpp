@@ -185,41 +185,11 @@ Value MLIRGen::emitCall(CallExpr *e) {
     return mlir::tile::DotScaledOp::create(b, l, result, ops[0], ops[1], ops[2],
                                            ops[3], acc);
   }
-  case Builtin::Cast: {
-    Expr *x = args[1].get();
-    Value v = emit(x);
-    if (!v)
-      return v;
-    return convert(v, x->ty.elem, e->ty.elem, l);
-  }
-  case Builtin::Bitcast: {
-    Value v = emit(args[1].get());
-    if (!v)
-      return v;
-    return mlir::tile::BitcastOp::create(b, l, typeOf(e->ty.elem, e->ty.shape),
-                                         v);
-  }
-  case Builtin::Trans: {
-    Value v = emit(args[0].get());
-    if (!v)
-      return v;
-    mlir::DenseI32ArrayAttr perm;
-    if (args.size() == 2) {
-      llvm::SmallVector<int32_t, 4> axes;
-      for (auto &a : cast<ListExpr>(args[1].get())->elems)
-        axes.push_back(int32_t(a->cv.i));
-      perm = b.getDenseI32ArrayAttr(axes);
-    }
-    return mlir::tile::TransOp::create(b, l, typeOf(e->ty.elem, e->ty.shape), v,
-                                       perm);
-  }
-  case Builtin::Reshape: {
-    Value v = emit(args[0].get());
-    if (!v)
-      return v;
-    return mlir::tile::ReshapeOp::create(b, l, typeOf(e->ty.elem, e->ty.shape),
-                                         v);
-  }
+  case Builtin::Cast:
+  case Builtin::Bitcast:
+  case Builtin::Trans:
+  case Builtin::Reshape:
+    return emitConversionCall(e);
   case Builtin::Layout:
     return emitLayout(e);
   default:
@@ -333,6 +303,53 @@ Value MLIRGen::emitMemoryCall(CallExpr *e) {
   case Builtin::Barrier:
     mlir::tile::BarrierOp::create(b, l);
     return Value();
+  default:
+    break;
+  }
+  fail(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
+  return Value();
+}
+
+/// cast, bitcast, trans and reshape: one tile op each.
+Value MLIRGen::emitConversionCall(CallExpr *e) {
+  Location l = loc(e->loc);
+  auto &args = e->args;
+  switch (e->builtin) {
+  case Builtin::Cast: {
+    Expr *x = args[1].get();
+    Value v = emit(x);
+    if (!v)
+      return v;
+    return convert(v, x->ty.elem, e->ty.elem, l);
+  }
+  case Builtin::Bitcast: {
+    Value v = emit(args[1].get());
+    if (!v)
+      return v;
+    return mlir::tile::BitcastOp::create(b, l, typeOf(e->ty.elem, e->ty.shape),
+                                         v);
+  }
+  case Builtin::Trans: {
+    Value v = emit(args[0].get());
+    if (!v)
+      return v;
+    mlir::DenseI32ArrayAttr perm;
+    if (args.size() == 2) {
+      llvm::SmallVector<int32_t, 4> axes;
+      for (auto &a : cast<ListExpr>(args[1].get())->elems)
+        axes.push_back(int32_t(a->cv.i));
+      perm = b.getDenseI32ArrayAttr(axes);
+    }
+    return mlir::tile::TransOp::create(b, l, typeOf(e->ty.elem, e->ty.shape), v,
+                                       perm);
+  }
+  case Builtin::Reshape: {
+    Value v = emit(args[0].get());
+    if (!v)
+      return v;
+    return mlir::tile::ReshapeOp::create(b, l, typeOf(e->ty.elem, e->ty.shape),
+                                         v);
+  }
   default:
     break;
   }

@@ -94,6 +94,7 @@ private:
   Value emitBinary(BinaryExpr *e);
   Value emitCall(CallExpr *e);
   Value emitMemoryCall(CallExpr *e);
+  Value emitConversionCall(CallExpr *e);
   Value emitIndex(IndexExpr *e);
   Value emitUnaryMath(Builtin bi, Value x, Location l);
   void offsetsOf(IndexExpr *idx, llvm::SmallVectorImpl<Value> &offs);

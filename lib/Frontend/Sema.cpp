@@ -270,6 +270,116 @@ static bool containsFloatOrOther(const Expr *e) {
   return !(e->ty.isScalar() && e->ty.elem.isInteger());
 }
 
+/// The dimensions of tensor parameter \p p (declared as \p d): integer
+/// expressions of compile-time parameters and dimension names, with cdiv,
+/// min and max; constant ones between 1 and 2^31-1.
+bool Checker::checkTensorDims(RtParamDecl &p, Decl *d, KernelParam &kp) {
+  bool ok = true;
+  inDim = true;
+  for (auto &dimExpr : p.dims) {
+    if (auto *n = dyn_cast<NameExpr>(dimExpr.get()))
+      dimBareNames.emplace_back(n->name, n->loc);
+    // Dims may only refer to compile-time params and dimension names.
+    auto noParamRefs = [&](Expr *x) {
+      if (auto *n = dyn_cast<NameExpr>(x)) {
+        Decl *r = lookup(n->name);
+        if (r && (r->kind == Decl::Tensor || r->kind == Decl::Scalar)) {
+          error(n->loc, "a tensor dimension may not refer to the parameter "
+                        "'" +
+                            n->name + "'");
+          return Walk::Fail;
+        }
+        return Walk::Skip;
+      }
+      if (auto *c = dyn_cast<CallExpr>(x)) {
+        if (c->callee != "cdiv" && c->callee != "min" && c->callee != "max") {
+          error(c->loc, "only cdiv, min and max may be called in a tensor "
+                        "dimension");
+          return Walk::Fail;
+        }
+      }
+      return Walk::Descend;
+    };
+    if (!walkOperands(dimExpr.get(), noParamRefs) || !check(dimExpr.get())) {
+      ok = false;
+      continue;
+    }
+    Expr *x = dimExpr.get();
+    if (containsFloatOrOther(x)) {
+      error(x->loc, "a tensor dimension must be an integer expression, got " +
+                        x->ty.str());
+      ok = false;
+      continue;
+    }
+    if (!checkGridExpr(x)) {
+      ok = false;
+      continue;
+    }
+    DimInfo di;
+    di.expr = x;
+    if (x->cv.kind == ConstVal::Int) {
+      if (x->cv.i <= 0 || x->cv.i > INT32_MAX) {
+        error(x->loc, "tensor dimension must be between 1 and 2^31-1, got " +
+                          llvm::Twine(x->cv.i));
+        ok = false;
+        continue;
+      }
+      di.value = x->cv.i;
+      d->ty.shape.push_back(x->cv.i);
+    } else {
+      d->ty.shape.push_back(-1);
+    }
+    di.text = printSym(x);
+    kp.dims.push_back(std::move(di));
+  }
+  inDim = false;
+  return ok;
+}
+
+/// grid(...) (1 to 3 positive integer expressions) and warps (1 to 32).
+bool Checker::checkLaunchClauses() {
+  bool ok = true;
+  // Grid.
+  if (kernel.grid.empty() || kernel.grid.size() > 3) {
+    error(kernel.gridLoc, "grid(...) takes 1 to 3 expressions, got " +
+                              llvm::Twine(kernel.grid.size()));
+    return false;
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    if (i >= kernel.grid.size()) {
+      out.grid[i] = "1";
+      continue;
+    }
+    Expr *g = kernel.grid[i].get();
+    if (!check(g) || !requireIntScalar(g, "a grid size") || !checkGridExpr(g)) {
+      ok = false;
+      continue;
+    }
+    if (g->cv.kind == ConstVal::Int && g->cv.i <= 0) {
+      error(g->loc, "grid size must be positive, got " + llvm::Twine(g->cv.i));
+      ok = false;
+      continue;
+    }
+    out.grid[i] = printSym(g);
+  }
+  // Warps.
+  if (check(kernel.warps.get())) {
+    auto w = requireCtInt(kernel.warps.get(), "the warp count");
+    if (!w) {
+      ok = false;
+    } else if (*w < 1 || *w > 32) {
+      error(kernel.warps->loc,
+            "the warp count must be between 1 and 32, got " + llvm::Twine(*w));
+      ok = false;
+    } else {
+      out.warps = *w;
+    }
+  } else {
+    ok = false;
+  }
+  return ok;
+}
+
 bool Checker::checkSignature() {
   bool ok = true;
   // Parameter names must be unique, also against compile-time params.
@@ -334,64 +444,7 @@ bool Checker::checkSignature() {
     }
     d->ty = Ty::of(Ty::Tensor);
     d->ty.elem = *elem;
-    inDim = true;
-    for (auto &dimExpr : p.dims) {
-      if (auto *n = dyn_cast<NameExpr>(dimExpr.get()))
-        dimBareNames.emplace_back(n->name, n->loc);
-      // Dims may only refer to compile-time params and dimension names.
-      auto noParamRefs = [&](Expr *x) {
-        if (auto *n = dyn_cast<NameExpr>(x)) {
-          Decl *r = lookup(n->name);
-          if (r && (r->kind == Decl::Tensor || r->kind == Decl::Scalar)) {
-            error(n->loc, "a tensor dimension may not refer to the parameter "
-                          "'" +
-                              n->name + "'");
-            return Walk::Fail;
-          }
-          return Walk::Skip;
-        }
-        if (auto *c = dyn_cast<CallExpr>(x)) {
-          if (c->callee != "cdiv" && c->callee != "min" && c->callee != "max") {
-            error(c->loc, "only cdiv, min and max may be called in a tensor "
-                          "dimension");
-            return Walk::Fail;
-          }
-        }
-        return Walk::Descend;
-      };
-      if (!walkOperands(dimExpr.get(), noParamRefs) || !check(dimExpr.get())) {
-        ok = false;
-        continue;
-      }
-      Expr *x = dimExpr.get();
-      if (containsFloatOrOther(x)) {
-        error(x->loc, "a tensor dimension must be an integer expression, got " +
-                          x->ty.str());
-        ok = false;
-        continue;
-      }
-      if (!checkGridExpr(x)) {
-        ok = false;
-        continue;
-      }
-      DimInfo di;
-      di.expr = x;
-      if (x->cv.kind == ConstVal::Int) {
-        if (x->cv.i <= 0 || x->cv.i > INT32_MAX) {
-          error(x->loc, "tensor dimension must be between 1 and 2^31-1, got " +
-                            llvm::Twine(x->cv.i));
-          ok = false;
-          continue;
-        }
-        di.value = x->cv.i;
-        d->ty.shape.push_back(x->cv.i);
-      } else {
-        d->ty.shape.push_back(-1);
-      }
-      di.text = printSym(x);
-      kp.dims.push_back(std::move(di));
-    }
-    inDim = false;
+    ok &= checkTensorDims(p, d, kp);
     out.params.push_back(std::move(kp));
   }
   // Every runtime dimension must appear alone somewhere to be bound.
@@ -410,44 +463,7 @@ bool Checker::checkSignature() {
   if (!ok)
     return false;
 
-  // Grid.
-  if (kernel.grid.empty() || kernel.grid.size() > 3) {
-    error(kernel.gridLoc, "grid(...) takes 1 to 3 expressions, got " +
-                              llvm::Twine(kernel.grid.size()));
-    return false;
-  }
-  for (size_t i = 0; i < 3; ++i) {
-    if (i >= kernel.grid.size()) {
-      out.grid[i] = "1";
-      continue;
-    }
-    Expr *g = kernel.grid[i].get();
-    if (!check(g) || !requireIntScalar(g, "a grid size") || !checkGridExpr(g)) {
-      ok = false;
-      continue;
-    }
-    if (g->cv.kind == ConstVal::Int && g->cv.i <= 0) {
-      error(g->loc, "grid size must be positive, got " + llvm::Twine(g->cv.i));
-      ok = false;
-      continue;
-    }
-    out.grid[i] = printSym(g);
-  }
-  // Warps.
-  if (check(kernel.warps.get())) {
-    auto w = requireCtInt(kernel.warps.get(), "the warp count");
-    if (!w) {
-      ok = false;
-    } else if (*w < 1 || *w > 32) {
-      error(kernel.warps->loc,
-            "the warp count must be between 1 and 32, got " + llvm::Twine(*w));
-      ok = false;
-    } else {
-      out.warps = *w;
-    }
-  } else {
-    ok = false;
-  }
+  ok &= checkLaunchClauses();
   ok &= checkTune();
   return ok;
 }

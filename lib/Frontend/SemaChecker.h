@@ -92,6 +92,8 @@ public:
 
   bool checkCtParams(const Defines &defines);
   bool checkSignature();
+  bool checkTensorDims(RtParamDecl &p, Decl *d, KernelParam &kp);
+  bool checkLaunchClauses();
   bool checkBody();
   bool checkTune();
 
