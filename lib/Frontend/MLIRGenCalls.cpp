@@ -205,9 +205,7 @@ Value MLIRGen::emitCall(CallExpr *e) {
                : (Value)mlir::math::AbsIOp::create(b, l, x);
   }
   Value r = emitUnaryMath(bi, x, l);
-  if (!r)
-    fail(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
-  return r;
+  return r ? r : unhandledBuiltin(e);
 }
 
 /// load, store, atomic_add, shared, copy_async, wait and barrier: views,
@@ -306,8 +304,7 @@ Value MLIRGen::emitMemoryCall(CallExpr *e) {
   default:
     break;
   }
-  fail(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
-  return Value();
+  return unhandledBuiltin(e);
 }
 
 /// cast, bitcast, trans and reshape: one tile op each.
@@ -353,6 +350,5 @@ Value MLIRGen::emitConversionCall(CallExpr *e) {
   default:
     break;
   }
-  fail(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
-  return Value();
+  return unhandledBuiltin(e);
 }

@@ -120,6 +120,12 @@ private:
     failed = true;
     return false;
   }
+  /// Reports a builtin that reached an emitter not written for it (a bug
+  /// in the dispatch of emitCall); a null Value.
+  Value unhandledBuiltin(CallExpr *e) {
+    fail(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
+    return Value();
+  }
 
   mlir::MLIRContext &ctx;
   llvm::SourceMgr &sm;

@@ -17,10 +17,6 @@
 
 using namespace tile::frontend;
 using namespace tile::frontend::sema;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using llvm::SMLoc;
 
 //===----------------------------------------------------------------------===//
 // Builtin table
@@ -316,8 +312,7 @@ bool Checker::checkCall(CallExpr *e) {
       return checkElementwiseCall(e);
     break;
   }
-  error(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
-  return false;
+  return unhandledBuiltin(e);
 }
 
 /// program_id, num_programs, cdiv, bits: integer scalars.
@@ -384,8 +379,7 @@ bool Checker::checkScalarCall(CallExpr *e) {
   default:
     break;
   }
-  error(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
-  return false;
+  return unhandledBuiltin(e);
 }
 
 /// min and max of two scalars, or sum / max / min of a tile along an
@@ -480,8 +474,7 @@ bool Checker::checkReductionCall(CallExpr *e) {
   default:
     break;
   }
-  error(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
-  return false;
+  return unhandledBuiltin(e);
 }
 
 /// Unary math (exp ... abs), maximum, minimum and where, with
@@ -590,8 +583,7 @@ bool Checker::checkElementwiseCall(CallExpr *e) {
   default:
     break;
   }
-  error(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
-  return false;
+  return unhandledBuiltin(e);
 }
 
 /// dot and dot_scaled.
@@ -664,8 +656,7 @@ bool Checker::checkDotCall(CallExpr *e) {
   default:
     break;
   }
-  error(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
-  return false;
+  return unhandledBuiltin(e);
 }
 
 /// cast, bitcast, trans and reshape.
@@ -754,6 +745,5 @@ bool Checker::checkConversionCall(CallExpr *e) {
   default:
     break;
   }
-  error(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
-  return false;
+  return unhandledBuiltin(e);
 }

@@ -31,6 +31,9 @@ namespace tile {
 namespace frontend {
 namespace sema {
 
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
 using llvm::SMLoc;
 
 //===----------------------------------------------------------------------===//
@@ -100,6 +103,12 @@ public:
 private:
   // Errors.
   void error(SMLoc loc, const llvm::Twine &msg) { diags.error(loc, msg); }
+  /// Reports a builtin that reached a checker not written for it (a bug in
+  /// the dispatch of checkCall); false.
+  bool unhandledBuiltin(CallExpr *e) {
+    error(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
+    return false;
+  }
 
   // Declarations and scopes.
   Decl *newDecl(Decl::Kind kind, llvm::StringRef name, SMLoc loc) {

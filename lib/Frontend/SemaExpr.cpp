@@ -18,10 +18,6 @@
 
 using namespace tile::frontend;
 using namespace tile::frontend::sema;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using llvm::SMLoc;
 
 /// Largest number of elements a register tile may have.
 static constexpr int64_t kMaxTileElements = int64_t(1) << 24;

@@ -18,10 +18,6 @@
 
 using namespace tile::frontend;
 using namespace tile::frontend::sema;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using llvm::SMLoc;
 
 /// layout(x, L): L is a product of factors local(n...), spatial(n...),
 /// column_local(n...), column_spatial(n...) (one compile-time extent per
@@ -348,8 +344,7 @@ bool Checker::checkMemoryCall(CallExpr *e) {
   default:
     break;
   }
-  error(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
-  return false;
+  return unhandledBuiltin(e);
 }
 
 /// zeros, full, shared and arange: new tiles and buffers.
@@ -415,6 +410,5 @@ bool Checker::checkConstructorCall(CallExpr *e) {
   default:
     break;
   }
-  error(e->loc, "internal error: unhandled builtin '" + e->callee + "'");
-  return false;
+  return unhandledBuiltin(e);
 }

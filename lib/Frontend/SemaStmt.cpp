@@ -17,10 +17,6 @@
 
 using namespace tile::frontend;
 using namespace tile::frontend::sema;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using llvm::SMLoc;
 
 //===----------------------------------------------------------------------===//
 // Statements
