@@ -99,8 +99,13 @@ void quantizeMXBlock(const float *X, size_t N, const Format &Elem, int EMax,
 
 } // namespace
 
-Result<BlockScaledTensor> tile::numerics::quantizeBlockScaled(
-    BlockScheme S, const std::vector<float> &Data, size_t Rows, size_t Cols) {
+namespace {
+
+/// An empty [Rows, Cols] tensor of scheme \p S, or the error of a shape
+/// \p Data does not fill.
+Result<BlockScaledTensor> emptyTensor(BlockScheme S,
+                                      const std::vector<float> &Data,
+                                      size_t Rows, size_t Cols) {
   if (Cols != 0 && Rows > SIZE_MAX / Cols)
     return Result<BlockScaledTensor>::error("tensor shape too large");
   if (Data.size() != Rows * Cols)
@@ -109,40 +114,67 @@ Result<BlockScaledTensor> tile::numerics::quantizeBlockScaled(
         " values do not form a [" + std::to_string(Rows) + ", " +
         std::to_string(Cols) + "] tensor");
   const unsigned BS = blockSize(S);
-  const size_t BlocksPerRow = (Cols + BS - 1) / BS;
-  const Format Elem = blockElementFormat(S);
   BlockScaledTensor T;
   T.Scheme = S;
   T.Rows = Rows;
   T.Cols = Cols;
   T.Codes.assign(Rows * Cols, 0);
-  T.Scales.assign(Rows * BlocksPerRow, 0);
+  T.Scales.assign(Rows * ((Cols + BS - 1) / BS), 0);
+  return T;
+}
 
-  if (S != BlockScheme::NVFP4) {
-    const int EMax = floorLog2(Elem.maxFinite());
-    for (size_t R = 0; R < Rows; ++R)
-      for (size_t B = 0; B < BlocksPerRow; ++B) {
-        size_t C0 = B * BS, N = std::min<size_t>(BS, Cols - C0);
-        quantizeMXBlock(&Data[R * Cols + C0], N, Elem, EMax,
-                        &T.Codes[R * Cols + C0],
-                        T.Scales[R * BlocksPerRow + B]);
-      }
-    return T;
-  }
+} // namespace
 
-  // NVFP4, following NVIDIA's recipe (f32 arithmetic throughout):
-  //   S_enc = 448 * 6 / amax(tensor), TensorScale = 1 / S_enc
-  //   scale_b = e4m3(amax(block) / 6 * S_enc)          (RNE, saturating)
-  //   code_i = e2m1(x_i * S_enc / scale_b)              (RNE, saturating)
-  //   x_i ~ decode(code_i) * scale_b * TensorScale.
-  const Format Scale = blockScaleFormat(S);
+Result<BlockScaledTensor> tile::numerics::quantizeBlockScaled(
+    BlockScheme S, const std::vector<float> &Data, size_t Rows, size_t Cols) {
+  if (S == BlockScheme::NVFP4)
+    return quantizeNVFP4(Data, Rows, Cols, nvfp4TensorEncodeScale(Data));
+  Result<BlockScaledTensor> R = emptyTensor(S, Data, Rows, Cols);
+  if (!R)
+    return R;
+  BlockScaledTensor &T = *R;
+  const unsigned BS = blockSize(S);
+  const size_t BlocksPerRow = (Cols + BS - 1) / BS;
+  const Format Elem = blockElementFormat(S);
+  const int EMax = floorLog2(Elem.maxFinite());
+  for (size_t Row = 0; Row < Rows; ++Row)
+    for (size_t B = 0; B < BlocksPerRow; ++B) {
+      size_t C0 = B * BS, N = std::min<size_t>(BS, Cols - C0);
+      quantizeMXBlock(&Data[Row * Cols + C0], N, Elem, EMax,
+                      &T.Codes[Row * Cols + C0],
+                      T.Scales[Row * BlocksPerRow + B]);
+    }
+  return R;
+}
+
+float tile::numerics::nvfp4TensorEncodeScale(const std::vector<float> &Data) {
   float GAMax = 0;
   for (float V : Data)
     if (std::isfinite(V))
       GAMax = std::fmax(GAMax, std::fabs(V));
   float SEnc = 448.0f * 6.0f / GAMax;
   if (GAMax == 0 || !std::isfinite(SEnc) || SEnc == 0)
-    SEnc = 1.0f; // All zeros, or an amax so small that 2688 / amax is inf.
+    return 1.0f; // All zeros, or an amax so small that 2688 / amax is inf.
+  return SEnc;
+}
+
+Result<BlockScaledTensor>
+tile::numerics::quantizeNVFP4(const std::vector<float> &Data, size_t Rows,
+                              size_t Cols, float SEnc) {
+  // NVIDIA's recipe (f32 arithmetic throughout):
+  //   TensorScale = 1 / S_enc
+  //   scale_b = e4m3(amax(block) / 6 * S_enc)          (RNE, saturating)
+  //   code_i = e2m1(x_i * S_enc / scale_b)              (RNE, saturating)
+  //   x_i ~ decode(code_i) * scale_b * TensorScale.
+  const BlockScheme S = BlockScheme::NVFP4;
+  Result<BlockScaledTensor> Res = emptyTensor(S, Data, Rows, Cols);
+  if (!Res)
+    return Res;
+  BlockScaledTensor &T = *Res;
+  const unsigned BS = blockSize(S);
+  const size_t BlocksPerRow = (Cols + BS - 1) / BS;
+  const Format Elem = blockElementFormat(S);
+  const Format Scale = blockScaleFormat(S);
   T.TensorScale = 1.0f / SEnc;
   for (size_t R = 0; R < Rows; ++R)
     for (size_t B = 0; B < BlocksPerRow; ++B) {
@@ -171,7 +203,7 @@ Result<BlockScaledTensor> tile::numerics::quantizeBlockScaled(
       for (size_t I = 0; I < N; ++I)
         Codes[I] = uint8_t(encode(Elem, X[I] * Inv, Overflow::Saturate));
     }
-  return T;
+  return Res;
 }
 
 std::vector<float>

@@ -2,9 +2,8 @@
 //
 // Part of tilec. dequant_fp4, quant_block.tile's kernels and gemm_mx.
 // Quantization follows the recipes of docs/Numerics.md ("Block-scaled
-// formats"): MX through lib/Numerics' quantizeBlockScaled, NVFP4 with the
-// caller's tensor scale s_enc (the kernel's argument) and lib/Numerics'
-// encodings.
+// formats"): lib/Numerics' quantizeBlockScaled for MX, its quantizeNVFP4
+// with the kernel's tensor scale argument s_enc for NVFP4.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +38,18 @@ std::vector<float> asFloats(const Tensor &t) {
   return std::vector<float>(t.values.begin(), t.values.end());
 }
 
+/// The q and s outputs of a quantization: its codes and scales decoded.
+Outputs decodedCodes(const num::BlockScaledTensor &q) {
+  num::Format elem = num::blockElementFormat(q.Scheme);
+  num::Format scale = num::blockScaleFormat(q.Scheme);
+  std::vector<double> codes, scales;
+  for (uint8_t c : q.Codes)
+    codes.push_back(num::decode(elem, c));
+  for (uint8_t c : q.Scales)
+    scales.push_back(num::decode(scale, c));
+  return {{"q", {codes, 0, 0}}, {"s", {scales, 0, 0}}};
+}
+
 } // namespace
 
 Outputs detail::dequantFp4(const Launch &l) {
@@ -58,43 +69,16 @@ Outputs detail::quantMX(const Launch &l) {
   auto q = num::quantizeBlockScaled(scheme, asFloats(l.input("x")), m, n);
   if (!q)
     return {};
-  num::Format elem = num::blockElementFormat(scheme);
-  std::vector<double> codes, scales;
-  for (uint8_t c : q->Codes)
-    codes.push_back(num::decode(elem, c));
-  for (uint8_t c : q->Scales)
-    scales.push_back(num::decode(num::Format::e8m0(), c));
-  return {{"q", {codes, 0, 0}}, {"s", {scales, 0, 0}}};
+  return decodedCodes(*q);
 }
 
 Outputs detail::quantNVFP4(const Launch &l) {
-  int64_t m = l.dim("M"), n = l.dim("N"), blocks = (n + 15) / 16;
-  const Tensor &x = l.input("x");
-  float sEnc = float(l.scalar("s_enc"));
-  num::Format e2m1 = *num::Format::smallFloat(2, 1);
-  num::Format e4m3 = *num::Format::smallFloat(4, 3);
-  std::vector<double> codes(m * n, 0), scales(m * blocks);
-  // In f32 as NVIDIA's recipe states it: scale = e4m3(amax / 6 * s_enc),
-  // code = e2m1(x * (s_enc / scale)); a block whose scale is 0 keeps zeros.
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t b = 0; b < blocks; ++b) {
-      int64_t j0 = b * 16, j1 = std::min(n, j0 + 16);
-      float amax = 0;
-      for (int64_t j = j0; j < j1; ++j)
-        amax = std::fmax(amax, std::fabs(float(x[i * n + j])));
-      uint32_t code =
-          num::encode(e4m3, amax / 6.0f * sEnc, num::Overflow::Saturate);
-      float scale = float(num::decode(e4m3, code));
-      scales[i * blocks + b] = scale;
-      if (scale == 0)
-        continue;
-      float inv = sEnc / scale;
-      for (int64_t j = j0; j < j1; ++j)
-        codes[i * n + j] =
-            num::decode(e2m1, num::encode(e2m1, float(x[i * n + j]) * inv,
-                                          num::Overflow::Saturate));
-    }
-  return {{"q", {codes, 0, 0}}, {"s", {scales, 0, 0}}};
+  // The kernel's tensor scale s_enc, not the one its inputs would give.
+  auto q = num::quantizeNVFP4(asFloats(l.input("x")), l.dim("M"), l.dim("N"),
+                              float(l.scalar("s_enc")));
+  if (!q)
+    return {};
+  return decodedCodes(*q);
 }
 
 Outputs detail::dequantBlock(const Launch &l) {

@@ -377,40 +377,22 @@ TEST(ExamplesHost, QuantMX) {
         {{"T", "f8e4m3"}, {"EMAX", "8"}, {"X", "f16"}}, {{"M", 1}, {"N", 96}});
 }
 
-/// NVIDIA's tensor scale, computed as lib/Numerics computes it.
-float nvfp4TensorEncodeScale(const std::vector<double> &x) {
-  float amax = 0;
-  for (double v : x)
-    amax = std::fmax(amax, std::fabs(float(v)));
-  float s = 448.0f * 6.0f / amax;
-  return amax == 0 || !std::isfinite(s) || s == 0 ? 1.0f : s;
-}
-
 TEST(ExamplesHost, QuantNVFP4) {
   for (auto [x, m, n] : {std::tuple{"bf16", 5, 200}, {"f32", 16, 256}}) {
     rt::DimMap dims = {{"M", m}, {"N", n}};
     // Any tensor scale (the reference takes the kernel's argument) ...
     check("quant_block.tile", "quant_nvfp4", {{"X", x}}, dims,
           {{"s_enc", 3.5}});
-    // ... and the one NVIDIA's recipe derives from the data, where
-    // lib/Numerics' quantizeBlockScaled must agree with the reference.
+    // ... and the one NVIDIA's recipe derives from the data (the inputs
+    // depend on the seed only: a first run draws them).
     Result first = run("quant_block.tile", "quant_nvfp4", {{"X", x}}, dims,
                        {{"s_enc", 1.0}});
-    float sEnc = nvfp4TensorEncodeScale(first.launch.input("x").values);
-    Result r = check("quant_block.tile", "quant_nvfp4", {{"X", x}}, dims,
-                     {{"s_enc", sEnc}});
-    const ref::Tensor &data = r.launch.input("x");
-    auto q = num::quantizeBlockScaled(
-        num::BlockScheme::NVFP4,
-        std::vector<float>(data.values.begin(), data.values.end()), m, n);
-    ASSERT_TRUE(bool(q));
-    EXPECT_EQ(q->TensorScale, 1.0f / sEnc);
-    num::Format e2m1 = *num::Format::smallFloat(2, 1);
-    num::Format e4m3 = *num::Format::smallFloat(4, 3);
-    for (size_t i = 0; i < q->Codes.size(); ++i)
-      ASSERT_EQ(r.out["q"].values[i], num::decode(e2m1, q->Codes[i])) << i;
-    for (size_t i = 0; i < q->Scales.size(); ++i)
-      ASSERT_EQ(r.out["s"].values[i], num::decode(e4m3, q->Scales[i])) << i;
+    const std::vector<double> &data = first.launch.input("x").values;
+    float sEnc = num::nvfp4TensorEncodeScale(
+        std::vector<float>(data.begin(), data.end()));
+    EXPECT_NE(sEnc, 1.0f);
+    check("quant_block.tile", "quant_nvfp4", {{"X", x}}, dims,
+          {{"s_enc", sEnc}});
   }
 }
 

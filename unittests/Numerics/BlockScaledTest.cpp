@@ -225,6 +225,36 @@ TEST(BlockScaled, NVFP4FollowsTheTwoLevelRecipe) {
   checkNVFP4(randomData(8 * 100, 5), 8, 100, /*CheckBound=*/false);
 }
 
+/// quantizeNVFP4 takes the tensor scale from the caller (a kernel that got
+/// it from a separate reduction): with the data's own scale it is
+/// quantizeBlockScaled; with another one each block scale follows it.
+TEST(BlockScaled, NVFP4WithAGivenTensorScale) {
+  std::vector<float> D = randomData(4 * 64, 9);
+  float SEnc = nvfp4TensorEncodeScale(D);
+  auto Own = quantizeBlockScaled(BlockScheme::NVFP4, D, 4, 64);
+  auto Given = quantizeNVFP4(D, 4, 64, SEnc);
+  ASSERT_TRUE(Own && Given);
+  EXPECT_EQ(Given->Codes, Own->Codes);
+  EXPECT_EQ(Given->Scales, Own->Scales);
+  EXPECT_EQ(Given->TensorScale, Own->TensorScale);
+  // Half the tensor scale: every block scale is the e4m3 of half its value.
+  auto Half = quantizeNVFP4(D, 4, 64, SEnc / 2);
+  ASSERT_TRUE(Half);
+  EXPECT_EQ(Half->TensorScale, 2 / SEnc);
+  Format E4M3 = blockScaleFormat(BlockScheme::NVFP4);
+  size_t Compared = 0;
+  for (size_t B = 0; B < Own->Scales.size(); ++B) {
+    float Full = float(decode(E4M3, Own->Scales[B]));
+    float Want = float(decode(E4M3, encode(E4M3, Full / 2.0f)));
+    if (Full < 1.0f / 32)
+      continue; // half of it would not be a normal e4m3
+    ++Compared;
+    EXPECT_EQ(float(decode(E4M3, Half->Scales[B])), Want) << B;
+  }
+  EXPECT_GE(Compared, 4u);
+  EXPECT_FALSE(quantizeNVFP4(D, 4, 65, SEnc));
+}
+
 TEST(BlockScaled, EdgeCases) {
   // All zeros: the smallest scale, zero codes, zero values.
   std::vector<float> Z(64, 0.0f);

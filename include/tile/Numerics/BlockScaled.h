@@ -63,6 +63,15 @@ Result<BlockScaledTensor> quantizeBlockScaled(BlockScheme S,
                                               const std::vector<float> &Data,
                                               size_t Rows, size_t Cols);
 
+/// NVIDIA's tensor scale S_enc = 448 * 6 / amax (over the finite values;
+/// 1 when that is 0, or when the quotient is inf or 0), in f32.
+float nvfp4TensorEncodeScale(const std::vector<float> &Data);
+
+/// NVFP4 with a given tensor scale \p SEnc (quantizeBlockScaled uses
+/// nvfp4TensorEncodeScale(Data)); TensorScale is 1 / SEnc.
+Result<BlockScaledTensor> quantizeNVFP4(const std::vector<float> &Data,
+                                        size_t Rows, size_t Cols, float SEnc);
+
 /// value = decode(elem) * decode(scale) [* TensorScale for NVFP4], computed
 /// in double and rounded once to f32.
 std::vector<float> dequantizeBlockScaled(const BlockScaledTensor &T);
