@@ -39,10 +39,26 @@ void tile_jit_destroy(tile_jit *jit);
  *  appears in diagnostics) for `target` ("host", "sm_90a", ...) with
  *  `num_defines` overrides "NAME=VALUE", and writes the path of a bundle
  *  directory holding it into `bundle_dir` (capacity `capacity` bytes). */
-int tile_jit_compile(tile_jit *jit, const char *source,
-                     const char *source_name, const char *kernel,
-                     const char *target, const char *const *defines,
-                     size_t num_defines, char *bundle_dir, size_t capacity);
+int tile_jit_compile(tile_jit *jit, const char *source, const char *source_name,
+                     const char *kernel, const char *target,
+                     const char *const *defines, size_t num_defines,
+                     char *bundle_dir, size_t capacity);
+
+/** tile_jit_compile for launches with the runtime dimensions `sizes`
+ *  ("M=1,N=4096,K=4096") on `device` ("cuda", "host", "cuda-emu", ...): the
+ *  kernel is compiled with the configuration the tune cache `tune_cache`
+ *  (NULL: $TILE_TUNE_CACHE, else tune.json in the cache folder) holds for
+ *  the sizes' shape bucket (docs/Tuning.md); on a miss with the kernel's
+ *  defaults, or, when `tune_on_miss` is non-zero, after tuning it on the
+ *  device (seconds to minutes) and recording the result. `*from_cache`
+ *  (when not NULL) is set to 1 on a cache hit, else 0. */
+int tile_jit_compile_tuned(tile_jit *jit, const char *source,
+                           const char *source_name, const char *kernel,
+                           const char *target, const char *const *defines,
+                           size_t num_defines, const char *sizes,
+                           const char *device, const char *tune_cache,
+                           int tune_on_miss, int *from_cache, char *bundle_dir,
+                           size_t capacity);
 
 /** The message of the last failure on this thread ("" if none). */
 const char *tile_jit_last_error(void);

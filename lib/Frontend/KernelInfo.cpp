@@ -34,9 +34,10 @@ static std::string exprText(const Expr *e) {
   return "?";
 }
 
-bool tile::frontend::listKernels(llvm::SourceMgr &sm,
-                                 std::vector<KernelInfo> &kernels,
-                                 llvm::raw_ostream *diagOS) {
+bool tile::frontend::listKernels(
+    llvm::SourceMgr &sm, std::vector<KernelInfo> &kernels,
+    llvm::raw_ostream *diagOS,
+    const std::map<std::string, std::string> &defines) {
   DiagEngine diags(sm, diagOS);
   auto mod = parseModule(sm, sm.getMainFileID(), diags);
   if (diags.getNumErrors())
@@ -46,7 +47,7 @@ bool tile::frontend::listKernels(llvm::SourceMgr &sm,
     info.name = k->name;
     info.line = sm.getLineAndColumn(k->loc).first;
     std::vector<std::pair<std::string, ConstVal>> values;
-    if (!evaluateCtParams(*k, {}, diags, values)) {
+    if (!evaluateCtParams(*k, defines, diags, values)) {
       // Parameters without defaults are reported; list them anyway.
     }
     for (auto &p : k->ctParams) {

@@ -7,6 +7,7 @@
 #include "tile/tile_jit.h"
 
 #include "tile/JIT.h"
+#include "tile/JIT/Tune.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -45,6 +46,45 @@ void tile_jit_destroy(tile_jit *jit) { delete jit; }
 
 const char *tile_jit_last_error(void) { return lastError.c_str(); }
 
+namespace {
+
+/// Reads "NAME=VALUE" defines into \p options; false after failWith().
+bool readDefines(const char *const *defines, size_t numDefines,
+                 tile::jit::CompileOptions &options) {
+  for (size_t i = 0; i < numDefines; ++i) {
+    const char *eq = defines[i] ? std::strchr(defines[i], '=') : nullptr;
+    if (!eq || eq == defines[i]) {
+      failWith(std::string("define '") + (defines[i] ? defines[i] : "(null)") +
+               "' is not NAME=VALUE");
+      return false;
+    }
+    options.defines[std::string(defines[i], eq)] = eq + 1;
+  }
+  return true;
+}
+
+/// Writes the path of \p compiled's bundle directory (its disk cache entry)
+/// into \p bundleDir.
+int returnBundleDir(tile_jit *jit, const tile::jit::CompiledKernel &compiled,
+                    char *bundleDir, size_t capacity) {
+  llvm::SmallString<256> dir(jit->compiler.cacheDir());
+  llvm::sys::path::append(dir, compiled.CacheKey);
+  if (!llvm::sys::fs::is_directory(dir)) {
+    // The cache could not be written (read-only disk): write it now.
+    if (tile::rt::Error err = tile::jit::writeBundle(
+            std::string(dir),
+            {std::make_shared<tile::jit::CompiledKernel>(compiled)}))
+      return failWith(err.message());
+  }
+  if (dir.size() + 1 > capacity)
+    return failWith("bundle_dir buffer too small: need " +
+                    std::to_string(dir.size() + 1) + " bytes");
+  std::memcpy(bundleDir, dir.c_str(), dir.size() + 1);
+  return 0;
+}
+
+} // namespace
+
 int tile_jit_compile(tile_jit *jit, const char *source, const char *sourceName,
                      const char *kernel, const char *target,
                      const char *const *defines, size_t numDefines,
@@ -55,30 +95,48 @@ int tile_jit_compile(tile_jit *jit, const char *source, const char *sourceName,
   tile::jit::CompileOptions options;
   if (target)
     options.target = target;
-  for (size_t i = 0; i < numDefines; ++i) {
-    const char *eq = defines[i] ? std::strchr(defines[i], '=') : nullptr;
-    if (!eq || eq == defines[i])
-      return failWith(std::string("define '") +
-                      (defines[i] ? defines[i] : "(null)") +
-                      "' is not NAME=VALUE");
-    options.defines[std::string(defines[i], eq)] = eq + 1;
-  }
+  if (!readDefines(defines, numDefines, options))
+    return -1;
   auto compiled = jit->compiler.compileKernel(
       source, sourceName ? sourceName : "<jit>", kernel, options);
   if (!compiled)
     return failWith(compiled.message());
-  // The disk cache entry of the compilation is a bundle directory.
-  llvm::SmallString<256> dir(jit->compiler.cacheDir());
-  llvm::sys::path::append(dir, (*compiled)->CacheKey);
-  if (!llvm::sys::fs::is_directory(dir)) {
-    // The cache could not be written (read-only disk): write it now.
-    if (tile::rt::Error err =
-            tile::jit::writeBundle(std::string(dir), {*compiled}))
-      return failWith(err.message());
-  }
-  if (dir.size() + 1 > capacity)
-    return failWith("bundle_dir buffer too small: need " +
-                    std::to_string(dir.size() + 1) + " bytes");
-  std::memcpy(bundleDir, dir.c_str(), dir.size() + 1);
-  return 0;
+  return returnBundleDir(jit, **compiled, bundleDir, capacity);
+}
+
+int tile_jit_compile_tuned(tile_jit *jit, const char *source,
+                           const char *sourceName, const char *kernel,
+                           const char *target, const char *const *defines,
+                           size_t numDefines, const char *sizes,
+                           const char *device, const char *tuneCache,
+                           int tuneOnMiss, int *fromCache, char *bundleDir,
+                           size_t capacity) {
+  if (!jit || !source || !kernel || !sizes || !device || !bundleDir)
+    return failWith("tile_jit_compile_tuned: jit, source, kernel, sizes, "
+                    "device and bundle_dir must not be NULL");
+  tile::jit::CompileOptions options;
+  if (target)
+    options.target = target;
+  if (!readDefines(defines, numDefines, options))
+    return -1;
+  tile::rt::Expected<tile::rt::DimMap> dims = tile::rt::parseBucketText(sizes);
+  if (!dims)
+    return failWith("tile_jit_compile_tuned: " + dims.message());
+  tile::rt::Expected<tile::rt::Device> dev = tile::rt::Device::open(device);
+  if (!dev)
+    return failWith(dev.message());
+  options.emulate = dev->platform() == tile::rt::Platform::NvEmu ||
+                    dev->platform() == tile::rt::Platform::AmdEmu;
+  tile::jit::TunePolicy policy;
+  if (tuneCache)
+    policy.CachePath = tuneCache;
+  policy.TuneOnMiss = tuneOnMiss != 0;
+  auto tuned = tile::jit::compileTuned(jit->compiler, *dev, source,
+                                       sourceName ? sourceName : "<jit>",
+                                       kernel, options, *dims, policy);
+  if (!tuned)
+    return failWith(tuned.message());
+  if (fromCache)
+    *fromCache = tuned->FromCache ? 1 : 0;
+  return returnBundleDir(jit, *tuned->Kernel, bundleDir, capacity);
 }

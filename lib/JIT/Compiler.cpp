@@ -81,6 +81,7 @@ buildGPUObject(mlir::ModuleOp module, const TargetInfo &target,
     auto it = out->sharedBytes.find(info.Entry);
     info.Launch.SharedBytes = it == out->sharedBytes.end() ? 0 : it->second;
   }
+  readResourceReport(out->report, infos);
   return std::vector<uint8_t>(out->data.begin(), out->data.end());
 }
 

@@ -9,6 +9,11 @@
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Target/TargetInfo.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <algorithm>
+
 using namespace tile;
 using mlir::tile::TileDialect;
 
@@ -102,4 +107,65 @@ rt::Expected<rt::KernelInfo> jit::kernelInfoFromFunc(mlir::func::FuncOp func,
   if (rt::Error err = info.Signature.verify())
     return rt::makeError("kernel " + name + ": " + err.message());
   return info;
+}
+
+void jit::readResourceReport(const std::string &report,
+                             std::vector<rt::KernelInfo> &infos) {
+  auto numberBefore = [](llvm::StringRef line, llvm::StringRef what) {
+    size_t at = line.find(what);
+    if (at == llvm::StringRef::npos)
+      return int64_t(-1);
+    llvm::StringRef head = line.take_front(at).rtrim();
+    llvm::StringRef digits =
+        head.substr(head.find_last_not_of("0123456789") + 1);
+    int64_t value = -1;
+    return digits.getAsInteger(10, value) ? int64_t(-1) : value;
+  };
+  auto numberAfter = [](llvm::StringRef line, llvm::StringRef what) {
+    size_t at = line.find(what);
+    if (at == llvm::StringRef::npos)
+      return int64_t(-1);
+    llvm::StringRef rest = line.substr(at + what.size()).ltrim();
+    int64_t value = -1;
+    rest = rest.take_while([](char c) { return c >= '0' && c <= '9'; });
+    return rest.getAsInteger(10, value) ? int64_t(-1) : value;
+  };
+  auto find = [&](llvm::StringRef entry) -> rt::KernelInfo * {
+    for (rt::KernelInfo &info : infos)
+      if (info.Entry == entry)
+        return &info;
+    return nullptr;
+  };
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(report).split(lines, '\n');
+  rt::KernelInfo *current = nullptr;
+  for (llvm::StringRef line : lines) {
+    // ptxas: "Compiling entry function 'NAME' for 'sm_90a'", then
+    // "N bytes spill stores" and "Used N registers".
+    if (size_t at = line.find("Compiling entry function '");
+        at != llvm::StringRef::npos) {
+      llvm::StringRef name = line.substr(at + 26);
+      current = find(name.take_until([](char c) { return c == '\''; }));
+      continue;
+    }
+    if (current && line.contains("spill stores"))
+      current->Spills = numberBefore(line, "bytes spill stores");
+    if (current && line.contains("Used ") && line.contains(" registers"))
+      current->Registers = static_cast<int>(numberAfter(line, "Used "));
+    // AMD: "NAME: VGPRs N, AGPRs N, ..., spills: N VGPRs, N SGPRs".
+    if (size_t colon = line.find(": VGPRs "); colon != llvm::StringRef::npos) {
+      rt::KernelInfo *info = find(line.take_front(colon));
+      if (!info)
+        continue;
+      int64_t vgprs = numberAfter(line, ": VGPRs ");
+      int64_t agprs = numberAfter(line, "AGPRs ");
+      llvm::StringRef spills = line.substr(line.find("spills:"));
+      int64_t spilledV = numberAfter(spills, "spills:");
+      int64_t spilledS = numberAfter(spills, "VGPRs,");
+      if (vgprs >= 0)
+        info->Registers = static_cast<int>(vgprs + std::max<int64_t>(agprs, 0));
+      if (spilledV >= 0 && spilledS >= 0)
+        info->Spills = spilledV + spilledS;
+    }
+  }
 }

@@ -24,6 +24,12 @@ namespace jit {
 rt::Expected<rt::KernelInfo> kernelInfoFromFunc(mlir::func::FuncOp Func,
                                                 const TargetInfo &Target);
 
+/// Fills Registers and Spills of each of \p Infos from the code generator's
+/// resource report (ptxas -v for NVIDIA, the KernelResources lines for
+/// AMD); kernels the report does not mention are left unknown.
+void readResourceReport(const std::string &Report,
+                        std::vector<rt::KernelInfo> &Infos);
+
 namespace detail {
 /// Reads a whole file into bytes.
 rt::Expected<std::vector<uint8_t>> readBytes(const std::string &Path);

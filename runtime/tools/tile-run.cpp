@@ -157,36 +157,15 @@ std::string sizesField(const TestCase &T) {
   return S;
 }
 
-/// Times \p O.Repeat launches after \p O.Warmup warm-up launches, each
-/// between two events on the default stream; with \p Scratch, queues
-/// overwriting it before every launch (on the stream, outside the events,
-/// no host synchronization that would leave the device idle) to evict the
-/// L2 cache.
+/// Times \p O.Repeat launches after \p O.Warmup warm-up launches
+/// (timeLaunches(); with \p Scratch the L2 cache is evicted before each).
 Expected<TimingStats> timeKernel(Kernel &K, BoundArgs &B, Device &D,
                                  const Options &O, Buffer *Scratch) {
-  Stream S = D.defaultStream();
-  for (int I = 0; I < O.Warmup; ++I)
-    if (Error E = K.launch(B, &S))
-      return E;
-  std::vector<double> Times;
-  for (int I = 0; I < O.Repeat; ++I) {
-    if (Scratch)
-      if (Error E = Scratch->fill(uint8_t(I), S))
-        return E;
-    Expected<Event> Start = S.record();
-    if (!Start)
-      return Start.takeError();
-    if (Error E = K.launch(B, &S))
-      return E;
-    Expected<Event> End = S.record();
-    if (!End)
-      return End.takeError();
-    Expected<float> Ms = Event::elapsedMs(*Start, *End);
-    if (!Ms)
-      return Ms.takeError();
-    Times.push_back(*Ms);
-  }
-  return summarizeTimes(std::move(Times));
+  Expected<std::vector<double>> Times =
+      timeLaunches(K, B, D, unsigned(O.Warmup), unsigned(O.Repeat), Scratch);
+  if (!Times)
+    return Times.takeError();
+  return summarizeTimes(std::move(*Times));
 }
 
 /// Writes every tensor of \p Run to DIR/KERNEL.tI.NAME.npy (inputs as

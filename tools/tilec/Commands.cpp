@@ -18,6 +18,7 @@
 #include "tile/runtime/Npy.h"
 #include "tile/runtime/Random.h"
 #include "tile/runtime/TestRun.h"
+#include "tile/runtime/Timing.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -131,6 +132,16 @@ cl::opt<unsigned> repeatOpt("repeat",
 cl::opt<std::string> bundleOut("o", cl::desc("Bundle directory"),
                                cl::value_desc("DIR"), cl::Required,
                                cl::sub(bundleCmd), cl::cat(commandCat));
+cl::opt<std::string> bundleTuneCache(
+    "tune-cache",
+    cl::desc("Add a variant of the kernel per shape bucket tuned in this "
+             "tune cache (tilec tune); the runtime picks it by shape"),
+    cl::value_desc("FILE"), cl::sub(bundleCmd), cl::cat(commandCat));
+cl::opt<std::string> bundleTuneDevice(
+    "tune-device",
+    cl::desc("With --tune-cache: only configurations tuned on this device "
+             "(its name as tilec tune printed it)"),
+    cl::value_desc("NAME"), cl::sub(bundleCmd), cl::cat(commandCat));
 cl::opt<bool> noCache("no-cache", cl::desc("Do not use the disk cache"),
                       cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
                       cl::cat(commandCat));
@@ -151,27 +162,9 @@ bool splitAssignment(llvm::StringRef text, std::string &name,
   return true;
 }
 
-/// Parses "M=64,N=30" into dimensions.
-bool parseSizes(llvm::StringRef text, rt::DimMap &dims) {
-  llvm::SmallVector<llvm::StringRef> parts;
-  text.split(parts, ',', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef part : parts) {
-    std::string name, value;
-    int64_t n;
-    if (!splitAssignment(part, name, value) ||
-        llvm::StringRef(value).getAsInteger(10, n) || n < 0) {
-      fail("--size expects DIM=V with V a non-negative integer, got '" + part +
-           "'");
-      return false;
-    }
-    dims[name] = n;
-  }
-  return true;
-}
-
 /// Builds the test case described by the options (sizes from \p sizeText).
 bool makeTestCase(llvm::StringRef sizeText, rt::TestCase &test) {
-  if (!parseSizes(sizeText, test.Sizes))
+  if (!driver::parseSizeList(sizeText, test.Sizes))
     return false;
   test.Seed = seedOpt;
   for (const std::string &a : argOpt) {
@@ -218,18 +211,11 @@ jit::Compiler makeCompiler() {
 }
 
 std::string defaultDevice(llvm::StringRef target) {
-  if (target.starts_with("sm_"))
-    return emulateOpt ? "cuda-emu" : "cuda";
-  if (target.starts_with("gfx"))
-    return emulateOpt ? "hip-emu" : "hip";
-  return "host";
+  return driver::defaultDeviceFor(target, emulateOpt);
 }
 
-/// Whether \p deviceSpec names a CPU emulator of a GPU (the code objects
-/// must then be compiled for it).
 bool isEmulator(llvm::StringRef deviceSpec) {
-  return deviceSpec.starts_with("cuda-emu") ||
-         deviceSpec.starts_with("hip-emu");
+  return driver::isEmulatorDevice(deviceSpec);
 }
 
 /// Compiles FILE for \p options and picks the kernel named by --kernel (or
@@ -394,23 +380,14 @@ rt::Expected<Execution> execute(jit::Compiler &compiler,
   }
   if (repeatOpt > 0) {
     // Timing: 2 warm-up launches, then the median of N.
-    std::vector<float> times;
-    for (unsigned i = 0; i < repeatOpt + 2; ++i) {
-      rt::Stream stream = exec.device.defaultStream();
-      auto start = stream.record();
-      if (rt::Error e = loaded->launch(exec.run.Bound, &stream))
-        return e;
-      auto end = stream.record();
-      if (!start || !end)
-        return rt::makeError("cannot record timing events");
-      auto ms = rt::Event::elapsedMs(*start, *end);
-      if (!ms)
-        return ms.takeError();
-      if (i >= 2)
-        times.push_back(*ms);
-    }
-    std::sort(times.begin(), times.end());
-    exec.medianMs = times[times.size() / 2];
+    auto times =
+        rt::timeLaunches(*loaded, exec.run.Bound, exec.device, 2, repeatOpt);
+    if (!times)
+      return times.takeError();
+    auto stats = rt::summarizeTimes(std::move(*times));
+    if (!stats)
+      return stats.takeError();
+    exec.medianMs = static_cast<float>(stats->MedianMs);
   }
   return exec;
 }
@@ -690,6 +667,19 @@ int bundleMain() {
       tests.front().push_back(std::move(test));
     }
   }
+  if (!bundleTuneCache.empty()) {
+    if (bundleFiles.size() != 1 || all.size() != 1)
+      return fail("--tune-cache needs exactly one kernel (use --kernel)");
+    auto variants = driver::tunedVariants(
+        compiler, bundleFiles.front(), all.front()->Info.name(), options,
+        bundleTuneCache, bundleTuneDevice, llvm::outs());
+    if (!variants)
+      return fail(variants.message());
+    for (const auto &v : *variants) {
+      all.push_back(v);
+      tests.push_back(tests.front()); // The same shapes, the same outputs.
+    }
+  }
   if (rt::Error e = jit::writeBundle(bundleOut, all, tests))
     return fail(e.message());
   llvm::outs() << "wrote " << bundleOut << ": " << all.size() << " kernel"
@@ -702,6 +692,37 @@ int bundleMain() {
 }
 
 } // namespace
+
+bool tile::driver::parseSizeList(llvm::StringRef text, rt::DimMap &dims) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef part : parts) {
+    std::string name, value;
+    int64_t n;
+    if (!splitAssignment(part, name, value) ||
+        llvm::StringRef(value).getAsInteger(10, n) || n < 0) {
+      fail("--size expects DIM=V with V a non-negative integer, got '" + part +
+           "'");
+      return false;
+    }
+    dims[name] = n;
+  }
+  return true;
+}
+
+std::string tile::driver::defaultDeviceFor(llvm::StringRef target,
+                                           bool emulate) {
+  if (target.starts_with("sm_"))
+    return emulate ? "cuda-emu" : "cuda";
+  if (target.starts_with("gfx"))
+    return emulate ? "hip-emu" : "hip";
+  return "host";
+}
+
+bool tile::driver::isEmulatorDevice(llvm::StringRef deviceSpec) {
+  return deviceSpec.starts_with("cuda-emu") ||
+         deviceSpec.starts_with("hip-emu");
+}
 
 bool tile::driver::runSelectedSubcommand(int &exitCode) {
   if (runCmd) {
@@ -716,5 +737,5 @@ bool tile::driver::runSelectedSubcommand(int &exitCode) {
     exitCode = bundleMain();
     return true;
   }
-  return runPackSubcommand(exitCode);
+  return runPackSubcommand(exitCode) || runTuneSubcommand(exitCode);
 }

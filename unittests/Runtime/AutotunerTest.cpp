@@ -1,10 +1,20 @@
-//===- AutotunerTest.cpp - Tests of the autotuner skeleton ----------------===//
+//===- AutotunerTest.cpp - Tests of the autotuner -------------------------===//
+//
+// Part of tilec. A fake cost model stands in for compilation and launches:
+// the tests check the choice, pruning, failures, the parallel compile phase
+// and the progress lines.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tile/runtime/Autotuner.h"
 
 #include "gtest/gtest.h"
 
+#include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <thread>
 
 using namespace tile::rt;
 
@@ -18,10 +28,19 @@ std::vector<TuneConfig> space() {
   return S;
 }
 
-/// A fake cost model: time = |BM - 32| + (T == u8), and BM = 64 with u8
-/// fails to compile; every timing varies by run to exercise the median.
-Autotuner::Compile fakeCompiler(int &Compiles, int &Runs) {
-  return [&](const TuneConfig &C) -> Expected<Autotuner::Runner> {
+TuneOptions options(unsigned Warmup, unsigned Repeats, unsigned Jobs = 1) {
+  TuneOptions O;
+  O.Warmup = Warmup;
+  O.Repeats = Repeats;
+  O.Jobs = Jobs;
+  return O;
+}
+
+/// A fake cost model: time = |BM - 32| + (T == u8) + 0.5; BM = 64 with u8
+/// fails to compile; every third run is an outlier the median ignores.
+Autotuner::Compile fakeCompiler(std::atomic<int> &Compiles,
+                                std::atomic<int> &Runs) {
+  return [&](const TuneConfig &C) -> Expected<Autotuner::Candidate> {
     ++Compiles;
     int64_t BM = C.at("BM").getInteger();
     bool U8 = C.at("T").getString() == "u8";
@@ -29,120 +48,132 @@ Autotuner::Compile fakeCompiler(int &Compiles, int &Runs) {
       return makeError("too much shared memory");
     double Base = std::abs(BM - 32) + (U8 ? 1.0 : 0.0) + 0.5;
     auto Count = std::make_shared<int>(0);
-    return Autotuner::Runner([&Runs, Base, Count]() -> Expected<double> {
+    Autotuner::Candidate Cand;
+    Cand.Summary = "BM " + std::to_string(BM);
+    Cand.Run = [&Runs, Base, Count]() -> Expected<double> {
       ++Runs;
-      // Outliers on every third run; the median ignores them.
       return Base + ((*Count)++ % 3 == 0 ? 100.0 : 0.0);
-    });
+    };
+    return Cand;
   };
 }
 
-TEST(AutotunerTest, PicksTheFastestAndSkipsFailures) {
-  int Compiles = 0, Runs = 0;
-  Autotuner T(TuneOptions{1, 5, nullptr, ""});
-  Expected<TuneResult> R = T.tune("k", space(), fakeCompiler(Compiles, Runs));
+TEST(AutotunerTest, PicksTheFastestAndRecordsFailures) {
+  std::atomic<int> Compiles{0}, Runs{0};
+  Autotuner T(options(1, 5));
+  Expected<TuneResult> R = T.tune(space(), fakeCompiler(Compiles, Runs));
   ASSERT_TRUE(R) << R.message();
   EXPECT_EQ(configToString(R->Best), "BM=32 T=u4");
   EXPECT_DOUBLE_EQ(R->TimeMs, 0.5);
-  EXPECT_FALSE(R->FromCache);
-  ASSERT_EQ(R->Skipped.size(), 1u);
-  EXPECT_EQ(configToString(R->Skipped[0].first), "BM=64 T=u8");
-  EXPECT_EQ(R->Skipped[0].second, "compile failed: too much shared memory");
-  EXPECT_EQ(R->Timings.size(), 5u);
+  ASSERT_EQ(R->Rows.size(), 6u);
+  EXPECT_EQ(R->count(TuneStatus::Timed), 5u);
+  EXPECT_EQ(R->count(TuneStatus::Failed), 1u);
+  const TuneRow &Failed = R->Rows[5];
+  EXPECT_EQ(configToString(Failed.Config), "BM=64 T=u8");
+  EXPECT_EQ(Failed.Status, TuneStatus::Failed);
+  EXPECT_EQ(Failed.Reason, "compile failed: too much shared memory");
+  EXPECT_EQ(R->Rows[0].Summary, "BM 16");
+  EXPECT_DOUBLE_EQ(R->Rows[1].TimeMs, 17.5); // BM=16 u8.
   EXPECT_EQ(Compiles, 6);
   EXPECT_EQ(Runs, 5 * 6); // 1 warm-up + 5 timed for each that compiled.
 }
 
-TEST(AutotunerTest, PrunedConfigurationsAreNotCompiled) {
-  int Compiles = 0, Runs = 0;
-  TuneOptions O{1, 3, nullptr, ""};
+TEST(AutotunerTest, PruningBeforeAndAfterCompiling) {
+  std::atomic<int> Compiles{0}, Runs{0};
+  TuneOptions O = options(1, 3);
   O.Prune = [](const TuneConfig &C) -> std::string {
     return C.at("BM").getInteger() == 32 ? "BM = 32 is too small" : "";
   };
-  Autotuner T(O);
-  Expected<TuneResult> R = T.tune("k", space(), fakeCompiler(Compiles, Runs));
-  ASSERT_TRUE(R) << R.message();
-  EXPECT_EQ(Compiles, 4);
-  ASSERT_EQ(R->Skipped.size(), 3u);
-  EXPECT_EQ(R->Skipped[0].second, "pruned: BM = 32 is too small");
-  // Without BM = 32 the best is BM = 16 or 64 with u4 (16.5 ms each); the
-  // first one found is kept.
-  EXPECT_EQ(configToString(R->Best), "BM=16 T=u4");
-  EXPECT_DOUBLE_EQ(R->TimeMs, 16.5);
-}
-
-TEST(AutotunerTest, RunFailuresAreSkippedAndAllFailingIsAnError) {
-  Autotuner T(TuneOptions{0, 3, nullptr, ""});
-  auto Failing = [](const TuneConfig &) -> Expected<Autotuner::Runner> {
-    return Autotuner::Runner(
-        []() -> Expected<double> { return makeError("launch failed"); });
+  Autotuner::Compile Inner = fakeCompiler(Compiles, Runs);
+  Autotuner::Compile WithReason =
+      [&](const TuneConfig &C) -> Expected<Autotuner::Candidate> {
+    Expected<Autotuner::Candidate> Cand = Inner(C);
+    if (Cand && C.at("T").getString() == "u8")
+      Cand->PruneReason = "spills";
+    return Cand;
   };
-  Expected<TuneResult> R = T.tune("k", space(), Failing);
-  ASSERT_FALSE(R);
-  EXPECT_EQ(R.message(), "autotune k: all 6 configurations failed");
-  EXPECT_EQ(T.tune("k", {}, Failing).message(),
-            "autotune k: empty configuration space");
+  // The whole-space pass prunes the first remaining candidate.
+  Autotuner::PruneAll All =
+      [](const std::vector<const Autotuner::Candidate *> &C) {
+        std::vector<std::string> Why(C.size());
+        EXPECT_EQ(C.size(), 6u);
+        EXPECT_EQ(C[2], nullptr); // Pruned before compiling.
+        EXPECT_EQ(C[1], nullptr); // Pruned by its compilation.
+        Why[0] = "grid too small";
+        return Why;
+      };
+  Autotuner T(O);
+  Expected<TuneResult> R = T.tune(space(), WithReason, All);
+  ASSERT_TRUE(R) << R.message();
+  EXPECT_EQ(Compiles, 4); // BM = 32 never compiled.
+  EXPECT_EQ(R->Rows[2].Reason, "BM = 32 is too small");
+  EXPECT_EQ(R->Rows[1].Reason, "spills");
+  EXPECT_EQ(R->Rows[0].Reason, "grid too small");
+  EXPECT_EQ(R->count(TuneStatus::Pruned), 4u);
+  EXPECT_EQ(R->count(TuneStatus::Failed), 1u);
+  EXPECT_EQ(configToString(R->Best), "BM=64 T=u4");
+  EXPECT_DOUBLE_EQ(R->TimeMs, 32.5);
 }
 
-TEST(AutotunerTest, PersistsTheWinner) {
-  std::string Path = testing::TempDir() + "/tile_tune_cache.json";
-  std::remove(Path.c_str());
+TEST(AutotunerTest, RunFailuresAreRecordedAndAllFailingIsAnError) {
+  Autotuner T(options(0, 3));
+  auto Failing = [](const TuneConfig &) -> Expected<Autotuner::Candidate> {
+    Autotuner::Candidate C;
+    C.Run = []() -> Expected<double> { return makeError("launch failed"); };
+    return C;
+  };
+  Expected<TuneResult> R = T.tune(space(), Failing);
+  ASSERT_FALSE(R);
+  EXPECT_EQ(R.message(), "autotune: none of the 6 configurations could be "
+                         "timed (0 pruned, 6 failed)");
+  EXPECT_EQ(T.tune({}, Failing).message(),
+            "autotune: empty configuration space");
+}
+
+TEST(AutotunerTest, CompilesOnSeveralThreadsAndReportsProgress) {
+  std::vector<TuneConfig> Space;
+  for (int I = 0; I < 24; ++I)
+    Space.push_back({{"X", I}});
+  std::mutex Lock;
+  std::set<std::thread::id> Threads;
+  std::atomic<int> InFlight{0}, MaxInFlight{0};
+  auto Compile = [&](const TuneConfig &C) -> Expected<Autotuner::Candidate> {
+    int Now = ++InFlight;
+    for (int Seen = MaxInFlight;
+         Now > Seen && !MaxInFlight.compare_exchange_weak(Seen, Now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      Threads.insert(std::this_thread::get_id());
+    }
+    --InFlight;
+    double Ms = double((C.at("X").getInteger() * 7) % 24) + 1;
+    Autotuner::Candidate Cand;
+    Cand.Run = [Ms]() -> Expected<double> { return Ms; };
+    return Cand;
+  };
   char *Log = nullptr;
   size_t LogSize = 0;
   FILE *Progress = open_memstream(&Log, &LogSize);
-  int Compiles = 0, Runs = 0;
-  {
-    Autotuner T(TuneOptions{1, 3, Progress, Path});
-    EXPECT_FALSE(T.lookup("key1"));
-    ASSERT_TRUE(T.tune("key1", space(), fakeCompiler(Compiles, Runs)));
-  }
-  int CompilesAfterFirst = Compiles;
-  {
-    Autotuner T(TuneOptions{1, 3, Progress, Path});
-    Expected<TuneResult> R =
-        T.tune("key1", space(), fakeCompiler(Compiles, Runs));
-    ASSERT_TRUE(R);
-    EXPECT_TRUE(R->FromCache);
-    EXPECT_EQ(configToString(R->Best), "BM=32 T=u4");
-    EXPECT_EQ(Compiles, CompilesAfterFirst); // Nothing recompiled.
-    // A second key lands in the same file next to the first.
-    std::vector<TuneConfig> Small = {{{"BM", 64}, {"T", "u4"}}};
-    ASSERT_TRUE(T.tune("key2", Small, fakeCompiler(Compiles, Runs)));
-  }
+  TuneOptions O = options(0, 1, 4);
+  O.Progress = Progress;
+  Expected<TuneResult> R = Autotuner(O).tune(Space, Compile);
   std::fclose(Progress);
   std::string Text(Log, LogSize);
   std::free(Log);
-  EXPECT_NE(Text.find("[6/6] BM=64 T=u8: skipped: compile failed"),
+  ASSERT_TRUE(R) << R.message();
+  EXPECT_EQ(configToString(R->Best), "X=0");
+  EXPECT_GT(Threads.size(), 1u);
+  EXPECT_GT(MaxInFlight.load(), 1);
+  EXPECT_NE(Text.find("compiled 24/24"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("timing 24 of 24 configurations (0 pruned, 0 failed)"),
             std::string::npos)
       << Text;
-  EXPECT_NE(Text.find("autotune key1: best BM=32 T=u4 (0.5000 ms)"),
+  EXPECT_NE(Text.find("[24/24] X=23: "), std::string::npos) << Text;
+  EXPECT_NE(Text.find("| best 1.000000 ms (X=0) | ~0 s left"),
             std::string::npos)
       << Text;
-  EXPECT_NE(Text.find("autotune key1: cached BM=32 T=u4"), std::string::npos);
-
-  Expected<json::Value> Cache = json::readFile(Path);
-  ASSERT_TRUE(Cache) << Cache.message();
-  const json::Value *Entries = Cache->find("entries");
-  ASSERT_TRUE(Entries);
-  ASSERT_TRUE(Entries->find("key1"));
-  ASSERT_TRUE(Entries->find("key2"));
-  EXPECT_EQ(*Entries->find("key2")->find("config"),
-            json::Value(json::Object{{"BM", 64}, {"T", "u4"}}));
-
-  // A corrupt cache is reported, not silently overwritten.
-  {
-    FILE *F = std::fopen(Path.c_str(), "w");
-    std::fputs("{broken", F);
-    std::fclose(F);
-  }
-  Autotuner T(TuneOptions{0, 1, nullptr, Path});
-  Expected<TuneResult> R =
-      T.tune("key3", space(), fakeCompiler(Compiles, Runs));
-  ASSERT_FALSE(R);
-  EXPECT_EQ(R.message(), "autotune: " + Path +
-                             ": line 1, column 2: expected a string key in "
-                             "object");
-  std::remove(Path.c_str());
 }
 
 } // namespace

@@ -74,12 +74,20 @@ TEST(BundleTest, RoundTrip) {
   ASSERT_TRUE(M);
   M->Kernels[0].Tests[0].InOut = {"C"};
   M->Kernels[0].Tests[0].OutputTol["C"] = Tolerance{0.5, 0.25};
+  M->Kernels[0].Registers = 96;
+  M->Kernels[0].Spills = 0;
+  M->Kernels[0].Bucket = {{"N", 64}};
   json::Value J = M->toJson();
   Expected<Manifest> Back = Manifest::fromJson(J);
   ASSERT_TRUE(Back) << Back.message() << "\n" << json::write(J);
   EXPECT_EQ(Back->toJson(), J);
   EXPECT_EQ(Back->Kernels[0].Tests[0].OutputTol.at("C").Atol, 0.5);
   EXPECT_EQ(Back->Kernels[0].Tests[0].InOut, std::vector<std::string>{"C"});
+  EXPECT_EQ(Back->Kernels[0].Registers, 96);
+  EXPECT_EQ(Back->Kernels[0].Spills, 0);
+  EXPECT_EQ(Back->Kernels[0].Bucket, (DimMap{{"N", 64}}));
+  EXPECT_EQ(Back->Kernels[1].Registers, -1); // Unknown stays unknown.
+  EXPECT_TRUE(Back->Kernels[1].Bucket.empty());
 
   std::string Dir = test::makeHostBundle("roundtrip");
   ASSERT_FALSE(Bundle::save(Dir, *M));
@@ -126,6 +134,14 @@ TEST(BundleTest, ErrorsNameTheField) {
                               "a dimension parameter");
 
   V = manifestJson();
+  kernel(V, 0).set("bucket", json::Object{{"N", "big"}});
+  EXPECT_EQ(manifestError(V),
+            "kernels[0].bucket: expected an object of sizes, found object");
+  V = manifestJson();
+  kernel(V, 0).set("spills", -3);
+  EXPECT_EQ(manifestError(V), "kernels[0].spills: must be at least 0");
+
+  V = manifestJson();
   kernel(V, 0).set("warps", "four");
   EXPECT_EQ(manifestError(V),
             "kernels[0].warps: expected an integer, found string");
@@ -149,6 +165,22 @@ TEST(BundleTest, ErrorsNameTheField) {
   Test.set("expected", json::Object{{"X", "x.npy"}});
   EXPECT_EQ(manifestError(V), "kernels[1].tests[0].expected: 'X' is not a "
                               "mut tensor of u4_affine");
+}
+
+TEST(BundleTest, VariantsAreChosenByShapeBucket) {
+  KernelInfo Any, Small, Big;
+  Small.Bucket = {{"M", 1}, {"N", 4096}};
+  Big.Bucket = {{"M", 64}, {"N", 4096}};
+  std::vector<const KernelInfo *> V = {&Small, &Any, &Big};
+  EXPECT_EQ(selectVariant(V, {{"M", 1}, {"N", 4096}}), 0u);
+  EXPECT_EQ(selectVariant(V, {{"M", 1}, {"N", 3000}}), 0u); // Same bucket.
+  EXPECT_EQ(selectVariant(V, {{"M", 2}, {"N", 4096}}), 1u);
+  EXPECT_EQ(selectVariant(V, {{"M", 40}, {"N", 4096}}), 2u);
+  EXPECT_EQ(selectVariant(V, {{"N", 4096}}), 1u); // M unknown: no match.
+  // Without a variant for every shape, the first is the fallback.
+  std::vector<const KernelInfo *> NoDefault = {&Small, &Big};
+  EXPECT_EQ(selectVariant(NoDefault, {{"M", 7}, {"N", 4096}}), 0u);
+  EXPECT_EQ(selectVariant(NoDefault, {{"M", 64}, {"N", 4096}}), 1u);
 }
 
 TEST(BundleTest, TargetCompatibility) {

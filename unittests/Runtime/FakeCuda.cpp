@@ -83,6 +83,9 @@ int cuDeviceGetName(char *Name, int Len, int) {
 }
 int cuDeviceGetAttribute(int *V, int Attr, int) {
   switch (Attr) {
+  case 16: // Multiprocessor count.
+    *V = 132;
+    return Success;
   case 75: // Compute capability major.
     *V = 9;
     return Success;

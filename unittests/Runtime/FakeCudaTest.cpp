@@ -88,6 +88,8 @@ TEST_F(FakeCudaTest, DeviceAndMemory) {
   EXPECT_EQ(D.platform(), Platform::Cuda);
   EXPECT_EQ(D.name(), "Fake GPU");
   EXPECT_EQ(D.arch(), "sm_90");
+  EXPECT_EQ(D.computeUnits(), 132u);
+  EXPECT_EQ(D.sharedBytesPerBlock(), 227u * 1024);
   int Live = last().LiveAllocations;
   {
     Expected<Buffer> B = D.allocate(16);

@@ -9,6 +9,7 @@
 #include "tile/Numerics/OperandPack.h"
 #include "tile/runtime/Bundle.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <string>
@@ -23,9 +24,16 @@ struct tile_device {
 struct tile_buffer {
   Buffer B;
 };
+/// A loaded bundle: each kernel name with its variants (one per tuned shape
+/// bucket, plus the one for every other shape).
 struct tile_bundle {
+  struct Entry {
+    std::string Name;
+    std::vector<KernelInfo> Infos; ///< Parallel to Loaded.
+    std::vector<Kernel> Loaded;
+  };
   Device D;
-  std::vector<std::pair<std::string, Kernel>> Kernels;
+  std::vector<Entry> Kernels;
 };
 
 static thread_local std::string LastError;
@@ -115,7 +123,13 @@ tile_bundle *tile_bundle_load(tile_device *Device, const char *Dir) {
       delete Result;
       return failNull<tile_bundle>(Loaded.message());
     }
-    Result->Kernels.emplace_back(K.name(), *Loaded);
+    auto It = std::find_if(
+        Result->Kernels.begin(), Result->Kernels.end(),
+        [&](const tile_bundle::Entry &E) { return E.Name == K.name(); });
+    if (It == Result->Kernels.end())
+      It = Result->Kernels.insert(It, tile_bundle::Entry{K.name(), {}, {}});
+    It->Infos.push_back(K);
+    It->Loaded.push_back(*Loaded);
   }
   return Result;
 }
@@ -129,18 +143,18 @@ size_t tile_bundle_num_kernels(const tile_bundle *Bundle) {
 const char *tile_bundle_kernel_name(const tile_bundle *Bundle, size_t Index) {
   if (!Bundle || Index >= Bundle->Kernels.size())
     return nullptr;
-  return Bundle->Kernels[Index].first.c_str();
+  return Bundle->Kernels[Index].Name.c_str();
 }
 
 int tile_launch(tile_bundle *Bundle, const char *Name, const tile_arg *Args,
                 size_t NumArgs) {
   if (!Bundle || !Name || (!Args && NumArgs))
     return failWith("tile_launch: null bundle, name or arguments");
-  Kernel *K = nullptr;
-  for (auto &[KName, Loaded] : Bundle->Kernels)
-    if (KName == Name)
-      K = &Loaded;
-  if (!K)
+  tile_bundle::Entry *Found = nullptr;
+  for (tile_bundle::Entry &E : Bundle->Kernels)
+    if (E.Name == Name)
+      Found = &E;
+  if (!Found)
     return failWith(std::string("tile_launch: no kernel named '") + Name +
                     "' for this device in the bundle");
   std::vector<ArgValue> Values;
@@ -157,6 +171,18 @@ int tile_launch(tile_bundle *Bundle, const char *Name, const tile_arg *Args,
         ArgValue::tensor(A.buffer->B.address(), A.buffer->B.size(),
                          std::vector<int64_t>(A.shape, A.shape + A.rank),
                          A.dtype ? A.dtype : ""));
+  }
+  // Variants share the signature: bind once to learn the dimensions, then
+  // launch the variant tuned for their bucket.
+  Kernel *K = &Found->Loaded[0];
+  if (Found->Loaded.size() > 1) {
+    Expected<BoundArgs> Probe = bindArguments(K->signature(), Values);
+    if (!Probe)
+      return failWith(Probe.message());
+    std::vector<const KernelInfo *> Infos;
+    for (const KernelInfo &I : Found->Infos)
+      Infos.push_back(&I);
+    K = &Found->Loaded[selectVariant(Infos, Probe->Dims)];
   }
   if (Error E = K->launch(Values))
     return failWith(E.message());

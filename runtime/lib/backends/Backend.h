@@ -38,6 +38,8 @@ public:
   int Ordinal = 0;
   std::string Name;
   std::string Arch;
+  unsigned ComputeUnits = 0;   ///< See Device::computeUnits().
+  uint64_t SharedPerBlock = 0; ///< See Device::sharedBytesPerBlock().
 
   virtual Expected<uint64_t> allocate(uint64_t Bytes) = 0;
   virtual void release(uint64_t Address) = 0;

@@ -27,6 +27,7 @@ using CUevent = struct CUevent_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
@@ -360,9 +361,10 @@ Expected<std::shared_ptr<DeviceImpl>> tile::rt::createCudaDevice(int Ordinal) {
   if (Error E = Api.check(Api.cuDeviceGetName(Name, sizeof(Name) - 1, Dev),
                           "cuDeviceGetName"))
     return E;
-  int Major = 0, Minor = 0, MaxShared = 0;
+  int Major = 0, Minor = 0, MaxShared = 0, SMs = 0;
   for (auto [Value, Attribute] :
-       {std::pair{&Major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR},
+       {std::pair{&SMs, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT},
+        std::pair{&Major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR},
         std::pair{&Minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR},
         std::pair{&MaxShared,
                   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN}})
@@ -374,5 +376,7 @@ Expected<std::shared_ptr<DeviceImpl>> tile::rt::createCudaDevice(int Ordinal) {
   D->Ordinal = Ordinal;
   D->Name = Name;
   D->Arch = "sm_" + std::to_string(Major * 10 + Minor);
+  D->ComputeUnits = static_cast<unsigned>(SMs);
+  D->SharedPerBlock = static_cast<uint64_t>(MaxShared);
   return std::shared_ptr<DeviceImpl>(D);
 }

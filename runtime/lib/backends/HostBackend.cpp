@@ -140,6 +140,7 @@ public:
     P = Platform::Host;
     Name = "host (" + std::to_string(Pool.size()) + " threads)";
     Arch = "host";
+    ComputeUnits = static_cast<unsigned>(Pool.size());
   }
 
   Expected<uint64_t> allocate(uint64_t Bytes) override {

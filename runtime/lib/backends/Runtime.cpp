@@ -397,6 +397,10 @@ int Device::ordinal() const { return Impl->Ordinal; }
 std::string Device::name() const { return Impl->Name; }
 std::string Device::arch() const { return Impl->Arch; }
 
+unsigned Device::computeUnits() const { return Impl->ComputeUnits; }
+
+uint64_t Device::sharedBytesPerBlock() const { return Impl->SharedPerBlock; }
+
 Expected<Buffer> Device::allocate(uint64_t Bytes) {
   Expected<uint64_t> Address = Impl->allocate(Bytes);
   if (!Address)

@@ -246,7 +246,9 @@ public:
   static constexpr uint64_t Alignment = 256;
 
   EmuDevice(const EmuTarget &Target, size_t StackBytes)
-      : Target(Target), StackBytes(StackBytes) {}
+      : Target(Target), StackBytes(StackBytes) {
+    SharedPerBlock = Target.MaxSharedBytes;
+  }
   ~EmuDevice() override;
 
   const EmuTarget &target() const { return Target; }

@@ -5,7 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/runtime/Bundle.h"
+#include "tile/runtime/TuneCache.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace tile::rt;
@@ -311,6 +313,22 @@ Error readKernel(const Value &V, const std::string &Path, KernelInfo &K) {
   }
   if (Error E = K.Signature.verify())
     return makeError(F.where() + E.message());
+  int64_t Registers = -1, Spills = -1;
+  if (Error E = F.integer("registers", Registers, false, 0))
+    return E;
+  if (Error E = F.integer("spills", Spills, false, 0))
+    return E;
+  K.Registers = static_cast<int>(std::min<int64_t>(Registers, 1 << 20));
+  K.Spills = Spills;
+  if (const Value *B = F.get("bucket")) {
+    if (!B->isObject())
+      return F.wrongType("bucket", "an object of sizes", *B);
+    for (const auto &[Name, Size] : B->getObject()) {
+      if (!Size.isInteger())
+        return F.wrongType("bucket", "an object of sizes", *B);
+      K.Bucket[Name] = Size.getInteger();
+    }
+  }
   if (const Value *Tests = F.get("tests")) {
     if (!Tests->isArray())
       return F.wrongType("tests", "an array", *Tests);
@@ -439,10 +457,43 @@ Value Manifest::toJson() const {
       Tests.push_back(std::move(TV));
     }
     KV.set("tests", std::move(Tests));
+    if (K.Registers >= 0)
+      KV.set("registers", K.Registers);
+    if (K.Spills >= 0)
+      KV.set("spills", K.Spills);
+    if (!K.Bucket.empty()) {
+      Value B = json::Object{};
+      for (const auto &[Name, Size] : K.Bucket)
+        B.set(Name, Size);
+      KV.set("bucket", std::move(B));
+    }
     Kernels.push_back(std::move(KV));
   }
   Root.set("kernels", std::move(Kernels));
   return Root;
+}
+
+size_t tile::rt::selectVariant(const std::vector<const KernelInfo *> &Variants,
+                               const DimMap &Dims) {
+  size_t Fallback = 0;
+  bool HaveFallback = false;
+  for (size_t I = 0; I < Variants.size(); ++I) {
+    const DimMap &B = Variants[I]->Bucket;
+    if (B.empty()) {
+      if (!HaveFallback)
+        Fallback = I;
+      HaveFallback = true;
+      continue;
+    }
+    bool Match = true;
+    for (const auto &[Name, Size] : B) {
+      auto It = Dims.find(Name);
+      Match &= It != Dims.end() && shapeBucket(It->second) == Size;
+    }
+    if (Match)
+      return I;
+  }
+  return Fallback;
 }
 
 Expected<Bundle> Bundle::load(const std::string &Dir) {

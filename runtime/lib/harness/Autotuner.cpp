@@ -1,13 +1,18 @@
 //===- Autotuner.cpp - Time configurations, keep the fastest --------------===//
 //
-// Part of tilec.
+// Part of tilec. Compiles on a pool of threads, then times one candidate
+// after the other (timings on one device must not overlap).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tile/runtime/Autotuner.h"
 
 #include <algorithm>
-#include <fstream>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 using namespace tile::rt;
 
@@ -21,126 +26,180 @@ std::string tile::rt::configToString(const TuneConfig &C) {
   return S.empty() ? "(default)" : S;
 }
 
-Expected<json::Value> Autotuner::readCache() {
-  json::Value Empty = json::Object{};
-  Empty.set("version", 1);
-  Empty.set("entries", json::Object{});
-  if (Options.CachePath.empty() || !std::ifstream(Options.CachePath))
-    return Empty;
-  Expected<json::Value> V = json::readFile(Options.CachePath);
-  if (!V)
-    return V;
-  const json::Value *Entries = V->find("entries");
-  const json::Value *Version = V->find("version");
-  if (!Entries || !Entries->isObject() || !Version ||
-      *Version != json::Value(1))
-    return makeError(Options.CachePath + ": not a version 1 tuning cache");
-  return V;
+unsigned TuneResult::count(TuneStatus S) const {
+  return static_cast<unsigned>(
+      std::count_if(Rows.begin(), Rows.end(),
+                    [&](const TuneRow &R) { return R.Status == S; }));
 }
 
-std::optional<TuneResult> Autotuner::lookup(const std::string &Key) {
-  std::lock_guard<std::mutex> Guard(Lock);
-  Expected<json::Value> Cache = readCache();
-  if (!Cache)
-    return std::nullopt;
-  const json::Value *E = Cache->find("entries")->find(Key);
-  if (!E)
-    return std::nullopt;
-  const json::Value *Config = E->find("config");
-  const json::Value *Time = E->find("time_ms");
-  if (!Config || !Config->isObject() || !Time || !Time->isNumber())
-    return std::nullopt;
-  TuneResult R;
-  for (const auto &[Name, V] : Config->getObject())
-    R.Best[Name] = V;
-  R.TimeMs = Time->getNumber();
-  R.FromCache = true;
-  return R;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point Start) {
+  return std::chrono::duration<double>(Clock::now() - Start).count();
 }
 
-Expected<TuneResult> Autotuner::tune(const std::string &Key,
-                                     const std::vector<TuneConfig> &Space,
-                                     const Compile &Fn) {
-  if (std::optional<TuneResult> Hit = lookup(Key)) {
-    if (Options.Progress)
-      std::fprintf(Options.Progress, "autotune %s: cached %s (%.4f ms)\n",
-                   Key.c_str(), configToString(Hit->Best).c_str(), Hit->TimeMs);
-    return *Hit;
+/// The gist of a multi-line message (a diagnostic with its source line and
+/// caret): its first line, joined with the next when it ends in ':'.
+std::string firstLine(const std::string &Message) {
+  std::vector<std::string> Lines;
+  size_t Pos = 0;
+  while (Pos <= Message.size() && Lines.size() < 2) {
+    size_t End = Message.find('\n', Pos);
+    std::string Line =
+        Message.substr(Pos, End == std::string::npos ? End : End - Pos);
+    if (Line.find_first_not_of(" \t") != std::string::npos)
+      Lines.push_back(Line);
+    if (End == std::string::npos)
+      break;
+    Pos = End + 1;
   }
+  if (Lines.empty())
+    return Message;
+  if (Lines.size() > 1 && Lines[0].back() == ':')
+    return Lines[0] + " " + Lines[1];
+  return Lines[0];
+}
+
+/// Median of \p Times (not empty).
+double median(std::vector<double> Times) {
+  std::sort(Times.begin(), Times.end());
+  size_t N = Times.size();
+  return N % 2 ? Times[N / 2] : (Times[N / 2 - 1] + Times[N / 2]) / 2;
+}
+
+/// Runs \p Run Warmup + Repeats times; the median of the timed runs.
+Expected<double> timeCandidate(const Autotuner::Runner &Run, unsigned Warmup,
+                               unsigned Repeats) {
+  std::vector<double> Times;
+  for (unsigned J = 0; J < Warmup + Repeats; ++J) {
+    Expected<double> Ms = Run();
+    if (!Ms)
+      return Ms;
+    if (J >= Warmup)
+      Times.push_back(*Ms);
+  }
+  return median(std::move(Times));
+}
+
+} // namespace
+
+Expected<TuneResult> Autotuner::tune(const std::vector<TuneConfig> &Space,
+                                     const Compile &Fn, const PruneAll &Prune) {
   if (Space.empty())
-    return makeError("autotune " + Key + ": empty configuration space");
-  unsigned Repeats = std::max(1u, Options.Repeats);
+    return makeError("autotune: empty configuration space");
+  std::FILE *Out = Options.Progress;
+  size_t N = Space.size();
   TuneResult R;
-  bool HaveBest = false;
-  for (size_t I = 0; I < Space.size(); ++I) {
-    const TuneConfig &C = Space[I];
-    std::string Name = configToString(C);
-    auto skip = [&](const std::string &Why) {
-      R.Skipped.emplace_back(C, Why);
-      if (Options.Progress)
-        std::fprintf(Options.Progress, "[%zu/%zu] %s: skipped: %s\n", I + 1,
-                     Space.size(), Name.c_str(), Why.c_str());
-    };
-    if (Options.Prune) {
-      std::string Why = Options.Prune(C);
+  R.Rows.resize(N);
+  std::vector<std::optional<Candidate>> Candidates(N);
+
+  // Phase 1: prune by configuration, compile the rest on a thread pool.
+  std::atomic<size_t> Next{0};
+  std::mutex Lock;
+  size_t Compiled = 0;
+  Clock::time_point Start = Clock::now();
+  auto worker = [&] {
+    for (size_t I = Next++; I < N; I = Next++) {
+      TuneRow &Row = R.Rows[I];
+      Row.Config = Space[I];
+      std::string Why = Options.Prune ? Options.Prune(Space[I]) : "";
       if (!Why.empty()) {
-        skip("pruned: " + Why);
-        continue;
+        Row.Status = TuneStatus::Pruned;
+        Row.Reason = Why;
+      } else if (Expected<Candidate> C = Fn(Space[I])) {
+        Row.Summary = C->Summary;
+        if (!C->PruneReason.empty()) {
+          Row.Status = TuneStatus::Pruned;
+          Row.Reason = C->PruneReason;
+        } else {
+          Candidates[I] = std::move(*C);
+        }
+      } else {
+        Row.Status = TuneStatus::Failed;
+        Row.Reason = "compile failed: " + firstLine(C.message());
       }
+      std::lock_guard<std::mutex> Guard(Lock);
+      ++Compiled;
+      if (Out && (Compiled % 8 == 0 || Compiled == N))
+        std::fprintf(Out, "compiled %zu/%zu (%.1f s)\n", Compiled, N,
+                     secondsSince(Start));
     }
-    Expected<Runner> Run = Fn(C);
-    if (!Run) {
-      skip("compile failed: " + Run.message());
+  };
+  unsigned Jobs = Options.Jobs
+                      ? Options.Jobs
+                      : std::max(1u, std::thread::hardware_concurrency());
+  Jobs = static_cast<unsigned>(std::min<size_t>(Jobs, N));
+  std::vector<std::thread> Pool;
+  for (unsigned J = 1; J < Jobs; ++J)
+    Pool.emplace_back(worker);
+  worker();
+  for (std::thread &T : Pool)
+    T.join();
+
+  if (Prune) {
+    std::vector<const Candidate *> View(N, nullptr);
+    for (size_t I = 0; I < N; ++I)
+      View[I] = Candidates[I] ? &*Candidates[I] : nullptr;
+    std::vector<std::string> Why = Prune(View);
+    for (size_t I = 0; I < N && I < Why.size(); ++I)
+      if (Candidates[I] && !Why[I].empty()) {
+        R.Rows[I].Status = TuneStatus::Pruned;
+        R.Rows[I].Reason = Why[I];
+        Candidates[I].reset();
+      }
+  }
+
+  // Phase 2: time the candidates one after the other.
+  size_t ToTime = std::count_if(Candidates.begin(), Candidates.end(),
+                                [](const auto &C) { return C.has_value(); });
+  if (Out)
+    std::fprintf(Out,
+                 "timing %zu of %zu configurations (%u pruned, %u "
+                 "failed)\n",
+                 ToTime, N, R.count(TuneStatus::Pruned),
+                 R.count(TuneStatus::Failed));
+  bool HaveBest = false;
+  size_t Done = 0;
+  Clock::time_point TimingStart = Clock::now();
+  for (size_t I = 0; I < N; ++I) {
+    if (!Candidates[I])
       continue;
+    TuneRow &Row = R.Rows[I];
+    Expected<double> Ms = timeCandidate(Candidates[I]->Run, Options.Warmup,
+                                        std::max(1u, Options.Repeats));
+    Candidates[I].reset(); // Frees the loaded code and buffers early.
+    ++Done;
+    if (Ms) {
+      Row.Status = TuneStatus::Timed;
+      Row.TimeMs = *Ms;
+      if (!HaveBest || *Ms < R.TimeMs) {
+        HaveBest = true;
+        R.Best = Row.Config;
+        R.TimeMs = *Ms;
+      }
+    } else {
+      Row.Status = TuneStatus::Failed;
+      Row.Reason = "run failed: " + firstLine(Ms.message());
     }
-    std::vector<double> Times;
-    std::string Failure;
-    for (unsigned J = 0; J < Options.Warmup + Repeats && Failure.empty(); ++J) {
-      Expected<double> Ms = (*Run)();
-      if (!Ms)
-        Failure = Ms.message();
-      else if (J >= Options.Warmup)
-        Times.push_back(*Ms);
-    }
-    if (!Failure.empty()) {
-      skip("run failed: " + Failure);
+    if (!Out)
       continue;
-    }
-    std::sort(Times.begin(), Times.end());
-    size_t N = Times.size();
-    double Median =
-        N % 2 ? Times[N / 2] : (Times[N / 2 - 1] + Times[N / 2]) / 2;
-    R.Timings.emplace_back(C, Median);
-    if (Options.Progress)
-      std::fprintf(Options.Progress, "[%zu/%zu] %s: %.4f ms\n", I + 1,
-                   Space.size(), Name.c_str(), Median);
-    if (!HaveBest || Median < R.TimeMs) {
-      HaveBest = true;
-      R.Best = C;
-      R.TimeMs = Median;
-    }
+    double Left =
+        secondsSince(TimingStart) / double(Done) * double(ToTime - Done);
+    std::string Result = Ms ? std::to_string(*Ms) + " ms" : Row.Reason;
+    std::fprintf(Out, "[%zu/%zu] %s: %s | best %s | ~%.0f s left\n", Done,
+                 ToTime, configToString(Row.Config).c_str(), Result.c_str(),
+                 HaveBest ? (std::to_string(R.TimeMs) + " ms (" +
+                             configToString(R.Best) + ")")
+                                .c_str()
+                          : "none yet",
+                 Left);
   }
   if (!HaveBest)
-    return makeError("autotune " + Key + ": all " +
-                     std::to_string(Space.size()) + " configurations failed");
-  if (Options.Progress)
-    std::fprintf(Options.Progress, "autotune %s: best %s (%.4f ms)\n",
-                 Key.c_str(), configToString(R.Best).c_str(), R.TimeMs);
-  if (Options.CachePath.empty())
-    return R;
-
-  std::lock_guard<std::mutex> Guard(Lock);
-  Expected<json::Value> Cache = readCache();
-  if (!Cache)
-    return makeError("autotune: " + Cache.message());
-  json::Value Entry = json::Object{};
-  json::Object Config(R.Best.begin(), R.Best.end());
-  Entry.set("config", json::Value(std::move(Config)));
-  Entry.set("time_ms", R.TimeMs);
-  json::Value Entries = *Cache->find("entries");
-  Entries.set(Key, std::move(Entry));
-  Cache->set("entries", std::move(Entries));
-  if (Error E = json::writeFile(Options.CachePath, *Cache))
-    return makeError("autotune: " + E.message());
+    return makeError("autotune: none of the " + std::to_string(N) +
+                     " configurations could be timed (" +
+                     std::to_string(R.count(TuneStatus::Pruned)) + " pruned, " +
+                     std::to_string(R.count(TuneStatus::Failed)) + " failed)");
   return R;
 }

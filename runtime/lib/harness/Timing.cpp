@@ -30,6 +30,35 @@ std::string number(double V) {
 
 } // namespace
 
+Expected<std::vector<double>> tile::rt::timeLaunches(Kernel &K, BoundArgs &B,
+                                                     Device &D, unsigned Warmup,
+                                                     unsigned Repeat,
+                                                     Buffer *Scratch) {
+  Stream S = D.defaultStream();
+  for (unsigned I = 0; I < Warmup; ++I)
+    if (Error E = K.launch(B, &S))
+      return E;
+  std::vector<double> Times;
+  for (unsigned I = 0; I < Repeat; ++I) {
+    if (Scratch)
+      if (Error E = Scratch->fill(uint8_t(I), S))
+        return E;
+    Expected<Event> Start = S.record();
+    if (!Start)
+      return Start.takeError();
+    if (Error E = K.launch(B, &S))
+      return E;
+    Expected<Event> End = S.record();
+    if (!End)
+      return End.takeError();
+    Expected<float> Ms = Event::elapsedMs(*Start, *End);
+    if (!Ms)
+      return Ms.takeError();
+    Times.push_back(*Ms);
+  }
+  return Times;
+}
+
 Expected<TimingStats> tile::rt::summarizeTimes(std::vector<double> Ms) {
   if (Ms.empty())
     return makeError("no timed runs to summarize");

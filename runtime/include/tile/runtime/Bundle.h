@@ -53,6 +53,13 @@ struct KernelInfo {
   LaunchConfig Launch;
   KernelSignature Signature; ///< Signature.Name is the kernel's name.
   std::vector<TestCase> Tests;
+  /// What the code generator reported; -1 when unknown (emulator code).
+  int Registers = -1;  ///< Per thread (AMD: VGPRs + AGPRs).
+  int64_t Spills = -1; ///< NVIDIA: bytes of spill stores; AMD: spilled
+                       ///< VGPRs + SGPRs.
+  /// The shape bucket (TuneCache.h) this variant was tuned for; empty: the
+  /// variant for every other shape.
+  DimMap Bucket;
 
   const std::string &name() const { return Signature.Name; }
 };
@@ -90,6 +97,13 @@ private:
   std::string Dir;
   Manifest M;
 };
+
+/// Chooses among \p Variants (kernels of one name) the one for a launch with
+/// dimensions \p Dims: the variant whose bucket equals the bucket of those
+/// dimensions, else the one without a bucket, else the first. Returns an
+/// index into \p Variants (which must not be empty).
+size_t selectVariant(const std::vector<const KernelInfo *> &Variants,
+                     const DimMap &Dims);
 
 /// Whether code compiled for \p Target can run on a device of \p Arch:
 /// host on host; sm_XY cubins on the same major with minor >= Y (sm_XYa

@@ -165,9 +165,10 @@ class Device {
 public:
   /// Opens "host", "cuda", "cuda:N", "hip", "hip:N" ("cuda" is
   /// "cuda:0"), "cuda-emu" (the NVIDIA emulator, NvEmuAbi.h) or "hip-emu"
-  /// (the AMD emulator, AmdEmuAbi.h; the emulators have ordinal 0 only). Opening the same device twice gives the same device.
-  /// Fails with "no CUDA driver found ..." / "no HIP runtime found ..." when
-  /// the driver library cannot be loaded.
+  /// (the AMD emulator, AmdEmuAbi.h; the emulators have ordinal 0 only).
+  /// Opening the same device twice gives the same device. Fails with "no CUDA
+  /// driver found ..." / "no HIP runtime found ..." when the driver library
+  /// cannot be loaded.
   static Expected<Device> open(std::string_view Spec);
 
   Platform platform() const;
@@ -176,6 +177,13 @@ public:
   std::string name() const;
   /// The architecture: "host", "sm_90", "gfx942" (empty when unknown).
   std::string arch() const;
+  /// Programs that run at once at one per unit: streaming multiprocessors
+  /// (CUDA), compute units (HIP), worker threads (host); 0 when unknown
+  /// (the emulators).
+  unsigned computeUnits() const;
+  /// The most shared memory one program may use, in bytes (0: unknown or
+  /// not applicable, as on the host).
+  uint64_t sharedBytesPerBlock() const;
 
   /// Allocates \p Bytes bytes (at least 256-byte aligned).
   Expected<Buffer> allocate(uint64_t Bytes);

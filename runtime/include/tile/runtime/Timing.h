@@ -11,6 +11,7 @@
 #define TILE_RUNTIME_TIMING_H
 
 #include "tile/runtime/Error.h"
+#include "tile/runtime/Runtime.h"
 
 #include <cstdint>
 #include <string>
@@ -35,6 +36,15 @@ struct TimingStats {
 /// Summarizes \p Ms; an error when it is empty or holds a negative or
 /// non-finite time.
 Expected<TimingStats> summarizeTimes(std::vector<double> Ms);
+
+/// Launches \p K with \p B \p Warmup times untimed, then \p Repeat times,
+/// each between two events on the default stream of \p D; with \p Scratch,
+/// queues overwriting it before every timed launch (on the stream, outside
+/// the events, no host synchronization that would leave the device idle) to
+/// evict the L2 cache. Returns the times in ms, in launch order.
+Expected<std::vector<double>> timeLaunches(Kernel &K, BoundArgs &B, Device &D,
+                                           unsigned Warmup, unsigned Repeat,
+                                           Buffer *Scratch = nullptr);
 
 /// One timed test of a bundle, as a CSV row.
 struct TimingRecord {
