@@ -28,9 +28,15 @@ if(NOT LLVM_ENABLE_RTTI)
   add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fno-rtti>)
 endif()
 
-# One MLIR linking strategy: the shared libMLIR.so + libLLVM.so. Never mix
-# them with the static libMLIR*.a archives in one binary.
-set(TILE_MLIR_LIBS MLIR LLVM)
+# One MLIR linking strategy per build: the shared libMLIR.so + libLLVM.so,
+# or (TILEC_PORTABLE) the static archives. Never mix them in one binary;
+# CMakeLists link ${TILE_MLIR_LIBS} / ${TILE_LLVM_LIBS}, never MLIR or LLVM.
+if(TILEC_PORTABLE)
+  include(TilePortable)
+else()
+  set(TILE_MLIR_LIBS MLIR LLVM)
+  set(TILE_LLVM_LIBS LLVM)
+endif()
 
 set(TILE_LLVM_TOOLS_DIR "${LLVM_TOOLS_BINARY_DIR}")
 find_program(TILE_LIT NAMES lit llvm-lit HINTS ${LLVM_TOOLS_BINARY_DIR} /usr/lib/llvm-22/bin)

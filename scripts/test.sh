@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of tilec: installs the dependencies (Debian 12), configures,
 # builds and runs ctest (lit, unit, host, fuzz; gpu tests report themselves
-# skipped when no GPU is present). This is the README's test command and what
+# skipped when no GPU is present), then builds the self-contained tilec and
+# checks it (scripts/make-portable.sh, scripts/portable-smoke.sh). This is the README's test command and what
 # .ci/run calls; with CI=true a missing lit, FileCheck, GoogleTest or ptxas
 # stops the configure instead of leaving tests out.
 #
@@ -19,3 +20,9 @@ JOBS=${JOBS:-$(nproc)}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$BUILD_DIR" -j "$JOBS"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
+
+# The self-contained tilec (docs/Portable.md): built from the same objects
+# (ccache), packed, and exercised as on a machine without LLVM.
+PORTABLE_BUILD_DIR=${PORTABLE_BUILD_DIR:-$BUILD_DIR-portable} \
+  bash scripts/make-portable.sh "$BUILD_DIR/portable-dist"
+bash scripts/portable-smoke.sh "$BUILD_DIR"/portable-dist/tilec-portable-*.tar.xz

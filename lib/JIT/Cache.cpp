@@ -11,6 +11,8 @@
 
 #include "KernelMetadata.h"
 
+#include "tile/Target/Serialize.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
@@ -110,6 +112,9 @@ std::string Compiler::cacheKey(std::string_view source,
   add(kernel);
   add(options.optimize ? "O" : "O0");
   add(options.emulate ? "emulate" : "native");
+  // NVIDIA code is a cubin with ptxas, PTX for the driver's JIT without.
+  if (llvm::StringRef(options.target).starts_with("sm_") && !options.emulate)
+    add(findTool("ptxas") ? "cubin" : "ptx");
   for (const auto &[name, value] : options.defines) {
     add(name);
     add(value);

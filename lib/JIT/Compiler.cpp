@@ -13,6 +13,7 @@
 #include "tile/Driver/Stages.h"
 #include "tile/Frontend/Frontend.h"
 #include "tile/InitAll.h"
+#include "tile/Target/Serialize.h"
 #include "tile/Target/TargetInfo.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -56,8 +57,16 @@ buildHostObject(mlir::ModuleOp module, const CompileOptions &options) {
   return bytes;
 }
 
-/// GPU targets: the driver's pipeline to a cubin or an HSACO; the dynamic
-/// shared memory each kernel needs goes into its launch configuration.
+/// Whether NVIDIA code is handed to the driver as PTX (its JIT assembles
+/// it at load time) because ptxas is not installed.
+static bool ptxForTheDriver(const TargetInfo &target,
+                            const CompileOptions &options) {
+  return target.isNVIDIA() && !options.emulate && !findTool("ptxas");
+}
+
+/// GPU targets: the driver's pipeline to a cubin or an HSACO (PTX without
+/// ptxas); the dynamic shared memory each kernel needs goes into its launch
+/// configuration.
 static rt::Expected<std::vector<uint8_t>>
 buildGPUObject(mlir::ModuleOp module, const TargetInfo &target,
                const CompileOptions &options,
@@ -72,8 +81,9 @@ buildGPUObject(mlir::ModuleOp module, const TargetInfo &target,
   mlir::PassManager pm(module.getContext());
   driver::PipelineOptions pipelineOptions;
   pipelineOptions.emulate = options.emulate;
-  auto out = driver::compileToStage(module, target, driver::Stage::Obj, pm,
-                                    pipelineOptions);
+  driver::Stage stage = ptxForTheDriver(target, options) ? driver::Stage::Asm
+                                                         : driver::Stage::Obj;
+  auto out = driver::compileToStage(module, target, stage, pm, pipelineOptions);
   if (!out)
     return rt::makeError(llvm::toString(out.takeError()) +
                          (diagnostics.empty() ? "" : ":\n" + diagnostics));
@@ -142,13 +152,17 @@ Compiler::compileUncached(std::string_view source, std::string_view sourceName,
 
   CompiledKernels kernels;
   bool emulated = options.emulate && !target->isHost();
+  bool ptx = ptxForTheDriver(*target, options);
   rt::ObjectKind kind =
       target->isHost() ? rt::ObjectKind::HostSO
       : target->isNVIDIA()
-          ? (emulated ? rt::ObjectKind::NvEmuSO : rt::ObjectKind::Cubin)
+          ? (emulated ? rt::ObjectKind::NvEmuSO
+             : ptx    ? rt::ObjectKind::Ptx
+                      : rt::ObjectKind::Cubin)
           : (emulated ? rt::ObjectKind::AmdEmuSO : rt::ObjectKind::Hsaco);
   const char *extension = target->isHost()     ? "so"
                           : emulated           ? "emu.so"
+                          : ptx                ? "ptx"
                           : target->isNVIDIA() ? "cubin"
                                                : "hsaco";
   std::string objectName = key + "." + target->name + "." + extension;

@@ -88,7 +88,22 @@ struct SharedInputs {
   }
 };
 
-/// "96 regs, 2 KB spills, 48 KB shared, 264 programs".
+/// NVIDIA sm_80 to sm_90: 64K 32-bit registers per SM, allocated per warp
+/// in units of 256.
+constexpr unsigned kNvRegistersPerSM = 65536;
+
+/// Programs of \p info that fit on one SM by their registers (NVIDIA code
+/// with a register figure; -1 otherwise).
+int64_t programsPerSMByRegisters(const rt::KernelInfo &info) {
+  if (info.Registers <= 0 || info.Target.rfind("sm_", 0) != 0)
+    return -1;
+  uint64_t warpRegs = (uint64_t(info.Registers) * 32 + 255) / 256 * 256;
+  uint64_t warps = (info.Launch.ThreadsPerBlock + 31) / 32;
+  return int64_t(kNvRegistersPerSM / (warpRegs * warps));
+}
+
+/// "96 regs, 2 KB spills, 48 KB shared, 2 CTAs/SM by registers, 264
+/// programs".
 std::string summarize(const rt::KernelInfo &info, uint64_t programs) {
   std::string s;
   auto add = [&](const std::string &part) {
@@ -100,6 +115,8 @@ std::string summarize(const rt::KernelInfo &info, uint64_t programs) {
     add(std::to_string(info.Spills) + " spilled");
   if (info.Launch.SharedBytes)
     add(std::to_string((info.Launch.SharedBytes + 1023) / 1024) + " KB shared");
+  if (int64_t perSM = programsPerSMByRegisters(info); perSM >= 0)
+    add(std::to_string(perSM) + " per SM by registers");
   add(std::to_string(programs) + " programs");
   return s;
 }
@@ -190,6 +207,16 @@ rt::TuneKey jit::tuneKey(const std::string &source, const std::string &kernel,
 rt::Expected<TuneOutcome> jit::tuneKernel(Compiler &compiler,
                                           rt::Device &device,
                                           const TuneRequest &request) {
+  const CompileOptions &opts = request.Options;
+  bool isHost = opts.target == "host", isNV = opts.target.rfind("sm_", 0) == 0;
+  rt::ObjectKind kind =
+      isHost ? rt::ObjectKind::HostSO
+      : isNV
+          ? (opts.emulate ? rt::ObjectKind::NvEmuSO : rt::ObjectKind::Cubin)
+          : (opts.emulate ? rt::ObjectKind::AmdEmuSO : rt::ObjectKind::Hsaco);
+  if (!rt::targetRunsOn(opts.target, kind, device))
+    return rt::makeError("code for " + opts.target + " cannot run on " +
+                         device.name() + " (" + device.arch() + ")");
   TuneOutcome outcome;
   auto space =
       tuneSpace(request.Source, request.SourceName, request.Kernel,
@@ -256,6 +283,11 @@ rt::Expected<TuneOutcome> jit::tuneKernel(Compiler &compiler,
                               std::to_string(sharedLimit);
     else if (programs == 0)
       candidate.PruneReason = "empty grid for these sizes";
+    else if (programsPerSMByRegisters(info) == 0)
+      candidate.PruneReason = std::to_string(info.Registers) +
+                              " registers per thread: no program fits in "
+                              "an SM's " +
+                              std::to_string(kNvRegistersPerSM) + " registers";
     auto compiled = *kernel;
     candidate.Run =
         [&compiler, compiled, inputs,

@@ -16,6 +16,7 @@
 #include "tile/Frontend/Frontend.h"
 #include "tile/Frontend/KernelInfo.h"
 #include "tile/InitAll.h"
+#include "tile/Target/Serialize.h"
 #include "tile/Target/TargetInfo.h"
 
 #include "mlir/IR/AsmState.h"
@@ -31,6 +32,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -212,8 +214,19 @@ int printKernelList(llvm::SourceMgr &sm, llvm::raw_ostream &os) {
 
 } // namespace
 
+/// An address inside this executable (getMainExecutable's hint).
+static char executableAnchor;
+
 int main(int argc, char **argv) {
+  // Self-contained builds link host and AMD code objects by running
+  // themselves as ld.lld (tile::runLinker).
+  if (argc > 1 && llvm::StringRef(argv[1]) == tile::kBuiltinLinkerFlag)
+    return tile::builtinLinkerMain(
+        llvm::ArrayRef<const char *>(argv + 2, argv + argc));
   llvm::InitLLVM initLLVM(argc, argv);
+  if (tile::hasBuiltinLinker())
+    tile::setBuiltinLinkerProgram(
+        llvm::sys::fs::getMainExecutable(argv[0], &executableAnchor));
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerPassManagerCLOptions();

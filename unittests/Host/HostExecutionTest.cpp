@@ -1182,7 +1182,7 @@ TEST(HostExecution, SharedObjectRunsThroughDlopen) {
   llvm::Error linked = emitHostSharedObject(*module, library);
   if (linked) {
     std::string message = llvm::toString(std::move(linked));
-    if (message.find("ld.lld not found") != std::string::npos)
+    if (message.find("ld.lld was not found") != std::string::npos)
       GTEST_SKIP() << message;
     FAIL() << message;
   }

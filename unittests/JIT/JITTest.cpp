@@ -394,4 +394,31 @@ TEST(JIT, GPUTargetsProduceCodeObjects) {
   EXPECT_EQ((*cubin)->Object->at(18), 190); // e_machine EM_CUDA
 }
 
+TEST(JIT, WithoutPtxasNvidiaCodeIsPtxForTheDriver) {
+  // TILE_PTXAS=none: as on a machine with the GPU driver but no CUDA
+  // toolkit. The driver's JIT assembles the PTX when the module is loaded.
+  const char *saved = std::getenv("TILE_PTXAS");
+  std::string restore = saved ? saved : "";
+  setenv("TILE_PTXAS", "none", 1);
+  Compiler compiler({"", false});
+  CompileOptions nv;
+  nv.target = "sm_90a";
+  auto ptx = compiler.compileKernel(kScaleRows, "s.tile", "scale_rows", nv);
+  std::string key = Compiler::cacheKey(kScaleRows, nv, "scale_rows");
+  if (saved)
+    setenv("TILE_PTXAS", restore.c_str(), 1);
+  else
+    unsetenv("TILE_PTXAS");
+  ASSERT_TRUE(bool(ptx)) << ptx.message();
+  EXPECT_EQ((*ptx)->Info.Kind, rt::ObjectKind::Ptx);
+  EXPECT_EQ((*ptx)->Info.Registers, -1); // No ptxas, no report.
+  EXPECT_EQ((*ptx)->Info.Launch.ThreadsPerBlock, 4u * 32);
+  std::string text((*ptx)->Object->begin(), (*ptx)->Object->end());
+  EXPECT_NE(text.find(".target sm_90a"), std::string::npos);
+  EXPECT_NE(text.find(".entry scale_rows"), std::string::npos);
+  EXPECT_NE((*ptx)->Info.Object.find(".ptx"), std::string::npos);
+  // A cubin compilation is a different cache entry.
+  EXPECT_NE(key, Compiler::cacheKey(kScaleRows, nv, "scale_rows"));
+}
+
 } // namespace

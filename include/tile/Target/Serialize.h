@@ -58,6 +58,25 @@ struct PtxasResult {
 llvm::Expected<PtxasResult> assemblePTX(llvm::StringRef ptx,
                                         const TargetInfo &target);
 
+/// Runs ld.lld with \p args (no program name): the ld.lld tool when
+/// findTool finds one (TILE_LD_LLD=none: never), else, in self-contained
+/// builds (TILEC_PORTABLE), the lld linked into tilec: in a child process
+/// running the program set by setBuiltinLinkerProgram, or in this process
+/// when none is set. The error carries the linker's messages.
+llvm::Error runLinker(llvm::ArrayRef<std::string> args);
+
+/// The first argument that makes tilec act as ld.lld (builtinLinkerMain).
+inline constexpr const char *kBuiltinLinkerFlag = "--tilec-builtin-lld";
+/// Whether this build has lld linked in.
+bool hasBuiltinLinker();
+/// Registers \p program (an executable whose main hands
+/// `kBuiltinLinkerFlag ARGS...` to builtinLinkerMain) to run the built-in
+/// lld in a child process.
+void setBuiltinLinkerProgram(llvm::StringRef program);
+/// Runs the built-in lld on \p args (no program name); returns its exit
+/// code (1 with a message when this build has none).
+int builtinLinkerMain(llvm::ArrayRef<const char *> args);
+
 /// Links a relocatable object into a shared object with ld.lld: an HSACO code
 /// object for AMD targets, a loadable `.so` for the host.
 llvm::Expected<std::string> linkSharedObject(llvm::StringRef object,

@@ -27,6 +27,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ThreadPool.h"
@@ -160,35 +161,34 @@ llvm::Error writeObject(ModuleOp module, llvm::StringRef path,
   return writeLLVMObject(**llvmModule, path, options.optimize);
 }
 
+/// An archive host shared objects link in: the file of that name in
+/// lib/tilec next to the bin/ of a relocated tilec (the layout of
+/// scripts/make-portable.sh) when there is one, else its build-time path.
+std::string hostArchive(llvm::StringRef buildPath) {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&hostArchive));
+  llvm::SmallString<256> path(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(path, "lib", "tilec",
+                          llvm::sys::path::filename(buildPath));
+  return llvm::sys::fs::exists(path) ? std::string(path) : buildPath.str();
+}
+
 /// Links the object file \p object into the shared object \p path.
 llvm::Error linkSharedObject(llvm::StringRef object, llvm::StringRef path) {
-  // The same ld.lld the GPU code objects are linked with (TILE_LD_LLD,
-  // LLVM 22's bin folder, then PATH).
-  std::optional<std::string> linker = ::tile::findTool("ld.lld");
-  if (!linker)
-    return llvm::createStringError(
-        "ld.lld not found (install lld-22, or set TILE_LD_LLD) to link a "
-        "shared object");
-  std::string message;
   // The Numerics C ABI and the compiler-rt builtins the code may call are
   // linked in and hidden (--exclude-libs), so that the shared object loads
   // in any process; libc, libm and libstdc++ come from the process.
-  llvm::SmallVector<llvm::StringRef> argv = {
-      *linker, "-shared", "--as-needed",       "-o",
-      path,    object,    "--exclude-libs=ALL"};
+  std::vector<std::string> args = {"-shared",    "--as-needed",
+                                   "-o",         path.str(),
+                                   object.str(), "--exclude-libs=ALL"};
 #ifdef TILE_NUMERICS_ARCHIVE
-  argv.push_back(TILE_NUMERICS_ARCHIVE);
+  args.push_back(hostArchive(TILE_NUMERICS_ARCHIVE));
 #endif
 #ifdef TILE_CLANG_RT_BUILTINS
-  argv.push_back(TILE_CLANG_RT_BUILTINS);
+  args.push_back(hostArchive(TILE_CLANG_RT_BUILTINS));
 #endif
-  int rc = llvm::sys::ExecuteAndWait(*linker, argv, std::nullopt, {}, 0, 0,
-                                     &message);
-  if (rc != 0)
-    return llvm::createStringError("ld.lld failed (" + std::to_string(rc) +
-                                   ")" +
-                                   (message.empty() ? "" : ": " + message));
-  return llvm::Error::success();
+  return ::tile::runLinker(args);
 }
 
 /// Runs \p write to a temporary object file, then links it into \p path.

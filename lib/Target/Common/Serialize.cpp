@@ -23,6 +23,11 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#ifdef TILE_HAVE_LLD_LIBRARY
+#include "lld/Common/Driver.h"
+LLD_HAS_DRIVER(elf)
+#endif
+
 #include <memory>
 #include <mutex>
 
@@ -158,9 +163,13 @@ std::optional<std::string> tile::findTool(llvm::StringRef name) {
   std::string envName = "TILE_";
   for (char c : name)
     envName += llvm::isAlnum(c) ? llvm::toUpper(c) : '_';
-  if (const char *env = std::getenv(envName.c_str()))
+  if (const char *env = std::getenv(envName.c_str())) {
+    // TILE_PTXAS=none (or empty): behave as if the tool were not installed.
+    if (llvm::StringRef(env).empty() || llvm::StringRef(env) == "none")
+      return std::nullopt;
     if (llvm::sys::fs::can_execute(env))
       return std::string(env);
+  }
   llvm::SmallVector<std::string, 4> dirs;
   if (name == "ptxas" || name == "nvdisasm" || name == "cuobjdump") {
     if (const char *cuda = std::getenv("CUDA_HOME"))
@@ -281,14 +290,78 @@ llvm::Expected<PtxasResult> tile::assemblePTX(llvm::StringRef ptx,
   return PtxasResult{std::move(*cubin), std::move(*report)};
 }
 
+namespace {
+/// The program that runs the built-in lld (setBuiltinLinkerProgram).
+std::string &builtinLinkerProgram() {
+  static std::string program;
+  return program;
+}
+} // namespace
+
+void tile::setBuiltinLinkerProgram(llvm::StringRef program) {
+  builtinLinkerProgram() = program.str();
+}
+
+bool tile::hasBuiltinLinker() {
+#ifdef TILE_HAVE_LLD_LIBRARY
+  return true;
+#else
+  return false;
+#endif
+}
+
+int tile::builtinLinkerMain(llvm::ArrayRef<const char *> args) {
+#ifdef TILE_HAVE_LLD_LIBRARY
+  llvm::SmallVector<const char *> argv = {"ld.lld"};
+  argv.append(args.begin(), args.end());
+  lld::Result result = lld::lldMain(argv, llvm::outs(), llvm::errs(),
+                                    {{lld::Gnu, &lld::elf::link}});
+  return result.retCode;
+#else
+  (void)args;
+  llvm::errs() << "this tilec has no built-in lld (TILEC_PORTABLE builds do)\n";
+  return 1;
+#endif
+}
+
+llvm::Error tile::runLinker(llvm::ArrayRef<std::string> args) {
+  if (std::optional<std::string> lld = findTool("ld.lld")) {
+    auto log = runTool(*lld, args);
+    return log ? llvm::Error::success() : log.takeError();
+  }
+#ifdef TILE_HAVE_LLD_LIBRARY
+  // The lld linked into tilec, in a child process: lld resets the LLVM
+  // command-line options of the process it runs in, and keeps per-link state
+  // in globals.
+  if (!builtinLinkerProgram().empty()) {
+    std::vector<std::string> argv = {kBuiltinLinkerFlag};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto log = runTool(builtinLinkerProgram(), argv);
+    return log ? llvm::Error::success() : log.takeError();
+  }
+  // A program that did not register itself: in this process, one at a time.
+  static std::mutex lock;
+  std::lock_guard<std::mutex> guard(lock);
+  llvm::SmallVector<const char *> argv = {"ld.lld"};
+  for (const std::string &arg : args)
+    argv.push_back(arg.c_str());
+  std::string log;
+  llvm::raw_string_ostream logOS(log);
+  lld::Result result =
+      lld::lldMain(argv, logOS, logOS, {{lld::Gnu, &lld::elf::link}});
+  if (result.retCode != 0)
+    return makeError("ld.lld (built in) failed:\n" + log);
+  return llvm::Error::success();
+#else
+  return makeError("ld.lld was not found (apt-get install lld-22, or set "
+                   "TILE_LD_LLD)");
+#endif
+}
+
 llvm::Expected<std::string> tile::linkSharedObject(llvm::StringRef object,
                                                    const TargetInfo &target) {
   if (target.isNVIDIA())
     return makeError("NVIDIA code objects are made by ptxas, not a linker");
-  std::optional<std::string> lld = findTool("ld.lld");
-  if (!lld)
-    return makeError("ld.lld was not found (apt-get install lld-22, or set "
-                     "TILE_LD_LLD)");
   auto input = TempFile::create("o");
   if (!input)
     return input.takeError();
@@ -297,9 +370,8 @@ llvm::Expected<std::string> tile::linkSharedObject(llvm::StringRef object,
     return output.takeError();
   if (llvm::Error err = writeFile(input->getPath(), object))
     return std::move(err);
-  auto log = runTool(*lld, {"-shared", "--no-undefined", input->getPath(), "-o",
-                            output->getPath()});
-  if (!log)
-    return log.takeError();
+  if (llvm::Error err = runLinker({"-shared", "--no-undefined",
+                                   input->getPath(), "-o", output->getPath()}))
+    return std::move(err);
   return readFile(output->getPath());
 }

@@ -41,6 +41,7 @@ const EmuTarget AmdTarget = {
     WaveSize,
     /*MaxThreads=*/1024,
     /*MaxSharedBytes=*/160 * 1024,
+    /*ComputeUnits=*/304, // An MI300X.
     "gfx942",
     "workgroup",
     "work-item",

@@ -116,8 +116,10 @@ enum class SharedAccess { Read, Write, AsyncIssue, AsyncRetire };
 /// the words its errors use.
 struct EmuTarget {
   unsigned WaveSize;
-  uint32_t MaxThreads;       ///< Per block.
-  uint32_t MaxSharedBytes;   ///< Per block.
+  uint32_t MaxThreads;     ///< Per block.
+  uint32_t MaxSharedBytes; ///< Per block.
+  /// Of the modeled device (Device::computeUnits(): the tuner's grid rule).
+  uint32_t ComputeUnits;
   const char *Model;         ///< "sm_90", "gfx942": "the emulated <Model>".
   const char *Block;         ///< "block", "workgroup".
   const char *Thread;        ///< "thread", "work-item".
@@ -248,6 +250,7 @@ public:
   EmuDevice(const EmuTarget &Target, size_t StackBytes)
       : Target(Target), StackBytes(StackBytes) {
     SharedPerBlock = Target.MaxSharedBytes;
+    ComputeUnits = Target.ComputeUnits;
   }
   ~EmuDevice() override;
 

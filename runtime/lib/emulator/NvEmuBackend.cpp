@@ -39,6 +39,7 @@ const EmuTarget NvTarget = {
     WarpSize,
     /*MaxThreads=*/1024,
     /*MaxSharedBytes=*/232448, // 227 KiB, the opt-in maximum.
+    /*ComputeUnits=*/132,      // An H100 SXM.
     "sm_90",
     "block",
     "thread",

@@ -178,8 +178,8 @@ public:
   /// The architecture: "host", "sm_90", "gfx942" (empty when unknown).
   std::string arch() const;
   /// Programs that run at once at one per unit: streaming multiprocessors
-  /// (CUDA), compute units (HIP), worker threads (host); 0 when unknown
-  /// (the emulators).
+  /// (CUDA), worker threads (host), those of the modeled device for the
+  /// emulators (132 for cuda-emu, 304 for hip-emu); 0 when unknown (HIP).
   unsigned computeUnits() const;
   /// The most shared memory one program may use, in bytes (0: unknown or
   /// not applicable, as on the host).
