@@ -127,6 +127,103 @@ struct CandidateFacts {
   uint64_t programs = 0;
 };
 
+/// Compiles \p config of \p request into a candidate (or a reason to prune
+/// it) and records what the whole-space pruning needs in \p facts.
+rt::Expected<rt::Autotuner::Candidate>
+compileCandidate(Compiler &compiler, const TuneRequest &request,
+                 const rt::TuneConfig &config, uint64_t sharedLimit,
+                 const std::shared_ptr<SharedInputs> &inputs,
+                 CandidateFacts &facts) {
+  CompileOptions options = request.Options;
+  options.defines = withConfig(options.defines, config);
+  auto kernel = compiler.compileKernel(request.Source, request.SourceName,
+                                       request.Kernel, options);
+  if (!kernel)
+    return kernel.takeError();
+  rt::KernelInfo info = (*kernel)->Info;
+  if (options.target != "host" && options.emulate) {
+    // The emulator's code object has no register report: the native
+    // compilation tells (skipped when its assembler is missing).
+    CompileOptions native = options;
+    native.emulate = false;
+    if (auto real = compiler.compileKernel(request.Source, request.SourceName,
+                                           request.Kernel, native)) {
+      info.Registers = (*real)->Info.Registers;
+      info.Spills = (*real)->Info.Spills;
+    }
+  }
+  facts.spills = info.Spills;
+  uint64_t programs = 1;
+  for (const std::string &g : info.Signature.Grid) {
+    auto n = rt::evaluateExpr(g, request.Test.Sizes);
+    if (!n)
+      return rt::makeError("grid: " + n.message());
+    programs *= uint64_t(std::max<int64_t>(*n, 0));
+  }
+  facts.programs = programs;
+  rt::Autotuner::Candidate candidate;
+  candidate.Summary = summarize(info, programs);
+  if (sharedLimit && info.Launch.SharedBytes > sharedLimit)
+    candidate.PruneReason = "needs " + std::to_string(info.Launch.SharedBytes) +
+                            " bytes of shared memory, the device has " +
+                            std::to_string(sharedLimit);
+  else if (programs == 0)
+    candidate.PruneReason = "empty grid for these sizes";
+  else if (programsPerSMByRegisters(info) == 0)
+    candidate.PruneReason = std::to_string(info.Registers) +
+                            " registers per thread: no program fits in "
+                            "an SM's " +
+                            std::to_string(kNvRegistersPerSM) + " registers";
+  auto compiled = *kernel;
+  candidate.Run =
+      [&compiler, compiled, inputs,
+       loaded = std::optional<rt::Kernel>()]() mutable -> rt::Expected<double> {
+    if (!loaded) {
+      auto k = compiler.load(*compiled, inputs->device);
+      if (!k)
+        return k.takeError();
+      loaded = *k;
+    }
+    auto run = inputs->get(compiled->Info);
+    if (!run)
+      return run.takeError();
+    auto times = rt::timeLaunches(*loaded, (*run)->Bound, inputs->device, 0, 1,
+                                  inputs->scratch ? &inputs->scratch : nullptr);
+    if (!times)
+      return times.takeError();
+    return times->front();
+  };
+  return candidate;
+}
+
+/// What cannot win against the rest of the space: spills while others do
+/// not; a grid under a quarter of the device's \p units while another
+/// fills it.
+std::vector<std::string>
+pruneDominated(const std::vector<const rt::Autotuner::Candidate *> &cands,
+               const std::vector<CandidateFacts> &facts, unsigned units) {
+  std::vector<std::string> why(cands.size());
+  bool someClean = false;
+  uint64_t maxPrograms = 0;
+  for (size_t i = 0; i < cands.size(); ++i)
+    if (cands[i]) {
+      someClean |= facts[i].spills == 0;
+      maxPrograms = std::max(maxPrograms, facts[i].programs);
+    }
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (!cands[i])
+      continue;
+    if (someClean && facts[i].spills > 0)
+      why[i] = "spills (" + std::to_string(facts[i].spills) +
+               ") while other configurations do not";
+    else if (units && maxPrograms >= units && facts[i].programs * 4 < units)
+      why[i] = std::to_string(facts[i].programs) + " programs for " +
+               std::to_string(units) +
+               " compute units while others fill the device";
+  }
+  return why;
+}
+
 } // namespace
 
 rt::Expected<std::vector<rt::TuneConfig>>
@@ -242,101 +339,16 @@ rt::Expected<TuneOutcome> jit::tuneKernel(Compiler &compiler,
   for (size_t i = 0; i < space->size(); ++i)
     indexOf[rt::configToString((*space)[i])] = i;
 
-  bool gpu = request.Options.target != "host";
   uint64_t sharedLimit = device.sharedBytesPerBlock();
-  rt::Autotuner::Compile compile = [&](const rt::TuneConfig &config)
-      -> rt::Expected<rt::Autotuner::Candidate> {
-    CompileOptions options = request.Options;
-    options.defines = withConfig(options.defines, config);
-    auto kernel = compiler.compileKernel(request.Source, request.SourceName,
-                                         request.Kernel, options);
-    if (!kernel)
-      return kernel.takeError();
-    rt::KernelInfo info = (*kernel)->Info;
-    if (gpu && options.emulate) {
-      // The emulator's code object has no register report: the native
-      // compilation tells (skipped when its assembler is missing).
-      CompileOptions native = options;
-      native.emulate = false;
-      if (auto real = compiler.compileKernel(request.Source, request.SourceName,
-                                             request.Kernel, native)) {
-        info.Registers = (*real)->Info.Registers;
-        info.Spills = (*real)->Info.Spills;
-      }
-    }
-    CandidateFacts &f = facts[indexOf.at(rt::configToString(config))];
-    f.spills = info.Spills;
-    uint64_t programs = 1;
-    for (const std::string &g : info.Signature.Grid) {
-      auto n = rt::evaluateExpr(g, request.Test.Sizes);
-      if (!n)
-        return rt::makeError("grid: " + n.message());
-      programs *= uint64_t(std::max<int64_t>(*n, 0));
-    }
-    f.programs = programs;
-    rt::Autotuner::Candidate candidate;
-    candidate.Summary = summarize(info, programs);
-    if (sharedLimit && info.Launch.SharedBytes > sharedLimit)
-      candidate.PruneReason = "needs " +
-                              std::to_string(info.Launch.SharedBytes) +
-                              " bytes of shared memory, the device has " +
-                              std::to_string(sharedLimit);
-    else if (programs == 0)
-      candidate.PruneReason = "empty grid for these sizes";
-    else if (programsPerSMByRegisters(info) == 0)
-      candidate.PruneReason = std::to_string(info.Registers) +
-                              " registers per thread: no program fits in "
-                              "an SM's " +
-                              std::to_string(kNvRegistersPerSM) + " registers";
-    auto compiled = *kernel;
-    candidate.Run =
-        [&compiler, compiled, inputs,
-         loaded =
-             std::optional<rt::Kernel>()]() mutable -> rt::Expected<double> {
-      if (!loaded) {
-        auto k = compiler.load(*compiled, inputs->device);
-        if (!k)
-          return k.takeError();
-        loaded = *k;
-      }
-      auto run = inputs->get(compiled->Info);
-      if (!run)
-        return run.takeError();
-      auto times =
-          rt::timeLaunches(*loaded, (*run)->Bound, inputs->device, 0, 1,
-                           inputs->scratch ? &inputs->scratch : nullptr);
-      if (!times)
-        return times.takeError();
-      return times->front();
-    };
-    return candidate;
+  rt::Autotuner::Compile compile = [&](const rt::TuneConfig &config) {
+    return compileCandidate(compiler, request, config, sharedLimit, inputs,
+                            facts[indexOf.at(rt::configToString(config))]);
   };
 
-  // Whole-space pruning: what cannot win against the others.
   unsigned units = device.computeUnits();
   rt::Autotuner::PruneAll pruneAll =
       [&](const std::vector<const rt::Autotuner::Candidate *> &cands) {
-        std::vector<std::string> why(cands.size());
-        bool someClean = false;
-        uint64_t maxPrograms = 0;
-        for (size_t i = 0; i < cands.size(); ++i)
-          if (cands[i]) {
-            someClean |= facts[i].spills == 0;
-            maxPrograms = std::max(maxPrograms, facts[i].programs);
-          }
-        for (size_t i = 0; i < cands.size(); ++i) {
-          if (!cands[i])
-            continue;
-          if (someClean && facts[i].spills > 0)
-            why[i] = "spills (" + std::to_string(facts[i].spills) +
-                     ") while other configurations do not";
-          else if (units && maxPrograms >= units &&
-                   facts[i].programs * 4 < units)
-            why[i] = std::to_string(facts[i].programs) + " programs for " +
-                     std::to_string(units) +
-                     " compute units while others fill the device";
-        }
-        return why;
+        return pruneDominated(cands, facts, units);
       };
 
   rt::Autotuner tuner(request.Timing);
