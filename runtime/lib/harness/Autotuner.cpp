@@ -98,7 +98,7 @@ Expected<TuneResult> Autotuner::tune(const std::vector<TuneConfig> &Space,
   // Phase 1: prune by configuration, compile the rest on a thread pool.
   std::atomic<size_t> Next{0};
   std::mutex Lock;
-  size_t Compiled = 0;
+  size_t Compiled = 0, Pruned = 0, Failed = 0;
   Clock::time_point Start = Clock::now();
   auto worker = [&] {
     for (size_t I = Next++; I < N; I = Next++) {
@@ -122,9 +122,16 @@ Expected<TuneResult> Autotuner::tune(const std::vector<TuneConfig> &Space,
       }
       std::lock_guard<std::mutex> Guard(Lock);
       ++Compiled;
-      if (Out && (Compiled % 8 == 0 || Compiled == N))
-        std::fprintf(Out, "compiled %zu/%zu (%.1f s)\n", Compiled, N,
-                     secondsSince(Start));
+      Pruned += Row.Status == TuneStatus::Pruned;
+      Failed += Row.Status == TuneStatus::Failed;
+      if (Out && (Compiled % 8 == 0 || Compiled == N)) {
+        double Elapsed = secondsSince(Start);
+        std::fprintf(Out,
+                     "compiled %zu/%zu: %zu pruned, %zu failed (%.1f s, ~%.0f "
+                     "s left)\n",
+                     Compiled, N, Pruned, Failed, Elapsed,
+                     Elapsed / double(Compiled) * double(N - Compiled));
+      }
     }
   };
   unsigned Jobs = Options.Jobs
