@@ -106,7 +106,10 @@ int cuCtxSetCurrent(void *Ctx) {
   CurrentContext = Ctx;
   return Ctx == &ContextToken ? Success : InvalidContext;
 }
-int cuCtxSynchronize() { return Success; }
+int cuCtxSynchronize() {
+  ++Last.Synchronizations;
+  return Success;
+}
 
 int cuModuleLoadDataEx(void **Mod, const void *Image, unsigned NumOptions,
                        int *Options, void **Values) {
@@ -160,6 +163,7 @@ int cuMemAlloc_v2(unsigned long long *Ptr, size_t Bytes) {
     return InvalidValue;
   *Ptr = reinterpret_cast<unsigned long long>(std::malloc(Bytes));
   ++Last.LiveAllocations;
+  ++Last.Allocations;
   return Success;
 }
 int cuMemFree_v2(unsigned long long Ptr) {
@@ -205,7 +209,10 @@ int cuStreamDestroy_v2(void *S) {
   fake::deleteStream(S);
   return Success;
 }
-int cuStreamSynchronize(void *) { return Success; }
+int cuStreamSynchronize(void *) {
+  ++Last.Synchronizations;
+  return Success;
+}
 
 int cuEventCreate(void **E, unsigned) {
   if (noContext())

@@ -11,6 +11,8 @@
 #include "TestBundle.h"
 
 #include "tile/runtime/Bundle.h"
+#include "tile/runtime/DLPack.h"
+#include "tile/runtime/tile_runtime.h"
 
 #include "gtest/gtest.h"
 
@@ -160,6 +162,97 @@ TEST_F(FakeCudaTest, LaunchPassesGridBlockSharedAndParameters) {
   Expected<std::vector<uint8_t>> C = V->C.read();
   ASSERT_TRUE(C);
   EXPECT_EQ(*C, test::vaddReference(N, 8));
+}
+
+TEST_F(FakeCudaTest, AsyncLaunchOnTheCallersStreamFromCallerMemory) {
+  // As PyTorch would: its own stream and its own memory (DLPack), through
+  // the C API; the launch is queued on that stream with no allocation and
+  // no synchronization (what CUDA graph capture requires).
+  Device D = open();
+  std::string Dir = makeBundle("async", "// PTX text\n");
+  tile_device *Dev = tile_device_open("cuda:0");
+  ASSERT_NE(Dev, nullptr) << tile_last_error();
+  tile_bundle *B = tile_bundle_load(Dev, Dir.c_str());
+  ASSERT_NE(B, nullptr) << tile_last_error();
+  const int64_t N = 1000;
+  Expected<test::VaddBuffers> V = test::makeVaddBuffers(D, N, 8);
+  ASSERT_TRUE(V) << V.message();
+  Expected<Stream> Caller = D.createStream(); // The caller's CUstream.
+  ASSERT_TRUE(Caller);
+  int64_t Shape[1] = {N};
+  auto dl = [&](const Buffer &Buf) {
+    TileDLTensor T{};
+    T.data = reinterpret_cast<void *>(Buf.address());
+    T.device = {kTileDLCUDA, 0};
+    T.ndim = 1;
+    T.dtype = {2, 32, 1}; // float32
+    T.shape = Shape;
+    return T;
+  };
+  TileDLTensor TA = dl(V->A), TB = dl(V->B), TC = dl(V->C);
+  tile_value Values[3];
+  ASSERT_EQ(tile_value_from_dlpack(&TA, Dev, nullptr, nullptr, 0, &Values[0]),
+            0)
+      << tile_last_error();
+  ASSERT_EQ(tile_value_from_dlpack(&TB, Dev, nullptr, nullptr, 0, &Values[1]),
+            0);
+  ASSERT_EQ(tile_value_from_dlpack(&TC, Dev, nullptr, nullptr, 0, &Values[2]),
+            0);
+  EXPECT_STREQ(Values[0].dtype, "f32");
+  EXPECT_EQ(Values[0].bytes, uint64_t(N) * 4);
+  FakeLaunch Before = last();
+  ASSERT_EQ(tile_launch_async(B, "vadd", Values, 3, Caller->nativeHandle()), 0)
+      << tile_last_error();
+  const FakeLaunch &After = last();
+  EXPECT_EQ(After.Launches, Before.Launches + 1);
+  EXPECT_EQ(After.Stream, Caller->nativeHandle());
+  EXPECT_EQ(After.Allocations, Before.Allocations);
+  EXPECT_EQ(After.Synchronizations, Before.Synchronizations);
+  Expected<std::vector<uint8_t>> C = V->C.read(); // The fake ran it.
+  ASSERT_TRUE(C);
+  EXPECT_EQ(*C, test::vaddReference(N, 8));
+
+  // Bad caller memory: a clear error and nothing launched.
+  int Launches = last().Launches;
+  tile_value Shifted[3] = {Values[0], Values[1], Values[2]};
+  Shifted[2].data += 2;
+  EXPECT_NE(tile_launch_async(B, "vadd", Shifted, 3, nullptr), 0);
+  EXPECT_NE(std::string(tile_last_error()).find("is not 4-byte aligned"),
+            std::string::npos)
+      << tile_last_error();
+  int64_t Stride2[1] = {2};
+  tile_value Strided[3] = {Values[0], Values[1], Values[2]};
+  Strided[0].strides = Stride2; // Every other element: not dense.
+  EXPECT_NE(tile_launch_async(B, "vadd", Strided, 3, nullptr), 0);
+  EXPECT_NE(std::string(tile_last_error()).find("are not dense row-major"),
+            std::string::npos)
+      << tile_last_error();
+  tile_value Wrong[3] = {Values[0], Values[1], Values[2]};
+  Wrong[1].dtype = "f16";
+  EXPECT_NE(tile_launch_async(B, "vadd", Wrong, 3, nullptr), 0);
+  EXPECT_NE(std::string(tile_last_error())
+                .find("expected a tensor of f32 but "
+                      "got f16"),
+            std::string::npos)
+      << tile_last_error();
+  Wrong[1] = Values[1];
+  Wrong[0].data = 0;
+  EXPECT_NE(tile_launch_async(B, "vadd", Wrong, 3, nullptr), 0);
+  EXPECT_NE(std::string(tile_last_error()).find("null address"),
+            std::string::npos);
+  EXPECT_EQ(last().Launches, Launches);
+  // A host (CPU) tensor cannot be read by a CUDA kernel.
+  TileDLTensor OnHost = TA;
+  OnHost.device = {kTileDLCPU, 0};
+  tile_value Out;
+  EXPECT_NE(tile_value_from_dlpack(&OnHost, Dev, nullptr, nullptr, 0, &Out), 0);
+  EXPECT_NE(std::string(tile_last_error())
+                .find("cannot be read by kernels on "
+                      "Fake GPU (cuda:0)"),
+            std::string::npos)
+      << tile_last_error();
+  tile_bundle_free(B);
+  tile_device_close(Dev);
 }
 
 TEST_F(FakeCudaTest, WorksFromAnyThread) {

@@ -22,6 +22,9 @@ struct FakeLaunch {
   int SetAttributeValue = -1;
   void *FillStream = nullptr; ///< Stream of the last asynchronous fill.
   int LiveAllocations = 0;
+  int Launches = 0;         ///< Every launch call.
+  int Allocations = 0;      ///< Every allocation call.
+  int Synchronizations = 0; ///< Every context or stream synchronization.
 };
 
 extern "C" const FakeLaunch *fakeCudaLastLaunch();
@@ -53,6 +56,7 @@ inline void recordLaunch(FakeLaunch &Last, unsigned Gx, unsigned Gy,
   Last.Block[0] = Bx, Last.Block[1] = By, Last.Block[2] = Bz;
   Last.Shared = Shared;
   Last.Stream = Stream;
+  ++Last.Launches;
 }
 
 /// Executes vadd (C = A + B over N f32 elements) from kernel parameters as

@@ -97,6 +97,26 @@ TEST(SignatureTest, InconsistentDimensionNamesBothTensors) {
             "gemm_wq: dimension N is 100 in the given sizes but 128 in W");
 }
 
+TEST(SignatureTest, CallerTensorsMustBeDenseAndAligned) {
+  std::vector<ArgValue> A = args(64, 256, 128);
+  // Dense strides (and any stride on an extent of 1) are fine.
+  A[0] = ArgValue::strided(0x1000, 1 << 30, {64, 256}, {256, 1}, "f16");
+  A[3] = ArgValue::strided(0x4000, 1 << 30, {1, 128}, {7, 1}, "f16");
+  A[3] = ArgValue::strided(0x4000, 1 << 30, {64, 128}, {128, 1}, "f16");
+  EXPECT_TRUE(bindArguments(gemmWq(), A));
+  // A transposed view is not.
+  A[0] = ArgValue::strided(0x1000, 1 << 30, {64, 256}, {1, 64}, "f16");
+  EXPECT_EQ(bindError(gemmWq(), A),
+            "gemm_wq: argument 0 (A): strides [1, 64] of shape [64, 256] are "
+            "not dense row-major (kernels take contiguous tensors: make it "
+            "contiguous first)");
+  A = args(64, 256, 128);
+  A[1].Address = 0x2002;
+  EXPECT_EQ(bindError(gemmWq(), A),
+            "gemm_wq: argument 1 (W): address 0x2002 is not 4-byte aligned "
+            "(runtime/README.md, kernel calling convention)");
+}
+
 TEST(SignatureTest, WrongDtypeAndRank) {
   std::vector<ArgValue> A = args(64, 256, 128);
   A[1].DType = "i4";

@@ -8,6 +8,7 @@
 
 #include "tile/Numerics/OperandPack.h"
 #include "tile/runtime/Bundle.h"
+#include "tile/runtime/DLPack.h"
 
 #include <algorithm>
 #include <cstring>
@@ -146,17 +147,38 @@ const char *tile_bundle_kernel_name(const tile_bundle *Bundle, size_t Index) {
   return Bundle->Kernels[Index].Name.c_str();
 }
 
-int tile_launch(tile_bundle *Bundle, const char *Name, const tile_arg *Args,
-                size_t NumArgs) {
-  if (!Bundle || !Name || (!Args && NumArgs))
-    return failWith("tile_launch: null bundle, name or arguments");
+/// Binds \p Values to the variant of kernel \p Name whose bucket their
+/// dimensions fall in and launches it on \p St (null: default stream).
+static int launchVariant(const char *Api, tile_bundle *Bundle, const char *Name,
+                         const std::vector<ArgValue> &Values, Stream *St) {
   tile_bundle::Entry *Found = nullptr;
   for (tile_bundle::Entry &E : Bundle->Kernels)
     if (E.Name == Name)
       Found = &E;
   if (!Found)
-    return failWith(std::string("tile_launch: no kernel named '") + Name +
+    return failWith(std::string(Api) + ": no kernel named '" + Name +
                     "' for this device in the bundle");
+  // Variants share the signature: bind once to learn the dimensions, then
+  // launch the variant tuned for their bucket.
+  Kernel *K = &Found->Loaded[0];
+  Expected<BoundArgs> Bound = bindArguments(K->signature(), Values);
+  if (!Bound)
+    return failWith(Bound.message());
+  if (Found->Loaded.size() > 1) {
+    std::vector<const KernelInfo *> Infos;
+    for (const KernelInfo &I : Found->Infos)
+      Infos.push_back(&I);
+    K = &Found->Loaded[selectVariant(Infos, Bound->Dims)];
+  }
+  if (Error E = K->launch(*Bound, St))
+    return failWith(E.message());
+  return 0;
+}
+
+int tile_launch(tile_bundle *Bundle, const char *Name, const tile_arg *Args,
+                size_t NumArgs) {
+  if (!Bundle || !Name || (!Args && NumArgs))
+    return failWith("tile_launch: null bundle, name or arguments");
   std::vector<ArgValue> Values;
   for (size_t I = 0; I < NumArgs; ++I) {
     const tile_arg &A = Args[I];
@@ -172,22 +194,69 @@ int tile_launch(tile_bundle *Bundle, const char *Name, const tile_arg *Args,
                          std::vector<int64_t>(A.shape, A.shape + A.rank),
                          A.dtype ? A.dtype : ""));
   }
-  // Variants share the signature: bind once to learn the dimensions, then
-  // launch the variant tuned for their bucket.
-  Kernel *K = &Found->Loaded[0];
-  if (Found->Loaded.size() > 1) {
-    Expected<BoundArgs> Probe = bindArguments(K->signature(), Values);
-    if (!Probe)
-      return failWith(Probe.message());
-    std::vector<const KernelInfo *> Infos;
-    for (const KernelInfo &I : Found->Infos)
-      Infos.push_back(&I);
-    K = &Found->Loaded[selectVariant(Infos, Probe->Dims)];
-  }
-  if (Error E = K->launch(Values))
-    return failWith(E.message());
+  if (launchVariant("tile_launch", Bundle, Name, Values, nullptr))
+    return -1;
   if (Error E = Bundle->D.synchronize())
     return failWith(E.message());
+  return 0;
+}
+
+int tile_launch_async(tile_bundle *Bundle, const char *Name,
+                      const tile_value *Values, size_t NumValues,
+                      void *NativeStream) {
+  if (!Bundle || !Name || (!Values && NumValues))
+    return failWith("tile_launch_async: null bundle, name or values");
+  std::vector<ArgValue> Args;
+  Args.reserve(NumValues);
+  for (size_t I = 0; I < NumValues; ++I) {
+    const tile_value &V = Values[I];
+    if (!V.is_tensor) {
+      Args.push_back(ArgValue::scalar(V.scalar));
+      continue;
+    }
+    if (V.rank < 0 || (V.rank > 0 && !V.shape))
+      return failWith("tile_launch_async: value " + std::to_string(I) +
+                      " is a tensor without a shape");
+    std::vector<int64_t> Shape(V.shape, V.shape + V.rank);
+    std::vector<int64_t> Strides;
+    if (V.strides)
+      Strides.assign(V.strides, V.strides + V.rank);
+    Args.push_back(ArgValue::strided(V.data, V.bytes, std::move(Shape),
+                                     std::move(Strides),
+                                     V.dtype ? V.dtype : ""));
+  }
+  Stream St = Bundle->D.wrapStream(NativeStream);
+  return launchVariant("tile_launch_async", Bundle, Name, Args, &St);
+}
+
+int tile_value_from_dlpack(const void *DLTensorPtr, tile_device *Device,
+                           const char *AsDType, const int64_t *AsShape,
+                           int AsRank, tile_value *Out) {
+  if (!DLTensorPtr || !Device || !Out || AsRank < 0 || (AsRank > 0 && !AsShape))
+    return failWith("tile_value_from_dlpack: null tensor, device, output or "
+                    "shape");
+  const auto &T = *static_cast<const TileDLTensor *>(DLTensorPtr);
+  std::vector<int64_t> View(AsShape, AsShape + AsRank);
+  Expected<ArgValue> A =
+      tensorFromDLPack(T, Device->D, AsDType ? AsDType : "", View);
+  if (!A)
+    return failWith("tile_value_from_dlpack: " + A.message());
+  // The dtype string must outlive the call: the names are static here.
+  static const char *const Names[] = {"i8",   "i16",    "i32",    "u8",
+                                      "u16",  "u32",    "f16",    "f32",
+                                      "bf16", "f8e4m3", "f8e5m2", "e8m0"};
+  const char *DType = nullptr;
+  for (const char *N : Names)
+    if (A->DType == N)
+      DType = N;
+  *Out = tile_value{};
+  Out->is_tensor = 1;
+  Out->data = A->Address;
+  Out->bytes = A->Bytes;
+  Out->shape = AsRank ? AsShape : T.shape;
+  Out->strides = AsDType ? nullptr : T.strides;
+  Out->rank = AsRank ? AsRank : T.ndim;
+  Out->dtype = AsDType ? AsDType : DType;
   return 0;
 }
 

@@ -252,8 +252,9 @@ Expected<float> Event::elapsedMs(const Event &Start, const Event &End) {
 struct Stream::State {
   std::shared_ptr<DeviceImpl> Dev;
   void *Handle = nullptr; // Null: the default stream.
+  bool Owned = true;      // False: the caller's (Device::wrapStream).
   ~State() {
-    if (Handle)
+    if (Handle && Owned)
       Dev->destroyStream(Handle);
   }
 };
@@ -457,6 +458,15 @@ Stream Device::defaultStream() {
   Stream S;
   S.S = std::make_shared<Stream::State>();
   S.S->Dev = Impl;
+  return S;
+}
+
+Stream Device::wrapStream(void *Native) {
+  Stream S;
+  S.S = std::make_shared<Stream::State>();
+  S.S->Dev = Impl;
+  S.S->Handle = Native;
+  S.S->Owned = false;
   return S;
 }
 

@@ -26,6 +26,40 @@ ArgValue ArgValue::tensor(uint64_t Address, uint64_t Bytes,
   return A;
 }
 
+ArgValue ArgValue::strided(uint64_t Address, uint64_t Bytes,
+                           std::vector<int64_t> Shape,
+                           std::vector<int64_t> Strides, std::string DType) {
+  ArgValue A = tensor(Address, Bytes, std::move(Shape), std::move(DType));
+  A.Strides = std::move(Strides);
+  return A;
+}
+
+namespace {
+std::string toHex(uint64_t V) {
+  char Buf[24];
+  std::snprintf(Buf, sizeof Buf, "%llx", static_cast<unsigned long long>(V));
+  return Buf;
+}
+
+/// Whether \p Strides (elements) describe a dense row-major tensor of
+/// \p Shape; extents of 1 may have any stride, an empty tensor any strides.
+bool denseRowMajor(const std::vector<int64_t> &Shape,
+                   const std::vector<int64_t> &Strides) {
+  int64_t Expected = 1;
+  bool Empty = false;
+  for (int64_t E : Shape)
+    Empty |= E == 0;
+  if (Empty)
+    return true;
+  for (size_t D = Shape.size(); D-- > 0;) {
+    if (Shape[D] != 1 && Strides[D] != Expected)
+      return false;
+    Expected *= Shape[D];
+  }
+  return true;
+}
+} // namespace
+
 ArgValue ArgValue::scalar(double Value) {
   ArgValue A;
   A.K = Kind::Scalar;
@@ -202,6 +236,16 @@ Expected<BoundArgs> tile::rt::bindArguments(const KernelSignature &Sig,
           Where + Arg + ": expected a rank-" + std::to_string(P.Shape.size()) +
           " tensor " + joinShape(P.Shape) + " but got rank " +
           std::to_string(A.Shape.size()) + " " + joinShape(A.Shape));
+    if (!A.Strides.empty() && (A.Strides.size() != A.Shape.size() ||
+                               !denseRowMajor(A.Shape, A.Strides)))
+      return makeError(Where + Arg + ": strides " + joinShape(A.Strides) +
+                       " of shape " + joinShape(A.Shape) +
+                       " are not dense row-major (kernels take contiguous "
+                       "tensors: make it contiguous first)");
+    if (A.Address % 4 != 0)
+      return makeError(Where + Arg + ": address 0x" + toHex(A.Address) +
+                       " is not 4-byte aligned (runtime/README.md, kernel "
+                       "calling convention)");
     for (size_t D = 0; D < P.Shape.size(); ++D) {
       if (A.Shape[D] < 0)
         return makeError(Where + Arg + ": negative extent " +

@@ -197,6 +197,12 @@ public:
   Expected<Stream> createStream();
   /// The platform's default stream.
   Stream defaultStream();
+  /// A stream the caller owns (a CUstream / hipStream_t, e.g. PyTorch's
+  /// current stream; null is the default stream): launches are queued on it
+  /// and return at once; the runtime never destroys it. The host and the
+  /// emulators have only their default stream and run launches before
+  /// returning.
+  Stream wrapStream(void *Native);
   /// Waits for all work on the device.
   Error synchronize();
 

@@ -61,12 +61,19 @@ struct ArgValue {
   std::vector<int64_t> Shape; ///< The tensor's extents.
   uint64_t Address = 0;       ///< Device address (host: the pointer).
   uint64_t Bytes = 0;         ///< Size of the memory behind Address.
+  /// Element strides of a caller's tensor (empty: dense). Kernels take dense
+  /// row-major tensors: binding fails on any other strides.
+  std::vector<int64_t> Strides;
   // Scalar arguments.
   double Number = 0;
 
   /// A tensor living at \p Address with \p Bytes bytes of storage.
   static ArgValue tensor(uint64_t Address, uint64_t Bytes,
                          std::vector<int64_t> Shape, std::string DType = "");
+  /// A caller's tensor with element \p Strides (checked to be dense).
+  static ArgValue strided(uint64_t Address, uint64_t Bytes,
+                          std::vector<int64_t> Shape,
+                          std::vector<int64_t> Strides, std::string DType = "");
   /// A scalar; converted to the parameter's dtype (integers must be exact).
   static ArgValue scalar(double Value);
 };

@@ -77,6 +77,43 @@ int tile_launch(tile_bundle *bundle, const char *name, const tile_arg *args,
  *  128) hold each mma.sync B-operand register's codes together, as
  *  examples/gemm_decode_packed.tile reads them. tile_unpack_weights is the
  *  inverse. Host memory; no device needed. */
+/** One argument of tile_launch_async: a tensor in memory the caller owns
+ *  (a device address, e.g. torch's data_ptr(); `bytes` of storage; element
+ *  `strides` or NULL for dense; `dtype` a tile type name or NULL to skip
+ *  the check) or a scalar. Kernels take dense row-major, 4-byte aligned
+ *  tensors: anything else is an error and nothing is launched. */
+typedef struct tile_value {
+  int is_tensor;
+  uint64_t data;
+  uint64_t bytes;
+  const int64_t *shape;
+  const int64_t *strides;
+  int rank;
+  const char *dtype;
+  double scalar;
+} tile_value;
+
+/** Launches kernel `name` on `stream` (a CUstream / hipStream_t the caller
+ *  owns, e.g. torch.cuda.current_stream().cuda_stream; NULL: the default
+ *  stream) and returns once it is queued: no allocation, no
+ *  synchronization (safe under CUDA graph capture). The variant of the
+ *  arguments' shape bucket is chosen as tile_launch does. On the host and
+ *  the emulators the kernel has run when it returns. */
+int tile_launch_async(tile_bundle *bundle, const char *name,
+                      const tile_value *values, size_t num_values,
+                      void *stream);
+
+/** Fills `out` from a DLPack tensor (`dl_tensor` points to a DLTensor, e.g.
+ *  the dl_tensor of the DLManagedTensor of a __dlpack__() capsule, which
+ *  the caller keeps alive): checks that kernels on `device` can read it
+ *  (device type and ordinal), maps its dtype, keeps its shape and strides.
+ *  With `as_dtype` (and `as_shape`/`as_rank`, NULL/0: its own shape) its
+ *  storage is reinterpreted, e.g. a uint8 tensor of packed codes as u4.
+ *  `out->shape` points into the DLTensor or `as_shape`. */
+int tile_value_from_dlpack(const void *dl_tensor, tile_device *device,
+                           const char *as_dtype, const int64_t *as_shape,
+                           int as_rank, tile_value *out);
+
 int tile_pack_weights(const void *w, void *out, unsigned bits, uint64_t k,
                       uint64_t n, uint64_t bk);
 int tile_unpack_weights(const void *packed, void *out, unsigned bits,
