@@ -1,17 +1,21 @@
 //===- Lowering.h - Shared helpers of the host lowering ---------*- C++ -*-===//
 //
 // Part of tilec. Private to lib/Codegen/Host: what the tile-host-lower-tile
-// pass (LowerTile.cpp) shares with its cast patterns (LowerTileCasts.cpp).
+// pass (LowerTile.cpp) shares with its memory and cast patterns
+// (LowerTileMemory.cpp, LowerTileCasts.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TILE_LIB_CODEGEN_HOST_LOWERING_H
 #define TILE_LIB_CODEGEN_HOST_LOWERING_H
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Types.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <cstdint>
 
@@ -44,6 +48,28 @@ FailureOr<uint32_t> getFormatId(Type elementType, bool isUnsigned);
 /// must have a format (getFormatId).
 Value emitScalarCast(OpBuilder &b, Location loc, Value value, Type srcType,
                      Type dstType, bool srcUnsigned, bool dstUnsigned);
+
+/// The base of the host patterns: an op conversion with the tile type of a
+/// value converted to its builtin tensor.
+template <typename OpTy> struct HostPattern : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  RankedTensorType convertTile(Type type) const {
+    return dyn_cast_or_null<RankedTensorType>(
+        this->getTypeConverter()->convertType(type));
+  }
+};
+
+/// Adds the patterns of global and shared memory, asynchronous copies,
+/// waits and barriers (LowerTileMemory.cpp).
+void populateMemoryPatterns(const TypeConverter &converter,
+                            RewritePatternSet &patterns);
+
+/// Defines the functions the memory patterns call (the read-modify-write of
+/// a byte of sub-byte elements) in \p module, before the conversion.
+void defineMemoryHelpers(ModuleOp module);
+/// Erases those of them nothing calls, after the conversion.
+void eraseUnusedMemoryHelpers(ModuleOp module);
 
 /// Adds the patterns for tile.cast and tile.bitcast.
 void populateCastPatterns(const TypeConverter &converter,
