@@ -168,7 +168,13 @@ static int launchVariant(const char *Api, tile_bundle *Bundle, const char *Name,
     std::vector<const KernelInfo *> Infos;
     for (const KernelInfo &I : Found->Infos)
       Infos.push_back(&I);
-    K = &Found->Loaded[selectVariant(Infos, Bound->Dims)];
+    size_t Chosen = selectVariant(Infos, Bound->Dims);
+    K = &Found->Loaded[Chosen];
+    // A tuned parameter may appear in a shape: check against its own.
+    if (Chosen != 0)
+      Bound = bindArguments(K->signature(), Values);
+    if (!Bound)
+      return failWith(Bound.message());
   }
   if (Error E = K->launch(*Bound, St))
     return failWith(E.message());
