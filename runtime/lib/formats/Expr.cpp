@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
+#include <unordered_map>
 
 using namespace tile::rt;
 
@@ -281,10 +283,27 @@ std::string Expr::singleName() const {
   return "";
 }
 
+Expected<std::shared_ptr<const Expr>> Expr::parseShared(std::string_view Text) {
+  static std::mutex Lock;
+  static std::unordered_map<std::string, std::shared_ptr<const Expr>> Parsed;
+  {
+    std::lock_guard<std::mutex> Guard(Lock);
+    auto It = Parsed.find(std::string(Text));
+    if (It != Parsed.end())
+      return It->second;
+  }
+  Expected<Expr> E = parse(Text);
+  if (!E)
+    return E.takeError(); // Errors are not kept: they are reported once.
+  auto Shared = std::make_shared<const Expr>(std::move(*E));
+  std::lock_guard<std::mutex> Guard(Lock);
+  return Parsed.emplace(std::string(Text), Shared).first->second;
+}
+
 Expected<int64_t> tile::rt::evaluateExpr(std::string_view Text,
                                          const DimMap &Dims) {
-  Expected<Expr> E = Expr::parse(Text);
+  Expected<std::shared_ptr<const Expr>> E = Expr::parseShared(Text);
   if (!E)
     return E.takeError();
-  return E->evaluate(Dims);
+  return (*E)->evaluate(Dims);
 }

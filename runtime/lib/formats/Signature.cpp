@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
+#include <unordered_map>
 
 using namespace tile::rt;
 namespace num = tile::numerics;
@@ -35,6 +37,25 @@ ArgValue ArgValue::strided(uint64_t Address, uint64_t Bytes,
 }
 
 namespace {
+/// num::parseFormat once per distinct name in the process (binding runs at
+/// every launch).
+num::Result<num::Format> formatOf(const std::string &Name) {
+  static std::mutex Lock;
+  static std::unordered_map<std::string, num::Format> Known;
+  {
+    std::lock_guard<std::mutex> Guard(Lock);
+    auto It = Known.find(Name);
+    if (It != Known.end())
+      return It->second;
+  }
+  num::Result<num::Format> F = num::parseFormat(Name);
+  if (F) {
+    std::lock_guard<std::mutex> Guard(Lock);
+    Known.emplace(Name, *F);
+  }
+  return F;
+}
+
 std::string toHex(uint64_t V) {
   char Buf[24];
   std::snprintf(Buf, sizeof Buf, "%llx", static_cast<unsigned long long>(V));
@@ -223,8 +244,8 @@ Expected<BoundArgs> tile::rt::bindArguments(const KernelSignature &Sig,
     if (!WantTensor)
       continue;
     if (!A.DType.empty()) {
-      num::Result<num::Format> Want = num::parseFormat(P.DType);
-      num::Result<num::Format> Got = num::parseFormat(A.DType);
+      num::Result<num::Format> Want = formatOf(P.DType);
+      num::Result<num::Format> Got = formatOf(A.DType);
       if (!Got)
         return makeError(Where + Arg + ": " + Got.message());
       if (!Want || *Want != *Got)
@@ -250,10 +271,10 @@ Expected<BoundArgs> tile::rt::bindArguments(const KernelSignature &Sig,
       if (A.Shape[D] < 0)
         return makeError(Where + Arg + ": negative extent " +
                          std::to_string(A.Shape[D]));
-      Expected<Expr> E = Expr::parse(P.Shape[D]);
+      Expected<std::shared_ptr<const Expr>> E = Expr::parseShared(P.Shape[D]);
       if (!E)
         return makeError(Where + "shape of " + P.Name + ": " + E.message());
-      std::string Dim = E->singleName();
+      std::string Dim = (*E)->singleName();
       if (Dim.empty())
         continue;
       auto It = B.Dims.find(Dim);
@@ -308,7 +329,7 @@ Expected<BoundArgs> tile::rt::bindArguments(const KernelSignature &Sig,
                          std::to_string(A.Shape[D]));
       NumElements *= static_cast<uint64_t>(A.Shape[D]);
     }
-    num::Result<num::Format> F = num::parseFormat(P.DType);
+    num::Result<num::Format> F = formatOf(P.DType);
     if (!F)
       return makeError(Where + "parameter " + P.Name + ": " + F.message());
     uint64_t Need = denseBytes(NumElements, F->bits());

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,10 @@ class Expr {
 public:
   /// Parses \p Text. Errors read "in 'TEXT': column C: <what was expected>".
   static Expected<Expr> parse(std::string_view Text);
+  /// parse() once per distinct text in the process (thread-safe; what a
+  /// launch binds with, so that it does not parse its shapes every time).
+  static Expected<std::shared_ptr<const Expr>>
+  parseShared(std::string_view Text);
 
   /// Evaluates with the names bound by \p Dims. An unbound name is an error
   /// ("unknown dimension 'K' in 'K / 128'").
@@ -63,7 +68,7 @@ private:
   std::vector<Node> Nodes; ///< The root is the last node.
 };
 
-/// Parses and evaluates \p Text in one step.
+/// Parses (parseShared) and evaluates \p Text in one step.
 Expected<int64_t> evaluateExpr(std::string_view Text, const DimMap &Dims);
 
 } // namespace rt
