@@ -16,7 +16,7 @@ packages=(
   build-essential cmake ninja-build ccache python3 python3-pip git
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   clang-22 lld-22 libclang-rt-22-dev
-  liblld-22-dev libzstd-dev
+  liblld-22-dev libzstd-dev xz-utils
   libgtest-dev
 )
 
