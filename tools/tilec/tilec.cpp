@@ -258,8 +258,11 @@ int main(int argc, char **argv) {
       "requested stage. Exit code 1 on any error.\n\n"
       "  tilec run FILE --kernel K --size M=64,N=30 [--target T] ...\n"
       "  tilec check FILE --kernel K --size ... --target T\n"
-      "  tilec bundle FILE... -o DIR [--target T] [--size ...]...\n\n"
-      "run, check and bundle execute kernels: see `tilec run --help`.\n");
+      "  tilec bundle FILE... -o DIR [--target T] [--size ...]...\n"
+      "  tilec tune FILE --kernel K --target T --size ... [--device D]\n"
+      "  tilec pack W.npy --type T [--unpack] -o OUT.npy\n\n"
+      "run, check and bundle execute kernels: see `tilec run --help`; tune "
+      "and pack: `tilec tune --help`, `tilec pack --help`.\n");
   if (int rc = 0; tile::driver::runSelectedSubcommand(rc))
     return rc;
 
