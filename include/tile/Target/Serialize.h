@@ -43,7 +43,9 @@ llvm::Expected<std::string> emitRelocatable(llvm::Module &module,
 /// it is installed on Debian (LLVM 22's bin folder; for ptxas, nvdisasm and
 /// cuobjdump: $CUDA_HOME/bin, the CUDA toolkit, then the folder where
 /// scripts/install-deps.sh puts them), then PATH. std::nullopt when it is
-/// nowhere.
+/// nowhere, or when `$TILE_<NAME>` is empty or `none` (as if it were not
+/// installed: TILE_PTXAS=none makes NVIDIA code PTX for the driver,
+/// TILE_LD_LLD=none makes a portable tilec use its built-in lld).
 std::optional<std::string> findTool(llvm::StringRef name);
 
 /// Result of running ptxas.
