@@ -157,7 +157,8 @@ compileCandidate(Compiler &compiler, const TuneRequest &request,
   for (const std::string &g : info.Signature.Grid) {
     auto n = rt::evaluateExpr(g, request.Test.Sizes);
     if (!n)
-      return rt::makeError("grid: " + n.message());
+      return rt::makeError("grid: " + n.message() +
+                           " (give every dimension with the sizes)");
     programs *= uint64_t(std::max<int64_t>(*n, 0));
   }
   facts.programs = programs;
@@ -237,12 +238,26 @@ jit::tuneSpace(const std::string &source, const std::string &sourceName,
   std::vector<frontend::KernelInfo> kernels;
   std::string diagnostics;
   llvm::raw_string_ostream diagOS(diagnostics);
-  if (!frontend::listKernels(sm, kernels, &diagOS, fixed))
-    return rt::makeError(diagnostics);
+  bool listed = frontend::listKernels(sm, kernels, &diagOS, fixed);
   auto it = std::find_if(kernels.begin(), kernels.end(),
                          [&](const auto &k) { return k.name == kernel; });
   if (it == kernels.end())
-    return rt::makeError("no kernel named '" + kernel + "' in " + sourceName);
+    return rt::makeError(kernels.empty() && !listed
+                             ? diagnostics
+                             : "no kernel named '" + kernel + "' in " +
+                                   sourceName);
+  // A parameter without a default is fine when the space or -D gives it
+  // (the listing reports every parameter without a default, of every kernel).
+  for (const auto &p : it->ctParams) {
+    bool tuned = std::any_of(it->tune.begin(), it->tune.end(),
+                             [&](const auto &d) { return d.name == p.name; });
+    if (!p.hasDefault && !tuned && !fixed.count(p.name))
+      return rt::makeError(sourceName + ":" + std::to_string(it->line) +
+                           ": compile-time parameter '" + p.name + "' of " +
+                           kernel +
+                           " has no default value and is not tuned; pass -D " +
+                           p.name + "=VALUE");
+  }
   if (it->tune.empty())
     return rt::makeError(sourceName + ":" + std::to_string(it->line) +
                          ": kernel " + kernel +

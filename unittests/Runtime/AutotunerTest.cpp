@@ -125,7 +125,8 @@ TEST(AutotunerTest, RunFailuresAreRecordedAndAllFailingIsAnError) {
   Expected<TuneResult> R = T.tune(space(), Failing);
   ASSERT_FALSE(R);
   EXPECT_EQ(R.message(), "autotune: none of the 6 configurations could be "
-                         "timed (0 pruned, 6 failed)");
+                         "timed (0 pruned, 6 failed); first: BM=16 T=u4: run "
+                         "failed: launch failed");
   EXPECT_EQ(T.tune({}, Failing).message(),
             "autotune: empty configuration space");
 }

@@ -203,10 +203,18 @@ Expected<TuneResult> Autotuner::tune(const std::vector<TuneConfig> &Space,
                           : "none yet",
                  Left);
   }
-  if (!HaveBest)
+  if (!HaveBest) {
+    // Say why, with the first configuration that failed (or was pruned).
+    std::string First;
+    for (TuneStatus S : {TuneStatus::Failed, TuneStatus::Pruned})
+      for (const TuneRow &Row : R.Rows)
+        if (First.empty() && Row.Status == S)
+          First = "; first: " + configToString(Row.Config) + ": " + Row.Reason;
     return makeError("autotune: none of the " + std::to_string(N) +
                      " configurations could be timed (" +
                      std::to_string(R.count(TuneStatus::Pruned)) + " pruned, " +
-                     std::to_string(R.count(TuneStatus::Failed)) + " failed)");
+                     std::to_string(R.count(TuneStatus::Failed)) + " failed)" +
+                     First);
+  }
   return R;
 }
