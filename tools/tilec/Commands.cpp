@@ -10,6 +10,7 @@
 #include "Commands.h"
 
 #include "tile/JIT.h"
+#include "tile/JIT/Tune.h"
 #include "tile/Numerics/Format.h"
 #include "tile/Numerics/Pack.h"
 #include "tile/Reference/Reference.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -134,9 +136,12 @@ cl::opt<std::string> bundleOut("o", cl::desc("Bundle directory"),
                                cl::sub(bundleCmd), cl::cat(commandCat));
 cl::opt<std::string> bundleTuneCache(
     "tune-cache",
-    cl::desc("Add a variant of the kernel per shape bucket tuned in this "
-             "tune cache (tilec tune); the runtime picks it by shape"),
-    cl::value_desc("FILE"), cl::sub(bundleCmd), cl::cat(commandCat));
+    cl::desc("bundle: add a variant of the kernel per shape bucket tuned in "
+             "this tune cache (tilec tune), picked by shape at launch; run, "
+             "check: use the configuration it holds for the sizes' bucket on "
+             "the device"),
+    cl::value_desc("FILE"), cl::sub(bundleCmd), cl::sub(runCmd),
+    cl::sub(checkCmd), cl::cat(commandCat));
 cl::opt<std::string> bundleTuneDevice(
     "tune-device",
     cl::desc("With --tune-cache: only configurations tuned on this device "
@@ -392,6 +397,44 @@ rt::Expected<Execution> execute(jit::Compiler &compiler,
   return exec;
 }
 
+/// With --tune-cache (run, check): adds to \p options the configuration the
+/// cache holds for kernel --kernel of runFile at the sizes of \p test on
+/// \p deviceSpec, and says which; false after an error.
+bool applyTunedConfiguration(jit::CompileOptions &options,
+                             const std::string &deviceSpec,
+                             const rt::TestCase &test) {
+  if (bundleTuneCache.empty())
+    return true;
+  if (kernelOpt.empty()) {
+    fail("--tune-cache needs --kernel");
+    return false;
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(runFile, /*IsText=*/true);
+  if (!buffer) {
+    fail("cannot read " + runFile + ": " + buffer.getError().message());
+    return false;
+  }
+  auto device = rt::Device::open(deviceSpec);
+  if (!device) {
+    fail(device.message());
+    return false;
+  }
+  rt::TuneKey key = jit::tuneKey((*buffer)->getBuffer().str(), kernelOpt,
+                                 options, *device, test.Sizes);
+  rt::TuneCache cache(bundleTuneCache);
+  std::optional<rt::TuneEntry> hit = cache.lookup(key);
+  if (!hit) {
+    fail(bundleTuneCache + " holds no configuration of " + kernelOpt +
+         " for bucket " + key.Bucket + " on " + device->name() +
+         " (tilec tune records one)");
+    return false;
+  }
+  options.defines = jit::withConfig(options.defines, hit->Config);
+  llvm::outs() << "tuned configuration for bucket " << key.Bucket << ": "
+               << rt::configToString(hit->Config) << "\n";
+  return true;
+}
+
 int runMain() {
   jit::CompileOptions options;
   options.target = targetOpt;
@@ -406,6 +449,8 @@ int runMain() {
   std::string deviceSpec =
       deviceOpt.empty() ? defaultDevice(targetOpt) : std::string(deviceOpt);
   options.emulate = isEmulator(deviceSpec);
+  if (!applyTunedConfiguration(options, deviceSpec, test))
+    return 1;
   auto exec = execute(compiler, runFile, options, deviceSpec, test);
   if (!exec)
     return fail(exec.message());
@@ -580,6 +625,8 @@ int checkMain() {
   std::string deviceSpec =
       deviceOpt.empty() ? defaultDevice(targetOpt) : std::string(deviceOpt);
   options.emulate = isEmulator(deviceSpec);
+  if (!applyTunedConfiguration(options, deviceSpec, test))
+    return 1;
   auto exec = execute(compiler, runFile, options, deviceSpec, test);
   if (!exec)
     return fail(exec.message());
