@@ -156,17 +156,6 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Splits NAME=VALUE.
-bool splitAssignment(llvm::StringRef text, std::string &name,
-                     std::string &value) {
-  auto [lhs, rhs] = text.split('=');
-  if (lhs.empty() || !text.contains('='))
-    return false;
-  name = lhs.trim().str();
-  value = rhs.trim().str();
-  return true;
-}
-
 /// Builds the test case described by the options (sizes from \p sizeText).
 bool makeTestCase(llvm::StringRef sizeText, rt::TestCase &test) {
   if (!driver::parseSizeList(sizeText, test.Sizes))
@@ -175,7 +164,7 @@ bool makeTestCase(llvm::StringRef sizeText, rt::TestCase &test) {
   for (const std::string &a : argOpt) {
     std::string name, value;
     double number;
-    if (!splitAssignment(a, name, value) ||
+    if (!driver::splitAssignment(a, name, value) ||
         llvm::StringRef(value).getAsDouble(number)) {
       fail("--arg expects NAME=NUMBER, got '" + a + "'");
       return false;
@@ -184,7 +173,7 @@ bool makeTestCase(llvm::StringRef sizeText, rt::TestCase &test) {
   }
   for (const std::string &in : inputOpt) {
     std::string name, path;
-    if (!splitAssignment(in, name, path)) {
+    if (!driver::splitAssignment(in, name, path)) {
       fail("--input expects NAME=FILE.npy, got '" + in + "'");
       return false;
     }
@@ -200,7 +189,7 @@ bool makeTestCase(llvm::StringRef sizeText, rt::TestCase &test) {
 bool collectDefines(std::map<std::string, std::string> &defines) {
   for (const std::string &d : defineOpt) {
     std::string name, value;
-    if (!splitAssignment(d, name, value)) {
+    if (!driver::splitAssignment(d, name, value)) {
       fail("-D expects NAME=VALUE, got '" + d + "'");
       return false;
     }
@@ -740,13 +729,23 @@ int bundleMain() {
 
 } // namespace
 
+bool tile::driver::splitAssignment(llvm::StringRef text, std::string &name,
+                                   std::string &value) {
+  auto [lhs, rhs] = text.split('=');
+  if (lhs.trim().empty() || !text.contains('='))
+    return false;
+  name = lhs.trim().str();
+  value = rhs.trim().str();
+  return true;
+}
+
 bool tile::driver::parseSizeList(llvm::StringRef text, rt::DimMap &dims) {
   llvm::SmallVector<llvm::StringRef> parts;
   text.split(parts, ',', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef part : parts) {
     std::string name, value;
     int64_t n;
-    if (!splitAssignment(part, name, value) ||
+    if (!driver::splitAssignment(part, name, value) ||
         llvm::StringRef(value).getAsInteger(10, n) || n < 0) {
       fail("--size expects DIM=V with V a non-negative integer, got '" + part +
            "'");

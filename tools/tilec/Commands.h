@@ -45,6 +45,9 @@ tunedVariants(jit::Compiler &compiler, const std::string &file,
               llvm::raw_ostream &log);
 
 // Shared by the subcommands.
+/// Splits "NAME=VALUE" (both trimmed); false without '=' or a name.
+bool splitAssignment(llvm::StringRef text, std::string &name,
+                     std::string &value);
 /// Parses "M=64,N=30" into \p dims; prints an error and returns false on a
 /// malformed part.
 bool parseSizeList(llvm::StringRef text, rt::DimMap &dims);

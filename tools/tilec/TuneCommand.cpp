@@ -104,15 +104,6 @@ int fail(const Twine &message) {
   return 1;
 }
 
-bool splitPair(StringRef text, std::string &name, std::string &value) {
-  auto [lhs, rhs] = text.split('=');
-  if (lhs.trim().empty() || !text.contains('='))
-    return false;
-  name = lhs.trim().str();
-  value = rhs.trim().str();
-  return true;
-}
-
 const char *statusName(rt::TuneStatus s) {
   switch (s) {
   case rt::TuneStatus::Timed:
@@ -191,7 +182,7 @@ bool makeRequest(jit::TuneRequest &request, const std::string &deviceSpec) {
   request.Options.emulate = driver::isEmulatorDevice(deviceSpec);
   for (const std::string &d : tuneDefines) {
     std::string name, value;
-    if (!splitPair(d, name, value)) {
+    if (!driver::splitAssignment(d, name, value)) {
       fail("-D expects NAME=VALUE, got '" + d + "'");
       return false;
     }
@@ -203,7 +194,8 @@ bool makeRequest(jit::TuneRequest &request, const std::string &deviceSpec) {
   for (const std::string &a : tuneArgs) {
     std::string name, value;
     double number;
-    if (!splitPair(a, name, value) || StringRef(value).getAsDouble(number)) {
+    if (!driver::splitAssignment(a, name, value) ||
+        StringRef(value).getAsDouble(number)) {
       fail("--arg expects NAME=NUMBER, got '" + a + "'");
       return false;
     }

@@ -21,8 +21,8 @@ namespace {
 
 TEST(DLPackTest, DTypes) {
   auto name = [](uint8_t Code, uint8_t Bits, uint16_t Lanes = 1) {
-    Expected<std::string> N = dlpackTypeName({Code, Bits, Lanes});
-    return N ? *N : "error: " + N.message();
+    Expected<const char *> N = dlpackTypeName({Code, Bits, Lanes});
+    return N ? std::string(*N) : "error: " + N.message();
   };
   EXPECT_EQ(name(2, 16), "f16");
   EXPECT_EQ(name(2, 32), "f32");

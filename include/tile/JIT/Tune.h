@@ -109,7 +109,9 @@ struct TunedKernel {
 
 /// Compiles \p Kernel for launches of \p Sizes on \p Device with the
 /// configuration the tune cache holds for the sizes' bucket; on a miss, with
-/// the defaults, or after tuning when \p Policy says so.
+/// the defaults, or after tuning when \p Policy says so. It reads the cache
+/// file on every call: call it when a shape first appears and keep the
+/// kernel, not before every launch.
 rt::Expected<TunedKernel>
 compileTuned(Compiler &Compiler, rt::Device &Device, const std::string &Source,
              const std::string &SourceName, const std::string &Kernel,

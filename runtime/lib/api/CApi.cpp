@@ -247,14 +247,8 @@ int tile_value_from_dlpack(const void *DLTensorPtr, tile_device *Device,
       tensorFromDLPack(T, Device->D, AsDType ? AsDType : "", View);
   if (!A)
     return failWith("tile_value_from_dlpack: " + A.message());
-  // The dtype string must outlive the call: the names are static here.
-  static const char *const Names[] = {"i8",   "i16",    "i32",    "u8",
-                                      "u16",  "u32",    "f16",    "f32",
-                                      "bf16", "f8e4m3", "f8e5m2", "e8m0"};
-  const char *DType = nullptr;
-  for (const char *N : Names)
-    if (A->DType == N)
-      DType = N;
+  // dlpackTypeName's names are static: they outlive the call.
+  Expected<const char *> DType = dlpackTypeName(T.dtype);
   *Out = tile_value{};
   Out->is_tensor = 1;
   Out->data = A->Address;
@@ -262,7 +256,7 @@ int tile_value_from_dlpack(const void *DLTensorPtr, tile_device *Device,
   Out->shape = AsRank ? AsShape : T.shape;
   Out->strides = AsDType ? nullptr : T.strides;
   Out->rank = AsRank ? AsRank : T.ndim;
-  Out->dtype = AsDType ? AsDType : DType;
+  Out->dtype = AsDType ? AsDType : *DType;
   return 0;
 }
 

@@ -11,49 +11,25 @@
 using namespace tile::rt;
 namespace num = tile::numerics;
 
-Expected<std::string> tile::rt::dlpackTypeName(const TileDLDataType &T) {
+Expected<const char *> tile::rt::dlpackTypeName(const TileDLDataType &T) {
   std::string What = "DLPack dtype (code " + std::to_string(T.code) +
                      ", bits " + std::to_string(T.bits) + ", lanes " +
                      std::to_string(T.lanes) + ")";
   if (T.lanes != 1)
     return makeError(What + ": vector dtypes are not supported");
-  unsigned B = T.bits;
-  switch (T.code) {
-  case 0: // Int.
-    if (B == 8 || B == 16 || B == 32)
-      return "i" + std::to_string(B);
-    break;
-  case 1: // UInt.
-    if (B == 8 || B == 16 || B == 32)
-      return "u" + std::to_string(B);
-    break;
-  case 2: // Float.
-    if (B == 16 || B == 32)
-      return "f" + std::to_string(B);
-    break;
-  case 4: // Bfloat.
-    if (B == 16)
-      return std::string("bf16");
-    break;
-  case 6: // Bool: one byte each.
-    if (B == 8)
-      return std::string("u8");
-    break;
-  case 10: // Float8_e4m3fn.
-    if (B == 8)
-      return std::string("f8e4m3");
-    break;
-  case 12: // Float8_e5m2.
-    if (B == 8)
-      return std::string("f8e5m2");
-    break;
-  case 14: // Float8_e8m0fnu.
-    if (B == 8)
-      return std::string("e8m0");
-    break;
-  default:
-    break;
-  }
+  // (code, bits) -> name: int, uint, float, bfloat, bool (a byte each),
+  // float8 e4m3fn, e5m2, e8m0fnu.
+  static const struct {
+    uint8_t Code, Bits;
+    const char *Name;
+  } Known[] = {{0, 8, "i8"},   {0, 16, "i16"},    {0, 32, "i32"},
+               {1, 8, "u8"},   {1, 16, "u16"},    {1, 32, "u32"},
+               {2, 16, "f16"}, {2, 32, "f32"},    {4, 16, "bf16"},
+               {6, 8, "u8"},   {10, 8, "f8e4m3"}, {12, 8, "f8e5m2"},
+               {14, 8, "e8m0"}};
+  for (const auto &K : Known)
+    if (K.Code == T.code && K.Bits == T.bits)
+      return K.Name;
   return makeError(What + " has no tile type (pass its storage as uint8 "
                           "with a dtype to reinterpret it as)");
 }
@@ -91,7 +67,7 @@ tile::rt::tensorFromDLPack(const TileDLTensor &T, const Device &D,
         " id " + std::to_string(T.device.device_id) +
         " cannot be read by kernels on " + D.name() + " (" +
         platformName(D.platform()) + ":" + std::to_string(D.ordinal()) + ")");
-  Expected<std::string> Type = dlpackTypeName(T.dtype);
+  Expected<const char *> Type = dlpackTypeName(T.dtype);
   if (!Type && AsDType.empty())
     return Type.takeError();
   std::vector<int64_t> Shape(T.shape, T.shape + T.ndim);
@@ -126,14 +102,8 @@ tile::rt::tensorFromDLPack(const TileDLTensor &T, const Device &D,
   ArgValue A = ArgValue::tensor(Address, Bytes, View, std::string(AsDType));
   // The storage's own strides must be dense for the reinterpretation to
   // mean anything: checked against its own shape.
-  if (!Strides.empty()) {
-    int64_t Expected = 1;
-    for (size_t I = Shape.size(); I-- > 0;) {
-      if (Shape[I] != 1 && Strides[I] != Expected)
-        return makeError("a DLPack tensor with strides that are not dense "
-                         "row-major cannot be reinterpreted");
-      Expected *= Shape[I];
-    }
-  }
+  if (!isDenseRowMajor(Shape, Strides))
+    return makeError("a DLPack tensor with strides that are not dense "
+                     "row-major cannot be reinterpreted");
   return A;
 }

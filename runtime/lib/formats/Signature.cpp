@@ -62,10 +62,14 @@ std::string toHex(uint64_t V) {
   return Buf;
 }
 
-/// Whether \p Strides (elements) describe a dense row-major tensor of
-/// \p Shape; extents of 1 may have any stride, an empty tensor any strides.
-bool denseRowMajor(const std::vector<int64_t> &Shape,
-                   const std::vector<int64_t> &Strides) {
+} // namespace
+
+bool tile::rt::isDenseRowMajor(const std::vector<int64_t> &Shape,
+                               const std::vector<int64_t> &Strides) {
+  if (Strides.empty())
+    return true;
+  if (Strides.size() != Shape.size())
+    return false;
   int64_t Expected = 1;
   bool Empty = false;
   for (int64_t E : Shape)
@@ -79,7 +83,6 @@ bool denseRowMajor(const std::vector<int64_t> &Shape,
   }
   return true;
 }
-} // namespace
 
 ArgValue ArgValue::scalar(double Value) {
   ArgValue A;
@@ -257,8 +260,7 @@ Expected<BoundArgs> tile::rt::bindArguments(const KernelSignature &Sig,
           Where + Arg + ": expected a rank-" + std::to_string(P.Shape.size()) +
           " tensor " + joinShape(P.Shape) + " but got rank " +
           std::to_string(A.Shape.size()) + " " + joinShape(A.Shape));
-    if (!A.Strides.empty() && (A.Strides.size() != A.Shape.size() ||
-                               !denseRowMajor(A.Shape, A.Strides)))
+    if (!isDenseRowMajor(A.Shape, A.Strides))
       return makeError(Where + Arg + ": strides " + joinShape(A.Strides) +
                        " of shape " + joinShape(A.Shape) +
                        " are not dense row-major (kernels take contiguous "

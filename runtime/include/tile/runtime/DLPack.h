@@ -63,8 +63,8 @@ namespace rt {
 
 /// The language type of a DLPack dtype ("f16", "bf16", "i8", "f8e4m3", ...);
 /// an error names the ones tile has no type for (f64, i64, complex,
-/// vectors, the fnuz float8s).
-Expected<std::string> dlpackTypeName(const TileDLDataType &T);
+/// vectors, the fnuz float8s). The name is a static string.
+Expected<const char *> dlpackTypeName(const TileDLDataType &T);
 
 /// A tensor argument for \p D from \p T (used in place). Fails when the
 /// tensor lives on another device (a CPU tensor for a CUDA device, another

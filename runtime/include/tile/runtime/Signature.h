@@ -78,6 +78,12 @@ struct ArgValue {
   static ArgValue scalar(double Value);
 };
 
+/// Whether element \p Strides describe a dense row-major tensor of \p Shape
+/// (empty strides: dense; extents of 1 may have any stride; an empty tensor
+/// any strides).
+bool isDenseRowMajor(const std::vector<int64_t> &Shape,
+                     const std::vector<int64_t> &Strides);
+
 /// The result of binding: what a backend needs to launch.
 struct BoundArgs {
   DimMap Dims;                    ///< Every runtime dimension.
