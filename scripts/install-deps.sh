@@ -13,7 +13,8 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build ccache python3 python3-pip git
+  build-essential cmake ninja-build ccache python3 python3-pip python3-dev
+  python3-venv git
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   clang-22 lld-22 libclang-rt-22-dev
   liblld-22-dev libzstd-dev xz-utils
@@ -88,6 +89,17 @@ if [ ! -x /usr/local/cuda/bin/ptxas ]; then
 fi
 fetch_tool nvdisasm "$NVDISASM_WHEEL"
 fetch_tool cuobjdump "$CUOBJDUMP_WHEEL"
+
+# The Python package (python/, pyproject.toml): nanobind and scikit-build-core
+# build it, pytest and numpy test it; installed into the python3 on PATH
+# (Debian's own Python refuses pip without --break-system-packages).
+PY_PACKAGES=(nanobind scikit-build-core pytest numpy)
+if ! "$PYTHON" -c "import nanobind, scikit_build_core, pytest, numpy" 2> /dev/null; then
+  echo "install-deps: pip install ${PY_PACKAGES[*]} for $("$PYTHON" -c 'import sys; print(sys.executable)')"
+  "$PYTHON" -m pip install -q "${PY_PACKAGES[@]}" 2> /dev/null ||
+    "$PYTHON" -m pip install -q --break-system-packages "${PY_PACKAGES[@]}" ||
+    { echo "install-deps: could not install ${PY_PACKAGES[*]}" >&2; failed=1; }
+fi
 if [ "$failed" -ne 0 ]; then
   if [ "${CI:-}" = "true" ]; then
     echo "install-deps: CI needs these tools (see above)" >&2

@@ -96,6 +96,11 @@ public:
                                             const CompileOptions &Options,
                                             std::string_view Kernel = {});
 
+  /// The bundle directory holding \p K: its disk cache entry (with the
+  /// kernels compiled with it), written now with \p K alone when the cache
+  /// could not be written at compile time. Fails when the disk cache is off.
+  rt::Expected<std::string> bundleDir(const CompiledKernel &K);
+
   /// Loads a compiled kernel on \p D.
   rt::Expected<rt::Kernel> load(const CompiledKernel &K, rt::Device &D);
 

@@ -9,9 +9,6 @@
 #include "tile/JIT.h"
 #include "tile/JIT/Tune.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-
 #include <cstring>
 
 struct tile_jit {
@@ -67,19 +64,13 @@ bool readDefines(const char *const *defines, size_t numDefines,
 /// into \p bundleDir.
 int returnBundleDir(tile_jit *jit, const tile::jit::CompiledKernel &compiled,
                     char *bundleDir, size_t capacity) {
-  llvm::SmallString<256> dir(jit->compiler.cacheDir());
-  llvm::sys::path::append(dir, compiled.CacheKey);
-  if (!llvm::sys::fs::is_directory(dir)) {
-    // The cache could not be written (read-only disk): write it now.
-    if (tile::rt::Error err = tile::jit::writeBundle(
-            std::string(dir),
-            {std::make_shared<tile::jit::CompiledKernel>(compiled)}))
-      return failWith(err.message());
-  }
-  if (dir.size() + 1 > capacity)
+  auto dir = jit->compiler.bundleDir(compiled);
+  if (!dir)
+    return failWith(dir.message());
+  if (dir->size() + 1 > capacity)
     return failWith("bundle_dir buffer too small: need " +
-                    std::to_string(dir.size() + 1) + " bytes");
-  std::memcpy(bundleDir, dir.c_str(), dir.size() + 1);
+                    std::to_string(dir->size() + 1) + " bytes");
+  std::memcpy(bundleDir, dir->c_str(), dir->size() + 1);
   return 0;
 }
 

@@ -236,6 +236,21 @@ Compiler::compileFile(const std::string &path, const CompileOptions &options,
   return compile((*buffer)->getBuffer(), path, options, kernel);
 }
 
+rt::Expected<std::string> Compiler::bundleDir(const CompiledKernel &k) {
+  if (CacheDir.empty())
+    return rt::makeError(
+        "the disk cache is off: bundle directories live in it");
+  llvm::SmallString<256> dir(CacheDir);
+  llvm::sys::path::append(dir, k.CacheKey);
+  if (!llvm::sys::fs::is_directory(dir)) {
+    // The cache could not be written (read-only disk): write it now.
+    if (rt::Error err = writeBundle(std::string(dir),
+                                    {std::make_shared<CompiledKernel>(k)}))
+      return err;
+  }
+  return std::string(dir);
+}
+
 rt::Expected<rt::Kernel> Compiler::load(const CompiledKernel &k,
                                         rt::Device &device) {
   rt::Expected<rt::Module> module =

@@ -117,6 +117,40 @@ TEST(SignatureTest, CallerTensorsMustBeDenseAndAligned) {
             "(runtime/README.md, kernel calling convention)");
 }
 
+TEST(SignatureTest, StorageTakesItsShapeFromTheSignature) {
+  // W as bytes of packed u4 codes (a uint8 array of any shape): its shape
+  // [K, N] comes from A and C; only the size of its storage is checked.
+  std::vector<ArgValue> A = args(64, 256, 128);
+  A[1] = ArgValue::storage(0x2000, 256 * 128 / 2, "u4");
+  Expected<BoundArgs> B = bindArguments(gemmWq(), A);
+  ASSERT_TRUE(B) << B.message();
+  EXPECT_EQ(B->Dims, (DimMap{{"M", 64}, {"K", 256}, {"N", 128}}));
+  EXPECT_EQ(B->Slots[1], 0x2000u);
+  A[1].Bytes -= 1;
+  EXPECT_EQ(bindError(gemmWq(), A),
+            "gemm_wq: tensor W u4[256, 128] needs 16384 bytes but its buffer "
+            "has 16383");
+  // A dimension only the storage could give must be given.
+  KernelSignature S = gemmWq();
+  S.Params[3].Shape = {"M", "K"};
+  A = args(64, 256, 128);
+  A[1] = ArgValue::storage(0x2000, 1 << 20, "u4");
+  A[2] = ArgValue::storage(0x3000, 1 << 20, "f16");
+  A[3] = ArgValue::tensor(0x4000, 1 << 20, {64, 256}, "f16");
+  EXPECT_EQ(bindError(S, A),
+            "gemm_wq: shape of W: unknown dimension 'N' in 'N' "
+            "(give its size)");
+  EXPECT_TRUE(bindArguments(S, A, {{"N", 128}}));
+  // Its dtype and alignment are checked as any tensor's.
+  A[1] = ArgValue::storage(0x2002, 1 << 20, "u4");
+  EXPECT_EQ(bindError(S, A, {{"N", 128}}),
+            "gemm_wq: argument 1 (W): address 0x2002 is not 4-byte aligned "
+            "(runtime/README.md, kernel calling convention)");
+  A[1] = ArgValue::storage(0x2000, 1 << 20, "i4");
+  EXPECT_EQ(bindError(S, A, {{"N", 128}}),
+            "gemm_wq: argument 1 (W): expected a tensor of u4 but got i4");
+}
+
 TEST(SignatureTest, WrongDtypeAndRank) {
   std::vector<ArgValue> A = args(64, 256, 128);
   A[1].DType = "i4";

@@ -158,25 +158,10 @@ static int launchVariant(const char *Api, tile_bundle *Bundle, const char *Name,
   if (!Found)
     return failWith(std::string(Api) + ": no kernel named '" + Name +
                     "' for this device in the bundle");
-  // Variants share the signature: bind once to learn the dimensions, then
-  // launch the variant tuned for their bucket.
-  Kernel *K = &Found->Loaded[0];
-  Expected<BoundArgs> Bound = bindArguments(K->signature(), Values);
-  if (!Bound)
-    return failWith(Bound.message());
-  if (Found->Loaded.size() > 1) {
-    std::vector<const KernelInfo *> Infos;
-    for (const KernelInfo &I : Found->Infos)
-      Infos.push_back(&I);
-    size_t Chosen = selectVariant(Infos, Bound->Dims);
-    K = &Found->Loaded[Chosen];
-    // A tuned parameter may appear in a shape: check against its own.
-    if (Chosen != 0)
-      Bound = bindArguments(K->signature(), Values);
-    if (!Bound)
-      return failWith(Bound.message());
-  }
-  if (Error E = K->launch(*Bound, St))
+  Expected<BoundVariant> V = bindVariant(Found->Infos, Found->Loaded, Values);
+  if (!V)
+    return failWith(V.message());
+  if (Error E = Found->Loaded[V->Index].launch(V->Bound, St))
     return failWith(E.message());
   return 0;
 }

@@ -496,6 +496,32 @@ size_t tile::rt::selectVariant(const std::vector<const KernelInfo *> &Variants,
   return Fallback;
 }
 
+Expected<BoundVariant>
+tile::rt::bindVariant(const std::vector<KernelInfo> &Infos,
+                      const std::vector<Kernel> &Kernels,
+                      const std::vector<ArgValue> &Args, const DimMap &Given) {
+  if (Kernels.empty() || Kernels.size() != Infos.size())
+    return makeError("bindVariant: no variants");
+  Expected<BoundArgs> Bound =
+      bindArguments(Kernels.front().signature(), Args, Given);
+  if (!Bound)
+    return Bound.takeError();
+  BoundVariant R;
+  if (Kernels.size() > 1) {
+    std::vector<const KernelInfo *> Variants;
+    for (const KernelInfo &I : Infos)
+      Variants.push_back(&I);
+    R.Index = selectVariant(Variants, Bound->Dims);
+    if (R.Index != 0) {
+      Bound = bindArguments(Kernels[R.Index].signature(), Args, Given);
+      if (!Bound)
+        return Bound.takeError();
+    }
+  }
+  R.Bound = std::move(*Bound);
+  return R;
+}
+
 Expected<Bundle> Bundle::load(const std::string &Dir) {
   std::string Path = Dir + "/manifest.json";
   Expected<Value> V = json::readFile(Path);

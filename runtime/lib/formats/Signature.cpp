@@ -84,6 +84,13 @@ bool tile::rt::isDenseRowMajor(const std::vector<int64_t> &Shape,
   return true;
 }
 
+ArgValue ArgValue::storage(uint64_t Address, uint64_t Bytes,
+                           std::string DType) {
+  ArgValue A = tensor(Address, Bytes, {}, std::move(DType));
+  A.ShapeFromSignature = true;
+  return A;
+}
+
 ArgValue ArgValue::scalar(double Value) {
   ArgValue A;
   A.K = Kind::Scalar;
@@ -255,6 +262,12 @@ Expected<BoundArgs> tile::rt::bindArguments(const KernelSignature &Sig,
         return makeError(Where + Arg + ": expected a tensor of " + P.DType +
                          " but got " + A.DType);
     }
+    if (A.Address % 4 != 0)
+      return makeError(Where + Arg + ": address 0x" + toHex(A.Address) +
+                       " is not 4-byte aligned (runtime/README.md, kernel "
+                       "calling convention)");
+    if (A.ShapeFromSignature)
+      continue; // Its shape is checked once every dimension is known.
     if (A.Shape.size() != P.Shape.size())
       return makeError(
           Where + Arg + ": expected a rank-" + std::to_string(P.Shape.size()) +
@@ -265,10 +278,6 @@ Expected<BoundArgs> tile::rt::bindArguments(const KernelSignature &Sig,
                        " of shape " + joinShape(A.Shape) +
                        " are not dense row-major (kernels take contiguous "
                        "tensors: make it contiguous first)");
-    if (A.Address % 4 != 0)
-      return makeError(Where + Arg + ": address 0x" + toHex(A.Address) +
-                       " is not 4-byte aligned (runtime/README.md, kernel "
-                       "calling convention)");
     for (size_t D = 0; D < P.Shape.size(); ++D) {
       if (A.Shape[D] < 0)
         return makeError(Where + Arg + ": negative extent " +
@@ -317,6 +326,7 @@ Expected<BoundArgs> tile::rt::bindArguments(const KernelSignature &Sig,
       continue;
     }
     uint64_t NumElements = 1;
+    std::vector<int64_t> Shape;
     for (size_t D = 0; D < P.Shape.size(); ++D) {
       Expected<int64_t> V = evaluateExpr(P.Shape[D], B.Dims);
       if (!V)
@@ -324,12 +334,18 @@ Expected<BoundArgs> tile::rt::bindArguments(const KernelSignature &Sig,
                          (V.message().find("unknown dimension") == 0
                               ? " (give its size)"
                               : ""));
-      if (*V != A.Shape[D])
+      if (A.ShapeFromSignature) {
+        if (*V < 0)
+          return makeError(Where + "tensor " + P.Name + " dimension " +
+                           std::to_string(D) + " = " + P.Shape[D] + " is " +
+                           std::to_string(*V));
+        Shape.push_back(*V);
+      } else if (*V != A.Shape[D])
         return makeError(Where + "tensor " + P.Name + " dimension " +
                          std::to_string(D) + " should be " + P.Shape[D] +
                          " = " + std::to_string(*V) + " but is " +
                          std::to_string(A.Shape[D]));
-      NumElements *= static_cast<uint64_t>(A.Shape[D]);
+      NumElements *= static_cast<uint64_t>(*V);
     }
     num::Result<num::Format> F = formatOf(P.DType);
     if (!F)
@@ -337,7 +353,8 @@ Expected<BoundArgs> tile::rt::bindArguments(const KernelSignature &Sig,
     uint64_t Need = denseBytes(NumElements, F->bits());
     if (A.Bytes < Need)
       return makeError(Where + "tensor " + P.Name + " " + P.DType +
-                       joinShape(A.Shape) + " needs " + std::to_string(Need) +
+                       joinShape(A.ShapeFromSignature ? Shape : A.Shape) +
+                       " needs " + std::to_string(Need) +
                        " bytes but its buffer has " + std::to_string(A.Bytes));
     if (A.Address == 0 && Need != 0)
       return makeError(Where + "tensor " + P.Name + " has a null address");

@@ -105,6 +105,20 @@ private:
 size_t selectVariant(const std::vector<const KernelInfo *> &Variants,
                      const DimMap &Dims);
 
+/// The variant of a kernel (\p Infos, loaded as \p Kernels, in the same
+/// order) for a launch with \p Args: binds once to learn the dimensions,
+/// picks with selectVariant and binds again when another variant is picked
+/// (a tuned parameter may appear in a shape). Returns its index and the
+/// binding.
+struct BoundVariant {
+  size_t Index = 0;
+  BoundArgs Bound;
+};
+Expected<BoundVariant> bindVariant(const std::vector<KernelInfo> &Infos,
+                                   const std::vector<Kernel> &Kernels,
+                                   const std::vector<ArgValue> &Args,
+                                   const DimMap &Given = {});
+
 /// Whether code compiled for \p Target can run on a device of \p Arch:
 /// host on host; sm_XY cubins on the same major with minor >= Y (sm_XYa
 /// only on sm_XY); PTX on any device at least as new; gfx targets only on

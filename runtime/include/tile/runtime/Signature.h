@@ -64,6 +64,10 @@ struct ArgValue {
   /// Element strides of a caller's tensor (empty: dense). Kernels take dense
   /// row-major tensors: binding fails on any other strides.
   std::vector<int64_t> Strides;
+  /// The tensor's shape is its parameter's, evaluated once the other
+  /// arguments have bound every dimension (Shape is ignored): storage of
+  /// another shape holding the codes, e.g. a uint8 array of packed u4.
+  bool ShapeFromSignature = false;
   // Scalar arguments.
   double Number = 0;
 
@@ -74,6 +78,11 @@ struct ArgValue {
   static ArgValue strided(uint64_t Address, uint64_t Bytes,
                           std::vector<int64_t> Shape,
                           std::vector<int64_t> Strides, std::string DType = "");
+  /// \p Bytes bytes of storage at \p Address holding a dense \p DType
+  /// tensor of its parameter's shape (ShapeFromSignature): only the size is
+  /// checked against that shape.
+  static ArgValue storage(uint64_t Address, uint64_t Bytes,
+                          std::string DType = "");
   /// A scalar; converted to the parameter's dtype (integers must be exact).
   static ArgValue scalar(double Value);
 };
