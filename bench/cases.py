@@ -151,6 +151,16 @@ def cases(quick=False):
             _gemm_wq_work(t, 128),
             baseline="torch+triton" if t in ("u4", "i8") else "torch",
             inout=["C"], atol=2)
+    # Its M <= 8 path (BM = 8: operands swapped, C^T = W^T A^T) at the M = 1
+    # shapes, for a few widths: the GPU run shows which path is faster.
+    if not quick:
+        dq1 = [s for s in dq if s["M"] == 1]
+        for t in ["u4", "u3", "u2", "i8", "f4e2m1"]:
+            add("gemm_decode_bm8_" + t, "gemm_decode.tile", "gemm_decode",
+                {"T": t, "G": 128, "ZP": "true", "OUT": "f16", "BM": 8,
+                 "BN": 64, "BK": 128, "SPLIT": 4, "STAGES": 3},
+                ["M=1,K=640,N=200", "M=11,K=512,N=72"], dq1,
+                _gemm_wq_work(t, 128), inout=["C"], atol=2)
     # The same over pre-packed weights (examples/gemm_decode_packed.tile):
     # Wp is [N, K] in the operand order; 1-8-bit integer and f4/f8 codes.
     # BK is the example's default for the width (512 / bits for 1, 2, 4 and

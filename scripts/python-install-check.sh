@@ -4,7 +4,9 @@
 # the system site packages, for nanobind, scikit-build-core, pytest and
 # numpy: scripts/install-deps.sh), then, from outside the source tree,
 # checks that `import tilec` is the installed copy and runs the package's
-# compile and launch tests against it. scripts/test.sh runs it.
+# compile and launch tests against it, with the build tree (build-python/)
+# moved aside: the installed package carries what it needs (the archives
+# host kernels link, in tilec/lib). scripts/test.sh runs it.
 #
 #   bash scripts/python-install-check.sh [BUILD_DIR]
 set -euo pipefail
@@ -19,6 +21,11 @@ echo "python-install-check: pip install . (build tree build-python/)"
 start=$(date +%s)
 "$VENV/bin/python" -m pip install -q --no-build-isolation "$ROOT"
 echo "python-install-check: installed in $(($(date +%s) - start)) s"
+
+# The installed package must not need the build tree: hide it meanwhile.
+test -f "$VENV"/lib/python3*/site-packages/tilec/lib/libTileNumerics.a
+mv "$ROOT/build-python" "$ROOT/build-python.hidden"
+trap 'mv "$ROOT/build-python.hidden" "$ROOT/build-python"' EXIT
 
 cd /
 where=$("$VENV/bin/python" -c "import tilec, tilec._jit, tilec._runtime; print(tilec.__file__)")

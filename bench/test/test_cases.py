@@ -51,6 +51,10 @@ class CasesTest(unittest.TestCase):
         self.assertIn({"M": 1, "N": 57344, "K": 8192}, gd["bench"])
         self.assertEqual(gd["inout"], ["C"])
         self.assertIn("gemm_decode_packed_u4", ids)
+        # The M <= 8 path: BM = 8 at the M = 1 shapes only.
+        bm8 = [c for c in cases.cases(False) if c["id"] == "gemm_decode_bm8_u4"][0]
+        self.assertEqual(bm8["defines"]["BM"], 8)
+        self.assertTrue(all(s["M"] == 1 for s in bm8["bench"]))
         dec = [c for c in cases.cases(False)
                if c["id"] == "gemm_f16_decode_64x64x64"][0]["bench"]
         self.assertEqual(sorted({s["M"] for s in dec}), [1, 16, 128])

@@ -94,6 +94,10 @@ public:
 private:
   void number();
   SL chooseLayout(mlir::tile::AllocSharedOp alloc);
+  /// The unswizzled layouts to try for \p alloc: \p plain (row-major),
+  /// and column-major for rank-2 tiles no async copy fills.
+  SmallVector<SL, 2> candidateBases(mlir::tile::AllocSharedOp alloc,
+                                    const SL &plain);
   Interval bufferInterval(mlir::tile::AllocSharedOp alloc, int64_t bytes);
   std::optional<int64_t> conversionBytes(const DL &src, const DL &dst,
                                          unsigned bits);
@@ -158,17 +162,49 @@ SL Allocator::chooseLayout(mlir::tile::AllocSharedOp alloc) {
       store->rank() > type.getRank() ||
       store->shape() != type.getShape().take_back(store->rank()))
     return plain;
-  SL tile = SL::rowMajor(store->shape());
-  llvm::Expected<::tile::layout::SwizzleChoice> choice =
-      ::tile::layout::searchSwizzle(tile, *store, *load, bits, warpSize, banks);
-  if (!choice) {
-    llvm::consumeError(choice.takeError());
-    return plain;
+  std::optional<SL> best;
+  int64_t bestCost = 0;
+  for (const SL &base : candidateBases(alloc, plain)) {
+    SL tile =
+        store->rank() == type.getRank() ? base : SL::rowMajor(store->shape());
+    llvm::Expected<::tile::layout::SwizzleChoice> choice =
+        ::tile::layout::searchSwizzle(tile, *store, *load, bits, warpSize,
+                                      banks);
+    if (!choice) {
+      llvm::consumeError(choice.takeError());
+      continue;
+    }
+    SL swizzled = base.withSwizzle(choice->swizzle);
+    int64_t cost = choice->store.wavefronts + choice->load.wavefronts;
+    if (swizzled.cosize() != base.cosize() || (best && cost >= bestCost))
+      continue;
+    best = swizzled;
+    bestCost = cost;
   }
-  SL swizzled = plain.withSwizzle(choice->swizzle);
-  if (swizzled.cosize() != plain.cosize())
-    return plain;
-  return swizzled;
+  return best ? *best : plain;
+}
+
+SmallVector<SL, 2> Allocator::candidateBases(mlir::tile::AllocSharedOp alloc,
+                                             const SL &plain) {
+  // A tile written and read within the kernel (a dot operand staged by
+  // tile-stage-converted-operands, a transposed tile) may also be laid out
+  // column-major: when its writer's runs go down the columns (trans of a
+  // dequantized weight feeding a dot's A operand), the stores stay 16-byte
+  // vectors and the reads become ldmatrix.trans. Tiles that async copies
+  // fill keep the rows of global memory.
+  SmallVector<SL, 2> bases = {plain};
+  auto type = cast<mlir::tile::SharedType>(alloc.getType());
+  if (type.getRank() != 2 ||
+      llvm::any_of(alloc->getUsers(), [](Operation *user) {
+        return isa<mlir::tile::CopyAsyncOp>(user);
+      }))
+    return bases;
+  llvm::Expected<SL> columns = SL::ordered(type.getShape(), {0, 1});
+  if (columns)
+    bases.push_back(*columns);
+  else
+    llvm::consumeError(columns.takeError());
+  return bases;
 }
 
 Interval Allocator::bufferInterval(mlir::tile::AllocSharedOp alloc,

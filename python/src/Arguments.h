@@ -30,6 +30,19 @@ struct TileError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The value of \p E, or a TileError with its message.
+template <typename T> T unwrap(rt::Expected<T> E) {
+  if (!E)
+    throw TileError(E.message());
+  return std::move(*E);
+}
+
+/// Throws a TileError for a failed \p E.
+inline void check(const rt::Error &E) {
+  if (E)
+    throw TileError(E.message());
+}
+
 /// Where a tensor's memory lives.
 enum class Memory { Host, Cuda, Hip };
 

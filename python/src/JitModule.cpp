@@ -85,20 +85,6 @@ nb::dict toPython(const rt::TuneConfig &C) {
   return D;
 }
 
-const char *statusName(rt::TuneStatus S) {
-  switch (S) {
-  case rt::TuneStatus::Pending:
-    return "pending";
-  case rt::TuneStatus::Timed:
-    return "timed";
-  case rt::TuneStatus::Pruned:
-    return "pruned";
-  case rt::TuneStatus::Failed:
-    return "failed";
-  }
-  return "?";
-}
-
 /// compile(): the bundle directory and the names of its kernels.
 nb::tuple compile(const std::string &Source, const std::string &SourceName,
                   const std::string &Kernel, const std::string &Target,
@@ -163,7 +149,7 @@ nb::dict rowsOf(const jit::TuneOutcome &O) {
   for (const rt::TuneRow &R : O.Result.Rows) {
     nb::dict Row;
     Row["config"] = toPython(R.Config);
-    Row["status"] = statusName(R.Status);
+    Row["status"] = rt::tuneStatusName(R.Status);
     Row["time_ms"] = R.Status == rt::TuneStatus::Timed
                          ? nb::object(nb::float_(R.TimeMs))
                          : nb::none();

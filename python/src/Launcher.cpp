@@ -17,17 +17,6 @@ using namespace tile::python;
 
 namespace {
 
-template <typename T> T unwrap(rt::Expected<T> E) {
-  if (!E)
-    throw TileError(E.message());
-  return std::move(*E);
-}
-
-void check(const rt::Error &E) {
-  if (E)
-    throw TileError(E.message());
-}
-
 /// Releases the GIL while a kernel runs on the host or an emulator.
 struct ReleaseGIL {
   PyThreadState *State = PyEval_SaveThread();

@@ -24,12 +24,6 @@ using namespace tile::python;
 
 namespace {
 
-template <typename T> T unwrap(rt::Expected<T> E) {
-  if (!E)
-    throw TileError(E.message());
-  return std::move(*E);
-}
-
 nb::list params(const Launcher &L) {
   nb::list R;
   for (const rt::ParamInfo &P : L.info().Signature.Params) {

@@ -10,7 +10,9 @@ def test_tune_then_compile_the_tuned_configuration(inputs, tmp_path):
     src = f"{inputs}/tune_fill.tile"
     r = tilec.tune(src, "fill", sizes={"N": 1000}, tune_cache=cache, warmup=1, repeat=3, progress=False)
     assert not r.cached and cache.exists()
-    assert r.best["B"] in (32, 64) and r.best["V"] in (1, 2)
+    # The space (B in 32, 64, 0; V in 1, 2) and the defaults (B = 64, V = 0),
+    # timed in the same run, may win.
+    assert (r.best["B"], r.best["V"]) in [(32, 1), (32, 2), (64, 1), (64, 2), (64, 0)]
     statuses = sorted(row["status"] for row in r.rows)
     # B = 0 does not compile (two rows, V = 1 and 2); the rest are timed.
     assert statuses.count("failed") == 2 and statuses.count("timed") >= 4
@@ -23,9 +25,9 @@ def test_tune_then_compile_the_tuned_configuration(inputs, tmp_path):
     y = np.zeros(900, np.int32)
     k(y)
     assert (y == r.best["V"]).all()
-    # A miss: the defaults (V = 0).
+    # A miss: the defaults (B = 64, V = 0).
     d = tilec.compile(src, kernel="fill", sizes={"N": 5}, tune_cache=cache)
-    assert d.constants["V"] == "0"
+    assert d.constants["B"] == "64" and d.constants["V"] == "0"
 
 
 def test_tune_errors(inputs, tmp_path):

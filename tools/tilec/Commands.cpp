@@ -520,6 +520,16 @@ unsigned checkAgainstFloat64(const Execution &exec, const rt::TestCase &test,
     launch.dims[name] = value;
   launch.scalars = test.Scalars;
   launch.constants = rt::constantTexts(exec.kernel->Info);
+  // A mut tensor the reference reads (the addend of gemm_decode's
+  // atomic_add) must hold its inputs, not the poison.
+  for (const rt::TensorArg &t : exec.run.Tensors)
+    if (t.Poisoned && llvm::is_contained(r.inputs, t.Param->Name)) {
+      llvm::errs() << "tilec: error: the float64 reference of "
+                   << exec.kernel->Info.name() << " reads " << t.Param->Name
+                   << " before the launch: pass --inout " << t.Param->Name
+                   << "\n";
+      return 1;
+    }
   reference::Outputs want = r.compute(launch);
 
   llvm::outs() << exec.kernel->Info.name() << ": " << targetOpt << " on "

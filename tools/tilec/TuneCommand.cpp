@@ -104,20 +104,6 @@ int fail(const Twine &message) {
   return 1;
 }
 
-const char *statusName(rt::TuneStatus s) {
-  switch (s) {
-  case rt::TuneStatus::Timed:
-    return "timed";
-  case rt::TuneStatus::Pruned:
-    return "pruned";
-  case rt::TuneStatus::Failed:
-    return "failed";
-  case rt::TuneStatus::Pending:
-    break;
-  }
-  return "pending";
-}
-
 /// Rows ordered for reading: timed by time, then pruned, then failed.
 std::vector<const rt::TuneRow *> orderedRows(const rt::TuneResult &r) {
   std::vector<const rt::TuneRow *> rows;
@@ -147,7 +133,7 @@ void printTable(raw_ostream &os, const jit::TuneOutcome &o) {
       os << format("%-10.4f %-8s %-36s %s\n", row->TimeMs, speedup,
                    config.c_str(), row->Summary.c_str());
     } else {
-      os << format("%-10s %-8s %-36s %s\n", statusName(row->Status), "",
+      os << format("%-10s %-8s %-36s %s\n", rt::tuneStatusName(row->Status), "",
                    config.c_str(), row->Reason.c_str());
     }
   }
@@ -160,7 +146,7 @@ rt::Error writeCsv(const std::string &path, const jit::TuneOutcome &o) {
   out << "config,status,time_ms,default_ms,resources,reason\n";
   for (const rt::TuneRow &row : o.Result.Rows)
     out << rt::csvField(rt::configToString(row.Config)) << ","
-        << statusName(row.Status) << ","
+        << rt::tuneStatusName(row.Status) << ","
         << (row.Status == rt::TuneStatus::Timed ? std::to_string(row.TimeMs)
                                                 : "")
         << "," << (o.DefaultMs >= 0 ? std::to_string(o.DefaultMs) : "") << ","

@@ -40,6 +40,8 @@
 #include <atomic>
 #include <mutex>
 
+#include <dlfcn.h>
+
 using namespace mlir;
 using namespace ::tile::host;
 namespace host = ::tile::host;
@@ -161,17 +163,28 @@ llvm::Error writeObject(ModuleOp module, llvm::StringRef path,
   return writeLLVMObject(**llvmModule, path, options.optimize);
 }
 
-/// An archive host shared objects link in: the file of that name in
-/// lib/tilec next to the bin/ of a relocated tilec (the layout of
-/// scripts/make-portable.sh) when there is one, else its build-time path.
+/// An archive host shared objects link in, by file name: in lib/tilec next
+/// to the bin/ of a relocated tilec (the layout of scripts/make-portable.sh),
+/// in lib/ next to the shared object holding this code (the Python
+/// package's tilec/_jit module, which pip installs with its archives), else
+/// at its build-time path.
 std::string hostArchive(llvm::StringRef buildPath) {
+  llvm::StringRef name = llvm::sys::path::filename(buildPath);
   std::string exe = llvm::sys::fs::getMainExecutable(
       nullptr, reinterpret_cast<void *>(&hostArchive));
   llvm::SmallString<256> path(
       llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
-  llvm::sys::path::append(path, "lib", "tilec",
-                          llvm::sys::path::filename(buildPath));
-  return llvm::sys::fs::exists(path) ? std::string(path) : buildPath.str();
+  llvm::sys::path::append(path, "lib", "tilec", name);
+  if (llvm::sys::fs::exists(path))
+    return std::string(path);
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&hostArchive), &info) && info.dli_fname) {
+    path = llvm::sys::path::parent_path(info.dli_fname);
+    llvm::sys::path::append(path, "lib", name);
+    if (llvm::sys::fs::exists(path))
+      return std::string(path);
+  }
+  return buildPath.str();
 }
 
 /// Links the object file \p object into the shared object \p path.

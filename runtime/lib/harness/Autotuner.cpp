@@ -218,3 +218,17 @@ Expected<TuneResult> Autotuner::tune(const std::vector<TuneConfig> &Space,
   }
   return R;
 }
+
+const char *tile::rt::tuneStatusName(TuneStatus S) {
+  switch (S) {
+  case TuneStatus::Timed:
+    return "timed";
+  case TuneStatus::Pruned:
+    return "pruned";
+  case TuneStatus::Failed:
+    return "failed";
+  case TuneStatus::Pending:
+    break;
+  }
+  return "pending";
+}

@@ -46,6 +46,9 @@ struct TuneOptions {
 /// What became of one configuration (Pending only while tuning runs).
 enum class TuneStatus { Pending, Timed, Pruned, Failed };
 
+/// "pending", "timed", "pruned" or "failed".
+const char *tuneStatusName(TuneStatus S);
+
 /// One row of the result table.
 struct TuneRow {
   TuneConfig Config;
