@@ -129,6 +129,8 @@ compileLowered(target::Backend &backend, mlir::ModuleOp module, Stage stage,
     return withIR(std::move(out), **llvmModule);
   auto emitted = stage == Stage::Asm ? backend.emitAssembly(**llvmModule)
                                      : backend.emitObject(**llvmModule);
+  if (emitted && stage == Stage::Obj && options.loadable)
+    emitted = backend.link(std::move(*emitted));
   if (!emitted)
     return emitted.takeError();
   out.data = std::move(emitted->data);

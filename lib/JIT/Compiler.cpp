@@ -8,7 +8,6 @@
 
 #include "KernelMetadata.h"
 
-#include "tile/Codegen/Host/HostCodegen.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Driver/Stages.h"
 #include "tile/Frontend/Frontend.h"
@@ -37,26 +36,6 @@ static rt::Error fromLLVM(llvm::Error err) {
   return rt::makeError(llvm::toString(std::move(err)));
 }
 
-/// Host: one shared object holding every kernel of the module.
-static rt::Expected<std::vector<uint8_t>>
-buildHostObject(mlir::ModuleOp module, const CompileOptions &options) {
-  host::HostCompileOptions hostOptions;
-  hostOptions.optimize = options.optimize;
-  if (rt::Error err = fromLLVM(host::lowerToHostLLVM(module, hostOptions)))
-    return err;
-  llvm::SmallString<128> path;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("tilec-jit", "so", path))
-    return rt::makeError("cannot create a temporary file: " + ec.message());
-  rt::Error err =
-      fromLLVM(host::emitHostSharedObject(module, path.str(), hostOptions));
-  rt::Expected<std::vector<uint8_t>> bytes =
-      err ? rt::Expected<std::vector<uint8_t>>(err)
-          : detail::readBytes(path.c_str());
-  llvm::sys::fs::remove(path);
-  return bytes;
-}
-
 /// Whether NVIDIA code is handed to the driver as PTX (its JIT assembles
 /// it at load time) because ptxas is not installed.
 static bool ptxForTheDriver(const TargetInfo &target,
@@ -64,13 +43,13 @@ static bool ptxForTheDriver(const TargetInfo &target,
   return target.isNVIDIA() && !options.emulate && !findTool("ptxas");
 }
 
-/// GPU targets: the driver's pipeline to a cubin or an HSACO (PTX without
-/// ptxas); the dynamic shared memory each kernel needs goes into its launch
-/// configuration.
+/// The driver's pipeline (lib/Driver, the target's Backend) to the code
+/// object the runtime loads: a host shared object, a cubin or an HSACO (PTX
+/// without ptxas), an emulator's shared object; the dynamic shared memory
+/// each kernel needs goes into its launch configuration.
 static rt::Expected<std::vector<uint8_t>>
-buildGPUObject(mlir::ModuleOp module, const TargetInfo &target,
-               const CompileOptions &options,
-               std::vector<rt::KernelInfo> &infos) {
+buildObject(mlir::ModuleOp module, const TargetInfo &target,
+            const CompileOptions &options, std::vector<rt::KernelInfo> &infos) {
   std::string diagnostics;
   llvm::raw_string_ostream diagOS(diagnostics);
   mlir::ScopedDiagnosticHandler handler(
@@ -80,7 +59,11 @@ buildGPUObject(mlir::ModuleOp module, const TargetInfo &target,
       });
   mlir::PassManager pm(module.getContext());
   driver::PipelineOptions pipelineOptions;
-  pipelineOptions.emulate = options.emulate;
+  // The unoptimized lowering is a second, independent host result (tilec
+  // check); GPU code is always optimized.
+  pipelineOptions.optimize = options.optimize || !target.isHost();
+  pipelineOptions.emulate = options.emulate && !target.isHost();
+  pipelineOptions.loadable = true;
   driver::Stage stage = ptxForTheDriver(target, options) ? driver::Stage::Asm
                                                          : driver::Stage::Obj;
   auto out = driver::compileToStage(module, target, stage, pm, pipelineOptions);
@@ -143,8 +126,7 @@ Compiler::compileUncached(std::string_view source, std::string_view sourceName,
     return rt::makeError(std::string(sourceName) + ": no kernel to compile");
 
   rt::Expected<std::vector<uint8_t>> object =
-      target->isHost() ? buildHostObject(*module, options)
-                       : buildGPUObject(*module, *target, options, infos);
+      buildObject(*module, *target, options, infos);
   if (!object)
     return object.takeError();
   auto shared =

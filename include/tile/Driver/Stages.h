@@ -60,6 +60,9 @@ struct PipelineOptions {
   /// "nvemu-so" / "amdemu-so", runtime/include/tile/runtime/*EmuAbi.h)
   /// instead of PTX and a cubin / an HSACO. Ignored for the host.
   bool emulate = false;
+  /// Stage::Obj: the code object the runtime loads (Backend::link: a host
+  /// shared object rather than a relocatable object).
+  bool loadable = false;
 };
 
 /// Compiles \p module — front-end output in the tile dialect — for \p target

@@ -77,6 +77,11 @@ public:
   /// host object.
   virtual llvm::Expected<Emitted> emitObject(llvm::Module &module) = 0;
 
+  /// The code object the runtime loads, from emitObject's output: the host
+  /// links its relocatable object into a shared object (with the Numerics
+  /// ABI and compiler-rt builtins); a cubin or an HSACO is one already.
+  virtual llvm::Expected<Emitted> link(Emitted object);
+
   /// GPU targets: the CPU emulator's module (translate, then the vendor's
   /// emulation rewrite) of a lowered module; an error for the host.
   virtual llvm::Expected<std::unique_ptr<llvm::Module>>

@@ -246,6 +246,34 @@ llvm::Error host::emitHostSharedObject(ModuleOp module, llvm::StringRef path,
   });
 }
 
+llvm::Expected<std::string> host::linkHostSharedObject(llvm::StringRef object) {
+  llvm::SmallString<128> path;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tile-host", "so", path))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  llvm::FileRemover removeShared(path);
+  if (llvm::Error error =
+          writeSharedObject(path, [&](llvm::StringRef objectPath) {
+            std::error_code ec;
+            llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
+            if (ec)
+              return llvm::createStringError("cannot write " + objectPath +
+                                             ": " + ec.message());
+            os << object;
+            os.close();
+            return os.has_error()
+                       ? llvm::createStringError("error writing " + objectPath)
+                       : llvm::Error::success();
+          }))
+    return std::move(error);
+  auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!bytes)
+    return llvm::createStringError("cannot read " + path + ": " +
+                                   bytes.getError().message());
+  return (*bytes)->getBuffer().str();
+}
+
 llvm::Error host::emitSharedObjectFromLLVM(llvm::Module &module,
                                            llvm::StringRef path,
                                            bool optimize) {

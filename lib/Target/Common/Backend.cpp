@@ -29,6 +29,8 @@ Backend::buildEmulationModule(mlir::ModuleOp, llvm::LLVMContext &) {
       "--emulate needs a GPU target (sm_*, gfx*), not " + target().name);
 }
 
+llvm::Expected<Emitted> Backend::link(Emitted object) { return object; }
+
 std::unique_ptr<Backend> target::createBackend(const TargetInfo &target) {
   if (target.isNVIDIA())
     return detail::createNVIDIABackend(target);

@@ -80,14 +80,10 @@ createTargetMachine(const TargetInfo &target, unsigned optLevel) {
       optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
       : optLevel == 0 ? llvm::CodeGenOptLevel::None
                       : llvm::CodeGenOptLevel::Default;
+  // The host's chip is "generic": host code objects travel in bundles to
+  // other machines of the CPU family.
   std::string chip = target.chip;
   std::string features = target.features;
-  if (target.isHost()) {
-    chip = llvm::sys::getHostCPUName().str();
-    features.clear();
-    for (const auto &feature : llvm::sys::getHostCPUFeatures())
-      features += (feature.second ? "+" : "-") + feature.first().str() + ",";
-  }
   std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
       triple, chip, features, options, reloc, std::nullopt, level));
   if (!machine)

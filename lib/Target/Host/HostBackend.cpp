@@ -2,7 +2,10 @@
 //
 // Part of tilec. The host lowers tensors to loops and buffers itself
 // (host::lowerToHostLLVM), so it adds no preparation passes; its objects
-// are relocatable ELF files for the host CPU family.
+// are relocatable ELF files for the host CPU family (generic: bundles run
+// on other machines of the family), optimized at O2, linked into shared
+// objects for the runtime (link). `tilec --emit` and the JIT share this
+// path.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,7 +40,7 @@ public:
     if (!llvmModule)
       return llvmModule.takeError();
     if (llvm::Error err =
-            optimizeModule(**llvmModule, target(), optimize ? 3 : 0))
+            optimizeModule(**llvmModule, target(), optimize ? 2 : 0))
       return std::move(err);
     return llvmModule;
   }
@@ -54,6 +57,13 @@ public:
     if (!object)
       return object.takeError();
     return Emitted{std::move(*object), true, ""};
+  }
+
+  llvm::Expected<Emitted> link(Emitted object) override {
+    auto shared = host::linkHostSharedObject(object.data);
+    if (!shared)
+      return shared.takeError();
+    return Emitted{std::move(*shared), true, ""};
   }
 };
 

@@ -77,6 +77,11 @@ llvm::Error emitHostObject(mlir::ModuleOp module, llvm::StringRef path,
 llvm::Error emitHostSharedObject(mlir::ModuleOp module, llvm::StringRef path,
                                  const HostCompileOptions &options = {});
 
+/// Links the relocatable host object \p object (bytes, e.g. the host
+/// Backend's emitObject) into a shared object as emitHostSharedObject does
+/// and returns its bytes: what the runtime loads.
+llvm::Expected<std::string> linkHostSharedObject(llvm::StringRef object);
+
 /// Retargets \p module (an LLVM IR module of any triple, e.g. the NVIDIA
 /// emulator's) to the host CPU family, optimizes it (O2 when \p optimize)
 /// and links it into a self-contained shared object at \p path, like
