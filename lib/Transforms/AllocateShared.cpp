@@ -162,8 +162,10 @@ SL Allocator::chooseLayout(mlir::tile::AllocSharedOp alloc) {
       store->rank() > type.getRank() ||
       store->shape() != type.getShape().take_back(store->rank()))
     return plain;
+  // Fewest store + load wavefronts; on a tie, the fewest access
+  // instructions (the widest vectors).
   std::optional<SL> best;
-  int64_t bestCost = 0;
+  std::pair<int64_t, int64_t> bestCost;
   for (const SL &base : candidateBases(alloc, plain)) {
     SL tile =
         store->rank() == type.getRank() ? base : SL::rowMajor(store->shape());
@@ -175,7 +177,11 @@ SL Allocator::chooseLayout(mlir::tile::AllocSharedOp alloc) {
       continue;
     }
     SL swizzled = base.withSwizzle(choice->swizzle);
-    int64_t cost = choice->store.wavefronts + choice->load.wavefronts;
+    int64_t elements = store->numElements();
+    std::pair<int64_t, int64_t> cost = {
+        choice->store.wavefronts + choice->load.wavefronts,
+        elements / std::max<int64_t>(1, choice->storeVec) +
+            elements / std::max<int64_t>(1, choice->loadVec)};
     if (swizzled.cosize() != base.cosize() || (best && cost >= bestCost))
       continue;
     best = swizzled;
