@@ -12,8 +12,8 @@ the same run also times torch.add (asynchronous, the framework's own
 launch) and, when Triton is installed, a Triton vector add: the baselines
 of docs/Performance.md. Through the simulated CUDA driver
 (TILE_CUDA_LIBRARY, as ctest runs it) the figure is tilec's own cost.
-Tensors are torch CUDA tensors when torch has a GPU, else device buffers
-the runtime allocates, passed as tensor-like objects.
+Tensors are torch CUDA tensors when torch has a GPU, else
+tilec.DeviceArray (memory the runtime allocates).
 """
 
 import argparse
@@ -23,39 +23,6 @@ import time
 import tilec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-class DeviceTensor:
-    """A runtime Buffer seen as a float32 tensor (the torch attribute surface)."""
-
-    class _DType:
-        def __str__(self):
-            return "torch.float32"
-
-    class _Device:
-        def __init__(self, kind, index):
-            self.type, self.index = kind, index
-
-    def __init__(self, device, n, kind):
-        self.buffer = device.allocate(4 * n)
-        self.shape = (n,)
-        self.dtype = DeviceTensor._DType()
-        self.device = DeviceTensor._Device(kind, device.ordinal)
-
-    is_cpu = False
-    is_cuda = True
-
-    def data_ptr(self):
-        return self.buffer.address
-
-    def is_contiguous(self):
-        return True
-
-    def stride(self):
-        return (1,)
-
-    def get_device(self):
-        return self.device.index
 
 
 def per_launch_us(fn, launches, sync):
@@ -108,7 +75,7 @@ def main():
             import numpy as np
             x, y, z = (np.ones(n, np.float32) for _ in range(3))
         else:
-            x, y, z = (DeviceTensor(device, n, kind) for _ in range(3))
+            x, y, z = (tilec.DeviceArray(device, (n,), "f32") for _ in range(3))
         sync = device.synchronize
 
     print(f"device: {device.name}; {a.launches} launches of {kernel.name}, N = {n}")

@@ -15,6 +15,7 @@
 
 #include <cstring>
 #include <map>
+#include <set>
 
 using namespace tile;
 using namespace tile::python;
@@ -133,12 +134,37 @@ bool readBuffer(PyObject *Obj, HeldObjects &Held, TensorView &V) {
 }
 
 /// Tile names of torch dtypes, by the dtype object (they are singletons).
+/// A tile type named by a string dtype (tilec.runtime.DeviceArray's "f32",
+/// "u4"): its canonical name, kept for the life of the process.
+const char *tileTypeNamed(PyObject *Text) {
+  static std::set<std::string> Names;
+  const char *Name = PyUnicode_AsUTF8(Text);
+  if (!Name) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  auto Format = numerics::parseFormat(Name);
+  if (!Format)
+    return nullptr;
+  return Names.insert(numerics::formatName(*Format)).first->c_str();
+}
+
 const char *torchType(PyObject *DType) {
-  // Called with the GIL held, as everything here: no lock of its own.
+  // Called with the GIL held, as everything here: no lock of its own. The
+  // dtype objects seen are kept (a reference each, so that an address is
+  // never reused by another object) with their tile names, up to a bound.
   static std::vector<std::pair<PyObject *, const char *>> Known;
   for (const auto &[Object, Name] : Known)
     if (Object == DType)
       return Name;
+  if (PyUnicode_Check(DType)) {
+    const char *Found = tileTypeNamed(DType);
+    if (Known.size() < 64) {
+      Py_INCREF(DType);
+      Known.emplace_back(DType, Found);
+    }
+    return Found;
+  }
   PyObject *Text = PyObject_Str(DType);
   if (!Text) {
     PyErr_Clear();
@@ -164,8 +190,10 @@ const char *torchType(PyObject *DType) {
   for (const auto &N : Names)
     if (std::strcmp(PyUnicode_AsUTF8(Text), N.Torch) == 0)
       Found = N.Tile;
-  Py_INCREF(DType); // Kept as a key for the life of the process.
-  Known.emplace_back(DType, Found);
+  if (Known.size() < 64) {
+    Py_INCREF(DType);
+    Known.emplace_back(DType, Found);
+  }
   return Found;
 }
 
@@ -175,7 +203,10 @@ unsigned storageBits(const std::string &Type) {
     return 32;
   if (Type == "f16" || Type == "bf16" || Type == "i16" || Type == "u16")
     return 16;
-  return 8;
+  if (Type == "u8" || Type == "i8")
+    return 8;
+  auto Format = numerics::parseFormat(Type); // Sub-byte string dtypes.
+  return Format ? Format->bits() : 8;
 }
 
 bool readTorch(PyObject *Obj, TensorView &V) {

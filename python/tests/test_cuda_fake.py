@@ -33,46 +33,18 @@ def last():
     return lib.fakeCudaLastLaunch().contents
 
 
-class DeviceTensor:
-    """f32 device memory behind the attribute surface of a CUDA torch tensor."""
-
-    class _DType:
-        def __str__(self):
-            return "torch.float32"
-
-    is_cpu, is_cuda = False, True
-
-    def __init__(self, buffer, n, index=0):
-        self.buffer, self.shape, self.index = buffer, (n,), index
-        self.dtype = DeviceTensor._DType()
-
-    def data_ptr(self):
-        return self.buffer.address
-
-    def is_contiguous(self):
-        return True
-
-    def stride(self):
-        return (1,)
-
-    def get_device(self):
-        return self.index
-
-
 @pytest.fixture(scope="module")
 def vadd():
     return tilec.load_bundle(BUNDLE, "cuda")["vadd"]
 
 
 def test_device_memory_launch_allocates_and_waits_for_nothing(vadd, rng):
-    dev = tilec.Device.open("cuda")
     n = 1000
     x, y = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
-    bufs = [dev.allocate(4 * n) for _ in range(3)]
-    bufs[0].upload(x)
-    bufs[1].upload(y)
-    bufs[2].upload(np.full(n, np.nan, np.float32))
-    tx, ty, tz = (DeviceTensor(b, n) for b in bufs)
+    tx, ty, tz = (tilec.DeviceArray("cuda", (n,), "f32") for _ in range(3))
+    tx.upload(x)
+    ty.upload(y)
+    tz.upload(np.full(n, np.nan, np.float32))
     vadd(tx, ty, tz)  # loads the module: before counting
     before = last()
     launches, allocations, syncs = before.launches, before.allocations, before.synchronizations
@@ -81,8 +53,17 @@ def test_device_memory_launch_allocates_and_waits_for_nothing(vadd, rng):
     assert after.launches == launches + 1
     assert after.allocations == allocations and after.synchronizations == syncs
     assert after.stream == 0x5EED and list(after.grid) == [16, 1, 1]
-    z = np.frombuffer(bufs[2].download(), np.float32)
+    z = tz.download().view(np.float32)
     np.testing.assert_allclose(z, x.astype(np.float64) + y, rtol=1e-6)
+
+
+def test_device_array_checks(rng):
+    with pytest.raises(tilec.Error, match="upload of 8 bytes into a f32\\[4\\] tensor of 16"):
+        tilec.DeviceArray("cuda", (4,), "f32").upload(np.zeros(2, np.float32))
+    with pytest.raises(tilec.Error, match="needs a GPU device, not host"):
+        tilec.DeviceArray("host", (4,))
+    w = tilec.DeviceArray("cuda", (64, 32), "u4")
+    assert w.nbytes == 64 * 32 // 2 and w.stride() == (32, 1)
 
 
 def test_host_arrays_are_staged(vadd, rng):
@@ -95,9 +76,13 @@ def test_host_arrays_are_staged(vadd, rng):
     np.testing.assert_allclose(z, x.astype(np.float64) + y, rtol=1e-6)
 
 
+class OnDevice1(tilec.DeviceArray):
+    def get_device(self):
+        return 1
+
+
 def test_tensor_on_another_device_is_refused(vadd):
-    dev = tilec.Device.open("cuda")
-    t = DeviceTensor(dev.allocate(64), 16, index=1)
+    t = OnDevice1("cuda", (16,), "f32")
     launches = last().launches
     with pytest.raises(tilec.Error, match=r'argument 0 \(A\): the tensor is on device 1 but the kernel on cuda \(compile with device="cuda:1"\)'):
         vadd(t, t, t)

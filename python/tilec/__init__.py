@@ -27,6 +27,7 @@ from . import runtime
 from .runtime import (
     Bundle,
     Device,
+    DeviceArray,
     Error,
     Kernel,
     load_bundle,
@@ -42,6 +43,7 @@ __all__ = [
     "Bundle",
     "CompileError",
     "Device",
+    "DeviceArray",
     "Error",
     "Kernel",
     "TuneResult",

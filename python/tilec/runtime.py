@@ -29,6 +29,7 @@ __all__ = [
     "Buffer",
     "Bundle",
     "Device",
+    "DeviceArray",
     "Error",
     "Kernel",
     "load_bundle",
@@ -68,6 +69,68 @@ class Kernel(Launcher):
             f"<tilec.Kernel {self.signature} target={self.target} "
             f"device={self.device}" + (f" [{constants}]" if constants else "") + ">"
         )
+
+
+class DeviceArray:
+    """A dense tensor in memory the runtime allocates on a GPU (`device`:
+    "cuda", "cuda:1", "hip", or a Device), for callers without a framework.
+    Kernels read and write it in place, as they do a CUDA torch tensor, and
+    queue on the default stream (or `stream=`). `dtype` is a tile type name
+    ("f32", "f16", "bf16", "u4", ...; sub-byte types as their dense bit
+    stream). upload() and download() copy from and to host memory."""
+
+    def __init__(self, device, shape, dtype="f32"):
+        if isinstance(device, str):
+            device = Device.open(device)
+        if device.platform not in ("cuda", "hip"):
+            raise Error(f"DeviceArray needs a GPU device, not {device.platform} "
+                        "(pass numpy arrays to host and emulator kernels)")
+        digits = "".join(c if c.isdigit() else " " for c in dtype).split()
+        if not digits:
+            raise Error(f"DeviceArray: unknown dtype {dtype!r}")
+        self.device_handle = device
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = dtype
+        count = 1
+        for s in self.shape:
+            count *= s
+        self.nbytes = (count * int(digits[0]) + 7) // 8
+        self.buffer = device.allocate(max(self.nbytes, 4))
+        self._address = self.buffer.address
+        self._ordinal = device.ordinal
+
+    is_cpu = False
+    is_cuda = True  # how PyTorch names any GPU memory, ROCm's included
+
+    def data_ptr(self):
+        return self._address
+
+    def is_contiguous(self):
+        return True
+
+    def stride(self):
+        strides, step = [], 1
+        for s in reversed(self.shape):
+            strides.append(step)
+            step *= s
+        return tuple(reversed(strides))
+
+    def get_device(self):
+        return self._ordinal
+
+    def upload(self, data):
+        """Copies `data` (a numpy array or bytes of the tensor's size) in."""
+        if len(memoryview(data).cast("B")) != self.nbytes:
+            raise Error(f"upload of {len(memoryview(data).cast('B'))} bytes into a "
+                        f"{self.dtype}{list(self.shape)} tensor of {self.nbytes}")
+        self.buffer.upload(data)
+
+    def download(self):
+        """The tensor's bytes (a numpy uint8 array when numpy is installed)."""
+        return _as_array(self.buffer.download()[: self.nbytes])
+
+    def __repr__(self):
+        return f"<tilec.DeviceArray {self.dtype}{list(self.shape)} on {self.device_handle.name}>"
 
 
 class Bundle:
