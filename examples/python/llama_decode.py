@@ -3,6 +3,8 @@
 
     python examples/python/llama_decode.py               # PyTorch on a GPU
     python examples/python/llama_decode.py --backend numpy --small   # CPU
+    python examples/python/llama_decode.py --make-bundle out/llama --target sm_90a
+    python examples/python/llama_decode.py --bundle out/llama   # GPU, runtime only
 
 Per token: RMSNorm -> QKV projection (u4 weights, groups of 128, zero
 points) -> rotary embedding of q and k -> append k, v to the KV cache ->
@@ -20,6 +22,7 @@ dequantized f16 weights (torch.matmul and SDPA) in the same run.
 import argparse
 import math
 import os
+import shutil
 import sys
 import time
 
@@ -109,20 +112,50 @@ def rope_tables(pos, head_dim, theta=500000.0):
     return np.cos(pos * freq).astype(np.float32), np.sin(pos * freq).astype(np.float32)
 
 
+def kernel_specs(c):
+    """(name, source, kernel, compile-time parameters) of every kernel."""
+    src = os.path.join(HERE, "llama_layer.tile")
+    return [
+        ("rmsnorm", src, "rmsnorm", dict(COLS=1 << (c["dim"] - 1).bit_length())),
+        ("rope", src, "rope", dict(HALF=c["head_dim"] // 2)),
+        ("attn", src, "attn_decode", dict(D=c["head_dim"])),
+        ("swiglu", src, "swiglu", {}),
+        ("add", src, "residual_add", {}),
+        ("gemm", os.path.join(EXAMPLES, "gemm_wq.tile"), "gemm_wq", dict(T="u4", G=GROUP)),
+    ]
+
+
+def load_kernels(be, c, bundle=None):
+    """The layer's kernels: compiled for the backend's target, or, with
+    `bundle` (made by --make-bundle on a machine with the compiler), loaded
+    from it: a GPU machine needs only the runtime (pip install . -C
+    cmake.define.TILE_RUNTIME_ONLY=ON)."""
+    kernels = {}
+    for name, src, kernel, constants in kernel_specs(c):
+        if bundle:
+            kernels[name] = tilec.load_bundle(os.path.join(bundle, name), be.device)[kernel]
+        else:
+            kernels[name] = tilec.compile(src, kernel, target=be.target, device=be.device, **constants)
+    return kernels
+
+
+def make_bundle(c, target, out):
+    """Compiles every kernel for `target` into out/NAME (bundle directories)."""
+    for name, src, kernel, constants in kernel_specs(c):
+        k = tilec.compile(src, kernel, target=target, **constants)
+        dst = os.path.join(out, name)
+        shutil.rmtree(dst, ignore_errors=True)
+        shutil.copytree(k.bundle_dir, dst)
+        print(f"{dst}: {k}")
+
+
 class TilecLayer:
     """The layer as tilec kernels; weights and the KV cache on the backend."""
 
-    def __init__(self, be, c, layer, cache_k, cache_v):
+    def __init__(self, be, c, layer, cache_k, cache_v, bundle=None):
         self.be, self.c = be, c
-        src = os.path.join(HERE, "llama_layer.tile")
-        kw = dict(target=be.target, device=be.device)
-        cols = 1 << (c["dim"] - 1).bit_length()
-        self.rmsnorm = tilec.compile(src, "rmsnorm", COLS=cols, **kw)
-        self.rope = tilec.compile(src, "rope", HALF=c["head_dim"] // 2, **kw)
-        self.attn = tilec.compile(src, "attn_decode", D=c["head_dim"], **kw)
-        self.swiglu = tilec.compile(src, "swiglu", **kw)
-        self.add = tilec.compile(src, "residual_add", **kw)
-        self.gemm = tilec.compile(os.path.join(EXAMPLES, "gemm_wq.tile"), T="u4", G=GROUP, **kw)
+        for name, kernel in load_kernels(be, c, bundle).items():
+            setattr(self, name, kernel)
         self.w = {k: (dict((n, be.array(v[n])) for n in ("w", "s", "z")) if isinstance(v, dict) else be.array(v))
                   for k, v in layer.items()}
         self.k_cache, self.v_cache = be.array(cache_k), be.array(cache_v)
@@ -237,10 +270,16 @@ def main():
     p.add_argument("--backend", choices=["torch", "numpy"], default="torch")
     p.add_argument("--small", action="store_true", help="a small layer (CPU-friendly)")
     p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--bundle", help="load the kernels from this --make-bundle output")
+    p.add_argument("--make-bundle", metavar="DIR", help="compile the kernels into DIR and stop")
+    p.add_argument("--target", default="sm_90a", help="--make-bundle's target")
     a = p.parse_args()
     seed = a.seed if a.seed is not None else int.from_bytes(os.urandom(4), "little")
     rng = np.random.default_rng(seed)
     c = SMALL if a.small else LLAMA3_8B
+    if a.make_bundle:
+        make_bundle(c, a.target, a.make_bundle)
+        return 0
     be = Torch() if a.backend == "torch" else Numpy()
     print(f"layer {c}, backend {be.name}, target {be.target}, seed {seed}")
 
@@ -251,7 +290,7 @@ def main():
     cache_v = rng.standard_normal(cache_shape).astype(np.float16)
     x0 = rng.standard_normal((1, c["dim"])).astype(np.float16)
 
-    model = TilecLayer(be, c, layer, cache_k, cache_v)
+    model = TilecLayer(be, c, layer, cache_k, cache_v, a.bundle)
     x = be.array(x0)
     model(x, pos)
     be.sync()
