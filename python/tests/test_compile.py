@@ -77,6 +77,17 @@ def test_compile_error_has_the_location():
     assert "^" in e.diagnostic  # the line and a caret
 
 
+def test_any_file_name(examples, tmp_path, rng):
+    src = tmp_path / "add.kernel"
+    src.write_text(open(f"{examples}/vector_add.tile").read())
+    for given in (str(src), src):  # a str path, an os.PathLike
+        k = tilec.compile(given, BLOCK=64)
+        x = rng.standard_normal(70).astype(np.float32)
+        z = poisoned(70, np.float32)
+        k(x, x, z)
+        np.testing.assert_allclose(z, 2 * x.astype(np.float64), rtol=1e-6)
+
+
 def test_bad_parameters_and_files():
     with pytest.raises(tilec.Error, match="cannot read /nonexistent/x.tile"):
         tilec.compile("/nonexistent/x.tile")

@@ -101,7 +101,9 @@ def version():
 def _source(source):
     """(text, name) of a path or of source text."""
     if isinstance(source, os.PathLike) or (
-        isinstance(source, str) and "\n" not in source and source.endswith(".tile")
+        isinstance(source, str)
+        and "\n" not in source
+        and (source.endswith(".tile") or os.path.isfile(source))
     ):
         path = os.fspath(source)
         try:
@@ -163,7 +165,7 @@ def compile(
     cache_dir=None,
     **constants,
 ):
-    """Compiles `kernel` of `source` (.tile text, or a path ending in .tile)
+    """Compiles `kernel` of `source` (.tile text, or the path of a file)
     for `target` ('host', 'sm_80' ... 'sm_90a', 'gfx942', 'gfx950') and
     returns it as a callable tilec.Kernel.
 
