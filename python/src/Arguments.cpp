@@ -437,20 +437,20 @@ rt::ArgValue python::toArgValue(TensorView &V, const std::string &ParamDType) {
 void *python::currentCudaStream(int Index) {
   // PyTorch's current stream when torch is loaded (what torch's own kernels
   // use); `_cuda_getCurrentRawStream` is the cheap way Triton uses too.
-  static PyObject *GetStream = [] {
-    PyObject *Modules = PyImport_GetModuleDict();
-    PyObject *Torch = PyDict_GetItemString(Modules, "torch");
+  // Looked up until torch has been imported.
+  static PyObject *GetStream = nullptr;
+  if (!GetStream) {
+    PyObject *Torch = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
     if (!Torch)
-      return static_cast<PyObject *>(nullptr);
+      return nullptr;
     PyObject *C = PyObject_GetAttrString(Torch, "_C");
-    PyObject *F =
+    GetStream =
         C ? PyObject_GetAttrString(C, "_cuda_getCurrentRawStream") : nullptr;
     Py_XDECREF(C);
     PyErr_Clear();
-    return F;
-  }();
-  if (!GetStream)
-    return nullptr;
+    if (!GetStream)
+      return nullptr;
+  }
   Ref R(PyObject_CallFunction(GetStream, "i", Index));
   if (!R.P) {
     PyErr_Clear();

@@ -45,9 +45,11 @@ jit::Compiler &compilerFor(const std::string &CacheDir) {
     jit::Compiler::Config Config;
     Config.CacheDir = CacheDir;
     C = std::make_unique<jit::Compiler>(Config);
-    if (C->cacheDir().empty())
+    if (C->cacheDir().empty()) {
+      C.reset();
       throw CompileFailure("no cache directory: set TILE_CACHE_DIR or HOME, "
                            "or pass cache_dir");
+    }
   }
   return *C;
 }

@@ -235,8 +235,10 @@ void Launcher::call(PyObject *Args, PyObject *Kwargs) {
   rt::Kernel &K = Kernels[V.Index];
   rt::Platform Pl = Dev->platform();
   if (Pl == rt::Platform::Cuda || Pl == rt::Platform::Hip) {
+    // The caller's stream: given, else PyTorch's current one when tensors
+    // are on the GPU (work queued there before this call comes first).
     void *Native = P.Stream ? readStream(P.Stream) : nullptr;
-    if (!P.Stream && P.OnCuda && !P.AnyStaged)
+    if (!P.Stream && P.OnCuda)
       Native = currentCudaStream(P.CudaIndex);
     rt::Stream S = Dev->wrapStream(Native);
     check(K.launch(V.Bound, &S));
