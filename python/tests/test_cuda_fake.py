@@ -87,3 +87,14 @@ def test_tensor_on_another_device_is_refused(vadd):
     with pytest.raises(tilec.Error, match=r'argument 0 \(A\): the tensor is on device 1 but the kernel on cuda \(compile with device="cuda:1"\)'):
         vadd(t, t, t)
     assert last().launches == launches
+
+
+def test_target_of_the_device(examples):
+    # target="cuda": the device's architecture (the simulated driver says
+    # 9.0: sm_90a, Hopper's instructions included) and the device itself.
+    k = tilec.compile(f"{examples}/vector_add.tile", target="cuda")
+    assert (k.target, k.device) == ("sm_90a", "cuda")
+    x = tilec.DeviceArray("cuda", (1000,), "f32")
+    launches = last().launches
+    k(x, x, x)
+    assert last().launches == launches + 1 and list(last().grid) == [1, 1, 1]

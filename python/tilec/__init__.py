@@ -127,6 +127,19 @@ def _constant(name, value):
     )
 
 
+def _resolve_target(target, device):
+    """(target, device) with target 'cuda', 'cuda:N', 'hip' or 'hip:N'
+    replaced by that device's architecture (sm_90 as sm_90a, its Hopper
+    instructions included)."""
+    kind = target.split(":")[0]
+    if kind not in ("cuda", "hip"):
+        return target, device
+    arch = Device.open(target).arch
+    if not arch:
+        raise Error(f"{target} does not report its architecture: pass target= explicitly")
+    return (arch + "a" if arch == "sm_90" else arch), (device or target)
+
+
 def _device_for(target, device, emulate):
     if device is not None:
         return device
@@ -166,8 +179,9 @@ def compile(
     **constants,
 ):
     """Compiles `kernel` of `source` (.tile text, or the path of a file)
-    for `target` ('host', 'sm_80' ... 'sm_90a', 'gfx942', 'gfx950') and
-    returns it as a callable tilec.Kernel.
+    for `target` ('host', 'sm_80' ... 'sm_90a', 'gfx942', 'gfx950'; or
+    'cuda', 'cuda:N', 'hip', 'hip:N': that device's architecture, and the
+    device to run on) and returns it as a callable tilec.Kernel.
 
     `kernel` may be left out when the source defines one kernel. `device`
     is where it runs ('host', 'cuda', 'cuda:1', 'hip', 'cuda-emu',
@@ -179,6 +193,7 @@ def compile(
     arguments set compile-time parameters. Raises CompileError.
     """
     text, name = _source(source)
+    target, device = _resolve_target(target, device)
     emulate = _emulated(device, emulate)
     device = _device_for(target, device, emulate)
     defines = {k: _constant(k, v) for k, v in constants.items()}
@@ -261,6 +276,7 @@ def tune(
     arguments fix compile-time parameters (out of the space). Progress goes
     to stderr unless `progress=False`. Returns a TuneResult."""
     text, name = _source(source)
+    target, device = _resolve_target(target, device)
     emulate = _emulated(device, None)
     device = _device_for(target, device, emulate)
     defines = {k: _constant(k, v) for k, v in constants.items()}
