@@ -121,3 +121,35 @@ func.func @loop_reuse(%x: tensor<32x32xf16, #tile.layout<spatial(32,1) * local(1
   }
   return
 }
+
+// -----
+
+// A staged operand written in runs down its columns (the transposed
+// dequantized weight of gemm_decode's BM = 8 path: 32 rows per thread) and
+// read in the mma.sync A layout: laid out column-major, the stores are
+// 16-byte vectors (modeled 128 + 256 wavefronts against 512 + 128
+// row-major).
+// CHECK-LABEL: func.func @column_major_staging
+// CHECK: tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<64x128xf16, #tile.shared_layout<swizzle({{[0-9]+}},{{[0-9]+}},{{[0-9]+}}) o (64,128):(1,64)>>
+func.func @column_major_staging(%x: tensor<64x128xf16, #tile.layout<local(1,2) * column_spatial(2,64) * local(32,1)>>) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %s = tile.alloc_shared : !tile.shared<64x128xf16>
+  tile.shared_store %s[%c0, %c0], %x : !tile.shared<64x128xf16>, tensor<64x128xf16, #tile.layout<local(1,2) * column_spatial(2,64) * local(32,1)>>
+  tile.barrier
+  %a = tile.shared_load %s[%c0, %c0] : !tile.shared<64x128xf16> -> tensor<64x128xf16, #tile.layout<local(1,16) * spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>
+  return
+}
+
+// -----
+
+// The same tile written in runs along its rows stays row-major.
+// CHECK-LABEL: func.func @row_major_staging
+// CHECK: tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<64x128xf16, #tile.shared_layout<{{.*}}(64,128):(128,1)>>
+func.func @row_major_staging(%x: tensor<64x128xf16, #tile.layout<local(2,1) * spatial(32,4) * local(1,32)>>) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %s = tile.alloc_shared : !tile.shared<64x128xf16>
+  tile.shared_store %s[%c0, %c0], %x : !tile.shared<64x128xf16>, tensor<64x128xf16, #tile.layout<local(2,1) * spatial(32,4) * local(1,32)>>
+  tile.barrier
+  %a = tile.shared_load %s[%c0, %c0] : !tile.shared<64x128xf16> -> tensor<64x128xf16, #tile.layout<local(1,16) * spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>
+  return
+}
