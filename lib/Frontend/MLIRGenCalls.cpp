@@ -64,6 +64,19 @@ Value MLIRGen::emitUnaryMath(Builtin bi, Value x, Location l) {
 }
 
 Value MLIRGen::emitCall(CallExpr *e) {
+  // The builder of each builtin, from Builtins.def.
+  using EmitFn = Value (MLIRGen::*)(CallExpr *);
+  static const EmitFn emitters[] = {
+#define TILE_BUILTIN(Id, Name, Signature, Flags, Check, Emit) &MLIRGen::Emit,
+#include "tile/Frontend/Builtins.def"
+  };
+  if (e->builtin == Builtin::None)
+    return unhandledBuiltin(e);
+  return (this->*emitters[unsigned(e->builtin) - 1])(e);
+}
+
+/// program_id, num_programs, cdiv (bits() is always a constant).
+Value MLIRGen::emitScalarCall(CallExpr *e) {
   Location l = loc(e->loc);
   auto &args = e->args;
   Builtin bi = e->builtin;
@@ -85,63 +98,74 @@ Value MLIRGen::emitCall(CallExpr *e) {
         b, l, x, mlir::arith::SubIOp::create(b, l, y, one));
     return mlir::arith::DivSIOp::create(b, l, s, y);
   }
-  case Builtin::Min:
-  case Builtin::Max:
-  case Builtin::Maximum:
-  case Builtin::Minimum: {
-    ElemType t = concrete(e->operandElem);
-    Value x, y;
-    if (!emitOperands(args[0].get(), args[1].get(), t, e->ty.shape, l, x, y))
-      return Value();
-    bool isMax = bi == Builtin::Max || bi == Builtin::Maximum;
-    namespace ar = mlir::arith;
-    if (t.isArithFloat()) {
-      return isMax ? (Value)ar::MaximumFOp::create(b, l, x, y)
-                   : (Value)ar::MinimumFOp::create(b, l, x, y);
-    }
-    if (t.kind == ElemType::UInt) {
-      return isMax ? (Value)ar::MaxUIOp::create(b, l, x, y)
-                   : (Value)ar::MinUIOp::create(b, l, x, y);
-    }
-    return isMax ? (Value)ar::MaxSIOp::create(b, l, x, y)
-                 : (Value)ar::MinSIOp::create(b, l, x, y);
+  default:
+    return unhandledBuiltin(e);
   }
-  case Builtin::Sum:
-  case Builtin::ReduceMax:
-  case Builtin::ReduceMin: {
-    Value x = emit(args[0].get());
-    if (!x)
-      return x;
-    auto kind = bi == Builtin::Sum         ? mlir::tile::ReduceKind::Sum
-                : bi == Builtin::ReduceMax ? mlir::tile::ReduceKind::Max
-                                           : mlir::tile::ReduceKind::Min;
-    auto op = mlir::tile::ReduceOp::create(
-        b, l, typeOf(e->ty.elem, e->ty.shape),
-        mlir::tile::ReduceKindAttr::get(&ctx, kind), x,
-        b.getI32IntegerAttr(args[1]->cv.i),
-        e->operandElem.kind == ElemType::UInt ? b.getUnitAttr()
-                                              : mlir::UnitAttr());
-    return op;
+}
+
+/// min, max of two scalars; maximum, minimum of tiles.
+Value MLIRGen::emitMinMaxCall(CallExpr *e) {
+  Location l = loc(e->loc);
+  auto &args = e->args;
+  Builtin bi = e->builtin;
+  ElemType t = concrete(e->operandElem);
+  Value x, y;
+  if (!emitOperands(args[0].get(), args[1].get(), t, e->ty.shape, l, x, y))
+    return Value();
+  bool isMax = bi == Builtin::Max || bi == Builtin::Maximum;
+  namespace ar = mlir::arith;
+  if (t.isArithFloat()) {
+    return isMax ? (Value)ar::MaximumFOp::create(b, l, x, y)
+                 : (Value)ar::MinimumFOp::create(b, l, x, y);
   }
-  case Builtin::Where: {
-    Value c = emitAs(args[0].get(), ElemType::get(ElemType::Bool), e->ty.shape);
-    Value x = emitAs(args[1].get(), e->operandElem, e->ty.shape);
-    Value y = emitAs(args[2].get(), e->operandElem, e->ty.shape);
-    if (!c || !x || !y)
-      return Value();
-    Value operands[] = {c, x, y};
-    matchEncodings(operands, l);
-    return mlir::arith::SelectOp::create(b, l, operands[0], operands[1],
-                                         operands[2]);
+  if (t.kind == ElemType::UInt) {
+    return isMax ? (Value)ar::MaxUIOp::create(b, l, x, y)
+                 : (Value)ar::MinUIOp::create(b, l, x, y);
   }
-  case Builtin::Load:
-  case Builtin::Store:
-  case Builtin::AtomicAdd:
-  case Builtin::Shared:
-  case Builtin::CopyAsync:
-  case Builtin::Wait:
-  case Builtin::Barrier:
-    return emitMemoryCall(e);
+  return isMax ? (Value)ar::MaxSIOp::create(b, l, x, y)
+               : (Value)ar::MinSIOp::create(b, l, x, y);
+}
+
+/// sum(x, axis), max(x, axis), min(x, axis).
+Value MLIRGen::emitReduceCall(CallExpr *e) {
+  Location l = loc(e->loc);
+  auto &args = e->args;
+  Builtin bi = e->builtin;
+  Value x = emit(args[0].get());
+  if (!x)
+    return x;
+  auto kind = bi == Builtin::Sum         ? mlir::tile::ReduceKind::Sum
+              : bi == Builtin::ReduceMax ? mlir::tile::ReduceKind::Max
+                                         : mlir::tile::ReduceKind::Min;
+  auto op = mlir::tile::ReduceOp::create(
+      b, l, typeOf(e->ty.elem, e->ty.shape),
+      mlir::tile::ReduceKindAttr::get(&ctx, kind), x,
+      b.getI32IntegerAttr(args[1]->cv.i),
+      e->operandElem.kind == ElemType::UInt ? b.getUnitAttr()
+                                            : mlir::UnitAttr());
+  return op;
+}
+
+/// where(c, a, b).
+Value MLIRGen::emitWhereCall(CallExpr *e) {
+  Location l = loc(e->loc);
+  auto &args = e->args;
+  Value c = emitAs(args[0].get(), ElemType::get(ElemType::Bool), e->ty.shape);
+  Value x = emitAs(args[1].get(), e->operandElem, e->ty.shape);
+  Value y = emitAs(args[2].get(), e->operandElem, e->ty.shape);
+  if (!c || !x || !y)
+    return Value();
+  Value operands[] = {c, x, y};
+  matchEncodings(operands, l);
+  return mlir::arith::SelectOp::create(b, l, operands[0], operands[1],
+                                       operands[2]);
+}
+
+/// zeros, full, arange.
+Value MLIRGen::emitConstructorCall(CallExpr *e) {
+  Location l = loc(e->loc);
+  auto &args = e->args;
+  switch (e->builtin) {
   case Builtin::Zeros:
     return constant(e->ty.elem, ConstVal::ofInt(0), e->ty.shape, l);
   case Builtin::Full: {
@@ -156,10 +180,20 @@ Value MLIRGen::emitCall(CallExpr *e) {
     Expr *start = args[0].get();
     if (start->cv.kind == ConstVal::Int && start->cv.i == 0)
       return iota;
-    Value s = emitAs(start, i32, e->ty.shape);
+    Value s = emitAs(start, ElemType::sint(32), e->ty.shape);
     return mlir::arith::AddIOp::create(b, l, iota, s);
   }
-  case Builtin::Dot: {
+  default:
+    return unhandledBuiltin(e);
+  }
+}
+
+/// dot and dot_scaled.
+Value MLIRGen::emitDotCall(CallExpr *e) {
+  Location l = loc(e->loc);
+  auto &args = e->args;
+  Type result = typeOf(e->ty.elem, e->ty.shape);
+  if (e->builtin == Builtin::Dot) {
     Value x = emit(args[0].get()), y = emit(args[1].get());
     Value acc = args.size() == 3
                     ? emit(args[2].get())
@@ -168,43 +202,33 @@ Value MLIRGen::emitCall(CallExpr *e) {
       return Value();
     // The dot's accumulator and result share the layout that layout
     // inference gives the dot; a pinned accumulator is converted.
-    Type result = typeOf(e->ty.elem, e->ty.shape);
     acc = withEncodingOf(acc, result, l);
     return mlir::tile::DotOp::create(b, l, result, x, y, acc);
   }
-  case Builtin::DotScaled: {
-    llvm::SmallVector<Value, 5> ops;
-    for (auto &arg : args)
-      ops.push_back(emit(arg.get()));
-    if (ops.size() == 4)
-      ops.push_back(constant(e->ty.elem, ConstVal::ofInt(0), e->ty.shape, l));
-    if (llvm::is_contained(ops, Value()))
-      return Value();
-    Type result = typeOf(e->ty.elem, e->ty.shape);
-    Value acc = withEncodingOf(ops[4], result, l);
-    return mlir::tile::DotScaledOp::create(b, l, result, ops[0], ops[1], ops[2],
-                                           ops[3], acc);
-  }
-  case Builtin::Cast:
-  case Builtin::Bitcast:
-  case Builtin::Trans:
-  case Builtin::Reshape:
-    return emitConversionCall(e);
-  case Builtin::Layout:
-    return emitLayout(e);
-  default:
-    break;
-  }
-  // Elementwise math.
-  Value x = emitAs(args[0].get(), concrete(e->operandElem), e->ty.shape);
+  llvm::SmallVector<Value, 5> ops;
+  for (auto &arg : args)
+    ops.push_back(emit(arg.get()));
+  if (ops.size() == 4)
+    ops.push_back(constant(e->ty.elem, ConstVal::ofInt(0), e->ty.shape, l));
+  if (llvm::is_contained(ops, Value()))
+    return Value();
+  Value acc = withEncodingOf(ops[4], result, l);
+  return mlir::tile::DotScaledOp::create(b, l, result, ops[0], ops[1], ops[2],
+                                         ops[3], acc);
+}
+
+/// exp ... gelu, abs.
+Value MLIRGen::emitUnaryMathCall(CallExpr *e) {
+  Location l = loc(e->loc);
+  Value x = emitAs(e->args[0].get(), concrete(e->operandElem), e->ty.shape);
   if (!x)
     return x;
-  if (bi == Builtin::Abs) {
+  if (e->builtin == Builtin::Abs) {
     return e->operandElem.isArithFloat()
                ? (Value)mlir::math::AbsFOp::create(b, l, x)
                : (Value)mlir::math::AbsIOp::create(b, l, x);
   }
-  Value r = emitUnaryMath(bi, x, l);
+  Value r = emitUnaryMath(e->builtin, x, l);
   return r ? r : unhandledBuiltin(e);
 }
 

@@ -92,7 +92,16 @@ private:
                     llvm::ArrayRef<int64_t> shape, Location l, Value &x,
                     Value &y);
   Value emitBinary(BinaryExpr *e);
+  /// A builtin call, through the table of Builtins.def; one emitter per
+  /// family.
   Value emitCall(CallExpr *e);
+  Value emitScalarCall(CallExpr *e);
+  Value emitMinMaxCall(CallExpr *e);
+  Value emitReduceCall(CallExpr *e);
+  Value emitWhereCall(CallExpr *e);
+  Value emitConstructorCall(CallExpr *e);
+  Value emitDotCall(CallExpr *e);
+  Value emitUnaryMathCall(CallExpr *e);
   Value emitMemoryCall(CallExpr *e);
   Value emitConversionCall(CallExpr *e);
   Value emitIndex(IndexExpr *e);

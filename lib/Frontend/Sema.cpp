@@ -247,8 +247,7 @@ bool Checker::checkGridExpr(Expr *root) {
     if (auto *c = dyn_cast<CallExpr>(e)) {
       if (e->cv.isSet())
         return Walk::Skip;
-      if (c->builtin != Builtin::Cdiv && c->builtin != Builtin::Min &&
-          c->builtin != Builtin::Max) {
+      if (!builtinInfo(c->builtin).has(BuiltinFlags::Grid)) {
         error(e->loc, "only cdiv, min and max may be called in a grid "
                       "expression");
         return Walk::Fail;

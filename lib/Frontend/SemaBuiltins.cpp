@@ -18,76 +18,6 @@
 using namespace tile::frontend;
 using namespace tile::frontend::sema;
 
-//===----------------------------------------------------------------------===//
-// Builtin table
-//===----------------------------------------------------------------------===//
-
-Builtin sema::lookupBuiltin(llvm::StringRef name) {
-  return llvm::StringSwitch<Builtin>(name)
-      .Case("program_id", Builtin::ProgramId)
-      .Case("num_programs", Builtin::NumPrograms)
-      .Case("cdiv", Builtin::Cdiv)
-      .Case("min", Builtin::Min)
-      .Case("max", Builtin::Max)
-      .Case("load", Builtin::Load)
-      .Case("store", Builtin::Store)
-      .Case("atomic_add", Builtin::AtomicAdd)
-      .Case("zeros", Builtin::Zeros)
-      .Case("full", Builtin::Full)
-      .Case("arange", Builtin::Arange)
-      .Case("dot", Builtin::Dot)
-      .Case("dot_scaled", Builtin::DotScaled)
-      .Case("cast", Builtin::Cast)
-      .Case("bits", Builtin::Bits)
-      .Case("bitcast", Builtin::Bitcast)
-      .Case("sum", Builtin::Sum)
-      .Case("maximum", Builtin::Maximum)
-      .Case("minimum", Builtin::Minimum)
-      .Case("where", Builtin::Where)
-      .Case("exp", Builtin::Exp)
-      .Case("exp2", Builtin::Exp2)
-      .Case("log", Builtin::Log)
-      .Case("log2", Builtin::Log2)
-      .Case("sqrt", Builtin::Sqrt)
-      .Case("rsqrt", Builtin::Rsqrt)
-      .Case("abs", Builtin::Abs)
-      .Case("floor", Builtin::Floor)
-      .Case("ceil", Builtin::Ceil)
-      .Case("tanh", Builtin::Tanh)
-      .Case("sigmoid", Builtin::Sigmoid)
-      .Case("silu", Builtin::Silu)
-      .Case("gelu", Builtin::Gelu)
-      .Case("trans", Builtin::Trans)
-      .Case("reshape", Builtin::Reshape)
-      .Case("shared", Builtin::Shared)
-      .Case("copy_async", Builtin::CopyAsync)
-      .Case("wait", Builtin::Wait)
-      .Case("barrier", Builtin::Barrier)
-      .Case("layout", Builtin::Layout)
-      .Default(Builtin::None);
-}
-
-static bool isUnaryMath(Builtin b) {
-  switch (b) {
-  case Builtin::Exp:
-  case Builtin::Exp2:
-  case Builtin::Log:
-  case Builtin::Log2:
-  case Builtin::Sqrt:
-  case Builtin::Rsqrt:
-  case Builtin::Abs:
-  case Builtin::Floor:
-  case Builtin::Ceil:
-  case Builtin::Tanh:
-  case Builtin::Sigmoid:
-  case Builtin::Silu:
-  case Builtin::Gelu:
-    return true;
-  default:
-    return false;
-  }
-}
-
 static double foldUnaryMath(Builtin b, double x) {
   switch (b) {
   case Builtin::Exp:
@@ -254,65 +184,33 @@ bool Checker::checkCall(CallExpr *e) {
   if (e->builtin == Builtin::None) {
     if (lookup(e->callee)) {
       error(e->calleeLoc, "'" + e->callee + "' is not a function");
+    } else if (llvm::StringRef near = suggestBuiltin(e->callee);
+               !near.empty()) {
+      error(e->calleeLoc, "unknown function '" + e->callee +
+                              "'; did you mean '" + near + "'?");
     } else {
       error(e->calleeLoc, "unknown function '" + e->callee +
                               "'; see docs/Language.md for the builtins");
     }
     return false;
   }
-  Builtin b = e->builtin;
-  // Layout expressions are checked structurally, not as values.
-  if (b == Builtin::Layout)
-    return checkLayoutCall(e);
-
+  // The type rule of each builtin, from Builtins.def.
+  using CheckFn = bool (Checker::*)(CallExpr *);
+  static const CheckFn checks[] = {
+#define TILE_BUILTIN(Id, Name, Signature, Flags, Check, Emit) &Checker::Check,
+#include "tile/Frontend/Builtins.def"
+  };
+  CheckFn check = checks[unsigned(e->builtin) - 1];
+  if (builtinInfo(e->builtin).has(BuiltinFlags::RawArgs))
+    return (this->*check)(e);
   bool ok = true;
   for (auto &a : e->args)
-    ok &= check(a.get());
+    ok &= this->check(a.get());
   for (auto &k : e->kwargs)
-    ok &= check(k.value.get());
+    ok &= this->check(k.value.get());
   if (!ok)
     return false;
-  // One checker per family of builtins.
-  switch (b) {
-  case Builtin::ProgramId:
-  case Builtin::NumPrograms:
-  case Builtin::Cdiv:
-  case Builtin::Bits:
-    return checkScalarCall(e);
-  case Builtin::Min:
-  case Builtin::Max:
-  case Builtin::Sum:
-    return checkReductionCall(e);
-  case Builtin::Maximum:
-  case Builtin::Minimum:
-  case Builtin::Where:
-    return checkElementwiseCall(e);
-  case Builtin::Load:
-  case Builtin::Store:
-  case Builtin::AtomicAdd:
-  case Builtin::CopyAsync:
-  case Builtin::Wait:
-  case Builtin::Barrier:
-    return checkMemoryCall(e);
-  case Builtin::Zeros:
-  case Builtin::Full:
-  case Builtin::Shared:
-  case Builtin::Arange:
-    return checkConstructorCall(e);
-  case Builtin::Dot:
-  case Builtin::DotScaled:
-    return checkDotCall(e);
-  case Builtin::Cast:
-  case Builtin::Bitcast:
-  case Builtin::Trans:
-  case Builtin::Reshape:
-    return checkConversionCall(e);
-  default:
-    if (isUnaryMath(b))
-      return checkElementwiseCall(e);
-    break;
-  }
-  return unhandledBuiltin(e);
+  return (this->*check)(e);
 }
 
 /// program_id, num_programs, cdiv, bits: integer scalars.
@@ -477,43 +375,46 @@ bool Checker::checkReductionCall(CallExpr *e) {
   return unhandledBuiltin(e);
 }
 
-/// Unary math (exp ... abs), maximum, minimum and where, with
-/// broadcasting.
+/// Unary math: exp ... gelu, elementwise; folded on constants.
+bool Checker::checkUnaryMathCall(CallExpr *e) {
+  auto &args = e->args;
+  Builtin b = e->builtin;
+  if (!noKwargs(e) || !checkArgCount(e, 1, 1, "1"))
+    return false;
+  Expr *x = args[0].get();
+  if (!requireValue(x, "'" + e->callee + "'"))
+    return false;
+  ElemType t = x->ty.elem;
+  bool okType = t.isArithFloat() || (b == Builtin::Abs && t.isInteger());
+  if (!okType) {
+    error(x->loc, "'" + e->callee + "' expects " +
+                      (b == Builtin::Abs ? "an integer or float"
+                                         : "a float (f16, bf16, f32)") +
+                      " operand, got " + t.str() +
+                      (t.isInteger() ? "; use cast(f32, x)" : ""));
+    return false;
+  }
+  e->operandElem = t;
+  e->ty = x->ty;
+  if (x->cv.kind == ConstVal::Float ||
+      (x->cv.kind == ConstVal::Int && b != Builtin::Abs)) {
+    double v = x->cv.kind == ConstVal::Int ? (double)x->cv.i : x->cv.f;
+    e->ty = Ty::scalar(ElemType::get(ElemType::FloatLit));
+    e->cv = ConstVal::ofFloat(foldUnaryMath(b, v));
+  } else if (x->cv.kind == ConstVal::Int) {
+    if (x->cv.i == INT64_MIN) {
+      error(e->loc, "integer overflow in compile-time expression");
+      return false;
+    }
+    e->cv = ConstVal::ofInt(x->cv.i < 0 ? -x->cv.i : x->cv.i);
+  }
+  return true;
+}
+
+/// maximum, minimum and where, with broadcasting.
 bool Checker::checkElementwiseCall(CallExpr *e) {
   auto &args = e->args;
   Builtin b = e->builtin;
-  if (isUnaryMath(b)) {
-    if (!noKwargs(e) || !checkArgCount(e, 1, 1, "1"))
-      return false;
-    Expr *x = args[0].get();
-    if (!requireValue(x, "'" + e->callee + "'"))
-      return false;
-    ElemType t = x->ty.elem;
-    bool okType = t.isArithFloat() || (b == Builtin::Abs && t.isInteger());
-    if (!okType) {
-      error(x->loc, "'" + e->callee + "' expects " +
-                        (b == Builtin::Abs ? "an integer or float"
-                                           : "a float (f16, bf16, f32)") +
-                        " operand, got " + t.str() +
-                        (t.isInteger() ? "; use cast(f32, x)" : ""));
-      return false;
-    }
-    e->operandElem = t;
-    e->ty = x->ty;
-    if (x->cv.kind == ConstVal::Float ||
-        (x->cv.kind == ConstVal::Int && b != Builtin::Abs)) {
-      double v = x->cv.kind == ConstVal::Int ? (double)x->cv.i : x->cv.f;
-      e->ty = Ty::scalar(ElemType::get(ElemType::FloatLit));
-      e->cv = ConstVal::ofFloat(foldUnaryMath(b, v));
-    } else if (x->cv.kind == ConstVal::Int) {
-      if (x->cv.i == INT64_MIN) {
-        error(e->loc, "integer overflow in compile-time expression");
-        return false;
-      }
-      e->cv = ConstVal::ofInt(x->cv.i < 0 ? -x->cv.i : x->cv.i);
-    }
-    return true;
-  }
   switch (b) {
   case Builtin::Maximum:
   case Builtin::Minimum: {

@@ -68,9 +68,6 @@ struct LinForm {
   }
 };
 
-/// The builtin a call names (Builtin::None for other names).
-Builtin lookupBuiltin(llvm::StringRef name);
-
 /// True when \p v fits in integer type \p t.
 inline bool fitsInt(int64_t v, ElemType t) {
   if (t.kind == ElemType::Bool)
@@ -148,6 +145,7 @@ private:
   bool checkScalarCall(CallExpr *e);
   bool checkReductionCall(CallExpr *e);
   bool checkElementwiseCall(CallExpr *e);
+  bool checkUnaryMathCall(CallExpr *e);
   bool checkMemoryCall(CallExpr *e);
   bool checkConstructorCall(CallExpr *e);
   bool checkDotCall(CallExpr *e);

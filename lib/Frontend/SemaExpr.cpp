@@ -676,9 +676,8 @@ LinForm Checker::lin(const Expr *e) {
                         " " + y.key() + ")");
     }
   } else if (auto *c = dyn_cast<CallExpr>(e)) {
-    if (c->builtin == Builtin::ProgramId ||
-        c->builtin == Builtin::NumPrograms || c->builtin == Builtin::Cdiv ||
-        c->builtin == Builtin::Min || c->builtin == Builtin::Max) {
+    if (c->builtin != Builtin::None &&
+        builtinInfo(c->builtin).has(BuiltinFlags::Uniform)) {
       std::string key = c->callee + "(";
       bool ok = true;
       for (auto &a : c->args) {

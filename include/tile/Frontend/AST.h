@@ -10,6 +10,7 @@
 #ifndef TILE_FRONTEND_AST_H
 #define TILE_FRONTEND_AST_H
 
+#include "tile/Frontend/Builtins.h"
 #include "tile/Frontend/Types.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Casting.h"
@@ -129,53 +130,6 @@ struct KwArg {
   std::string name;
   llvm::SMLoc loc;
   ExprPtr value;
-};
-
-/// The builtins of the language (resolved by semantic analysis).
-enum class Builtin {
-  None,
-  ProgramId,
-  NumPrograms,
-  Cdiv,
-  Min,
-  Max,
-  Load,
-  Store,
-  AtomicAdd,
-  Zeros,
-  Full,
-  Arange,
-  Dot,
-  DotScaled,
-  Cast,
-  Bits,
-  Bitcast,
-  Sum,
-  ReduceMax,
-  ReduceMin,
-  Maximum,
-  Minimum,
-  Where,
-  Exp,
-  Exp2,
-  Log,
-  Log2,
-  Sqrt,
-  Rsqrt,
-  Abs,
-  Floor,
-  Ceil,
-  Tanh,
-  Sigmoid,
-  Silu,
-  Gelu,
-  Trans,
-  Reshape,
-  Shared,
-  CopyAsync,
-  Wait,
-  Barrier,
-  Layout,
 };
 
 struct CallExpr : Expr {

@@ -22,6 +22,7 @@ cases = [
  ("parse-deep-nesting", body("let x = " + "(" * 300 + "1" + ")" * 300 + ";").replace("let x = (", "let x = (", 1), "program nested too deeply", ""),
  ("sema-undeclared", body("let x = @@y + 1;"), "use of undeclared name 'y'", ""),
  ("sema-unknown-function", body("let x = @@foo(1);"), "unknown function 'foo'", ""),
+ ("sema-misspelt-builtin", body("let x = @@maximun(s, 1.0);"), "unknown function 'maximun'; did you mean 'maximum'\\?", ""),
  ("sema-slice-extent-runtime", body("let k = program_id(1);\nlet x = load(A[m0 : m0 + BM, @@0 : k]);"), "slice extent is not a compile-time constant", ""),
  ("sema-slice-extent-negative", body("let x = load(A[m0 : m0 + BM, @@32 : 0]);"), "slice extent must be positive, got -32", ""),
  ("sema-dot-inner", body("let a = load(A[m0 : m0 + BM, 0 : 32]);\nlet d = @@dot(a, a);"), "dot\\(\\): inner dimensions differ: a is tile f16\\[64, 32\\] and b is tile f16\\[64, 32\\] \\(32 vs 64\\)", ""),
