@@ -463,8 +463,8 @@ public:
       acc = chain.acc;
       opName = *fused;
       for (Value v : c)
-        v.getDefiningOp()->erase();
-      prev->erase();
+        eraseOp(v.getDefiningOp());
+      eraseOp(prev);
     } else {
       auto accType = VectorType::get({int64_t(c.size())}, c[0].getType());
       acc = LLVM::PoisonOp::create(b, loc, accType);

@@ -1,11 +1,15 @@
 //===- KernelLowering.h - State of the generic GPU lowering ----*- C++ -*-===//
 //
-// Part of tilec. Private to lib/Codegen/GPU. The GPU lowering rebuilds each
-// kernel function op by op: a tile value of layout L becomes the calling
-// thread's L.localSize() scalars ("registers", slot order), a scalar stays
-// one value, a view becomes its pointer, dims and strides, a shared buffer
-// its address in shared memory. Vendor-specific ops come from the
-// TargetLowering hooks.
+// Part of tilec. Private to lib/Codegen/GPU. The GPU lowering is an MLIR
+// dialect conversion of each kernel function, one pattern per op, one file
+// per op family (Lower*.cpp, each with its populate*Patterns). Its type
+// conversion is 1:N: a tile value of layout L becomes the calling thread's
+// L.localSize() scalars ("registers", slot order), a scalar stays one value;
+// views and shared buffers become no values at all, their lowered form
+// (pointer, dims and strides; address in shared memory) lives in the
+// KernelLowering, the state every pattern shares, next to the analyses
+// (operand fusion) and the helpers the patterns use. Vendor-specific ops
+// come from the TargetLowering hooks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,10 +21,14 @@
 #include "tile/Layout/DistributedLayout.h"
 #include "tile/Layout/SharedLayout.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+
+#include <functional>
 
 namespace tile::gpu {
 
@@ -83,15 +91,42 @@ struct SharedOperand {
   int64_t ptrAlign = 1;
 };
 
-/// Rebuilds one kernel function.
+/// Lowers one kernel function: the state its conversion patterns share.
 class KernelLowering {
 public:
   KernelLowering(TargetLowering &target, mlir::ModuleOp module,
                  mlir::func::FuncOp kernel);
 
-  /// Creates the lowered function next to the kernel and fills it. The
-  /// caller erases the old function on success.
+  /// Converts the kernel in place into a function of per-thread code (the
+  /// kernel function op is replaced by a plain one with the same name).
   mlir::LogicalResult run();
+
+  //===--------------------------------------------------------------------===//
+  // The patterns' side of the conversion.
+  //===--------------------------------------------------------------------===//
+
+  mlir::MLIRContext *getContext() { return b.getContext(); }
+  /// Lowers `op` in a conversion pattern: binds the op's converted operands,
+  /// runs `lower` with the builder at the rewriter's insertion point, and
+  /// replaces the op's results by the registers `lower` mapped them to (no
+  /// values for views and shared buffers). Fused operand ops and epilogues a
+  /// dot lowered already skip `lower`. On failure `lower` has reported the
+  /// error; the conversion stops.
+  mlir::LogicalResult
+  lowerWith(mlir::Operation *op, llvm::ArrayRef<mlir::ValueRange> operands,
+            mlir::ConversionPatternRewriter &rewriter,
+            llvm::function_ref<mlir::LogicalResult()> lower);
+  /// Records a new function's entry block (after its signature conversion):
+  /// the thread index is computed there, shared memory addressed from there.
+  void enterFunction(mlir::Block *entry,
+                     mlir::ConversionPatternRewriter &rewriter);
+  /// Maps the values `old` to their 1:N converted values, in order.
+  void mapConverted(mlir::ValueRange old, mlir::ValueRange converted);
+  /// Whether a pattern reported an error (the conversion's own "failed to
+  /// legalize" message is then redundant).
+  bool hasError() const { return errorReported; }
+  /// The 1:N type conversion of the lowering (see the file comment).
+  const mlir::TypeConverter &getTypeConverter() const { return converter; }
 
   /// Bytes of dynamic shared memory the kernel needs, scratch included.
   int64_t getSharedBytes() const { return sharedBytes + scratchBytes; }
@@ -244,6 +279,21 @@ public:
                                   const ::tile::layout::DistributedLayout &lc);
   mlir::LogicalResult lowerCast(mlir::tile::CastOp op);
   mlir::LogicalResult lowerBitcast(mlir::tile::BitcastOp op);
+  /// arith/math ops on tiles and scalars, splats of tile constants
+  /// (LowerElementwise.cpp).
+  mlir::LogicalResult lowerElementwise(mlir::Operation *op);
+  mlir::LogicalResult lowerSplat(mlir::tile::SplatOp op);
+  mlir::LogicalResult lowerIota(mlir::tile::IotaOp op);
+  /// broadcast, expand_dims, reshape, trans, convert_layout (LowerShape.cpp).
+  mlir::LogicalResult lowerShapeOp(mlir::Operation *op);
+  /// Views, shared buffers and synchronization (LowerMemory.cpp).
+  mlir::LogicalResult lowerView(mlir::tile::ViewOp op);
+  mlir::LogicalResult lowerAllocShared(mlir::tile::AllocSharedOp op);
+  mlir::LogicalResult lowerBarrier(mlir::tile::BarrierOp op);
+  mlir::LogicalResult lowerWait(mlir::tile::WaitOp op);
+  /// program_id, num_programs (LowerKernel.cpp).
+  mlir::LogicalResult lowerProgramId(mlir::tile::ProgramIdOp op);
+  mlir::LogicalResult lowerNumPrograms(mlir::tile::NumProgramsOp op);
 
   /// Converts one scalar register with the language's cast() rules.
   mlir::FailureOr<mlir::Value> castScalar(mlir::Operation *op, mlir::Value v,
@@ -255,19 +305,25 @@ public:
   SharedValue *lookupShared(mlir::Value v);
   ViewValue *lookupView(mlir::Value v);
 
+  /// The lowered form of a view / shared buffer value, for the ops that
+  /// define them.
+  void mapView(mlir::Value v, ViewValue view) { views[v] = std::move(view); }
+  void mapShared(mlir::Value v, SharedValue s) { shareds[v] = std::move(s); }
+
 private:
-  mlir::LogicalResult lowerBlock(mlir::Block &block);
-  mlir::LogicalResult lowerOp(mlir::Operation *op);
-  mlir::LogicalResult lowerElementwise(mlir::Operation *op);
-  mlir::LogicalResult lowerFor(mlir::scf::ForOp op);
-  mlir::LogicalResult lowerIf(mlir::scf::IfOp op);
-  mlir::LogicalResult lowerShapeOp(mlir::Operation *op);
   mlir::FailureOr<mlir::Value> lowerMath(mlir::Operation *op,
                                          mlir::ValueRange operands,
                                          mlir::Type resultType);
-  mlir::FailureOr<mlir::Type> convertArgType(mlir::Type type);
+  /// Replaces `op`'s results by their registers.
+  mlir::LogicalResult finishOp(mlir::Operation *op,
+                               mlir::ConversionPatternRewriter &rewriter);
+  void populateTypeConversion();
 
   TargetLowering &tl;
+  mlir::TypeConverter converter;
+  bool errorReported = false;
+  /// Threads of a program (tile.warps * the warp size).
+  int64_t threads = 0;
   mlir::ModuleOp module;
   mlir::func::FuncOp kernel;
   mlir::OpBuilder b;
@@ -294,6 +350,70 @@ private:
   /// Ops already lowered as part of an earlier op (a dot's epilogue add).
   llvm::DenseSet<mlir::Operation *> loweredEarly;
 };
+
+/// Marks a float multiplication, addition or subtraction of the program as
+/// contractible (LowerElementwise.cpp).
+void allowContraction(mlir::Operation *op);
+
+//===- Conversion patterns ---------------------------------------------===//
+
+/// The pattern of an op lowered by a KernelLowering member.
+template <typename OpTy>
+class TileOpLowering : public mlir::OpConversionPattern<OpTy> {
+public:
+  using LowerFn = std::function<mlir::LogicalResult(KernelLowering &, OpTy)>;
+  TileOpLowering(KernelLowering &kl, LowerFn lower)
+      : mlir::OpConversionPattern<OpTy>(kl.getTypeConverter(), kl.getContext()),
+        kl(kl), lower(std::move(lower)) {}
+
+  mlir::LogicalResult matchAndRewrite(
+      OpTy op,
+      typename mlir::OpConversionPattern<OpTy>::OneToNOpAdaptor adaptor,
+      mlir::ConversionPatternRewriter &rewriter) const override {
+    return kl.lowerWith(op, adaptor.getOperands(), rewriter,
+                        [&] { return lower(kl, op); });
+  }
+
+private:
+  KernelLowering &kl;
+  LowerFn lower;
+};
+
+/// Adds the pattern lowering `OpTy` with the member `lower`.
+template <typename OpTy>
+void addLowering(mlir::RewritePatternSet &patterns, KernelLowering &kl,
+                 mlir::LogicalResult (KernelLowering::*lower)(OpTy)) {
+  patterns.add<TileOpLowering<OpTy>>(
+      kl, [lower](KernelLowering &k, OpTy op) { return (k.*lower)(op); });
+}
+/// The same for a member shared by several ops (it takes any op).
+template <typename OpTy>
+void addLowering(
+    mlir::RewritePatternSet &patterns, KernelLowering &kl,
+    mlir::LogicalResult (KernelLowering::*lower)(mlir::Operation *)) {
+  patterns.add<TileOpLowering<OpTy>>(kl, [lower](KernelLowering &k, OpTy op) {
+    return (k.*lower)(op.getOperation());
+  });
+}
+
+/// The patterns of each op family, one per file.
+void populateKernelPatterns(KernelLowering &kl,
+                            mlir::RewritePatternSet &patterns);
+void populateElementwisePatterns(KernelLowering &kl,
+                                 mlir::RewritePatternSet &patterns);
+void populateShapePatterns(KernelLowering &kl,
+                           mlir::RewritePatternSet &patterns);
+void populateMemoryPatterns(KernelLowering &kl,
+                            mlir::RewritePatternSet &patterns);
+void populateCopyPatterns(KernelLowering &kl,
+                          mlir::RewritePatternSet &patterns);
+void populateAtomicPatterns(KernelLowering &kl,
+                            mlir::RewritePatternSet &patterns);
+void populateReducePatterns(KernelLowering &kl,
+                            mlir::RewritePatternSet &patterns);
+void populateDotPatterns(KernelLowering &kl, mlir::RewritePatternSet &patterns);
+void populateCastPatterns(KernelLowering &kl,
+                          mlir::RewritePatternSet &patterns);
 
 /// Applies the shared-memory swizzle `s` to an i32 element offset.
 mlir::Value applySwizzle(KernelLowering &kl, mlir::Location loc,

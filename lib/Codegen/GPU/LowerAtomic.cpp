@@ -57,4 +57,8 @@ LogicalResult KernelLowering::lowerAtomicAdd(mlir::tile::AtomicAddOp op) {
   return success();
 }
 
+void populateAtomicPatterns(KernelLowering &kl, RewritePatternSet &patterns) {
+  addLowering(patterns, kl, &KernelLowering::lowerAtomicAdd);
+}
+
 } // namespace tile::gpu

@@ -817,4 +817,9 @@ LogicalResult KernelLowering::lowerBitcast(mlir::tile::BitcastOp op) {
   return success();
 }
 
+void populateCastPatterns(KernelLowering &kl, RewritePatternSet &patterns) {
+  addLowering(patterns, kl, &KernelLowering::lowerCast);
+  addLowering(patterns, kl, &KernelLowering::lowerBitcast);
+}
+
 } // namespace tile::gpu

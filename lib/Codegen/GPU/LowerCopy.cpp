@@ -928,4 +928,8 @@ LogicalResult KernelLowering::lowerCopyAsync(mlir::tile::CopyAsyncOp op) {
   return success();
 }
 
+void populateCopyPatterns(KernelLowering &kl, RewritePatternSet &patterns) {
+  addLowering(patterns, kl, &KernelLowering::lowerCopyAsync);
+}
+
 } // namespace tile::gpu

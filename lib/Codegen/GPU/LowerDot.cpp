@@ -331,4 +331,8 @@ LogicalResult KernelLowering::lowerDot(mlir::tile::DotOp op) {
   return success();
 }
 
+void populateDotPatterns(KernelLowering &kl, RewritePatternSet &patterns) {
+  addLowering(patterns, kl, &KernelLowering::lowerDot);
+}
+
 } // namespace tile::gpu

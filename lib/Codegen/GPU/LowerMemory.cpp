@@ -817,3 +817,80 @@ LogicalResult KernelLowering::lowerSharedStore(mlir::tile::SharedStoreOp op) {
 }
 
 } // namespace tile::gpu
+
+//===----------------------------------------------------------------------===//
+// Views, shared buffers and synchronization
+//===----------------------------------------------------------------------===//
+
+namespace tile::gpu {
+
+LogicalResult KernelLowering::lowerView(mlir::tile::ViewOp op) {
+  ViewValue v;
+  v.ptr = values[op.getPtr()][0];
+  auto type = cast<mlir::tile::ViewType>(op.getType());
+  v.elementType = type.getElementType();
+  unsigned dyn = 0;
+  for (int64_t d : type.getShape())
+    v.dims.push_back(ShapedType::isDynamic(d) ? values[op.getDims()[dyn++]][0]
+                                              : i32(d));
+  if (!op.getStrides().empty()) {
+    v.contiguous = false;
+    for (Value s : op.getStrides())
+      v.strides.push_back(
+          arith::ExtSIOp::create(b, loc, b.getI64Type(), values[s][0]));
+  } else {
+    // Row-major: stride[d] = prod(dims[d+1:]).
+    v.strides.assign(type.getRank(), Value());
+    Value acc = i64(1);
+    for (int d = int(type.getRank()) - 1; d >= 0; --d) {
+      v.strides[d] = acc;
+      if (d > 0)
+        acc = arith::MulIOp::create(
+            b, loc, acc,
+            arith::ExtUIOp::create(b, loc, b.getI64Type(), v.dims[d]));
+    }
+  }
+  views[op.getResult()] = v;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerAllocShared(mlir::tile::AllocSharedOp op) {
+  auto offset = op->getAttrOfType<IntegerAttr>("tile.offset");
+  if (!offset)
+    return op->emitOpError(
+        "needs a tile.offset attribute; run tile-allocate-shared first");
+  auto type = cast<mlir::tile::SharedType>(op.getType());
+  SharedValue s;
+  s.type = type;
+  if (auto enc =
+          dyn_cast_or_null<mlir::tile::SharedLayoutAttr>(type.getEncoding()))
+    s.layout = enc.getLayout();
+  else
+    s.layout = SharedLayout::rowMajor(type.getShape());
+  s.ptr = gep(sharedBase(), i32(offset.getInt()));
+  shareds[op.getResult()] = s;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerBarrier(mlir::tile::BarrierOp) {
+  tl.barrier(b, loc);
+  return success();
+}
+
+LogicalResult KernelLowering::lowerWait(mlir::tile::WaitOp op) {
+  tl.asyncWait(b, loc, op.getPending());
+  return success();
+}
+
+void populateMemoryPatterns(KernelLowering &kl, RewritePatternSet &patterns) {
+  addLowering(patterns, kl, &KernelLowering::lowerLoad);
+  addLowering(patterns, kl, &KernelLowering::lowerStore);
+  addLowering(patterns, kl, &KernelLowering::lowerSharedLoad);
+  addLowering(patterns, kl, &KernelLowering::lowerSharedStore);
+  addLowering(patterns, kl, &KernelLowering::lowerView);
+  addLowering(patterns, kl, &KernelLowering::lowerAllocShared);
+  addLowering(patterns, kl, &KernelLowering::lowerBarrier);
+  addLowering(patterns, kl, &KernelLowering::lowerWait);
+}
+
+} // namespace tile::gpu

@@ -748,4 +748,8 @@ FailureOr<Regs> KernelLowering::convertLayout(Operation *op, const Regs &regs,
   return *out;
 }
 
+void populateReducePatterns(KernelLowering &kl, RewritePatternSet &patterns) {
+  addLowering(patterns, kl, &KernelLowering::lowerReduce);
+}
+
 } // namespace tile::gpu

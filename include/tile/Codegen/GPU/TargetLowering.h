@@ -18,6 +18,7 @@
 #include "tile/Layout/DistributedLayout.h"
 
 #include "mlir/IR/Location.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Value.h"
 #include "mlir/IR/ValueRange.h"
 #include "mlir/Support/LLVM.h"
@@ -157,6 +158,16 @@ public:
   /// Turns `func` into a kernel entry point launched with `numThreads`
   /// threads per program (calling convention, launch bounds).
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads) = 0;
+
+  /// Erases an op this lowering created and no longer needs (a step another
+  /// instruction replaced): through the rewriter of the conversion pattern
+  /// that is running, which the generic lowering sets, so that the dialect
+  /// conversion knows.
+  void eraseOp(mlir::Operation *op);
+  void setRewriter(mlir::RewriterBase *r) { rewriter = r; }
+
+private:
+  mlir::RewriterBase *rewriter = nullptr;
 };
 
 } // namespace gpu
