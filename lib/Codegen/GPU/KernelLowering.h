@@ -236,7 +236,22 @@ public:
   mlir::LogicalResult lowerSharedStore(mlir::tile::SharedStoreOp op);
   mlir::LogicalResult lowerCopyAsync(mlir::tile::CopyAsyncOp op);
   mlir::LogicalResult lowerReduce(mlir::tile::ReduceOp op);
+  /// A thread digit (stride, size of the thread index) of a reduced axis.
+  struct ReduceDigit {
+    int64_t stride, size;
+  };
+  mlir::LogicalResult
+  reduceViaShared(mlir::tile::ReduceOp op,
+                  const ::tile::layout::DistributedLayout &layout,
+                  const ::tile::layout::DistributedLayout &sliced,
+                  llvm::ArrayRef<ReduceDigit> viaShared, Regs &partial);
   mlir::LogicalResult lowerDot(mlir::tile::DotOp op);
+  mlir::LogicalResult
+  lowerDotWithoutAtoms(mlir::tile::DotOp op,
+                       const ::tile::layout::DistributedLayout &la,
+                       const ::tile::layout::DistributedLayout &lb,
+                       const ::tile::layout::DistributedLayout &lc,
+                       const std::optional<MmaAtom> &atom);
 
   /// Operand fusion (LowerSharedOperand.cpp). Finds the tile.shared_loads
   /// that reach a tile.dot operand only through single-use reshapes and

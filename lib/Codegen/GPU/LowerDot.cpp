@@ -143,6 +143,57 @@ static Operation *findEpilogueAdd(mlir::tile::DotOp op) {
   return user;
 }
 
+/// For each accumulator atom slot q of `qc` and each k block, the slots of
+/// the A and B atoms (of `qa`, `qb`) it multiplies, the same in every warp;
+/// false when the warps' atoms do not line up.
+static bool matchAtomSlots(const DistributedLayout &qa,
+                           const DistributedLayout &qb,
+                           const DistributedLayout &qc, int64_t kBlocks,
+                           SmallVectorImpl<SmallVector<int64_t>> &slotA,
+                           SmallVectorImpl<SmallVector<int64_t>> &slotB) {
+  for (int64_t q = 0; q < qc.localSize(); ++q) {
+    // Accumulator block of warp w at slot q.
+    auto cBlock = [&](int64_t w) { return qc.apply(w, q); };
+    for (int64_t k = 0; k < kBlocks; ++k) {
+      std::optional<int64_t> sA = findAtomSlot(qa, [&](int64_t w) {
+        return SmallVector<int64_t, 4>{cBlock(w)[0], k};
+      });
+      std::optional<int64_t> sB = findAtomSlot(qb, [&](int64_t w) {
+        return SmallVector<int64_t, 4>{k, cBlock(w)[1]};
+      });
+      if (!sA || !sB)
+        return false;
+      slotA[q].push_back(*sA);
+      slotB[q].push_back(*sB);
+    }
+  }
+  return true;
+}
+
+/// FMA dot: every thread must hold the A rows and B columns of its
+/// accumulator elements (tile-infer-layouts' FMA layouts). Operands left
+/// in shared memory are read whole first.
+LogicalResult KernelLowering::lowerDotWithoutAtoms(
+    mlir::tile::DotOp op, const DistributedLayout &la,
+    const DistributedLayout &lb, const DistributedLayout &lc,
+    const std::optional<MmaAtom> &atom) {
+  if (failed(materializeSharedOperand(op, op.getA())) ||
+      failed(materializeSharedOperand(op, op.getB())))
+    return failure();
+  if (succeeded(lowerFmaDot(op, la, lb, lc)))
+    return success();
+  if (!atom)
+    return op.emitOpError("the target has no matrix instruction for ")
+           << op.getA().getType().getElementType() << " x "
+           << op.getB().getType().getElementType() << " -> "
+           << op.getAcc().getType().getElementType()
+           << " and the operand layouts do not allow an FMA dot";
+  return op.emitOpError("operand layouts are not built from the ")
+         << atom->m << "x" << atom->n << "x" << atom->k
+         << " matrix-instruction layouts (A: " << la.str()
+         << ", B: " << lb.str() << ", C: " << lc.str() << ")";
+}
+
 LogicalResult KernelLowering::lowerDot(mlir::tile::DotOp op) {
   auto aType = cast<RankedTensorType>(op.getA().getType());
   auto bType = cast<RankedTensorType>(op.getB().getType());
@@ -165,50 +216,18 @@ LogicalResult KernelLowering::lowerDot(mlir::tile::DotOp op) {
   }
   const SharedOperand *sharedA = lookupSharedOperand(op.getA());
   const SharedOperand *sharedB = lookupSharedOperand(op.getB());
-  if (!atom || !qa || !qb || !qc) {
-    // FMA dot: every thread must hold the A rows and B columns of its
-    // accumulator elements (tile-infer-layouts' FMA layouts). Operands left
-    // in shared memory are read whole first.
-    if (failed(materializeSharedOperand(op, op.getA())) ||
-        failed(materializeSharedOperand(op, op.getB())))
-      return failure();
-    if (succeeded(lowerFmaDot(op, *la, *lb, *lc)))
-      return success();
-    if (!atom)
-      return op.emitOpError("the target has no matrix instruction for ")
-             << aType.getElementType() << " x " << bType.getElementType()
-             << " -> " << cType.getElementType()
-             << " and the operand layouts do not allow an FMA dot";
-    return op.emitOpError("operand layouts are not built from the ")
-           << atom->m << "x" << atom->n << "x" << atom->k
-           << " matrix-instruction layouts (A: " << la->str()
-           << ", B: " << lb->str() << ", C: " << lc->str() << ")";
-  }
+  if (!atom || !qa || !qb || !qc)
+    return lowerDotWithoutAtoms(op, *la, *lb, *lc, atom);
   int64_t kBlocks = aType.getShape()[1] / atom->k;
   int64_t numC = qc->localSize();
   int64_t sa = atom->a.localSize(), sb = atom->b.localSize(),
           sc = atom->c.localSize();
   // The A / B atom slots of accumulator atom q at k block k.
   SmallVector<SmallVector<int64_t>> slotA(numC), slotB(numC);
-  for (int64_t q = 0; q < numC; ++q) {
-    // Accumulator block of warp w at slot q.
-    auto cBlock = [&](int64_t w) { return qc->apply(w, q); };
-    for (int64_t k = 0; k < kBlocks; ++k) {
-      std::optional<int64_t> sA = findAtomSlot(*qa, [&](int64_t w) {
-        return SmallVector<int64_t, 4>{cBlock(w)[0], k};
-      });
-      std::optional<int64_t> sB = findAtomSlot(*qb, [&](int64_t w) {
-        return SmallVector<int64_t, 4>{k, cBlock(w)[1]};
-      });
-      if (!sA || !sB)
-        return op.emitOpError("the warps' A/B atoms do not match their "
-                              "accumulator atoms (A: ")
-               << la->str() << ", B: " << lb->str() << ", C: " << lc->str()
-               << ")";
-      slotA[q].push_back(*sA);
-      slotB[q].push_back(*sB);
-    }
-  }
+  if (!matchAtomSlots(*qa, *qb, *qc, kBlocks, slotA, slotB))
+    return op.emitOpError("the warps' A/B atoms do not match their "
+                          "accumulator atoms (A: ")
+           << la->str() << ", B: " << lb->str() << ", C: " << lc->str() << ")";
   // The fragments of the atom slots `slots` of one operand: slices of its
   // registers, or loads from shared memory (fused operand).
   auto fragments =

@@ -68,6 +68,125 @@ static Value shuffleXor(KernelLowering &kl, Location loc, Value v,
              : narrow;
 }
 
+/// The partials of one output element that differ in the thread digits
+/// `viaShared` of the reduced axis (those the butterflies did not combine),
+/// combined through shared scratch memory; `partial` holds the calling
+/// thread's partials (slots of `sliced`) and gets the results.
+LogicalResult KernelLowering::reduceViaShared(mlir::tile::ReduceOp op,
+                                              const DistributedLayout &layout,
+                                              const DistributedLayout &sliced,
+                                              ArrayRef<ReduceDigit> viaShared,
+                                              Regs &partial) {
+  Type elem = cast<RankedTensorType>(op.getSrc().getType()).getElementType();
+  auto kind = op.getKind();
+  bool isUnsigned = op.getIsUnsigned();
+  unsigned axis = op.getAxis();
+  ArrayRef<::tile::layout::Mode> modes = layout.modes();
+  ArrayRef<unsigned> spatial = layout.spatialModes();
+  // Partials of one output element differ only in the digits of
+  // `viaShared`. When those are all warp digits, every warp writes one
+  // value per output element at [warp][element] (lanes of a warp that
+  // hold the same element write the same value); otherwise every thread
+  // writes at [thread][slot].
+  int64_t ws = warpSize();
+  bool warpsOnly = llvm::all_of(
+      viaShared, [&](const ReduceDigit &d) { return d.stride >= ws; });
+  // Sub-byte partials take a byte each (an LLVM store of iN writes
+  // ceil(N / 8) bytes).
+  unsigned bytes = (elem.getIntOrFloatBitWidth() + 7) / 8;
+  int64_t n = partial.size();
+  SmallVector<Value, 4> sp = spatialCoords(sliced);
+  ArrayRef<int64_t> outShape = sliced.shape();
+  int64_t elements = sliced.numElements();
+  int64_t rows = warpsOnly ? layout.numThreads() / ws : layout.numThreads();
+  int64_t cols = warpsOnly ? elements : n;
+  Value base = scratch(op, rows * cols * bytes);
+  auto slotPtr = [&](Value thread, int64_t l) {
+    Value row =
+        warpsOnly ? arith::DivUIOp::create(b, loc, thread, i32(ws)).getResult()
+                  : thread;
+    Value col;
+    if (warpsOnly) {
+      // Row-major index of the output coordinate of slot l.
+      SmallVector<int64_t, 4> local = sliced.apply(0, l);
+      col = i32(0);
+      for (unsigned d = 0; d < outShape.size(); ++d) {
+        Value c = arith::AddIOp::create(b, loc, sp[d], i32(local[d]));
+        col = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, col, i32(outShape[d])), c);
+      }
+    } else {
+      col = i32(l);
+    }
+    Value idx = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, row, i32(cols)), col);
+    return gep(base, arith::MulIOp::create(b, loc, idx, i32(bytes)));
+  };
+  {
+    // With warpsOnly, the lanes of a warp that differ only in lane digits
+    // of `axis` (equal after the butterflies) or in replicated lane digits
+    // hold the same partials: the first of them writes (no racing
+    // duplicate stores).
+    OpBuilder::InsertionGuard guard(b);
+    if (warpsOnly) {
+      Value writer;
+      int64_t st = 1;
+      for (int i = int(spatial.size()) - 1; i >= 0; --i) {
+        const auto &mode = modes[spatial[i]];
+        if ((mode.dim == int(axis) || mode.isReplicated()) && st < ws &&
+            ws % st == 0) {
+          int64_t laneSize = std::min(mode.size, ws / st);
+          Value digit = arith::RemUIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, tid, i32(st)),
+              i32(laneSize));
+          Value zero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             digit, i32(0));
+          writer = writer
+                       ? arith::AndIOp::create(b, loc, writer, zero).getResult()
+                       : zero;
+        }
+        st *= mode.size;
+      }
+      if (writer) {
+        auto ifOp = scf::IfOp::create(b, loc, writer, /*withElse=*/false);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      }
+    }
+    for (int64_t l = 0; l < n; ++l)
+      LLVM::StoreOp::create(b, loc, partial[l], slotPtr(tid, l), bytes);
+  }
+  target().barrier(b, loc);
+  // key = t with the shared digits set to zero.
+  Value key = tid;
+  for (const ReduceDigit &d : viaShared) {
+    Value digit = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, tid, i32(d.stride)),
+        i32(d.size));
+    key = arith::SubIOp::create(
+        b, loc, key, arith::MulIOp::create(b, loc, digit, i32(d.stride)));
+  }
+  int64_t combos = 1;
+  for (const ReduceDigit &d : viaShared)
+    combos *= d.size;
+  for (int64_t l = 0; l < n; ++l) {
+    Value acc;
+    // Same order in every thread, so replicas agree bit for bit.
+    for (int64_t r = 0; r < combos; ++r) {
+      int64_t rest = r, delta = 0;
+      for (const ReduceDigit &d : viaShared) {
+        delta += (rest % d.size) * d.stride;
+        rest /= d.size;
+      }
+      Value t = arith::AddIOp::create(b, loc, key, i32(delta));
+      Value v = LLVM::LoadOp::create(b, loc, elem, slotPtr(t, l), bytes);
+      acc = acc ? combine(b, loc, kind, isUnsigned, acc, v) : v;
+    }
+    partial[l] = acc;
+  }
+  target().barrier(b, loc);
+  return success();
+}
+
 LogicalResult KernelLowering::lowerReduce(mlir::tile::ReduceOp op) {
   auto srcType = cast<RankedTensorType>(op.getSrc().getType());
   FailureOr<DistributedLayout> layout = layoutOf(op, srcType);
@@ -101,10 +220,7 @@ LogicalResult KernelLowering::lowerReduce(mlir::tile::ReduceOp op) {
 
   // 2. Thread digits of `axis`: butterflies inside a warp where the digit is
   // a power-of-two block of lanes; the rest through shared memory.
-  struct Digit {
-    int64_t stride, size;
-  };
-  SmallVector<Digit> viaShared;
+  SmallVector<ReduceDigit> viaShared;
   ArrayRef<::tile::layout::Mode> modes = layout->modes();
   ArrayRef<unsigned> spatial = layout->spatialModes();
   int64_t stride = 1;
@@ -128,110 +244,9 @@ LogicalResult KernelLowering::lowerReduce(mlir::tile::ReduceOp op) {
     }
     stride *= mode.size;
   }
-  if (!viaShared.empty()) {
-    // Partials of one output element differ only in the digits of
-    // `viaShared`. When those are all warp digits, every warp writes one
-    // value per output element at [warp][element] (lanes of a warp that
-    // hold the same element write the same value); otherwise every thread
-    // writes at [thread][slot].
-    int64_t ws = warpSize();
-    bool warpsOnly =
-        llvm::all_of(viaShared, [&](const Digit &d) { return d.stride >= ws; });
-    // Sub-byte partials take a byte each (an LLVM store of iN writes
-    // ceil(N / 8) bytes).
-    unsigned bytes = (elem.getIntOrFloatBitWidth() + 7) / 8;
-    int64_t n = partial.size();
-    SmallVector<Value, 4> sp = spatialCoords(*sliced);
-    ArrayRef<int64_t> outShape = sliced->shape();
-    int64_t elements = sliced->numElements();
-    int64_t rows = warpsOnly ? layout->numThreads() / ws : layout->numThreads();
-    int64_t cols = warpsOnly ? elements : n;
-    Value base = scratch(op, rows * cols * bytes);
-    auto slotPtr = [&](Value thread, int64_t l) {
-      Value row =
-          warpsOnly
-              ? arith::DivUIOp::create(b, loc, thread, i32(ws)).getResult()
-              : thread;
-      Value col;
-      if (warpsOnly) {
-        // Row-major index of the output coordinate of slot l.
-        SmallVector<int64_t, 4> local = sliced->apply(0, l);
-        col = i32(0);
-        for (unsigned d = 0; d < outShape.size(); ++d) {
-          Value c = arith::AddIOp::create(b, loc, sp[d], i32(local[d]));
-          col = arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, col, i32(outShape[d])), c);
-        }
-      } else {
-        col = i32(l);
-      }
-      Value idx = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, row, i32(cols)), col);
-      return gep(base, arith::MulIOp::create(b, loc, idx, i32(bytes)));
-    };
-    {
-      // With warpsOnly, the lanes of a warp that differ only in lane digits
-      // of `axis` (equal after the butterflies) or in replicated lane digits
-      // hold the same partials: the first of them writes (no racing
-      // duplicate stores).
-      OpBuilder::InsertionGuard guard(b);
-      if (warpsOnly) {
-        Value writer;
-        int64_t st = 1;
-        for (int i = int(spatial.size()) - 1; i >= 0; --i) {
-          const auto &mode = modes[spatial[i]];
-          if ((mode.dim == int(axis) || mode.isReplicated()) && st < ws &&
-              ws % st == 0) {
-            int64_t laneSize = std::min(mode.size, ws / st);
-            Value digit = arith::RemUIOp::create(
-                b, loc, arith::DivUIOp::create(b, loc, tid, i32(st)),
-                i32(laneSize));
-            Value zero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                               digit, i32(0));
-            writer =
-                writer ? arith::AndIOp::create(b, loc, writer, zero).getResult()
-                       : zero;
-          }
-          st *= mode.size;
-        }
-        if (writer) {
-          auto ifOp = scf::IfOp::create(b, loc, writer, /*withElse=*/false);
-          b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-        }
-      }
-      for (int64_t l = 0; l < n; ++l)
-        LLVM::StoreOp::create(b, loc, partial[l], slotPtr(tid, l), bytes);
-    }
-    target().barrier(b, loc);
-    // key = t with the shared digits set to zero.
-    Value key = tid;
-    for (const Digit &d : viaShared) {
-      Value digit = arith::RemUIOp::create(
-          b, loc, arith::DivUIOp::create(b, loc, tid, i32(d.stride)),
-          i32(d.size));
-      key = arith::SubIOp::create(
-          b, loc, key, arith::MulIOp::create(b, loc, digit, i32(d.stride)));
-    }
-    int64_t combos = 1;
-    for (const Digit &d : viaShared)
-      combos *= d.size;
-    for (int64_t l = 0; l < n; ++l) {
-      Value acc;
-      // Same order in every thread, so replicas agree bit for bit.
-      for (int64_t r = 0; r < combos; ++r) {
-        int64_t rest = r, delta = 0;
-        for (const Digit &d : viaShared) {
-          delta += (rest % d.size) * d.stride;
-          rest /= d.size;
-        }
-        Value t = arith::AddIOp::create(b, loc, key, i32(delta));
-        Value v = LLVM::LoadOp::create(b, loc, elem, slotPtr(t, l), bytes);
-        acc = acc ? combine(b, loc, kind, isUnsigned, acc, v) : v;
-      }
-      partial[l] = acc;
-    }
-    target().barrier(b, loc);
-  }
+  if (!viaShared.empty() &&
+      failed(reduceViaShared(op, *layout, *sliced, viaShared, partial)))
+    return failure();
 
   // 3. The result: a scalar, or the sliced layout moved to the result's.
   if (!isa<RankedTensorType>(op.getType())) {
