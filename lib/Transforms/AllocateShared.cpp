@@ -129,29 +129,36 @@ void Allocator::number() {
   });
 }
 
+/// Whether `op` accesses shared memory asynchronously (an async copy lands
+/// by a later wait).
+static bool isAsyncAccess(Operation *op) {
+  auto access = dyn_cast<mlir::tile::SharedAccessOpInterface>(op);
+  return access && access.isAsyncAccess();
+}
+
 SL Allocator::chooseLayout(mlir::tile::AllocSharedOp alloc) {
   auto type = cast<mlir::tile::SharedType>(alloc.getType());
   SL plain = SL::rowMajor(type.getShape());
   unsigned bits = elementBits(type.getElementType());
   std::optional<DL> store, load;
   for (Operation *user : alloc->getUsers()) {
+    auto access = dyn_cast<mlir::tile::SharedAccessOpInterface>(user);
+    if (!access)
+      continue;
     // Elements whose width does not divide 32 bits (u3, f6e3m2, ...) are
     // copied as raw packed rows, which needs the unswizzled layout.
-    if (isa<mlir::tile::CopyAsyncOp>(user) && 32 % bits != 0)
+    if (access.isAsyncAccess() && 32 % bits != 0)
       return plain;
-    if (auto shared = dyn_cast<mlir::tile::SharedLoadOp>(user)) {
-      if (!load)
-        load = getLayout(shared.getType());
-    } else if (auto shared = dyn_cast<mlir::tile::SharedStoreOp>(user)) {
-      if (!store)
-        store = getLayout(shared.getValue().getType());
-    } else if (auto copy = dyn_cast<mlir::tile::CopyAsyncOp>(user)) {
-      // The lowering moves copies with the coalesced layout (docs/Passes.md).
-      unsigned rank = copy.getSrc().getType().getRank();
-      if (!store && rank <= type.getRank()) {
-        store = ::tile::layout::coalescedLayout(type.getShape().take_back(rank),
-                                                bits, numWarps * warpSize);
-      }
+    std::optional<DL> &slot = access.isSharedWrite() ? store : load;
+    if (slot)
+      continue;
+    if (Value tile = access.getRegisterTile()) {
+      slot = getLayout(tile.getType());
+    } else if (unsigned rank = access.getAccessRank(); rank <= type.getRank()) {
+      // Registers not involved (async copies): the lowering moves them with
+      // the coalesced layout (docs/Passes.md).
+      slot = ::tile::layout::coalescedLayout(type.getShape().take_back(rank),
+                                             bits, numWarps * warpSize);
     }
   }
   if (!store)
@@ -200,10 +207,7 @@ SmallVector<SL, 2> Allocator::candidateBases(mlir::tile::AllocSharedOp alloc,
   // fill keep the rows of global memory.
   SmallVector<SL, 2> bases = {plain};
   auto type = cast<mlir::tile::SharedType>(alloc.getType());
-  if (type.getRank() != 2 ||
-      llvm::any_of(alloc->getUsers(), [](Operation *user) {
-        return isa<mlir::tile::CopyAsyncOp>(user);
-      }))
+  if (type.getRank() != 2 || llvm::any_of(alloc->getUsers(), isAsyncAccess))
     return bases;
   llvm::Expected<SL> columns = SL::ordered(type.getShape(), {0, 1});
   if (columns)
@@ -227,7 +231,7 @@ Interval Allocator::bufferInterval(mlir::tile::AllocSharedOp alloc,
       end = last[ancestor];
       endOp = ancestor;
     }
-    if (isa<mlir::tile::CopyAsyncOp>(user) &&
+    if (isAsyncAccess(user) &&
         (!lastCopy || lastCopy->isBeforeInBlock(ancestor)))
       lastCopy = ancestor;
   }

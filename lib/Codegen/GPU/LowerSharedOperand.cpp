@@ -138,15 +138,12 @@ static bool mayClobber(Operation *op, mlir::tile::SharedLoadOp load) {
   };
   WalkResult result = op->walk([&](Operation *inner) {
     bool clobber = false;
-    if (auto store = dyn_cast<mlir::tile::SharedStoreOp>(inner)) {
-      clobber =
-          writes(store.getBuffer(), store.getIndices(),
-                 cast<RankedTensorType>(store.getValue().getType()).getRank());
-    } else if (auto copy = dyn_cast<mlir::tile::CopyAsyncOp>(inner)) {
-      clobber = writes(copy.getDst(), copy.getDstIndices(),
-                       cast<mlir::tile::ViewType>(copy.getSrc().getType())
-                           .getShape()
-                           .size());
+    auto access = dyn_cast<mlir::tile::SharedAccessOpInterface>(inner);
+    if (access && access.isSharedWrite()) {
+      clobber = writes(access.getSharedBuffer(), access.getSharedIndices(),
+                       access.getAccessRank());
+    } else if (access) {
+      clobber = false;
     } else if (auto offset =
                    inner->getAttrOfType<IntegerAttr>("tile.scratch_offset")) {
       auto bytes = inner->getAttrOfType<IntegerAttr>("tile.scratch_bytes");

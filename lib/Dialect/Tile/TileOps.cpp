@@ -16,6 +16,8 @@
 using namespace mlir;
 using namespace mlir::tile;
 
+#include "tile/Dialect/Tile/IR/TileInterfaces.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "tile/Dialect/Tile/IR/TileOps.cpp.inc"
 
@@ -212,6 +214,30 @@ LogicalResult CopyAsyncOp::verify() {
                             dst.getShape().take_back(src.getRank()),
                             src.getElementType(), "copied tile");
 }
+
+// SharedAccessOpInterface.
+Value SharedLoadOp::getSharedBuffer() { return getBuffer(); }
+OperandRange SharedLoadOp::getSharedIndices() { return getIndices(); }
+unsigned SharedLoadOp::getAccessRank() { return getType().getRank(); }
+bool SharedLoadOp::isSharedWrite() { return false; }
+bool SharedLoadOp::isAsyncAccess() { return false; }
+Value SharedLoadOp::getRegisterTile() { return getResult(); }
+
+Value SharedStoreOp::getSharedBuffer() { return getBuffer(); }
+OperandRange SharedStoreOp::getSharedIndices() { return getIndices(); }
+unsigned SharedStoreOp::getAccessRank() {
+  return getValue().getType().getRank();
+}
+bool SharedStoreOp::isSharedWrite() { return true; }
+bool SharedStoreOp::isAsyncAccess() { return false; }
+Value SharedStoreOp::getRegisterTile() { return getValue(); }
+
+Value CopyAsyncOp::getSharedBuffer() { return getDst(); }
+OperandRange CopyAsyncOp::getSharedIndices() { return getDstIndices(); }
+unsigned CopyAsyncOp::getAccessRank() { return getSrc().getType().getRank(); }
+bool CopyAsyncOp::isSharedWrite() { return true; }
+bool CopyAsyncOp::isAsyncAccess() { return true; }
+Value CopyAsyncOp::getRegisterTile() { return Value(); }
 
 //===----------------------------------------------------------------------===//
 // DotOp

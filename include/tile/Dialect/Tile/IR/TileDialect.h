@@ -56,6 +56,8 @@ bool isSmallFloatType(Type type);
 
 } // namespace mlir::tile
 
+#include "tile/Dialect/Tile/IR/TileInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "tile/Dialect/Tile/IR/TileOps.h.inc"
 

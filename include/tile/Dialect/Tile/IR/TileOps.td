@@ -6,6 +6,7 @@
 include "tile/Dialect/Tile/IR/TileDialect.td"
 include "tile/Dialect/Tile/IR/TileTypes.td"
 include "tile/Dialect/Tile/IR/TileAttrs.td"
+include "tile/Dialect/Tile/IR/TileInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/OpBase.td"
@@ -156,7 +157,8 @@ class Tile_SharedAccessOp<string mnemonic, list<Trait> traits = []>
 }
 
 def Tile_SharedLoadOp : Tile_SharedAccessOp<"shared_load",
-    [MemoryEffects<[MemRead<Tile_SharedMemory>]>]> {
+    [MemoryEffects<[MemRead<Tile_SharedMemory>]>,
+     DeclareOpInterfaceMethods<Tile_SharedAccessOpInterface>]> {
   let summary = "load a register tile from a shared-memory buffer";
   let description = [{
     One i32 index per buffer dimension. The result's rank r may be lower than
@@ -177,7 +179,8 @@ def Tile_SharedLoadOp : Tile_SharedAccessOp<"shared_load",
 }
 
 def Tile_SharedStoreOp : Tile_SharedAccessOp<"shared_store",
-    [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+    [MemoryEffects<[MemWrite<Tile_SharedMemory>]>,
+     DeclareOpInterfaceMethods<Tile_SharedAccessOpInterface>]> {
   let summary = "store a register tile into a shared-memory buffer";
   let arguments = (ins Tile_Shared:$buffer, Variadic<I32>:$indices,
                        Tile_Tensor:$value);
@@ -189,7 +192,8 @@ def Tile_SharedStoreOp : Tile_SharedAccessOp<"shared_store",
 
 def Tile_CopyAsyncOp : Tile_Op<"copy_async",
     [AttrSizedOperandSegments,
-     MemoryEffects<[MemRead<Tile_GlobalMemory>, MemWrite<Tile_SharedMemory>]>]> {
+     MemoryEffects<[MemRead<Tile_GlobalMemory>, MemWrite<Tile_SharedMemory>]>,
+     DeclareOpInterfaceMethods<Tile_SharedAccessOpInterface>]> {
   let summary = "start an asynchronous copy of a global slice into shared memory";
   let description = [{
     Copies the slice of `src` at `src_offsets` whose shape is the trailing
