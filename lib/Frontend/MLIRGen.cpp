@@ -60,7 +60,7 @@ Type MLIRGen::elemType(ElemType t) {
       return mlir::Float8E4M3FNType::get(&ctx);
     if (t.exp == 5 && t.mant == 2)
       return mlir::Float8E5M2Type::get(&ctx);
-    return mlir::tile::FloatType::get(&ctx, t.exp, t.mant);
+    return tile::SmallFloatType::get(&ctx, t.exp, t.mant);
   }
   return b.getI32Type();
 }
@@ -119,7 +119,7 @@ Value MLIRGen::convert(Value v, ElemType from, ElemType to, Location l) {
   } else if (v.getType() == rt) {
     rt = rt; // Same storage (e.g. i8 vs u8): still a conversion op.
   }
-  auto op = mlir::tile::CastOp::create(b, l, rt, v);
+  auto op = tile::CastOp::create(b, l, rt, v);
   if (from.kind == ElemType::UInt || from.kind == ElemType::Bool)
     op->setAttr("src_unsigned", b.getUnitAttr());
   if (to.kind == ElemType::UInt)
@@ -134,18 +134,17 @@ Value MLIRGen::broadcastTo(Value v, llvm::ArrayRef<int64_t> shape, Location l) {
   Type et = tt ? tt.getElementType() : v.getType();
   auto target = mlir::RankedTensorType::get(shape, et);
   if (!tt)
-    return mlir::tile::SplatOp::create(b, l, target, v);
+    return tile::SplatOp::create(b, l, target, v);
   if (tt.getShape() == shape)
     return v;
   if ((size_t)tt.getRank() < shape.size()) {
     llvm::SmallVector<int64_t> s(shape.size() - tt.getRank(), 1);
     s.append(tt.getShape().begin(), tt.getShape().end());
-    v = mlir::tile::ReshapeOp::create(b, l, mlir::RankedTensorType::get(s, et),
-                                      v);
+    v = tile::ReshapeOp::create(b, l, mlir::RankedTensorType::get(s, et), v);
     if (llvm::ArrayRef<int64_t>(s) == shape)
       return v;
   }
-  return mlir::tile::BroadcastOp::create(b, l, target, v);
+  return tile::BroadcastOp::create(b, l, target, v);
 }
 
 Value MLIRGen::emitAs(Expr *e, ElemType t, llvm::ArrayRef<int64_t> shape) {
@@ -337,7 +336,7 @@ Value MLIRGen::emitIndex(IndexExpr *e) {
     if (e->entries[i].kind != IndexEntry::NewAxis)
       continue;
     cur.insert(cur.begin() + i, 1);
-    v = mlir::tile::ExpandDimsOp::create(
+    v = tile::ExpandDimsOp::create(
         b, l, mlir::RankedTensorType::get(cur, tt.getElementType()), v,
         b.getI32IntegerAttr(i));
   }
@@ -408,8 +407,8 @@ Value MLIRGen::emitLayout(CallExpr *e) {
   }
   auto encoded =
       mlir::RankedTensorType::get(type.getShape(), type.getElementType(),
-                                  mlir::tile::LayoutAttr::get(&ctx, *layout));
-  return mlir::tile::ConvertLayoutOp::create(b, loc(e->loc), encoded, x);
+                                  tile::LayoutAttr::get(&ctx, *layout));
+  return tile::ConvertLayoutOp::create(b, loc(e->loc), encoded, x);
 }
 
 Value MLIRGen::withEncodingOf(Value v, Type like, Location l) {
@@ -420,7 +419,7 @@ Value MLIRGen::withEncodingOf(Value v, Type like, Location l) {
     return v;
   auto type = mlir::RankedTensorType::get(
       from.getShape(), from.getElementType(), to.getEncoding());
-  return mlir::tile::ConvertLayoutOp::create(b, l, type, v);
+  return tile::ConvertLayoutOp::create(b, l, type, v);
 }
 
 void MLIRGen::matchEncodings(llvm::MutableArrayRef<Value> values, Location l) {
@@ -575,9 +574,9 @@ bool MLIRGen::genKernel(CheckedKernel &ck, mlir::ModuleOp module) {
   Location l = loc(k.loc);
   llvm::SmallVector<Type> argTypes;
   for (auto &p : ck.params) {
-    argTypes.push_back(
-        p.isTensor ? (Type)mlir::tile::PtrType::get(&ctx, elemType(p.elem))
-                   : elemType(p.elem));
+    argTypes.push_back(p.isTensor
+                           ? (Type)tile::PtrType::get(&ctx, elemType(p.elem))
+                           : elemType(p.elem));
   }
   for (size_t i = 0; i < ck.dims.size(); ++i)
     argTypes.push_back(b.getI32Type());
@@ -642,9 +641,9 @@ bool MLIRGen::genKernel(CheckedKernel &ck, mlir::ModuleOp module) {
         dyn.push_back(emitAs(d.expr, ElemType::sint(32), {}));
       }
     }
-    auto vt = mlir::tile::ViewType::get(&ctx, shape, elemType(p.elem));
-    Value v = mlir::tile::ViewOp::create(b, pl, vt, entry->getArgument(i), dyn,
-                                         mlir::ValueRange());
+    auto vt = tile::ViewType::get(&ctx, shape, elemType(p.elem));
+    Value v = tile::ViewOp::create(b, pl, vt, entry->getArgument(i), dyn,
+                                   mlir::ValueRange());
     views[p.decl] = {v, p.elem};
   }
   if (!emitBlock(k.body.get()))
@@ -662,7 +661,7 @@ tile::frontend::compileToMLIR(llvm::SourceMgr &sm, mlir::MLIRContext &ctx,
   auto checked = checkModule(options.defines, options.kernel, diags);
   if (!checked)
     return nullptr;
-  ctx.loadDialect<mlir::tile::TileDialect, mlir::func::FuncDialect,
+  ctx.loadDialect<tile::TileDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect>();
   auto fileName = sm.getMemoryBuffer(sm.getMainFileID())->getBufferIdentifier();

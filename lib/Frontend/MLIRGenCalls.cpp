@@ -84,11 +84,11 @@ Value MLIRGen::emitScalarCall(CallExpr *e) {
   switch (bi) {
   case Builtin::ProgramId:
   case Builtin::NumPrograms: {
-    auto axis = static_cast<mlir::tile::Axis>(args[0]->cv.i);
-    auto attr = mlir::tile::AxisAttr::get(&ctx, axis);
+    auto axis = static_cast<tile::Axis>(args[0]->cv.i);
+    auto attr = tile::AxisAttr::get(&ctx, axis);
     if (bi == Builtin::ProgramId)
-      return mlir::tile::ProgramIdOp::create(b, l, b.getI32Type(), attr);
-    return mlir::tile::NumProgramsOp::create(b, l, b.getI32Type(), attr);
+      return tile::ProgramIdOp::create(b, l, b.getI32Type(), attr);
+    return tile::NumProgramsOp::create(b, l, b.getI32Type(), attr);
   }
   case Builtin::Cdiv: {
     Value x = emitAs(args[0].get(), i32, {});
@@ -134,15 +134,15 @@ Value MLIRGen::emitReduceCall(CallExpr *e) {
   Value x = emit(args[0].get());
   if (!x)
     return x;
-  auto kind = bi == Builtin::Sum         ? mlir::tile::ReduceKind::Sum
-              : bi == Builtin::ReduceMax ? mlir::tile::ReduceKind::Max
-                                         : mlir::tile::ReduceKind::Min;
-  auto op = mlir::tile::ReduceOp::create(
-      b, l, typeOf(e->ty.elem, e->ty.shape),
-      mlir::tile::ReduceKindAttr::get(&ctx, kind), x,
-      b.getI32IntegerAttr(args[1]->cv.i),
-      e->operandElem.kind == ElemType::UInt ? b.getUnitAttr()
-                                            : mlir::UnitAttr());
+  auto kind = bi == Builtin::Sum         ? tile::ReduceKind::Sum
+              : bi == Builtin::ReduceMax ? tile::ReduceKind::Max
+                                         : tile::ReduceKind::Min;
+  auto op = tile::ReduceOp::create(b, l, typeOf(e->ty.elem, e->ty.shape),
+                                   tile::ReduceKindAttr::get(&ctx, kind), x,
+                                   b.getI32IntegerAttr(args[1]->cv.i),
+                                   e->operandElem.kind == ElemType::UInt
+                                       ? b.getUnitAttr()
+                                       : mlir::UnitAttr());
   return op;
 }
 
@@ -176,7 +176,7 @@ Value MLIRGen::emitConstructorCall(CallExpr *e) {
   }
   case Builtin::Arange: {
     auto ty = mlir::RankedTensorType::get(e->ty.shape, b.getI32Type());
-    Value iota = mlir::tile::IotaOp::create(b, l, ty);
+    Value iota = tile::IotaOp::create(b, l, ty);
     Expr *start = args[0].get();
     if (start->cv.kind == ConstVal::Int && start->cv.i == 0)
       return iota;
@@ -203,7 +203,7 @@ Value MLIRGen::emitDotCall(CallExpr *e) {
     // The dot's accumulator and result share the layout that layout
     // inference gives the dot; a pinned accumulator is converted.
     acc = withEncodingOf(acc, result, l);
-    return mlir::tile::DotOp::create(b, l, result, x, y, acc);
+    return tile::DotOp::create(b, l, result, x, y, acc);
   }
   llvm::SmallVector<Value, 5> ops;
   for (auto &arg : args)
@@ -213,8 +213,8 @@ Value MLIRGen::emitDotCall(CallExpr *e) {
   if (llvm::is_contained(ops, Value()))
     return Value();
   Value acc = withEncodingOf(ops[4], result, l);
-  return mlir::tile::DotScaledOp::create(b, l, result, ops[0], ops[1], ops[2],
-                                         ops[3], acc);
+  return tile::DotScaledOp::create(b, l, result, ops[0], ops[1], ops[2], ops[3],
+                                   acc);
 }
 
 /// exp ... gelu, abs.
@@ -248,8 +248,8 @@ Value MLIRGen::emitMemoryCall(CallExpr *e) {
     Value r;
     if (idx->ty.kind == Ty::SSlice) {
       Value buf = vals.lookup(base->decl);
-      r = mlir::tile::SharedLoadOp::create(
-          b, l, typeOf(e->ty.elem, e->ty.shape), buf, offs);
+      r = tile::SharedLoadOp::create(b, l, typeOf(e->ty.elem, e->ty.shape), buf,
+                                     offs);
       return r;
     }
     Value view = views.lookup(base->decl).first;
@@ -271,11 +271,10 @@ Value MLIRGen::emitMemoryCall(CallExpr *e) {
         return Value();
       }
     }
-    r = mlir::tile::LoadOp::create(b, l, full, view, offs, pad);
+    r = tile::LoadOp::create(b, l, full, view, offs, pad);
     if (llvm::ArrayRef<int64_t>(idx->extents) !=
         llvm::ArrayRef<int64_t>(e->ty.shape)) {
-      r = mlir::tile::ReshapeOp::create(b, l, typeOf(e->ty.elem, e->ty.shape),
-                                        r);
+      r = tile::ReshapeOp::create(b, l, typeOf(e->ty.elem, e->ty.shape), r);
     }
     return r;
   }
@@ -289,24 +288,23 @@ Value MLIRGen::emitMemoryCall(CallExpr *e) {
     llvm::SmallVector<Value> offs;
     offsetsOf(idx, offs);
     if (idx->ty.kind == Ty::SSlice) {
-      mlir::tile::SharedStoreOp::create(b, l, vals.lookup(base->decl), offs, v);
+      tile::SharedStoreOp::create(b, l, vals.lookup(base->decl), offs, v);
       return Value();
     }
     if (llvm::ArrayRef<int64_t>(idx->extents) !=
         llvm::ArrayRef<int64_t>(idx->ty.shape)) {
-      v = mlir::tile::ReshapeOp::create(b, l,
-                                        typeOf(idx->ty.elem, idx->extents), v);
+      v = tile::ReshapeOp::create(b, l, typeOf(idx->ty.elem, idx->extents), v);
     }
     Value view = views.lookup(base->decl).first;
     if (bi == Builtin::AtomicAdd)
-      mlir::tile::AtomicAddOp::create(b, l, view, offs, v);
+      tile::AtomicAddOp::create(b, l, view, offs, v);
     else
-      mlir::tile::StoreOp::create(b, l, view, offs, v);
+      tile::StoreOp::create(b, l, view, offs, v);
     return Value();
   }
   case Builtin::Shared: {
-    auto st = mlir::tile::SharedType::get(e->ty.shape, elemType(e->ty.elem));
-    return mlir::tile::AllocSharedOp::create(b, l, st);
+    auto st = tile::SharedType::get(e->ty.shape, elemType(e->ty.elem));
+    return tile::AllocSharedOp::create(b, l, st);
   }
   case Builtin::CopyAsync: {
     auto *dst = cast<IndexExpr>(args[0].get());
@@ -316,14 +314,14 @@ Value MLIRGen::emitMemoryCall(CallExpr *e) {
     offsetsOf(src, sOffs);
     Value buf = vals.lookup(cast<NameExpr>(dst->base.get())->decl);
     Value view = views.lookup(cast<NameExpr>(src->base.get())->decl).first;
-    mlir::tile::CopyAsyncOp::create(b, l, view, sOffs, buf, dOffs);
+    tile::CopyAsyncOp::create(b, l, view, sOffs, buf, dOffs);
     return Value();
   }
   case Builtin::Wait:
-    mlir::tile::WaitOp::create(b, l, b.getI32IntegerAttr(args[0]->cv.i));
+    tile::WaitOp::create(b, l, b.getI32IntegerAttr(args[0]->cv.i));
     return Value();
   case Builtin::Barrier:
-    mlir::tile::BarrierOp::create(b, l);
+    tile::BarrierOp::create(b, l);
     return Value();
   default:
     break;
@@ -347,8 +345,7 @@ Value MLIRGen::emitConversionCall(CallExpr *e) {
     Value v = emit(args[1].get());
     if (!v)
       return v;
-    return mlir::tile::BitcastOp::create(b, l, typeOf(e->ty.elem, e->ty.shape),
-                                         v);
+    return tile::BitcastOp::create(b, l, typeOf(e->ty.elem, e->ty.shape), v);
   }
   case Builtin::Trans: {
     Value v = emit(args[0].get());
@@ -361,15 +358,14 @@ Value MLIRGen::emitConversionCall(CallExpr *e) {
         axes.push_back(int32_t(a->cv.i));
       perm = b.getDenseI32ArrayAttr(axes);
     }
-    return mlir::tile::TransOp::create(b, l, typeOf(e->ty.elem, e->ty.shape), v,
-                                       perm);
+    return tile::TransOp::create(b, l, typeOf(e->ty.elem, e->ty.shape), v,
+                                 perm);
   }
   case Builtin::Reshape: {
     Value v = emit(args[0].get());
     if (!v)
       return v;
-    return mlir::tile::ReshapeOp::create(b, l, typeOf(e->ty.elem, e->ty.shape),
-                                         v);
+    return tile::ReshapeOp::create(b, l, typeOf(e->ty.elem, e->ty.shape), v);
   }
   default:
     break;

@@ -115,7 +115,7 @@ Compiler::compileUncached(std::string_view source, std::string_view sourceName,
   // The launch description is read before lowering rewrites the kernels.
   std::vector<rt::KernelInfo> infos;
   for (auto func : module->getOps<mlir::func::FuncOp>()) {
-    if (!func->hasAttr(mlir::tile::TileDialect::kKernelAttr))
+    if (!func->hasAttr(tile::TileDialect::kKernelAttr))
       continue;
     rt::Expected<rt::KernelInfo> info = kernelInfoFromFunc(func, *target);
     if (!info)

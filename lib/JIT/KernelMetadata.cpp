@@ -15,7 +15,7 @@
 #include <algorithm>
 
 using namespace tile;
-using mlir::tile::TileDialect;
+using tile::TileDialect;
 
 static std::string stringAttr(mlir::DictionaryAttr attrs,
                               llvm::StringRef name) {
@@ -68,7 +68,7 @@ rt::Expected<rt::KernelInfo> jit::kernelInfoFromFunc(mlir::func::FuncOp func,
         return rt::makeError("kernel " + name + ": argument #" +
                              std::to_string(i) +
                              " has no tile.name / tile.dtype attribute");
-      if (mlir::isa<mlir::tile::PtrType>(type)) {
+      if (mlir::isa<tile::PtrType>(type)) {
         param.Kind = rt::ParamKind::Tensor;
         param.Mut = attrs && attrs.get(TileDialect::kArgMutAttr);
         auto shape = attrs.getAs<mlir::ArrayAttr>(TileDialect::kArgShapeAttr);

@@ -22,7 +22,7 @@
 #include "mlir/IR/DialectRegistry.h"
 
 void tile::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<mlir::tile::TileDialect, mlir::arith::ArithDialect,
+  registry.insert<tile::TileDialect, mlir::arith::ArithDialect,
                   mlir::math::MathDialect, mlir::scf::SCFDialect,
                   mlir::func::FuncDialect, mlir::cf::ControlFlowDialect,
                   mlir::tensor::TensorDialect, mlir::gpu::GPUDialect,
@@ -34,8 +34,8 @@ void tile::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void tile::registerAllPasses() {
-  mlir::tile::registerCodegenPasses();
-  mlir::tile::registerTransformsPasses();
+  tile::registerCodegenPasses();
+  tile::registerTransformsPasses();
   tile::nvidia::registerNVIDIACodegenPasses();
   tile::amd::registerAMDCodegenPasses();
 }

@@ -40,14 +40,14 @@
 
 #include <functional>
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_DEF_TILEALLOCATESHARED
 #include "tile/Transforms/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
-using mlir::tile::detail::elementBits;
-using mlir::tile::detail::getLayout;
+using tile::detail::elementBits;
+using tile::detail::getLayout;
 using DL = ::tile::layout::DistributedLayout;
 using SL = ::tile::layout::SharedLayout;
 
@@ -82,9 +82,9 @@ public:
                               target.sharedBankBytes ? target.sharedBankBytes
                                                      : 4} {
     auto warps =
-        func->getAttrOfType<IntegerAttr>(mlir::tile::TileDialect::kWarpsAttr);
-    auto warpSize = func->getAttrOfType<IntegerAttr>(
-        mlir::tile::TileDialect::kWarpSizeAttr);
+        func->getAttrOfType<IntegerAttr>(tile::TileDialect::kWarpsAttr);
+    auto warpSize =
+        func->getAttrOfType<IntegerAttr>(tile::TileDialect::kWarpSizeAttr);
     numWarps = warps ? warps.getInt() : 1;
     this->warpSize = warpSize ? warpSize.getInt() : target.warpSize;
   }
@@ -93,17 +93,16 @@ public:
 
 private:
   void number();
-  SL chooseLayout(mlir::tile::AllocSharedOp alloc);
+  SL chooseLayout(tile::AllocSharedOp alloc);
   /// The unswizzled layouts to try for \p alloc: \p plain (row-major),
   /// and column-major for rank-2 tiles no async copy fills.
-  SmallVector<SL, 2> candidateBases(mlir::tile::AllocSharedOp alloc,
-                                    const SL &plain);
-  Interval bufferInterval(mlir::tile::AllocSharedOp alloc, int64_t bytes);
+  SmallVector<SL, 2> candidateBases(tile::AllocSharedOp alloc, const SL &plain);
+  Interval bufferInterval(tile::AllocSharedOp alloc, int64_t bytes);
   std::optional<int64_t> conversionBytes(const DL &src, const DL &dst,
                                          unsigned bits);
-  std::optional<int64_t> convertScratch(mlir::tile::ConvertLayoutOp op);
+  std::optional<int64_t> convertScratch(tile::ConvertLayoutOp op);
   std::optional<int64_t> shapeScratch(Operation *op);
-  std::optional<int64_t> reduceScratch(mlir::tile::ReduceOp op);
+  std::optional<int64_t> reduceScratch(tile::ReduceOp op);
   void place(SmallVectorImpl<Interval> &intervals);
   void insertReuseBarriers(ArrayRef<Interval> intervals);
 
@@ -132,17 +131,17 @@ void Allocator::number() {
 /// Whether `op` accesses shared memory asynchronously (an async copy lands
 /// by a later wait).
 static bool isAsyncAccess(Operation *op) {
-  auto access = dyn_cast<mlir::tile::SharedAccessOpInterface>(op);
+  auto access = dyn_cast<tile::SharedAccessOpInterface>(op);
   return access && access.isAsyncAccess();
 }
 
-SL Allocator::chooseLayout(mlir::tile::AllocSharedOp alloc) {
-  auto type = cast<mlir::tile::SharedType>(alloc.getType());
+SL Allocator::chooseLayout(tile::AllocSharedOp alloc) {
+  auto type = cast<tile::SharedType>(alloc.getType());
   SL plain = SL::rowMajor(type.getShape());
   unsigned bits = elementBits(type.getElementType());
   std::optional<DL> store, load;
   for (Operation *user : alloc->getUsers()) {
-    auto access = dyn_cast<mlir::tile::SharedAccessOpInterface>(user);
+    auto access = dyn_cast<tile::SharedAccessOpInterface>(user);
     if (!access)
       continue;
     // Elements whose width does not divide 32 bits (u3, f6e3m2, ...) are
@@ -197,7 +196,7 @@ SL Allocator::chooseLayout(mlir::tile::AllocSharedOp alloc) {
   return best ? *best : plain;
 }
 
-SmallVector<SL, 2> Allocator::candidateBases(mlir::tile::AllocSharedOp alloc,
+SmallVector<SL, 2> Allocator::candidateBases(tile::AllocSharedOp alloc,
                                              const SL &plain) {
   // A tile written and read within the kernel (a dot operand staged by
   // tile-stage-converted-operands, a transposed tile) may also be laid out
@@ -206,7 +205,7 @@ SmallVector<SL, 2> Allocator::candidateBases(mlir::tile::AllocSharedOp alloc,
   // vectors and the reads become ldmatrix.trans. Tiles that async copies
   // fill keep the rows of global memory.
   SmallVector<SL, 2> bases = {plain};
-  auto type = cast<mlir::tile::SharedType>(alloc.getType());
+  auto type = cast<tile::SharedType>(alloc.getType());
   if (type.getRank() != 2 || llvm::any_of(alloc->getUsers(), isAsyncAccess))
     return bases;
   llvm::Expected<SL> columns = SL::ordered(type.getShape(), {0, 1});
@@ -217,8 +216,7 @@ SmallVector<SL, 2> Allocator::candidateBases(mlir::tile::AllocSharedOp alloc,
   return bases;
 }
 
-Interval Allocator::bufferInterval(mlir::tile::AllocSharedOp alloc,
-                                   int64_t bytes) {
+Interval Allocator::bufferInterval(tile::AllocSharedOp alloc, int64_t bytes) {
   Block *block = alloc->getBlock();
   int64_t end = first[alloc];
   Operation *endOp = alloc;
@@ -242,7 +240,7 @@ Interval Allocator::bufferInterval(mlir::tile::AllocSharedOp alloc,
         end = last[op];
         endOp = op;
       }
-      auto wait = dyn_cast<mlir::tile::WaitOp>(op);
+      auto wait = dyn_cast<tile::WaitOp>(op);
       if (wait && wait.getPending() == 0)
         break;
     }
@@ -316,8 +314,7 @@ std::optional<int64_t> Allocator::conversionBytes(const DL &src, const DL &dst,
   return std::nullopt;
 }
 
-std::optional<int64_t>
-Allocator::convertScratch(mlir::tile::ConvertLayoutOp op) {
+std::optional<int64_t> Allocator::convertScratch(tile::ConvertLayoutOp op) {
   std::optional<DL> src = getLayout(op.getSrc().getType());
   std::optional<DL> dst = getLayout(op.getType());
   if (!src || !dst)
@@ -342,7 +339,7 @@ std::optional<int64_t> Allocator::shapeScratch(Operation *op) {
     dstStrides[i] = dstStrides[i + 1] * dstType.getDimSize(i + 1);
   // Destination coordinate -> source coordinate, as lowerShapeOp maps them.
   std::function<SmallVector<int64_t, 4>(ArrayRef<int64_t>)> coordMap;
-  if (isa<mlir::tile::BroadcastOp>(op)) {
+  if (isa<tile::BroadcastOp>(op)) {
     coordMap = [&](ArrayRef<int64_t> c) {
       SmallVector<int64_t, 4> s(c.begin(), c.end());
       for (unsigned d = 0; d < s.size(); ++d) {
@@ -351,7 +348,7 @@ std::optional<int64_t> Allocator::shapeScratch(Operation *op) {
       }
       return s;
     };
-  } else if (auto trans = dyn_cast<mlir::tile::TransOp>(op)) {
+  } else if (auto trans = dyn_cast<tile::TransOp>(op)) {
     SmallVector<int32_t> perm = trans.getPermutation();
     coordMap = [perm](ArrayRef<int64_t> c) {
       SmallVector<int64_t, 4> s(c.size());
@@ -376,7 +373,7 @@ std::optional<int64_t> Allocator::shapeScratch(Operation *op) {
   return bytesOf(srcType.getNumElements(), elementBits(srcType));
 }
 
-std::optional<int64_t> Allocator::reduceScratch(mlir::tile::ReduceOp op) {
+std::optional<int64_t> Allocator::reduceScratch(tile::ReduceOp op) {
   std::optional<DL> src = getLayout(op.getSrc().getType());
   if (!src)
     return std::nullopt;
@@ -467,17 +464,17 @@ LogicalResult Allocator::run() {
   SmallVector<Interval> intervals;
   bool failed = false;
   func.walk([&](Operation *op) {
-    if (auto alloc = dyn_cast<mlir::tile::AllocSharedOp>(op)) {
-      auto type = cast<mlir::tile::SharedType>(alloc.getType());
+    if (auto alloc = dyn_cast<tile::AllocSharedOp>(op)) {
+      auto type = cast<tile::SharedType>(alloc.getType());
       SL layout;
-      if (auto attr = dyn_cast_or_null<mlir::tile::SharedLayoutAttr>(
-              type.getEncoding())) {
+      if (auto attr =
+              dyn_cast_or_null<tile::SharedLayoutAttr>(type.getEncoding())) {
         layout = attr.getLayout();
       } else {
         layout = chooseLayout(alloc);
-        alloc.getResult().setType(mlir::tile::SharedType::get(
-            ctx, type.getShape(), type.getElementType(),
-            mlir::tile::SharedLayoutAttr::get(ctx, layout)));
+        alloc.getResult().setType(
+            tile::SharedType::get(ctx, type.getShape(), type.getElementType(),
+                                  tile::SharedLayoutAttr::get(ctx, layout)));
       }
       int64_t bytes =
           bytesOf(layout.cosize(), elementBits(type.getElementType()));
@@ -486,12 +483,12 @@ LogicalResult Allocator::run() {
     }
     std::optional<int64_t> scratch;
     int64_t align = kBufferAlign;
-    if (auto convert = dyn_cast<mlir::tile::ConvertLayoutOp>(op)) {
+    if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op)) {
       scratch = convertScratch(convert);
-    } else if (isa<mlir::tile::BroadcastOp, mlir::tile::TransOp,
-                   mlir::tile::ExpandDimsOp, mlir::tile::ReshapeOp>(op)) {
+    } else if (isa<tile::BroadcastOp, tile::TransOp, tile::ExpandDimsOp,
+                   tile::ReshapeOp>(op)) {
       scratch = shapeScratch(op);
-    } else if (auto reduce = dyn_cast<mlir::tile::ReduceOp>(op)) {
+    } else if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
       scratch = reduceScratch(reduce);
       align = kReduceAlign;
     }
@@ -533,16 +530,16 @@ LogicalResult Allocator::run() {
   }
   for (const Interval &interval : intervals) {
     if (interval.scratch) {
-      interval.op->setAttr(mlir::tile::kScratchOffsetAttr,
+      interval.op->setAttr(tile::kScratchOffsetAttr,
                            IntegerAttr::get(i64, interval.offset));
-      interval.op->setAttr(mlir::tile::kScratchBytesAttr,
+      interval.op->setAttr(tile::kScratchBytesAttr,
                            IntegerAttr::get(i64, interval.bytes));
     } else {
-      interval.op->setAttr(mlir::tile::kOffsetAttr,
+      interval.op->setAttr(tile::kOffsetAttr,
                            IntegerAttr::get(i64, interval.offset));
     }
   }
-  func->setAttr(mlir::tile::kSharedBytesAttr, IntegerAttr::get(i64, total));
+  func->setAttr(tile::kSharedBytesAttr, IntegerAttr::get(i64, total));
   insertReuseBarriers(intervals);
   return success();
 }
@@ -582,31 +579,31 @@ void Allocator::insertReuseBarriers(ArrayRef<Interval> intervals) {
   }
   for (Operation *end : ends) {
     Operation *next = end->getNextNode();
-    if (next && isa<mlir::tile::BarrierOp>(next))
+    if (next && isa<tile::BarrierOp>(next))
       continue;
     OpBuilder b(end->getContext());
     if (end->hasTrait<OpTrait::IsTerminator>())
       b.setInsertionPoint(end);
     else
       b.setInsertionPointAfter(end);
-    mlir::tile::BarrierOp::create(b, end->getLoc());
+    tile::BarrierOp::create(b, end->getLoc());
   }
 }
 
 struct AllocateSharedPass
-    : public mlir::tile::impl::TileAllocateSharedBase<AllocateSharedPass> {
+    : public tile::impl::TileAllocateSharedBase<AllocateSharedPass> {
   using TileAllocateSharedBase::TileAllocateSharedBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::optional<::tile::TargetInfo> info =
-        mlir::tile::detail::lookupTarget(module, target);
+        tile::detail::lookupTarget(module, target);
     if (!info)
       return signalPassFailure();
     if (info->isHost())
       return;
     for (auto func : module.getOps<func::FuncOp>()) {
-      if (!mlir::tile::detail::isKernel(func) || func.isExternal())
+      if (!tile::detail::isKernel(func) || func.isExternal())
         continue;
       Allocator allocator(func, *info);
       if (failed(allocator.run()))

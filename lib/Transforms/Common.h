@@ -13,34 +13,36 @@
 
 #include <optional>
 
-namespace mlir::tile::detail {
+namespace tile::detail {
 
 /// The distributed layout of a tensor type's encoding, if it has one.
-inline std::optional<::tile::layout::DistributedLayout> getLayout(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
+inline std::optional<::tile::layout::DistributedLayout>
+getLayout(mlir::Type type) {
+  auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
   if (!tensor)
     return std::nullopt;
-  if (auto attr = dyn_cast_or_null<LayoutAttr>(tensor.getEncoding()))
+  if (auto attr = mlir::dyn_cast_or_null<LayoutAttr>(tensor.getEncoding()))
     return attr.getLayout();
   return std::nullopt;
 }
 
 /// \p type with its encoding replaced by \p layout.
-inline RankedTensorType withLayout(RankedTensorType type,
-                                   const ::tile::layout::DistributedLayout &l) {
-  return RankedTensorType::get(type.getShape(), type.getElementType(),
-                               LayoutAttr::get(type.getContext(), l));
+inline mlir::RankedTensorType
+withLayout(mlir::RankedTensorType type,
+           const ::tile::layout::DistributedLayout &l) {
+  return mlir::RankedTensorType::get(type.getShape(), type.getElementType(),
+                                     LayoutAttr::get(type.getContext(), l));
 }
 
 /// Whether \p func is a tile kernel.
-inline bool isKernel(func::FuncOp func) {
-  return func->hasAttr(TileDialect::kKernelAttr);
+inline bool isKernel(mlir::func::FuncOp fn) {
+  return fn->hasAttr(TileDialect::kKernelAttr);
 }
 
 /// Looks up the target named by a pass option; emits an error on \p op and
 /// returns std::nullopt for unknown names.
-inline std::optional<::tile::TargetInfo> lookupTarget(Operation *op,
-                                                      StringRef name) {
+inline std::optional<::tile::TargetInfo> lookupTarget(mlir::Operation *op,
+                                                      mlir::StringRef name) {
   std::optional<::tile::TargetInfo> info = ::tile::TargetInfo::lookup(name);
   if (!info)
     op->emitError() << "unknown target '" << name << "'";
@@ -48,8 +50,8 @@ inline std::optional<::tile::TargetInfo> lookupTarget(Operation *op,
 }
 
 /// Element width in bits of a tensor's element type (at least 1).
-inline unsigned elementBits(Type type) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
+inline unsigned elementBits(mlir::Type type) {
+  if (auto shaped = mlir::dyn_cast<mlir::ShapedType>(type))
     type = shaped.getElementType();
   unsigned bits = getElementBitWidth(type);
   return bits == 0 ? 32 : bits;
@@ -59,7 +61,7 @@ inline unsigned elementBits(Type type) {
 /// produce (take) \p type: every thread must hold its sub-byte elements in
 /// whole bytes (the lowering cannot move elements of one byte spread over
 /// several threads).
-inline bool isSharedReadable(Type type) {
+inline bool isSharedReadable(mlir::Type type) {
   unsigned bits = elementBits(type);
   if (bits % 8 == 0)
     return true;
@@ -70,6 +72,6 @@ inline bool isSharedReadable(Type type) {
   return ::tile::layout::maxVectorWidth(*layout, smem, bits) != 0;
 }
 
-} // namespace mlir::tile::detail
+} // namespace tile::detail
 
 #endif // TILE_LIB_TRANSFORMS_COMMON_H

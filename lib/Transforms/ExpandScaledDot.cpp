@@ -20,10 +20,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_DEF_TILEEXPANDSCALEDDOT
 #include "tile/Transforms/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
 
@@ -41,28 +41,27 @@ Value scaleOperand(OpBuilder &b, Location loc, Value codes, Value scales,
   int64_t blocks = scaleType.getDimSize(blockAxis);
   int64_t block = shape[blockAxis] / blocks;
 
-  Value x = mlir::tile::CastOp::create(
-      b, loc, RankedTensorType::get(shape, bf16), codes);
-  Value s = mlir::tile::CastOp::create(
+  Value x =
+      tile::CastOp::create(b, loc, RankedTensorType::get(shape, bf16), codes);
+  Value s = tile::CastOp::create(
       b, loc, RankedTensorType::get(scaleType.getShape(), bf16), scales);
   if (block != 1) {
     // [M, blocks] -> [M, blocks, 1] -> [M, blocks, block] -> [M, K]
     // [blocks, N] -> [blocks, 1, N] -> [blocks, block, N] -> [K, N]
     SmallVector<int64_t, 3> expanded(scaleType.getShape());
     expanded.insert(expanded.begin() + blockAxis + 1, 1);
-    s = mlir::tile::ExpandDimsOp::create(b, loc,
-                                         RankedTensorType::get(expanded, bf16),
-                                         s, b.getI32IntegerAttr(blockAxis + 1));
+    s = tile::ExpandDimsOp::create(b, loc,
+                                   RankedTensorType::get(expanded, bf16), s,
+                                   b.getI32IntegerAttr(blockAxis + 1));
     expanded[blockAxis + 1] = block;
-    s = mlir::tile::BroadcastOp::create(
-        b, loc, RankedTensorType::get(expanded, bf16), s);
-    s = mlir::tile::ReshapeOp::create(b, loc,
-                                      RankedTensorType::get(shape, bf16), s);
+    s = tile::BroadcastOp::create(b, loc, RankedTensorType::get(expanded, bf16),
+                                  s);
+    s = tile::ReshapeOp::create(b, loc, RankedTensorType::get(shape, bf16), s);
   }
   return arith::MulFOp::create(b, loc, x, s);
 }
 
-LogicalResult expand(mlir::tile::DotScaledOp op) {
+LogicalResult expand(tile::DotScaledOp op) {
   for (Value v : op->getOperands())
     if (cast<RankedTensorType>(v.getType()).getEncoding() && v != op.getAcc())
       return op.emitOpError()
@@ -72,19 +71,18 @@ LogicalResult expand(mlir::tile::DotScaledOp op) {
   Location loc = op.getLoc();
   Value a = scaleOperand(b, loc, op.getA(), op.getAScale(), 1);
   Value w = scaleOperand(b, loc, op.getB(), op.getBScale(), 0);
-  Value dot =
-      mlir::tile::DotOp::create(b, loc, op.getType(), a, w, op.getAcc());
+  Value dot = tile::DotOp::create(b, loc, op.getType(), a, w, op.getAcc());
   op.replaceAllUsesWith(dot);
   op.erase();
   return success();
 }
 
 struct ExpandScaledDotPass
-    : public mlir::tile::impl::TileExpandScaledDotBase<ExpandScaledDotPass> {
+    : public tile::impl::TileExpandScaledDotBase<ExpandScaledDotPass> {
   void runOnOperation() override {
-    SmallVector<mlir::tile::DotScaledOp> ops;
-    getOperation().walk([&](mlir::tile::DotScaledOp op) { ops.push_back(op); });
-    for (mlir::tile::DotScaledOp op : ops)
+    SmallVector<tile::DotScaledOp> ops;
+    getOperation().walk([&](tile::DotScaledOp op) { ops.push_back(op); });
+    for (tile::DotScaledOp op : ops)
       if (failed(expand(op)))
         return signalPassFailure();
   }

@@ -31,15 +31,15 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_DEF_TILEINFERLAYOUTS
 #include "tile/Transforms/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
-using mlir::tile::detail::getLayout;
-using mlir::tile::detail::isSharedReadable;
-using mlir::tile::detail::withLayout;
+using tile::detail::getLayout;
+using tile::detail::isSharedReadable;
+using tile::detail::withLayout;
 using DL = ::tile::layout::DistributedLayout;
 
 namespace {
@@ -61,7 +61,7 @@ RankedTensorType tensorType(Value value) {
 
 /// Ops whose tensor results have the layout of their tensor operands.
 bool isElementwise(Operation *op) {
-  if (isa<mlir::tile::CastOp>(op))
+  if (isa<tile::CastOp>(op))
     return true;
   if (!op->hasTrait<OpTrait::Elementwise>())
     return false;
@@ -75,7 +75,7 @@ bool isElementwise(Operation *op) {
 }
 
 /// Dimensions of a broadcast that are expanded from extent 1.
-SmallVector<unsigned> broadcastDims(mlir::tile::BroadcastOp op) {
+SmallVector<unsigned> broadcastDims(tile::BroadcastOp op) {
   SmallVector<unsigned> dims;
   auto src = tensorType(op.getSrc()), dst = tensorType(op.getResult());
   for (unsigned d = 0; d < src.getRank(); ++d) {
@@ -137,13 +137,13 @@ private:
   DL coalesced(Value value) const {
     auto type = tensorType(value);
     return ::tile::layout::coalescedLayout(
-        type.getShape(), mlir::tile::detail::elementBits(type), numThreads);
+        type.getShape(), tile::detail::elementBits(type), numThreads);
   }
   /// A layout every op can work with: every thread holds the whole tile.
   DL replicatedLocal(RankedTensorType type) const {
     return DL::replicate(numThreads) * DL::local(type.getShape());
   }
-  const ::tile::layout::DotLayouts &dotLayouts(mlir::tile::DotOp dot);
+  const ::tile::layout::DotLayouts &dotLayouts(tile::DotOp dot);
   std::optional<DL> forward(Operation *op, unsigned resultIndex);
   std::optional<DL> requirement(OpOperand &use);
   Value convert(OpBuilder &builder, Location loc, Value value, const DL &to);
@@ -160,13 +160,13 @@ private:
 /// Ops a value flows through unchanged in distribution when looking for
 /// chained products.
 static bool passesThrough(Operation *op) {
-  return isElementwise(op) || isa<mlir::tile::ConvertLayoutOp>(op);
+  return isElementwise(op) || isa<tile::ConvertLayoutOp>(op);
 }
 
 /// Whether \p dot's result reaches the A operand of a dot, or its A operand
 /// comes from a dot's result, through elementwise ops (attention's
 /// P = softmax(Q K^T) feeding P V).
-static bool isChained(mlir::tile::DotOp dot) {
+static bool isChained(tile::DotOp dot) {
   SmallVector<Value> work{dot.getResult()};
   llvm::DenseSet<Value> seen;
   while (!work.empty()) {
@@ -175,7 +175,7 @@ static bool isChained(mlir::tile::DotOp dot) {
       continue;
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
-      if (isa<mlir::tile::DotOp>(user) && use.getOperandNumber() == 0)
+      if (isa<tile::DotOp>(user) && use.getOperandNumber() == 0)
         return true;
       if (passesThrough(user))
         llvm::append_range(work, user->getResults());
@@ -189,7 +189,7 @@ static bool isChained(mlir::tile::DotOp dot) {
     Operation *def = value.getDefiningOp();
     if (!def)
       continue;
-    if (isa<mlir::tile::DotOp>(def))
+    if (isa<tile::DotOp>(def))
       return true;
     if (passesThrough(def)) {
       for (Value operand : def->getOperands()) {
@@ -201,8 +201,7 @@ static bool isChained(mlir::tile::DotOp dot) {
   return false;
 }
 
-const ::tile::layout::DotLayouts &
-LayoutInference::dotLayouts(mlir::tile::DotOp dot) {
+const ::tile::layout::DotLayouts &LayoutInference::dotLayouts(tile::DotOp dot) {
   auto it = dots.find(dot);
   if (it != dots.end())
     return it->second;
@@ -210,9 +209,9 @@ LayoutInference::dotLayouts(mlir::tile::DotOp dot) {
   Type elem = a.getElementType();
   auto layouts = ::tile::layout::chooseDotLayouts(
       c.getDimSize(0), c.getDimSize(1), a.getDimSize(1),
-      mlir::tile::detail::elementBits(a),
-      isa<FloatType>(elem) || isa<mlir::tile::FloatType>(elem), numWarps,
-      target, isChained(dot));
+      tile::detail::elementBits(a),
+      isa<FloatType>(elem) || isa<tile::SmallFloatType>(elem), numWarps, target,
+      isChained(dot));
   return dots.try_emplace(dot, std::move(layouts)).first->second;
 }
 
@@ -272,7 +271,7 @@ LogicalResult LayoutInference::collectAndAnchor() {
   };
   for (Value value : values) {
     std::optional<DL> layout = getLayout(value.getType());
-    if (layout && value.getDefiningOp<mlir::tile::ConvertLayoutOp>())
+    if (layout && value.getDefiningOp<tile::ConvertLayoutOp>())
       checkThreads(value, *layout);
   }
   for (Value value : values) {
@@ -284,9 +283,9 @@ LogicalResult LayoutInference::collectAndAnchor() {
       continue;
     }
     Operation *def = value.getDefiningOp();
-    if (isa_and_nonnull<mlir::tile::LoadOp>(def)) {
+    if (isa_and_nonnull<tile::LoadOp>(def)) {
       assign(value, coalesced(value));
-    } else if (auto dot = dyn_cast_or_null<mlir::tile::DotOp>(def)) {
+    } else if (auto dot = dyn_cast_or_null<tile::DotOp>(def)) {
       assign(value, dotLayouts(dot).c);
     }
   }
@@ -308,29 +307,29 @@ std::optional<DL> LayoutInference::forward(Operation *op,
   };
   if (isElementwise(op))
     return firstOperand();
-  if (auto convert = dyn_cast<mlir::tile::ConvertLayoutOp>(op))
+  if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op))
     return known(convert.getSrc());
-  if (auto bitcast = dyn_cast<mlir::tile::BitcastOp>(op)) {
+  if (auto bitcast = dyn_cast<tile::BitcastOp>(op)) {
     std::optional<DL> src = known(bitcast.getSrc());
     if (!src)
       return std::nullopt;
     return opt(::tile::layout::bitcastLayout(
-        *src, mlir::tile::detail::elementBits(bitcast.getSrc().getType()),
-        mlir::tile::detail::elementBits(bitcast.getResult().getType())));
+        *src, tile::detail::elementBits(bitcast.getSrc().getType()),
+        tile::detail::elementBits(bitcast.getResult().getType())));
   }
-  if (auto reduce = dyn_cast<mlir::tile::ReduceOp>(op)) {
+  if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
     std::optional<DL> src = known(reduce.getSrc());
     if (!src)
       return std::nullopt;
     return opt(src->reduce(reduce.getAxis(), /*keepDim=*/false));
   }
-  if (auto expand = dyn_cast<mlir::tile::ExpandDimsOp>(op)) {
+  if (auto expand = dyn_cast<tile::ExpandDimsOp>(op)) {
     std::optional<DL> src = known(expand.getSrc());
     if (!src)
       return std::nullopt;
     return opt(src->expandDims(expand.getAxis()));
   }
-  if (auto trans = dyn_cast<mlir::tile::TransOp>(op)) {
+  if (auto trans = dyn_cast<tile::TransOp>(op)) {
     std::optional<DL> src = known(trans.getSrc());
     if (!src)
       return std::nullopt;
@@ -339,7 +338,7 @@ std::optional<DL> LayoutInference::forward(Operation *op,
       perm.push_back(p);
     return opt(src->permute(perm));
   }
-  if (auto reshape = dyn_cast<mlir::tile::ReshapeOp>(op)) {
+  if (auto reshape = dyn_cast<tile::ReshapeOp>(op)) {
     std::optional<DL> src = known(reshape.getSrc());
     if (!src)
       return std::nullopt;
@@ -369,15 +368,15 @@ std::optional<DL> LayoutInference::requirement(OpOperand &use) {
   auto resultLayout = [&](unsigned i = 0) -> std::optional<DL> {
     return known(user->getResult(i));
   };
-  if (auto dot = dyn_cast<mlir::tile::DotOp>(user)) {
+  if (auto dot = dyn_cast<tile::DotOp>(user)) {
     const auto &l = dotLayouts(dot);
     return index == 0 ? l.a : index == 1 ? l.b : l.c;
   }
-  if (auto store = dyn_cast<mlir::tile::StoreOp>(user))
+  if (auto store = dyn_cast<tile::StoreOp>(user))
     return coalesced(store.getValue());
-  if (auto add = dyn_cast<mlir::tile::AtomicAddOp>(user))
+  if (auto add = dyn_cast<tile::AtomicAddOp>(user))
     return coalesced(add.getValue());
-  if (isa<mlir::tile::SharedStoreOp>(user)) {
+  if (isa<tile::SharedStoreOp>(user)) {
     // Any layout, as long as every thread holds its sub-byte elements in
     // whole bytes.
     std::optional<DL> l = known(operand);
@@ -391,17 +390,17 @@ std::optional<DL> LayoutInference::requirement(OpOperand &use) {
       return r;
     return std::nullopt;
   }
-  if (isa<mlir::tile::ConvertLayoutOp>(user))
+  if (isa<tile::ConvertLayoutOp>(user))
     return resultLayout();
-  if (auto bitcast = dyn_cast<mlir::tile::BitcastOp>(user)) {
+  if (auto bitcast = dyn_cast<tile::BitcastOp>(user)) {
     std::optional<DL> r = resultLayout();
     if (!r)
       return std::nullopt;
     return opt(::tile::layout::bitcastLayout(
-        *r, mlir::tile::detail::elementBits(bitcast.getResult().getType()),
-        mlir::tile::detail::elementBits(bitcast.getSrc().getType())));
+        *r, tile::detail::elementBits(bitcast.getResult().getType()),
+        tile::detail::elementBits(bitcast.getSrc().getType())));
   }
-  if (auto broadcast = dyn_cast<mlir::tile::BroadcastOp>(user)) {
+  if (auto broadcast = dyn_cast<tile::BroadcastOp>(user)) {
     std::optional<DL> r = resultLayout();
     for (unsigned d : broadcastDims(broadcast)) {
       if (!r)
@@ -410,11 +409,11 @@ std::optional<DL> LayoutInference::requirement(OpOperand &use) {
     }
     return r;
   }
-  if (auto expand = dyn_cast<mlir::tile::ExpandDimsOp>(user)) {
+  if (auto expand = dyn_cast<tile::ExpandDimsOp>(user)) {
     std::optional<DL> r = resultLayout();
     return r ? opt(r->squeeze(expand.getAxis())) : std::nullopt;
   }
-  if (auto trans = dyn_cast<mlir::tile::TransOp>(user)) {
+  if (auto trans = dyn_cast<tile::TransOp>(user)) {
     std::optional<DL> r = resultLayout();
     if (!r)
       return std::nullopt;
@@ -424,7 +423,7 @@ std::optional<DL> LayoutInference::requirement(OpOperand &use) {
       inverse[perm[i]] = i;
     return opt(r->permute(inverse));
   }
-  if (auto reshape = dyn_cast<mlir::tile::ReshapeOp>(user)) {
+  if (auto reshape = dyn_cast<tile::ReshapeOp>(user)) {
     std::optional<DL> r = resultLayout();
     return r ? opt(r->reshape(tensorType(operand).getShape())) : std::nullopt;
   }
@@ -472,10 +471,10 @@ bool LayoutInference::backwardPass() {
     if (layouts.count(value))
       continue;
     // A reduction's layout is always the one of its source.
-    if (isa_and_nonnull<mlir::tile::ReduceOp>(value.getDefiningOp()))
+    if (isa_and_nonnull<tile::ReduceOp>(value.getDefiningOp()))
       continue;
     bool sharedLoad =
-        isa_and_nonnull<mlir::tile::SharedLoadOp>(value.getDefiningOp());
+        isa_and_nonnull<tile::SharedLoadOp>(value.getDefiningOp());
     for (OpOperand &use : value.getUses()) {
       std::optional<DL> wanted = requirement(use);
       // A shared_load can only produce layouts that hold sub-byte elements
@@ -496,7 +495,7 @@ bool LayoutInference::assignDefault() {
   for (Value value : values) {
     if (layouts.count(value))
       continue;
-    if (isa_and_nonnull<mlir::tile::ReduceOp>(value.getDefiningOp()))
+    if (isa_and_nonnull<tile::ReduceOp>(value.getDefiningOp()))
       continue;
     return assign(value, coalesced(value));
   }
@@ -509,7 +508,7 @@ Value LayoutInference::convert(OpBuilder &builder, Location loc, Value value,
                                const DL &to) {
   if (getLayout(value.getType()) == to)
     return value;
-  return mlir::tile::ConvertLayoutOp::create(
+  return tile::ConvertLayoutOp::create(
       builder, loc, withLayout(tensorType(value), to), value);
 }
 
@@ -532,13 +531,12 @@ LogicalResult LayoutInference::rewrite() {
   func.walk([&](Operation *op) { ops.push_back(op); });
   OpBuilder builder(func.getContext());
   for (Operation *op : ops) {
-    if (!isa<mlir::tile::ReduceOp, mlir::tile::BitcastOp,
-             mlir::tile::ReshapeOp>(op))
+    if (!isa<tile::ReduceOp, tile::BitcastOp, tile::ReshapeOp>(op))
       continue;
     Value result = op->getResult(0);
     if (!isTensor(result))
       continue;
-    if (isa<mlir::tile::BitcastOp, mlir::tile::ReshapeOp>(op) &&
+    if (isa<tile::BitcastOp, tile::ReshapeOp>(op) &&
         requirement(op->getOpOperand(0)))
       continue;
     DL wanted = layouts.find(result)->second;
@@ -565,7 +563,7 @@ LogicalResult LayoutInference::rewrite() {
   // 3. Operands in another layout than their user needs (a conversion
   // accepts any layout).
   for (Operation *op : ops) {
-    if (isa<mlir::tile::ConvertLayoutOp>(op))
+    if (isa<tile::ConvertLayoutOp>(op))
       continue;
     for (OpOperand &use : op->getOpOperands()) {
       if (!isTensor(use.get()))
@@ -594,29 +592,29 @@ LogicalResult LayoutInference::run() {
   }
   if (failed(rewrite()))
     return failure();
-  func->setAttr(mlir::tile::TileDialect::kWarpSizeAttr,
+  func->setAttr(tile::TileDialect::kWarpSizeAttr,
                 IntegerAttr::get(IntegerType::get(func.getContext(), 32),
                                  target.warpSize));
   return success();
 }
 
 struct InferLayoutsPass
-    : public mlir::tile::impl::TileInferLayoutsBase<InferLayoutsPass> {
+    : public tile::impl::TileInferLayoutsBase<InferLayoutsPass> {
   using TileInferLayoutsBase::TileInferLayoutsBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::optional<::tile::TargetInfo> info =
-        mlir::tile::detail::lookupTarget(module, target);
+        tile::detail::lookupTarget(module, target);
     if (!info)
       return signalPassFailure();
     if (info->isHost())
       return;
     for (auto func : module.getOps<func::FuncOp>()) {
-      if (!mlir::tile::detail::isKernel(func) || func.isExternal())
+      if (!tile::detail::isKernel(func) || func.isExternal())
         continue;
       auto warps =
-          func->getAttrOfType<IntegerAttr>(mlir::tile::TileDialect::kWarpsAttr);
+          func->getAttrOfType<IntegerAttr>(tile::TileDialect::kWarpsAttr);
       if (!warps) {
         func.emitError("kernel has no 'tile.warps' attribute");
         return signalPassFailure();

@@ -11,7 +11,9 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-namespace mlir::tile {
+using namespace mlir;
+
+namespace tile {
 namespace {
 #define GEN_PASS_REGISTRATION
 #include "tile/Transforms/Passes.h.inc"
@@ -56,4 +58,4 @@ void registerTransformsPasses() {
       });
 }
 
-} // namespace mlir::tile
+} // namespace tile

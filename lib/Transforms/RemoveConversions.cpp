@@ -23,16 +23,16 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_DEF_TILEREMOVECONVERSIONS
 #include "tile/Transforms/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
-using mlir::tile::ConvertLayoutOp;
-using mlir::tile::detail::getLayout;
-using mlir::tile::detail::isSharedReadable;
-using mlir::tile::detail::withLayout;
+using tile::ConvertLayoutOp;
+using tile::detail::getLayout;
+using tile::detail::isSharedReadable;
+using tile::detail::withLayout;
 using DL = ::tile::layout::DistributedLayout;
 
 namespace {
@@ -64,11 +64,11 @@ Value rematerialize(OpBuilder &builder, Value value, const DL &layout,
     return arith::ConstantOp::create(builder, loc, newType,
                                      dense.reshape(newType));
   }
-  if (auto splat = dyn_cast<mlir::tile::SplatOp>(def))
-    return mlir::tile::SplatOp::create(builder, loc, newType, splat.getSrc());
-  if (isa<mlir::tile::IotaOp>(def))
-    return mlir::tile::IotaOp::create(builder, loc, newType);
-  if (auto broadcast = dyn_cast<mlir::tile::BroadcastOp>(def)) {
+  if (auto splat = dyn_cast<tile::SplatOp>(def))
+    return tile::SplatOp::create(builder, loc, newType, splat.getSrc());
+  if (isa<tile::IotaOp>(def))
+    return tile::IotaOp::create(builder, loc, newType);
+  if (auto broadcast = dyn_cast<tile::BroadcastOp>(def)) {
     auto srcType = cast<RankedTensorType>(broadcast.getSrc().getType());
     std::optional<DL> srcLayout = layout;
     for (unsigned d = 0; d < srcType.getRank() && srcLayout; ++d) {
@@ -83,9 +83,9 @@ Value rematerialize(OpBuilder &builder, Value value, const DL &layout,
             : rematerialize(builder, broadcast.getSrc(), *srcLayout, depth + 1);
     if (!src)
       return {};
-    return mlir::tile::BroadcastOp::create(builder, loc, newType, src);
+    return tile::BroadcastOp::create(builder, loc, newType, src);
   }
-  if (auto expand = dyn_cast<mlir::tile::ExpandDimsOp>(def)) {
+  if (auto expand = dyn_cast<tile::ExpandDimsOp>(def)) {
     std::optional<DL> srcLayout = opt(layout.squeeze(expand.getAxis()));
     if (!srcLayout)
       return {};
@@ -95,8 +95,8 @@ Value rematerialize(OpBuilder &builder, Value value, const DL &layout,
             : rematerialize(builder, expand.getSrc(), *srcLayout, depth + 1);
     if (!src)
       return {};
-    return mlir::tile::ExpandDimsOp::create(builder, loc, newType, src,
-                                            expand.getAxisAttr());
+    return tile::ExpandDimsOp::create(builder, loc, newType, src,
+                                      expand.getAxisAttr());
   }
   return {};
 }
@@ -110,16 +110,16 @@ std::optional<DL> operandLayoutFor(Operation *op, unsigned index,
   auto type = dyn_cast<RankedTensorType>(operand.getType());
   if (!type)
     return std::nullopt;
-  if (auto trans = dyn_cast<mlir::tile::TransOp>(op)) {
+  if (auto trans = dyn_cast<tile::TransOp>(op)) {
     SmallVector<int32_t> perm = trans.getPermutation();
     SmallVector<unsigned> inverse(perm.size());
     for (unsigned i = 0; i < perm.size(); ++i)
       inverse[perm[i]] = i;
     return opt(layout.permute(inverse));
   }
-  if (isa<mlir::tile::ReshapeOp>(op))
+  if (isa<tile::ReshapeOp>(op))
     return opt(layout.reshape(type.getShape()));
-  if (isa<mlir::tile::BroadcastOp>(op)) {
+  if (isa<tile::BroadcastOp>(op)) {
     // The source holds each broadcast dimension once: those dimensions'
     // modes become replication.
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
@@ -129,17 +129,17 @@ std::optional<DL> operandLayoutFor(Operation *op, unsigned index,
         srcLayout = opt(srcLayout->reduce(d, /*keepDim=*/true));
     return srcLayout;
   }
-  if (auto expand = dyn_cast<mlir::tile::ExpandDimsOp>(op))
+  if (auto expand = dyn_cast<tile::ExpandDimsOp>(op))
     return opt(layout.squeeze(expand.getAxis()));
-  if (auto bitcast = dyn_cast<mlir::tile::BitcastOp>(op)) {
+  if (auto bitcast = dyn_cast<tile::BitcastOp>(op)) {
     return opt(::tile::layout::bitcastLayout(
-        layout, mlir::tile::detail::elementBits(bitcast.getType()),
-        mlir::tile::detail::elementBits(type)));
+        layout, tile::detail::elementBits(bitcast.getType()),
+        tile::detail::elementBits(type)));
   }
   // Elementwise ops: every tensor operand has the result's shape (binary
   // ops included: each operand is absorbed or rematerialized in turn).
   bool elementwise =
-      isa<mlir::tile::CastOp>(op) || op->hasTrait<OpTrait::Elementwise>();
+      isa<tile::CastOp>(op) || op->hasTrait<OpTrait::Elementwise>();
   if (elementwise && op->getNumResults() == 1 &&
       type.getShape() == layout.shape())
     return layout;
@@ -162,10 +162,9 @@ constexpr int64_t kDuplicableSlots = 32;
 /// layout with the broadcast dimensions replicated). Global loads and
 /// everything else keep their layout.
 bool isAbsorbable(Operation *def) {
-  return isa<mlir::tile::SharedLoadOp, mlir::tile::CastOp,
-             mlir::tile::ExpandDimsOp, mlir::tile::ReshapeOp,
-             mlir::tile::TransOp, mlir::tile::BitcastOp,
-             mlir::tile::BroadcastOp>(def) ||
+  return isa<tile::SharedLoadOp, tile::CastOp, tile::ExpandDimsOp,
+             tile::ReshapeOp, tile::TransOp, tile::BitcastOp,
+             tile::BroadcastOp>(def) ||
          (def->hasTrait<OpTrait::Elementwise>() && isMemoryEffectFree(def) &&
           llvm::any_of(def->getOperands(), [](Value v) {
             return isa<RankedTensorType>(v.getType());
@@ -204,12 +203,12 @@ std::optional<DL> withSlotsInMemoryOrder(const DL &layout) {
 /// word at a time, two slots per instruction, when the thread's slots are
 /// in memory order.
 bool isWordCast(Operation *def) {
-  auto cast = dyn_cast<mlir::tile::CastOp>(def);
-  if (!cast || !cast.getSrc().getDefiningOp<mlir::tile::SharedLoadOp>() ||
+  auto cast = dyn_cast<tile::CastOp>(def);
+  if (!cast || !cast.getSrc().getDefiningOp<tile::SharedLoadOp>() ||
       !cast.getSrc().hasOneUse())
     return false;
   Type src = getElementTypeOrSelf(cast.getSrc().getType());
-  unsigned bits = mlir::tile::detail::elementBits(cast.getSrc().getType());
+  unsigned bits = tile::detail::elementBits(cast.getSrc().getType());
   if (src.isSignlessInteger())
     return bits == 1 || bits == 2 || bits == 4;
   return bits == 4;
@@ -302,7 +301,7 @@ Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
     }
   }
   RankedTensorType newType = withLayout(type, layout);
-  if (isa<mlir::tile::SharedLoadOp>(def) && !isSharedReadable(newType))
+  if (isa<tile::SharedLoadOp>(def) && !isSharedReadable(newType))
     return {};
   IRMapping mapping;
   for (unsigned i = 0; i < def->getNumOperands(); ++i) {
@@ -465,8 +464,7 @@ bool simplifyOnce(Operation *root) {
 }
 
 struct RemoveConversionsPass
-    : public mlir::tile::impl::TileRemoveConversionsBase<
-          RemoveConversionsPass> {
+    : public tile::impl::TileRemoveConversionsBase<RemoveConversionsPass> {
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       // Bounded: every sweep removes or hoists something.

@@ -62,10 +62,10 @@
 
 #include "llvm/ADT/SetVector.h"
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_DEF_TILEPIPELINE
 #include "tile/Transforms/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
 
@@ -74,16 +74,16 @@ namespace {
 /// A load to pipeline and the side-effect-free ops of the loop body its
 /// offsets are computed with (in program order).
 struct Candidate {
-  mlir::tile::LoadOp load;
+  tile::LoadOp load;
   SmallVector<Operation *> slice;
 };
 
 /// Whether \p op (with everything nested in it) may write global memory or
 /// has effects we cannot see, or already manages async copies itself.
 bool blocksPipelining(Operation *op) {
-  if (isa<mlir::tile::CopyAsyncOp, mlir::tile::WaitOp>(op))
+  if (isa<tile::CopyAsyncOp, tile::WaitOp>(op))
     return true;
-  if (isa<mlir::tile::StoreOp, mlir::tile::AtomicAddOp>(op))
+  if (isa<tile::StoreOp, tile::AtomicAddOp>(op))
     return true;
   if (isa<scf::YieldOp>(op) ||
       op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
@@ -95,13 +95,13 @@ bool blocksPipelining(Operation *op) {
   effects.getEffects(list);
   for (const auto &effect : list) {
     if (isa<MemoryEffects::Write>(effect.getEffect()) &&
-        !isa<mlir::tile::SharedMemoryResource>(effect.getResource()))
+        !isa<tile::SharedMemoryResource>(effect.getResource()))
       return true;
   }
   return false;
 }
 
-bool isZeroPadding(mlir::tile::LoadOp load) {
+bool isZeroPadding(tile::LoadOp load) {
   std::optional<TypedAttr> padding = load.getPadding();
   if (!padding)
     return true;
@@ -138,7 +138,7 @@ bool collectSlice(scf::ForOp loop, Value value,
 bool isAsyncCopyable(Type type) {
   auto tensor = cast<RankedTensorType>(type);
   int64_t rowBits =
-      tensor.getShape().back() * mlir::tile::detail::elementBits(tensor);
+      tensor.getShape().back() * tile::detail::elementBits(tensor);
   return rowBits % 32 == 0;
 }
 
@@ -154,7 +154,7 @@ SmallVector<Candidate> findCandidates(scf::ForOp loop, bool asyncCopies) {
   if (blocked)
     return out;
   for (Operation &op : *loop.getBody()) {
-    auto load = dyn_cast<mlir::tile::LoadOp>(&op);
+    auto load = dyn_cast<tile::LoadOp>(&op);
     if (!load || !loop.isDefinedOutsideOfLoop(load.getView()) ||
         !isZeroPadding(load) ||
         (asyncCopies && !isAsyncCopyable(load.getType())))
@@ -194,8 +194,8 @@ void issueCopy(OpBuilder &builder, Location loc, scf::ForOp loop,
   SmallVector<Value> indices{stage};
   Value zero = constI32(builder, loc, 0);
   indices.append(type.getRank(), zero);
-  mlir::tile::CopyAsyncOp::create(builder, loc, candidate.load.getView(),
-                                  offsets, buffer, indices);
+  tile::CopyAsyncOp::create(builder, loc, candidate.load.getView(), offsets,
+                            buffer, indices);
 }
 
 /// Clones \p candidate's load (and the computation of its offsets) for
@@ -220,16 +220,15 @@ void replaceBySharedLoad(IRRewriter &rewriter, Candidate &c, Value buffer,
   indices.append(type.getRank(), zero);
   // Read straight into the layout of a lone conversion user.
   Type resultType = type;
-  mlir::tile::ConvertLayoutOp convert;
+  tile::ConvertLayoutOp convert;
   if (c.load->hasOneUse())
-    convert =
-        dyn_cast<mlir::tile::ConvertLayoutOp>(*c.load->getUsers().begin());
-  if (convert && !mlir::tile::detail::isSharedReadable(convert.getType()))
+    convert = dyn_cast<tile::ConvertLayoutOp>(*c.load->getUsers().begin());
+  if (convert && !tile::detail::isSharedReadable(convert.getType()))
     convert = {};
   if (convert)
     resultType = convert.getType();
-  Value tile = mlir::tile::SharedLoadOp::create(rewriter, c.load.getLoc(),
-                                                resultType, buffer, indices);
+  Value tile = tile::SharedLoadOp::create(rewriter, c.load.getLoc(), resultType,
+                                          buffer, indices);
   if (convert) {
     rewriter.replaceOp(convert, tile);
   } else {
@@ -246,9 +245,9 @@ SmallVector<Value> createRings(IRRewriter &rewriter,
     auto type = cast<RankedTensorType>(c.load.getType());
     SmallVector<int64_t> shape{stages};
     llvm::append_range(shape, type.getShape());
-    auto bufferType = mlir::tile::SharedType::get(shape, type.getElementType());
-    buffers.push_back(mlir::tile::AllocSharedOp::create(
-        rewriter, c.load.getLoc(), bufferType));
+    auto bufferType = tile::SharedType::get(shape, type.getElementType());
+    buffers.push_back(
+        tile::AllocSharedOp::create(rewriter, c.load.getLoc(), bufferType));
   }
   return buffers;
 }
@@ -298,8 +297,8 @@ LogicalResult pipelineThroughRegisters(scf::ForOp loop, int64_t stages) {
       auto type = cast<RankedTensorType>(tile.getType());
       SmallVector<Value> indices{stage};
       indices.append(type.getRank(), constI32(rewriter, loc, 0));
-      mlir::tile::SharedStoreOp::create(rewriter, c.load.getLoc(), buffer,
-                                        indices, tile);
+      tile::SharedStoreOp::create(rewriter, c.load.getLoc(), buffer, indices,
+                                  tile);
     }
   }
   SmallVector<Value> inits;
@@ -337,17 +336,17 @@ LogicalResult pipelineThroughRegisters(scf::ForOp loop, int64_t stages) {
   Value readStage = ring ? Value(args[numLoads]) : constI32(rewriter, loc, 0);
   Value writeStage = ring ? Value(args[numLoads + 1]) : readStage;
 
-  mlir::tile::BarrierOp::create(rewriter, loc);
+  tile::BarrierOp::create(rewriter, loc);
   for (auto [c, buffer, regs] :
        llvm::zip_equal(candidates, buffers, args.take_front(numLoads))) {
     auto type = cast<RankedTensorType>(regs.getType());
     SmallVector<Value> indices{writeStage};
     indices.append(type.getRank(), constI32(rewriter, loc, 0));
-    mlir::tile::SharedStoreOp::create(rewriter, c.load.getLoc(), buffer,
-                                      indices, regs);
+    tile::SharedStoreOp::create(rewriter, c.load.getLoc(), buffer, indices,
+                                regs);
   }
   if (!ring)
-    mlir::tile::BarrierOp::create(rewriter, loc);
+    tile::BarrierOp::create(rewriter, loc);
   for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
     replaceBySharedLoad(rewriter, c, buffer, readStage,
                         constI32(rewriter, loc, 0));
@@ -361,7 +360,7 @@ LogicalResult pipelineThroughRegisters(scf::ForOp loop, int64_t stages) {
     yield->setOperand(yieldFirst + i, issueLoad(rewriter, newLoop, c, next));
   for (Candidate &c : candidates)
     rewriter.eraseOp(c.load);
-  newLoop->removeAttr(mlir::tile::TileDialect::kPipelineAttr);
+  newLoop->removeAttr(tile::TileDialect::kPipelineAttr);
   return success();
 }
 
@@ -419,9 +418,9 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
 
   // Steady state at the top of the body.
   rewriter.setInsertionPointToStart(newLoop.getBody());
-  mlir::tile::WaitOp::create(
-      rewriter, loc, rewriter.getI32IntegerAttr((stages - 2) * numLoads));
-  mlir::tile::BarrierOp::create(rewriter, loc);
+  tile::WaitOp::create(rewriter, loc,
+                       rewriter.getI32IntegerAttr((stages - 2) * numLoads));
+  tile::BarrierOp::create(rewriter, loc);
   Value czero = constI32(rewriter, loc, 0);
   for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
     replaceBySharedLoad(rewriter, c, buffer, readStage, czero);
@@ -434,29 +433,29 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
 
   // Drain the copies of the stages past the end before the buffers die.
   rewriter.setInsertionPointAfter(newLoop);
-  mlir::tile::WaitOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
-  newLoop->removeAttr(mlir::tile::TileDialect::kPipelineAttr);
+  tile::WaitOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
+  newLoop->removeAttr(tile::TileDialect::kPipelineAttr);
   return success();
 }
 
-struct PipelinePass : public mlir::tile::impl::TilePipelineBase<PipelinePass> {
+struct PipelinePass : public tile::impl::TilePipelineBase<PipelinePass> {
   using TilePipelineBase::TilePipelineBase;
 
   void runOnOperation() override {
     std::optional<::tile::TargetInfo> info =
-        mlir::tile::detail::lookupTarget(getOperation(), target);
+        tile::detail::lookupTarget(getOperation(), target);
     if (!info)
       return signalPassFailure();
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
-      if (loop->hasAttr(mlir::tile::TileDialect::kPipelineAttr))
+      if (loop->hasAttr(tile::TileDialect::kPipelineAttr))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {
-      auto stages = loop->getAttrOfType<IntegerAttr>(
-          mlir::tile::TileDialect::kPipelineAttr);
+      auto stages =
+          loop->getAttrOfType<IntegerAttr>(tile::TileDialect::kPipelineAttr);
       if (!stages || stages.getInt() < 2 || info->isHost()) {
-        loop->removeAttr(mlir::tile::TileDialect::kPipelineAttr);
+        loop->removeAttr(tile::TileDialect::kPipelineAttr);
         continue;
       }
       LogicalResult result =

@@ -22,10 +22,10 @@
 
 #include "mlir/IR/Builders.h"
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_DEF_TILESTAGECONVERTEDOPERANDS
 #include "tile/Transforms/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
 
@@ -37,7 +37,7 @@ namespace {
 /// the threads pass that barrier.
 bool barrierBefore(Operation *op) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (isa<mlir::tile::BarrierOp>(prev))
+    if (isa<tile::BarrierOp>(prev))
       return true;
     if (prev->getNumRegions() > 0)
       return false;
@@ -47,9 +47,8 @@ bool barrierBefore(Operation *op) {
 
 /// Whether the conversion goes through shared memory (not a register
 /// renaming or warp shuffles, which stay cheaper than a staged buffer).
-bool convertsViaShared(mlir::tile::ConvertLayoutOp convert,
-                       int64_t warpSize) {
-  using mlir::tile::detail::getLayout;
+bool convertsViaShared(tile::ConvertLayoutOp convert, int64_t warpSize) {
+  using tile::detail::getLayout;
   std::optional<::tile::layout::DistributedLayout> src =
       getLayout(convert.getSrc().getType());
   std::optional<::tile::layout::DistributedLayout> dst =
@@ -57,8 +56,7 @@ bool convertsViaShared(mlir::tile::ConvertLayoutOp convert,
   if (!src || !dst)
     return false;
   auto plan = ::tile::layout::planConversion(
-      *src, *dst, warpSize,
-      mlir::tile::detail::elementBits(convert.getType()));
+      *src, *dst, warpSize, tile::detail::elementBits(convert.getType()));
   if (!plan) {
     llvm::consumeError(plan.takeError());
     return false;
@@ -69,43 +67,41 @@ bool convertsViaShared(mlir::tile::ConvertLayoutOp convert,
 /// The dot operand to stage: a 16-bit convert_layout result inside a loop,
 /// used by this dot alone, in the same block, that goes through shared
 /// memory and whose source is not read from shared memory already.
-mlir::tile::ConvertLayoutOp candidate(mlir::tile::DotOp dot, Value operand,
-                                      int64_t warpSize) {
-  auto convert = operand.getDefiningOp<mlir::tile::ConvertLayoutOp>();
+tile::ConvertLayoutOp candidate(tile::DotOp dot, Value operand,
+                                int64_t warpSize) {
+  auto convert = operand.getDefiningOp<tile::ConvertLayoutOp>();
   if (!convert || !operand.hasOneUse() ||
       convert->getBlock() != dot->getBlock() ||
       !convert->getParentOfType<scf::ForOp>())
     return {};
   auto type = cast<RankedTensorType>(operand.getType());
   if (type.getRank() != 2 ||
-      mlir::tile::detail::elementBits(type.getElementType()) != 16)
+      tile::detail::elementBits(type.getElementType()) != 16)
     return {};
-  if (convert.getSrc().getDefiningOp<mlir::tile::SharedLoadOp>() ||
+  if (convert.getSrc().getDefiningOp<tile::SharedLoadOp>() ||
       !convertsViaShared(convert, warpSize))
     return {};
   return convert;
 }
 
 struct TileStageConvertedOperands
-    : mlir::tile::impl::TileStageConvertedOperandsBase<
-          TileStageConvertedOperands> {
+    : tile::impl::TileStageConvertedOperandsBase<TileStageConvertedOperands> {
   using TileStageConvertedOperandsBase::TileStageConvertedOperandsBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::optional<::tile::TargetInfo> info =
-        mlir::tile::detail::lookupTarget(module, target);
+        tile::detail::lookupTarget(module, target);
     if (!info)
       return signalPassFailure();
     // Only NVIDIA reads fused operands with a matrix load (ldmatrix); AMD
     // would read them element by element, no better than the conversion.
     if (!info->isNVIDIA())
       return;
-    SmallVector<std::pair<mlir::tile::DotOp,
-                          SmallVector<mlir::tile::ConvertLayoutOp, 2>>>
+    SmallVector<std::pair<tile::DotOp, SmallVector<tile::ConvertLayoutOp, 2>>>
         work;
-    module.walk([&](mlir::tile::DotOp dot) {
-      SmallVector<mlir::tile::ConvertLayoutOp, 2> converts;
+    module.walk([&](tile::DotOp dot) {
+      SmallVector<tile::ConvertLayoutOp, 2> converts;
       for (Value operand : {dot.getA(), dot.getB()})
         if (auto convert = candidate(dot, operand, info->warpSize))
           converts.push_back(convert);
@@ -119,8 +115,7 @@ struct TileStageConvertedOperands
   /// Right before the dot: a barrier (unless one already precedes it in
   /// the block), a shared_store of each conversion's source, one barrier,
   /// and the shared_loads in the operands' layouts.
-  void stage(mlir::tile::DotOp dot,
-             ArrayRef<mlir::tile::ConvertLayoutOp> converts) {
+  void stage(tile::DotOp dot, ArrayRef<tile::ConvertLayoutOp> converts) {
     auto func = dot->getParentOfType<func::FuncOp>();
     OpBuilder top(&func.getBody().front(), func.getBody().front().begin());
     OpBuilder b(dot);
@@ -128,27 +123,27 @@ struct TileStageConvertedOperands
     Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
     // The previous iteration's dot may still read the buffers.
     if (!barrierBefore(zero.getDefiningOp()))
-      mlir::tile::BarrierOp::create(b, loc);
+      tile::BarrierOp::create(b, loc);
     SmallVector<Value, 2> buffers;
-    for (mlir::tile::ConvertLayoutOp convert : converts) {
+    for (tile::ConvertLayoutOp convert : converts) {
       auto type = cast<RankedTensorType>(convert.getType());
-      auto bufferType = mlir::tile::SharedType::get(
-          top.getContext(), type.getShape(), type.getElementType(),
-          Attribute());
+      auto bufferType =
+          tile::SharedType::get(top.getContext(), type.getShape(),
+                                type.getElementType(), Attribute());
       Value buffer =
-          mlir::tile::AllocSharedOp::create(top, convert.getLoc(), bufferType);
+          tile::AllocSharedOp::create(top, convert.getLoc(), bufferType);
       SmallVector<Value> zeros(type.getRank(), zero);
-      mlir::tile::SharedStoreOp::create(b, convert.getLoc(), buffer, zeros,
-                                        convert.getSrc());
+      tile::SharedStoreOp::create(b, convert.getLoc(), buffer, zeros,
+                                  convert.getSrc());
       buffers.push_back(buffer);
     }
-    mlir::tile::BarrierOp::create(b, loc);
+    tile::BarrierOp::create(b, loc);
     for (auto [i, buffer] : llvm::enumerate(buffers)) {
-      mlir::tile::ConvertLayoutOp convert = converts[i];
+      tile::ConvertLayoutOp convert = converts[i];
       auto type = cast<RankedTensorType>(convert.getType());
       SmallVector<Value> zeros(type.getRank(), zero);
-      Value reread = mlir::tile::SharedLoadOp::create(b, convert.getLoc(),
-                                                      type, buffer, zeros);
+      Value reread =
+          tile::SharedLoadOp::create(b, convert.getLoc(), type, buffer, zeros);
       convert.getResult().replaceAllUsesWith(reread);
       convert->erase();
     }

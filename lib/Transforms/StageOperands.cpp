@@ -24,14 +24,14 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_DEF_TILESTAGEOPERANDS
 #include "tile/Transforms/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
-using mlir::tile::detail::elementBits;
-using mlir::tile::detail::getLayout;
+using tile::detail::elementBits;
+using tile::detail::getLayout;
 
 namespace {
 
@@ -55,8 +55,8 @@ int64_t bytesOf(Value v) {
 /// tile-allocate-shared will place, which may overlap dead buffers).
 int64_t allocatedBytes(func::FuncOp func) {
   int64_t total = 0;
-  func.walk([&](mlir::tile::AllocSharedOp alloc) {
-    auto type = cast<mlir::tile::SharedType>(alloc.getType());
+  func.walk([&](tile::AllocSharedOp alloc) {
+    auto type = cast<tile::SharedType>(alloc.getType());
     total +=
         (type.getNumElements() * int64_t(elementBits(type.getElementType())) +
          7) /
@@ -69,8 +69,8 @@ int64_t allocatedBytes(func::FuncOp func) {
 /// used, so they hold no registers through a loop.
 bool isCheap(Value v) {
   Operation *def = v.getDefiningOp();
-  return def && (def->hasTrait<OpTrait::ConstantLike>() ||
-                 isa<mlir::tile::SplatOp>(def));
+  return def &&
+         (def->hasTrait<OpTrait::ConstantLike>() || isa<tile::SplatOp>(def));
 }
 
 /// The value to write to shared memory for a staged operand: the operand
@@ -79,7 +79,7 @@ bool isCheap(Value v) {
 /// scratch round trip disappear when nothing else uses it).
 Value stagedSource(Value operand) {
   Value v = operand;
-  while (auto convert = v.getDefiningOp<mlir::tile::ConvertLayoutOp>())
+  while (auto convert = v.getDefiningOp<tile::ConvertLayoutOp>())
     v = convert.getSrc();
   return v;
 }
@@ -96,26 +96,26 @@ int64_t loopPressure(scf::ForOp loop, const llvm::SetVector<Value> &invariants,
     if (!staged.contains(v))
       pressure += registersOf(v);
   int64_t largestDot = 0;
-  loop.getBody()->walk([&](mlir::tile::DotOp dot) {
+  loop.getBody()->walk([&](tile::DotOp dot) {
     largestDot = std::max(largestDot, registersOf(dot.getResult()));
   });
   return pressure + largestDot;
 }
 
 struct TileStageOperands
-    : mlir::tile::impl::TileStageOperandsBase<TileStageOperands> {
+    : tile::impl::TileStageOperandsBase<TileStageOperands> {
   using TileStageOperandsBase::TileStageOperandsBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::optional<::tile::TargetInfo> info =
-        mlir::tile::detail::lookupTarget(module, target);
+        tile::detail::lookupTarget(module, target);
     if (!info)
       return signalPassFailure();
     if (info->isHost() || info->maxRegistersPerThread == 0)
       return;
     for (auto func : module.getOps<func::FuncOp>())
-      if (mlir::tile::detail::isKernel(func) && !func.isExternal())
+      if (tile::detail::isKernel(func) && !func.isExternal())
         runOnKernel(func, *info);
   }
 
@@ -138,7 +138,7 @@ struct TileStageOperands
       SmallVector<Value> candidates;
       for (Value v : invariants) {
         bool dotOperand = llvm::any_of(v.getUses(), [&](OpOperand &use) {
-          return isa<mlir::tile::DotOp>(use.getOwner()) &&
+          return isa<tile::DotOp>(use.getOwner()) &&
                  use.getOperandNumber() < 2 && loop->isAncestor(use.getOwner());
         });
         if (dotOperand && registersOf(v) >= minRegisters)
@@ -169,21 +169,21 @@ struct TileStageOperands
     Value source = stagedSource(operand);
     OpBuilder b(loop);
     Location loc = operand.getLoc();
-    auto bufferType = mlir::tile::SharedType::get(
-        b.getContext(), type.getShape(), type.getElementType(), Attribute());
+    auto bufferType = tile::SharedType::get(b.getContext(), type.getShape(),
+                                            type.getElementType(), Attribute());
     Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
     SmallVector<Value> zeros(type.getRank(), zero);
-    Value buffer = mlir::tile::AllocSharedOp::create(b, loc, bufferType);
-    mlir::tile::SharedStoreOp::create(b, loc, buffer, zeros, source);
-    mlir::tile::BarrierOp::create(b, loc);
+    Value buffer = tile::AllocSharedOp::create(b, loc, bufferType);
+    tile::SharedStoreOp::create(b, loc, buffer, zeros, source);
+    tile::BarrierOp::create(b, loc);
     for (OpOperand &use : llvm::make_early_inc_range(operand.getUses())) {
       Operation *user = use.getOwner();
-      if (!isa<mlir::tile::DotOp>(user) || use.getOperandNumber() >= 2 ||
+      if (!isa<tile::DotOp>(user) || use.getOperandNumber() >= 2 ||
           !loop->isAncestor(user))
         continue;
       OpBuilder inner(user);
       Value reread =
-          mlir::tile::SharedLoadOp::create(inner, loc, type, buffer, zeros);
+          tile::SharedLoadOp::create(inner, loc, type, buffer, zeros);
       use.set(reread);
     }
     // The conversions peeled off by stagedSource() may now be dead.

@@ -46,14 +46,13 @@ std::vector<DistributedLayout> pinnedLayouts(const std::string &source,
   std::vector<DistributedLayout> result;
   if (!module)
     return result;
-  module->walk([&](mlir::tile::ConvertLayoutOp op) {
+  module->walk([&](tile::ConvertLayoutOp op) {
     auto src = op.getSrc().getType();
     auto dst = op.getResult().getType();
     EXPECT_FALSE(src.getEncoding()) << "the pinned tile had a layout already";
     EXPECT_EQ(src.getShape(), dst.getShape());
     EXPECT_EQ(src.getElementType(), dst.getElementType());
-    auto attr =
-        llvm::dyn_cast_or_null<mlir::tile::LayoutAttr>(dst.getEncoding());
+    auto attr = llvm::dyn_cast_or_null<tile::LayoutAttr>(dst.getEncoding());
     EXPECT_TRUE(attr) << "no #tile.layout on the result";
     if (attr)
       result.push_back(attr.getLayout());

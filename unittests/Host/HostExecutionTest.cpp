@@ -1160,7 +1160,7 @@ TEST(HostExecution, LoopsDoNotLeak) {
 
 TEST(HostExecution, SharedObjectRunsThroughDlopen) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::tile::TileDialect>();
+  registry.insert<tile::TileDialect>();
   registerHostCodegenDialects(registry);
   mlir::MLIRContext context(registry);
   auto module = mlir::parseSourceString<mlir::ModuleOp>(kVectorAdd, &context);

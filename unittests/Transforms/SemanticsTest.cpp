@@ -45,12 +45,11 @@ void stripLayouts(ModuleOp module) {
   auto strip = [](Type type) -> Type {
     if (auto tensor = dyn_cast<RankedTensorType>(type))
       return RankedTensorType::get(tensor.getShape(), tensor.getElementType());
-    if (auto shared = dyn_cast<mlir::tile::SharedType>(type))
-      return mlir::tile::SharedType::get(shared.getShape(),
-                                         shared.getElementType());
+    if (auto shared = dyn_cast<tile::SharedType>(type))
+      return tile::SharedType::get(shared.getShape(), shared.getElementType());
     return type;
   };
-  SmallVector<mlir::tile::ConvertLayoutOp> converts;
+  SmallVector<tile::ConvertLayoutOp> converts;
   module.walk([&](Operation *op) {
     for (Region &region : op->getRegions())
       for (Block &block : region)
@@ -62,7 +61,7 @@ void stripLayouts(ModuleOp module) {
       if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
         constant.setValueAttr(
             dense.reshape(cast<ShapedType>(constant.getType())));
-    if (auto convert = dyn_cast<mlir::tile::ConvertLayoutOp>(op))
+    if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op))
       converts.push_back(convert);
   });
   for (auto convert : converts) {
@@ -82,8 +81,8 @@ struct Kernel {
 ::testing::AssertionResult build(const std::string &source, const char *name,
                                  const std::string &target, Kernel &out) {
   DialectRegistry registry;
-  registry.insert<mlir::tile::TileDialect, arith::ArithDialect,
-                  math::MathDialect, scf::SCFDialect, func::FuncDialect>();
+  registry.insert<tile::TileDialect, arith::ArithDialect, math::MathDialect,
+                  scf::SCFDialect, func::FuncDialect>();
   ::tile::host::registerHostCodegenDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
@@ -92,7 +91,7 @@ struct Kernel {
     return ::testing::AssertionFailure() << "cannot parse the kernel";
   if (!target.empty()) {
     PassManager pm(&context);
-    mlir::tile::buildGpuPreparePipeline(pm, target);
+    tile::buildGpuPreparePipeline(pm, target);
     if (failed(pm.run(*module)))
       return ::testing::AssertionFailure() << "tile-gpu-prepare failed";
     llvm::raw_string_ostream os(out.prepared);

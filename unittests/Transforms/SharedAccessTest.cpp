@@ -35,16 +35,15 @@ func.func @k(%P: !tile.ptr<f16>, %N: i32) {
 
 TEST(SharedAccess, EachAccessDescribesItself) {
   DialectRegistry registry;
-  registry.insert<mlir::tile::TileDialect, arith::ArithDialect,
-                  func::FuncDialect>();
+  registry.insert<tile::TileDialect, arith::ArithDialect, func::FuncDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kSource, &context);
   ASSERT_TRUE(module);
-  SmallVector<mlir::tile::SharedAccessOpInterface> accesses;
+  SmallVector<tile::SharedAccessOpInterface> accesses;
   int others = 0;
   module->walk([&](Operation *op) {
-    if (auto access = dyn_cast<mlir::tile::SharedAccessOpInterface>(op))
+    if (auto access = dyn_cast<tile::SharedAccessOpInterface>(op))
       accesses.push_back(access);
     else if (op->getDialect() && op->getDialect()->getNamespace() == "tile")
       ++others;
@@ -64,7 +63,7 @@ TEST(SharedAccess, EachAccessDescribesItself) {
   }
 
   auto copy = accesses[0];
-  EXPECT_TRUE(isa<mlir::tile::CopyAsyncOp>(copy.getOperation()));
+  EXPECT_TRUE(isa<tile::CopyAsyncOp>(copy.getOperation()));
   EXPECT_TRUE(copy.isSharedWrite());
   EXPECT_TRUE(copy.isAsyncAccess());
   EXPECT_EQ(copy.getAccessRank(), 2u);

@@ -14,6 +14,8 @@
 
 namespace mlir {
 class OpPassManager;
+} // namespace mlir
+
 namespace tile {
 
 #define GEN_PASS_DECL
@@ -28,7 +30,7 @@ struct HostPipelineOptions {
 
 /// Adds the host pipeline, from the tile dialect to the LLVM dialect, to
 /// \p pm (which must be anchored on builtin.module).
-void buildHostPipeline(OpPassManager &pm,
+void buildHostPipeline(mlir::OpPassManager &pm,
                        const HostPipelineOptions &options = {});
 
 /// Registers every code generation pass and the `tile-host-pipeline`
@@ -36,6 +38,5 @@ void buildHostPipeline(OpPassManager &pm,
 void registerCodegenPasses();
 
 } // namespace tile
-} // namespace mlir
 
 #endif // TILE_CODEGEN_PASSES_H

@@ -17,6 +17,8 @@
 
 namespace mlir {
 class OpPassManager;
+} // namespace mlir
+
 namespace tile {
 
 #define GEN_PASS_DECL
@@ -35,13 +37,13 @@ inline constexpr llvm::StringLiteral kScratchBytesAttr = "tile.scratch_bytes";
 /// tile-remove-conversions, canonicalize,
 /// cse, tile-pipeline, tile-remove-conversions, canonicalize,
 /// tile-stage-operands, tile-allocate-shared, for \p target.
-void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target);
+void buildGpuPreparePipeline(mlir::OpPassManager &pm,
+                             const std::string &target);
 
 /// Registers the passes of Passes.td and the `tile-gpu-prepare{target=...}`
 /// pipeline with the global registry.
 void registerTransformsPasses();
 
 } // namespace tile
-} // namespace mlir
 
 #endif // TILE_TRANSFORMS_PASSES_H

@@ -326,15 +326,14 @@ public:
     // the first candidate whose layouts divide the dot's operand layouts.
     auto layoutOf = [](Value v) -> std::optional<DistributedLayout> {
       auto type = cast<RankedTensorType>(v.getType());
-      if (auto attr =
-              dyn_cast_or_null<mlir::tile::LayoutAttr>(type.getEncoding()))
+      if (auto attr = dyn_cast_or_null<tile::LayoutAttr>(type.getEncoding()))
         return attr.getLayout();
       return std::nullopt;
     };
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (!fn->hasAttr("tile.kernel"))
         continue;
-      fn.walk([&](mlir::tile::DotOp dot) {
+      fn.walk([&](tile::DotOp dot) {
         Type aElem =
             cast<RankedTensorType>(dot.getA().getType()).getElementType();
         Type cElem =

@@ -66,7 +66,7 @@ mlir::Value inBounds(mlir::OpBuilder &b, mlir::Location loc,
 /// A lowered shared buffer: its base address in shared memory and layout.
 struct SharedValue {
   mlir::Value ptr;
-  mlir::tile::SharedType type;
+  tile::SharedType type;
   ::tile::layout::SharedLayout layout;
 };
 
@@ -227,27 +227,27 @@ public:
           coordMap);
 
   // Op lowerings, one per file group.
-  mlir::LogicalResult lowerLoad(mlir::tile::LoadOp op);
-  mlir::LogicalResult lowerStore(mlir::tile::StoreOp op);
-  mlir::LogicalResult lowerAtomicAdd(mlir::tile::AtomicAddOp op);
+  mlir::LogicalResult lowerLoad(tile::LoadOp op);
+  mlir::LogicalResult lowerStore(tile::StoreOp op);
+  mlir::LogicalResult lowerAtomicAdd(tile::AtomicAddOp op);
   /// f16/bf16 add/sub/mul of `count` slots as <2 x half> pairs.
   Regs lowerHalfPairs(mlir::Operation *op, int64_t count, mlir::Type elem);
-  mlir::LogicalResult lowerSharedLoad(mlir::tile::SharedLoadOp op);
-  mlir::LogicalResult lowerSharedStore(mlir::tile::SharedStoreOp op);
-  mlir::LogicalResult lowerCopyAsync(mlir::tile::CopyAsyncOp op);
-  mlir::LogicalResult lowerReduce(mlir::tile::ReduceOp op);
+  mlir::LogicalResult lowerSharedLoad(tile::SharedLoadOp op);
+  mlir::LogicalResult lowerSharedStore(tile::SharedStoreOp op);
+  mlir::LogicalResult lowerCopyAsync(tile::CopyAsyncOp op);
+  mlir::LogicalResult lowerReduce(tile::ReduceOp op);
   /// A thread digit (stride, size of the thread index) of a reduced axis.
   struct ReduceDigit {
     int64_t stride, size;
   };
   mlir::LogicalResult
-  reduceViaShared(mlir::tile::ReduceOp op,
+  reduceViaShared(tile::ReduceOp op,
                   const ::tile::layout::DistributedLayout &layout,
                   const ::tile::layout::DistributedLayout &sliced,
                   llvm::ArrayRef<ReduceDigit> viaShared, Regs &partial);
-  mlir::LogicalResult lowerDot(mlir::tile::DotOp op);
+  mlir::LogicalResult lowerDot(tile::DotOp op);
   mlir::LogicalResult
-  lowerDotWithoutAtoms(mlir::tile::DotOp op,
+  lowerDotWithoutAtoms(tile::DotOp op,
                        const ::tile::layout::DistributedLayout &la,
                        const ::tile::layout::DistributedLayout &lb,
                        const ::tile::layout::DistributedLayout &lc,
@@ -288,27 +288,27 @@ public:
                                                mlir::Value v);
   /// A dot as per-thread FMAs, when every thread holds the A rows and B
   /// columns of its accumulator elements; failure (no diagnostic) otherwise.
-  mlir::LogicalResult lowerFmaDot(mlir::tile::DotOp op,
+  mlir::LogicalResult lowerFmaDot(tile::DotOp op,
                                   const ::tile::layout::DistributedLayout &la,
                                   const ::tile::layout::DistributedLayout &lb,
                                   const ::tile::layout::DistributedLayout &lc);
-  mlir::LogicalResult lowerCast(mlir::tile::CastOp op);
-  mlir::LogicalResult lowerBitcast(mlir::tile::BitcastOp op);
+  mlir::LogicalResult lowerCast(tile::CastOp op);
+  mlir::LogicalResult lowerBitcast(tile::BitcastOp op);
   /// arith/math ops on tiles and scalars, splats of tile constants
   /// (LowerElementwise.cpp).
   mlir::LogicalResult lowerElementwise(mlir::Operation *op);
-  mlir::LogicalResult lowerSplat(mlir::tile::SplatOp op);
-  mlir::LogicalResult lowerIota(mlir::tile::IotaOp op);
+  mlir::LogicalResult lowerSplat(tile::SplatOp op);
+  mlir::LogicalResult lowerIota(tile::IotaOp op);
   /// broadcast, expand_dims, reshape, trans, convert_layout (LowerShape.cpp).
   mlir::LogicalResult lowerShapeOp(mlir::Operation *op);
   /// Views, shared buffers and synchronization (LowerMemory.cpp).
-  mlir::LogicalResult lowerView(mlir::tile::ViewOp op);
-  mlir::LogicalResult lowerAllocShared(mlir::tile::AllocSharedOp op);
-  mlir::LogicalResult lowerBarrier(mlir::tile::BarrierOp op);
-  mlir::LogicalResult lowerWait(mlir::tile::WaitOp op);
+  mlir::LogicalResult lowerView(tile::ViewOp op);
+  mlir::LogicalResult lowerAllocShared(tile::AllocSharedOp op);
+  mlir::LogicalResult lowerBarrier(tile::BarrierOp op);
+  mlir::LogicalResult lowerWait(tile::WaitOp op);
   /// program_id, num_programs (LowerKernel.cpp).
-  mlir::LogicalResult lowerProgramId(mlir::tile::ProgramIdOp op);
-  mlir::LogicalResult lowerNumPrograms(mlir::tile::NumProgramsOp op);
+  mlir::LogicalResult lowerProgramId(tile::ProgramIdOp op);
+  mlir::LogicalResult lowerNumPrograms(tile::NumProgramsOp op);
 
   /// Converts one scalar register with the language's cast() rules.
   mlir::FailureOr<mlir::Value> castScalar(mlir::Operation *op, mlir::Value v,

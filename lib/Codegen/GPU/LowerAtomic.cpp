@@ -21,7 +21,7 @@ using ::tile::layout::DistributedLayout;
 
 namespace tile::gpu {
 
-LogicalResult KernelLowering::lowerAtomicAdd(mlir::tile::AtomicAddOp op) {
+LogicalResult KernelLowering::lowerAtomicAdd(tile::AtomicAddOp op) {
   ViewValue *view = lookupView(op.getView());
   if (!view)
     return op.emitOpError("view was not lowered");

@@ -93,7 +93,7 @@ static std::optional<num::Format> formatOf(Type type, bool isUnsigned) {
     e = 2, m = 3;
   else if (isa<Float6E3M2FNType>(type))
     e = 3, m = 2;
-  else if (auto t = dyn_cast<mlir::tile::FloatType>(type))
+  else if (auto t = dyn_cast<tile::SmallFloatType>(type))
     e = t.getExponentBits(), m = t.getMantissaBits();
   else
     return std::nullopt;
@@ -296,7 +296,7 @@ FailureOr<Value> KernelLowering::castScalar(Operation *op, Value v,
     if (dstType.isBF16()) // one rounding of an f32 rounded to odd
       return arith::TruncFOp::create(
                  b, loc, dstType,
-                 mlir::tile::buildIntToF32RoundOdd(b, loc, v, srcUnsigned))
+                 tile::buildIntToF32RoundOdd(b, loc, v, srcUnsigned))
           .getResult();
     return srcUnsigned
                ? arith::UIToFPOp::create(b, loc, dstType, v).getResult()
@@ -320,12 +320,12 @@ FailureOr<Value> KernelLowering::castScalar(Operation *op, Value v,
     if (isStdFloat(srcType))
       x = srcType.isF32() ? v : arith::ExtFOp::create(b, loc, f32, v);
     else if (from->bits() > 24)
-      x = mlir::tile::buildIntToF32RoundOdd(b, loc, v, srcUnsigned);
+      x = tile::buildIntToF32RoundOdd(b, loc, v, srcUnsigned);
     else
       x = srcUnsigned ? arith::UIToFPOp::create(b, loc, f32, v).getResult()
                       : arith::SIToFPOp::create(b, loc, f32, v).getResult();
     if (toE8M0) // i8 codes, as storageType keeps small floats
-      return mlir::tile::buildE8M0FromF32(b, loc, x);
+      return tile::buildE8M0FromF32(b, loc, x);
     return encodeSmallFloat(*this, loc, x, *to, dstStorage);
   }
   return op->emitOpError("cast from ")
@@ -665,7 +665,7 @@ static Regs packedIntWords(KernelLowering &kl, Location loc, const Regs &words,
   return out;
 }
 
-LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
+LogicalResult KernelLowering::lowerCast(tile::CastOp op) {
   Type srcType = op.getSrc().getType();
   Type dstType = op.getType();
   Type srcElem = srcType, dstElem = dstType;
@@ -760,7 +760,7 @@ LogicalResult KernelLowering::lowerCast(mlir::tile::CastOp op) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerBitcast(mlir::tile::BitcastOp op) {
+LogicalResult KernelLowering::lowerBitcast(tile::BitcastOp op) {
   Type srcType = op.getSrc().getType();
   Type dstType = op.getType();
   Type srcElem = srcType, dstElem = dstType;
@@ -768,8 +768,8 @@ LogicalResult KernelLowering::lowerBitcast(mlir::tile::BitcastOp op) {
     srcElem = t.getElementType();
     dstElem = cast<RankedTensorType>(dstType).getElementType();
   }
-  unsigned bx = mlir::tile::getElementBitWidth(srcElem);
-  unsigned by = mlir::tile::getElementBitWidth(dstElem);
+  unsigned bx = tile::getElementBitWidth(srcElem);
+  unsigned by = tile::getElementBitWidth(dstElem);
   if (isa<RankedTensorType>(srcType)) {
     FailureOr<DistributedLayout> ls = layoutOf(op, srcType);
     FailureOr<DistributedLayout> ld = layoutOf(op, dstType);

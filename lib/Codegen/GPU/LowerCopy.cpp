@@ -98,7 +98,7 @@ static Value rowsInside(KernelLowering &kl, Location loc, const ViewValue &view,
 /// element read only under `ok`.
 static Value elementBitsIf(OpBuilder &b, Location loc, const ViewValue &view,
                            Value ok, llvm::function_ref<Value()> index) {
-  unsigned bits = mlir::tile::getElementBitWidth(view.elementType);
+  unsigned bits = tile::getElementBitWidth(view.elementType);
   Type code = b.getIntegerType(bits);
   auto elemIf = scf::IfOp::create(b, loc, TypeRange{code}, ok, true);
   OpBuilder::InsertionGuard guard(b);
@@ -237,7 +237,7 @@ static SmallVector<Value> rawElementsOfRow(KernelLowering &kl, Location loc,
                                            ArrayRef<Value> g) {
   OpBuilder &b = kl.builder();
   Type i32 = b.getI32Type();
-  unsigned bits = mlir::tile::getElementBitWidth(view.elementType);
+  unsigned bits = tile::getElementBitWidth(view.elementType);
   int64_t count = rc.chunkBytes * 8 / bits + 2;
   Type wide = b.getIntegerType(count * bits);
   Value eBase = arith::DivUIOp::create(b, loc, rc.c0, kl.i64(bits));
@@ -329,8 +329,7 @@ static void storeRawEdgeChunk(KernelLowering &kl, Location loc,
 /// elements inside the view, on an aligned global address of a unit-stride
 /// row, is one cp.async (or one vector load and store); any other chunk is
 /// assembled exactly (storeRawEdgeChunk).
-static LogicalResult lowerRawCopy(KernelLowering &kl,
-                                  mlir::tile::CopyAsyncOp op,
+static LogicalResult lowerRawCopy(KernelLowering &kl, tile::CopyAsyncOp op,
                                   const ViewValue &view, const SharedValue &s,
                                   const SharedLayout &slice, Value prefix,
                                   int64_t chunkBytes, Value tid,
@@ -339,7 +338,7 @@ static LogicalResult lowerRawCopy(KernelLowering &kl,
   Location loc = op.getLoc();
   TargetLowering &tl = kl.target();
   unsigned rank = view.dims.size();
-  unsigned bits = mlir::tile::getElementBitWidth(view.elementType);
+  unsigned bits = tile::getElementBitWidth(view.elementType);
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   ArrayRef<int64_t> shape = slice.shape();
   int64_t last = shape.back();
@@ -468,7 +467,7 @@ static void copyEdgeRun(KernelLowering &kl, Location loc, const ViewValue &view,
                         int64_t vec, int64_t chunkBytes) {
   OpBuilder &b = kl.builder();
   MLIRContext *ctx = b.getContext();
-  unsigned bits = mlir::tile::getElementBitWidth(view.elementType);
+  unsigned bits = tile::getElementBitWidth(view.elementType);
   Type i32 = b.getI32Type(), wide = b.getIntegerType(vec * bits);
   auto toWide = [&](Value v) -> Value {
     unsigned w = v.getType().getIntOrFloatBitWidth();
@@ -634,7 +633,7 @@ static Value chunkDst(KernelLowering &kl, Location loc, const ChunkPlan &p,
                       ArrayRef<Value> coord, int64_t iter, Value dst0) {
   OpBuilder &b = kl.builder();
   const SharedLayout &slice = *p.slice;
-  unsigned bits = mlir::tile::getElementBitWidth(p.view->elementType);
+  unsigned bits = tile::getElementBitWidth(p.view->elementType);
   if (iter > 0 && p.dstSteps)
     return kl.gep(
         dst0, kl.i32(iter * p.rowStep * slice.strides()[p.rowDim] * bits / 8));
@@ -653,7 +652,7 @@ static void copyFullChunk(KernelLowering &kl, Location loc, const ChunkPlan &p,
                           Value dst, Value src) {
   OpBuilder &b = kl.builder();
   const ViewValue &view = *p.view;
-  unsigned bits = mlir::tile::getElementBitWidth(view.elementType);
+  unsigned bits = tile::getElementBitWidth(view.elementType);
   if (p.async) {
     kl.target().asyncCopy(b, loc, dst, src, p.chunkBytes, kl.i32(p.chunkBytes));
     return;
@@ -670,7 +669,7 @@ static void copyChunk(KernelLowering &kl, Location loc, const ChunkPlan &p,
   OpBuilder &b = kl.builder();
   const ViewValue &view = *p.view;
   unsigned rank = view.dims.size();
-  unsigned bits = mlir::tile::getElementBitWidth(view.elementType);
+  unsigned bits = tile::getElementBitWidth(view.elementType);
   OpBuilder::InsertionGuard guard(b);
   Value chunk =
       chunkOfThread(kl, loc, tid, iter * p.threads, p.threads, p.numChunks);
@@ -752,7 +751,7 @@ static void copyRowSteps(KernelLowering &kl, Location loc, const ChunkPlan &p,
                          ArrayRef<Value> g, Value rowsLeft) {
   OpBuilder &b = kl.builder();
   const ViewValue &view = *p.view;
-  unsigned bits = mlir::tile::getElementBitWidth(view.elementType);
+  unsigned bits = tile::getElementBitWidth(view.elementType);
   Value dst0 = chunkDst(kl, loc, p, coord, 0, Value());
   Value rowPtr = kl.gep(
       view.ptr,
@@ -845,13 +844,13 @@ static void copySteppedChunks(KernelLowering &kl, Location loc,
     copyChunk(kl, loc, p, i, tid, base);
 }
 
-LogicalResult KernelLowering::lowerCopyAsync(mlir::tile::CopyAsyncOp op) {
+LogicalResult KernelLowering::lowerCopyAsync(tile::CopyAsyncOp op) {
   ViewValue *view = lookupView(op.getSrc());
   SharedValue *s = lookupShared(op.getDst());
   if (!view || !s)
     return op.emitOpError("source view or destination buffer not lowered");
   unsigned rank = view->dims.size();
-  unsigned bits = mlir::tile::getElementBitWidth(view->elementType);
+  unsigned bits = tile::getElementBitWidth(view->elementType);
   SmallVector<Value> idx;
   for (Value v : op.getDstIndices())
     idx.push_back(values[v][0]);

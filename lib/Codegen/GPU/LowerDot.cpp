@@ -44,7 +44,7 @@ findAtomSlot(const DistributedLayout &quotient,
   return found;
 }
 
-LogicalResult KernelLowering::lowerFmaDot(mlir::tile::DotOp op,
+LogicalResult KernelLowering::lowerFmaDot(tile::DotOp op,
                                           const DistributedLayout &la,
                                           const DistributedLayout &lb,
                                           const DistributedLayout &lc) {
@@ -126,7 +126,7 @@ static bool isZeroTile(Value v) {
 /// available before the dot, in the same layout. Such an add can be applied
 /// to each accumulator atom as soon as its k loop ends, so the product never
 /// needs all its registers at once.
-static Operation *findEpilogueAdd(mlir::tile::DotOp op) {
+static Operation *findEpilogueAdd(tile::DotOp op) {
   if (!isZeroTile(op.getAcc()) || !op->hasOneUse())
     return nullptr;
   Operation *user = *op->getUsers().begin();
@@ -174,9 +174,8 @@ static bool matchAtomSlots(const DistributedLayout &qa,
 /// accumulator elements (tile-infer-layouts' FMA layouts). Operands left
 /// in shared memory are read whole first.
 LogicalResult KernelLowering::lowerDotWithoutAtoms(
-    mlir::tile::DotOp op, const DistributedLayout &la,
-    const DistributedLayout &lb, const DistributedLayout &lc,
-    const std::optional<MmaAtom> &atom) {
+    tile::DotOp op, const DistributedLayout &la, const DistributedLayout &lb,
+    const DistributedLayout &lc, const std::optional<MmaAtom> &atom) {
   if (failed(materializeSharedOperand(op, op.getA())) ||
       failed(materializeSharedOperand(op, op.getB())))
     return failure();
@@ -194,7 +193,7 @@ LogicalResult KernelLowering::lowerDotWithoutAtoms(
          << ", B: " << lb.str() << ", C: " << lc.str() << ")";
 }
 
-LogicalResult KernelLowering::lowerDot(mlir::tile::DotOp op) {
+LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   auto aType = cast<RankedTensorType>(op.getA().getType());
   auto bType = cast<RankedTensorType>(op.getB().getType());
   auto cType = cast<RankedTensorType>(op.getAcc().getType());

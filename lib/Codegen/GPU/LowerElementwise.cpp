@@ -191,7 +191,7 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerSplat(mlir::tile::SplatOp op) {
+LogicalResult KernelLowering::lowerSplat(tile::SplatOp op) {
   FailureOr<DistributedLayout> layout = layoutOf(op, op.getType());
   if (failed(layout))
     return failure();
@@ -199,7 +199,7 @@ LogicalResult KernelLowering::lowerSplat(mlir::tile::SplatOp op) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerIota(mlir::tile::IotaOp op) {
+LogicalResult KernelLowering::lowerIota(tile::IotaOp op) {
   FailureOr<DistributedLayout> layout = layoutOf(op, op.getType());
   if (failed(layout))
     return failure();

@@ -75,9 +75,9 @@ unsigned KernelLowering::warpSize() const {
 }
 
 Type KernelLowering::storageType(Type elementType) {
-  if (mlir::tile::isSmallFloatType(elementType))
+  if (tile::isSmallFloatType(elementType))
     return IntegerType::get(elementType.getContext(),
-                            mlir::tile::getElementBitWidth(elementType));
+                            tile::getElementBitWidth(elementType));
   return elementType;
 }
 
@@ -86,7 +86,7 @@ FailureOr<DistributedLayout> KernelLowering::layoutOf(Operation *op,
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return op->emitOpError("expected a tile type, got ") << type;
-  auto attr = dyn_cast_or_null<mlir::tile::LayoutAttr>(tensor.getEncoding());
+  auto attr = dyn_cast_or_null<tile::LayoutAttr>(tensor.getEncoding());
   if (!attr)
     return op->emitOpError("tile type ")
            << type
@@ -238,25 +238,24 @@ void KernelLowering::populateTypeConversion() {
   // Anything else (index, vectors, LLVM types) is already per-thread.
   converter.addConversion([](Type t) { return t; });
   converter.addConversion([](Type t) -> std::optional<Type> {
-    if (t.isIntOrFloat() || mlir::tile::isSmallFloatType(t))
+    if (t.isIntOrFloat() || tile::isSmallFloatType(t))
       return storageType(t);
     return std::nullopt;
   });
-  converter.addConversion([this](mlir::tile::PtrType t) -> Type {
+  converter.addConversion([this](tile::PtrType t) -> Type {
     return LLVM::LLVMPointerType::get(t.getContext(),
                                       tl.getGlobalAddressSpace());
   });
   // Views and shared buffers: no values (their lowered form is kept by the
   // KernelLowering, see mapView / mapShared).
   converter.addConversion(
-      [](mlir::tile::ViewType, SmallVectorImpl<Type> &) { return success(); });
-  converter.addConversion([](mlir::tile::SharedType, SmallVectorImpl<Type> &) {
-    return success();
-  });
+      [](tile::ViewType, SmallVectorImpl<Type> &) { return success(); });
+  converter.addConversion(
+      [](tile::SharedType, SmallVectorImpl<Type> &) { return success(); });
   // A tile: the registers of its layout.
   converter.addConversion([](RankedTensorType t,
                              SmallVectorImpl<Type> &out) -> LogicalResult {
-    auto attr = dyn_cast_or_null<mlir::tile::LayoutAttr>(t.getEncoding());
+    auto attr = dyn_cast_or_null<tile::LayoutAttr>(t.getEncoding());
     if (!attr)
       return failure();
     out.append(attr.getLayout().localSize(), storageType(t.getElementType()));
@@ -320,7 +319,7 @@ LogicalResult KernelLowering::finishOp(Operation *op,
   }
   SmallVector<SmallVector<Value>> results;
   for (Value r : op->getResults()) {
-    if (isa<mlir::tile::ViewType, mlir::tile::SharedType>(r.getType())) {
+    if (isa<tile::ViewType, tile::SharedType>(r.getType())) {
       results.emplace_back();
       continue;
     }
@@ -485,12 +484,12 @@ public:
 
 } // namespace
 
-LogicalResult KernelLowering::lowerProgramId(mlir::tile::ProgramIdOp op) {
+LogicalResult KernelLowering::lowerProgramId(tile::ProgramIdOp op) {
   values[op] = {tl.programId(b, loc, unsigned(op.getAxis()))};
   return success();
 }
 
-LogicalResult KernelLowering::lowerNumPrograms(mlir::tile::NumProgramsOp op) {
+LogicalResult KernelLowering::lowerNumPrograms(tile::NumProgramsOp op) {
   values[op] = {tl.numPrograms(b, loc, unsigned(op.getAxis()))};
   return success();
 }
@@ -537,7 +536,7 @@ LogicalResult KernelLowering::run() {
   populateCastPatterns(*this, patterns);
 
   ConversionTarget target(*ctx);
-  target.addIllegalDialect<mlir::tile::TileDialect>();
+  target.addIllegalDialect<tile::TileDialect>();
   target.addDynamicallyLegalOp<func::FuncOp>(
       [](func::FuncOp fn) { return !fn->hasAttr("tile.kernel"); });
   // Everything else is legal once its types are per-thread ones: arith,

@@ -437,7 +437,7 @@ static GlobalAccess prepareGlobal(KernelLowering &kl, Location loc,
   return a;
 }
 
-LogicalResult KernelLowering::lowerLoad(mlir::tile::LoadOp op) {
+LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
   ViewValue *view = lookupView(op.getView());
   if (!view)
     return op.emitOpError("view was not lowered (views must be defined by "
@@ -447,7 +447,7 @@ LogicalResult KernelLowering::lowerLoad(mlir::tile::LoadOp op) {
     return failure();
   Type elem = op.getType().getElementType();
   Type storage = storageType(elem);
-  unsigned bits = mlir::tile::getElementBitWidth(elem);
+  unsigned bits = tile::getElementBitWidth(elem);
   SmallVector<Value, 4> offsets;
   for (Value o : op.getOffsets())
     offsets.push_back(values[o][0]);
@@ -540,7 +540,7 @@ LogicalResult KernelLowering::lowerLoad(mlir::tile::LoadOp op) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerStore(mlir::tile::StoreOp op) {
+LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
   ViewValue *view = lookupView(op.getView());
   if (!view)
     return op.emitOpError("view was not lowered");
@@ -548,7 +548,7 @@ LogicalResult KernelLowering::lowerStore(mlir::tile::StoreOp op) {
   FailureOr<DistributedLayout> layout = layoutOf(op, type);
   if (failed(layout))
     return failure();
-  unsigned bits = mlir::tile::getElementBitWidth(type.getElementType());
+  unsigned bits = tile::getElementBitWidth(type.getElementType());
   const Regs &regs = values[op.getValue()];
   SmallVector<Value, 4> offsets;
   for (Value o : op.getOffsets())
@@ -686,7 +686,7 @@ LogicalResult KernelLowering::storeShared(Operation *op, Value base,
                                           const DistributedLayout &layout,
                                           Type elemType, const Regs &regs,
                                           bool onlyFirstHolder) {
-  unsigned bits = mlir::tile::getElementBitWidth(elemType);
+  unsigned bits = tile::getElementBitWidth(elemType);
   OpBuilder::InsertionGuard guard(b);
   if (onlyFirstHolder && layout.replication() > 1) {
     auto owner = scf::IfOp::create(b, loc, isFirstHolder(layout), false);
@@ -707,7 +707,7 @@ FailureOr<Regs> KernelLowering::loadShared(Operation *op, Value base,
                                            Value prefix, int64_t prefixAlign,
                                            const DistributedLayout &layout,
                                            Type elemType, Regs *packedOut) {
-  unsigned bits = mlir::tile::getElementBitWidth(elemType);
+  unsigned bits = tile::getElementBitWidth(elemType);
   FailureOr<SharedAccess> a = prepareShared(*this, op, loc, base, smem, prefix,
                                             prefixAlign, layout, bits);
   if (failed(a))
@@ -766,7 +766,7 @@ LogicalResult sliceOf(KernelLowering &kl, Operation *op, const SharedValue &s,
   return success();
 }
 
-LogicalResult KernelLowering::lowerSharedLoad(mlir::tile::SharedLoadOp op) {
+LogicalResult KernelLowering::lowerSharedLoad(tile::SharedLoadOp op) {
   SharedValue *s = lookupShared(op.getBuffer());
   if (!s)
     return op.emitOpError("shared buffer was not lowered");
@@ -794,7 +794,7 @@ LogicalResult KernelLowering::lowerSharedLoad(mlir::tile::SharedLoadOp op) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerSharedStore(mlir::tile::SharedStoreOp op) {
+LogicalResult KernelLowering::lowerSharedStore(tile::SharedStoreOp op) {
   SharedValue *s = lookupShared(op.getBuffer());
   if (!s)
     return op.emitOpError("shared buffer was not lowered");
@@ -824,10 +824,10 @@ LogicalResult KernelLowering::lowerSharedStore(mlir::tile::SharedStoreOp op) {
 
 namespace tile::gpu {
 
-LogicalResult KernelLowering::lowerView(mlir::tile::ViewOp op) {
+LogicalResult KernelLowering::lowerView(tile::ViewOp op) {
   ViewValue v;
   v.ptr = values[op.getPtr()][0];
-  auto type = cast<mlir::tile::ViewType>(op.getType());
+  auto type = cast<tile::ViewType>(op.getType());
   v.elementType = type.getElementType();
   unsigned dyn = 0;
   for (int64_t d : type.getShape())
@@ -854,16 +854,15 @@ LogicalResult KernelLowering::lowerView(mlir::tile::ViewOp op) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerAllocShared(mlir::tile::AllocSharedOp op) {
+LogicalResult KernelLowering::lowerAllocShared(tile::AllocSharedOp op) {
   auto offset = op->getAttrOfType<IntegerAttr>("tile.offset");
   if (!offset)
     return op->emitOpError(
         "needs a tile.offset attribute; run tile-allocate-shared first");
-  auto type = cast<mlir::tile::SharedType>(op.getType());
+  auto type = cast<tile::SharedType>(op.getType());
   SharedValue s;
   s.type = type;
-  if (auto enc =
-          dyn_cast_or_null<mlir::tile::SharedLayoutAttr>(type.getEncoding()))
+  if (auto enc = dyn_cast_or_null<tile::SharedLayoutAttr>(type.getEncoding()))
     s.layout = enc.getLayout();
   else
     s.layout = SharedLayout::rowMajor(type.getShape());
@@ -872,12 +871,12 @@ LogicalResult KernelLowering::lowerAllocShared(mlir::tile::AllocSharedOp op) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerBarrier(mlir::tile::BarrierOp) {
+LogicalResult KernelLowering::lowerBarrier(tile::BarrierOp) {
   tl.barrier(b, loc);
   return success();
 }
 
-LogicalResult KernelLowering::lowerWait(mlir::tile::WaitOp op) {
+LogicalResult KernelLowering::lowerWait(tile::WaitOp op) {
   tl.asyncWait(b, loc, op.getPending());
   return success();
 }

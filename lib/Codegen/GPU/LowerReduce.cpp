@@ -26,19 +26,19 @@ using ::tile::layout::SharedLayout;
 namespace tile::gpu {
 
 /// Combines two partial results of a reduction.
-static Value combine(OpBuilder &b, Location loc, mlir::tile::ReduceKind kind,
+static Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind,
                      bool isUnsigned, Value x, Value y) {
   bool isFloat = isa<FloatType>(x.getType());
   switch (kind) {
-  case mlir::tile::ReduceKind::Sum:
+  case tile::ReduceKind::Sum:
     return isFloat ? arith::AddFOp::create(b, loc, x, y).getResult()
                    : arith::AddIOp::create(b, loc, x, y).getResult();
-  case mlir::tile::ReduceKind::Max:
+  case tile::ReduceKind::Max:
     if (isFloat)
       return arith::MaximumFOp::create(b, loc, x, y);
     return isUnsigned ? arith::MaxUIOp::create(b, loc, x, y).getResult()
                       : arith::MaxSIOp::create(b, loc, x, y).getResult();
-  case mlir::tile::ReduceKind::Min:
+  case tile::ReduceKind::Min:
     if (isFloat)
       return arith::MinimumFOp::create(b, loc, x, y);
     return isUnsigned ? arith::MinUIOp::create(b, loc, x, y).getResult()
@@ -72,7 +72,7 @@ static Value shuffleXor(KernelLowering &kl, Location loc, Value v,
 /// `viaShared` of the reduced axis (those the butterflies did not combine),
 /// combined through shared scratch memory; `partial` holds the calling
 /// thread's partials (slots of `sliced`) and gets the results.
-LogicalResult KernelLowering::reduceViaShared(mlir::tile::ReduceOp op,
+LogicalResult KernelLowering::reduceViaShared(tile::ReduceOp op,
                                               const DistributedLayout &layout,
                                               const DistributedLayout &sliced,
                                               ArrayRef<ReduceDigit> viaShared,
@@ -187,7 +187,7 @@ LogicalResult KernelLowering::reduceViaShared(mlir::tile::ReduceOp op,
   return success();
 }
 
-LogicalResult KernelLowering::lowerReduce(mlir::tile::ReduceOp op) {
+LogicalResult KernelLowering::lowerReduce(tile::ReduceOp op) {
   auto srcType = cast<RankedTensorType>(op.getSrc().getType());
   FailureOr<DistributedLayout> layout = layoutOf(op, srcType);
   if (failed(layout))
@@ -710,7 +710,7 @@ FailureOr<Regs> KernelLowering::convertLayout(Operation *op, const Regs &regs,
     return out;
   }
   // Sub-byte tiles make the round trip as bytes.
-  unsigned bits = mlir::tile::getElementBitWidth(elemType);
+  unsigned bits = tile::getElementBitWidth(elemType);
   Type storage = storageType(elemType);
   Regs in = regs;
   Type moveType = elemType;

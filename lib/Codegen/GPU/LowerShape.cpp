@@ -40,7 +40,7 @@ LogicalResult KernelLowering::lowerShapeOp(Operation *op) {
   // row-major src buffer used by the shared-memory fallback.
   std::function<SmallVector<int64_t, 4>(ArrayRef<int64_t>)> coordMap;
   SmallVector<int64_t, 4> viewStrides;
-  if (isa<mlir::tile::BroadcastOp>(op)) {
+  if (isa<tile::BroadcastOp>(op)) {
     coordMap = [=](ArrayRef<int64_t> c) {
       SmallVector<int64_t, 4> s(c.begin(), c.end());
       for (unsigned d = 0; d < s.size(); ++d)
@@ -50,7 +50,7 @@ LogicalResult KernelLowering::lowerShapeOp(Operation *op) {
     };
     for (unsigned d = 0; d < dstShape.size(); ++d)
       viewStrides.push_back(srcShape[d] == 1 ? 0 : srcStrides[d]);
-  } else if (auto trans = dyn_cast<mlir::tile::TransOp>(op)) {
+  } else if (auto trans = dyn_cast<tile::TransOp>(op)) {
     SmallVector<int32_t> perm = trans.getPermutation();
     coordMap = [=](ArrayRef<int64_t> c) {
       SmallVector<int64_t, 4> s(c.size());
@@ -84,7 +84,7 @@ LogicalResult KernelLowering::lowerShapeOp(Operation *op) {
     values[res] = out;
     return success();
   }
-  if (isa<mlir::tile::ConvertLayoutOp>(op)) {
+  if (isa<tile::ConvertLayoutOp>(op)) {
     FailureOr<Regs> out =
         convertLayout(op, in, *srcLayout, *dstLayout, srcType.getElementType());
     if (failed(out))
@@ -94,7 +94,7 @@ LogicalResult KernelLowering::lowerShapeOp(Operation *op) {
   }
   // Shared-memory round trip: store row-major, read through a strided view.
   Type elem = srcType.getElementType();
-  int64_t bits = mlir::tile::getElementBitWidth(elem);
+  int64_t bits = tile::getElementBitWidth(elem);
   int64_t bytes = (srcType.getNumElements() * bits + 7) / 8;
   Value base = scratch(op, bytes);
   SharedLayout store = SharedLayout::rowMajor(srcShape);
@@ -115,7 +115,7 @@ LogicalResult KernelLowering::lowerShapeOp(Operation *op) {
 }
 
 void populateShapePatterns(KernelLowering &kl, RewritePatternSet &patterns) {
-  using namespace mlir::tile;
+  using namespace ::tile;
   addLowering<BroadcastOp>(patterns, kl, &KernelLowering::lowerShapeOp);
   addLowering<ExpandDimsOp>(patterns, kl, &KernelLowering::lowerShapeOp);
   addLowering<ReshapeOp>(patterns, kl, &KernelLowering::lowerShapeOp);

@@ -38,18 +38,17 @@ namespace tile::gpu {
 
 /// The byte range [begin, end) of a placed tile.alloc_shared buffer.
 static std::optional<std::pair<int64_t, int64_t>> bufferBytes(Value buffer) {
-  auto alloc = buffer.getDefiningOp<mlir::tile::AllocSharedOp>();
+  auto alloc = buffer.getDefiningOp<tile::AllocSharedOp>();
   if (!alloc)
     return std::nullopt;
   auto offset = alloc->getAttrOfType<IntegerAttr>("tile.offset");
   if (!offset)
     return std::nullopt;
-  auto type = cast<mlir::tile::SharedType>(alloc.getType());
+  auto type = cast<tile::SharedType>(alloc.getType());
   int64_t elements = type.getNumElements();
-  if (auto enc =
-          dyn_cast_or_null<mlir::tile::SharedLayoutAttr>(type.getEncoding()))
+  if (auto enc = dyn_cast_or_null<tile::SharedLayoutAttr>(type.getEncoding()))
     elements = enc.getLayout().cosize();
-  int64_t bits = mlir::tile::getElementBitWidth(type.getElementType());
+  int64_t bits = tile::getElementBitWidth(type.getElementType());
   return std::make_pair(offset.getInt(),
                         offset.getInt() + (elements * bits + 7) / 8);
 }
@@ -118,11 +117,10 @@ static bool provablyDistinct(Value x, Value y) {
 /// (indexed-away) dimension is provably indexed differently; writes into
 /// other placed buffers or reserved scratch when the byte ranges are
 /// disjoint (scratch without a reservation lies after every buffer).
-static bool mayClobber(Operation *op, mlir::tile::SharedLoadOp load) {
+static bool mayClobber(Operation *op, tile::SharedLoadOp load) {
   Value buffer = load.getBuffer();
   auto readBytes = bufferBytes(buffer);
-  unsigned bufferRank =
-      cast<mlir::tile::SharedType>(buffer.getType()).getRank();
+  unsigned bufferRank = cast<tile::SharedType>(buffer.getType()).getRank();
   unsigned readLead =
       bufferRank - cast<RankedTensorType>(load.getType()).getRank();
   auto writes = [&](Value target, ValueRange indices, unsigned rank) {
@@ -138,7 +136,7 @@ static bool mayClobber(Operation *op, mlir::tile::SharedLoadOp load) {
   };
   WalkResult result = op->walk([&](Operation *inner) {
     bool clobber = false;
-    auto access = dyn_cast<mlir::tile::SharedAccessOpInterface>(inner);
+    auto access = dyn_cast<tile::SharedAccessOpInterface>(inner);
     if (access && access.isSharedWrite()) {
       clobber = writes(access.getSharedBuffer(), access.getSharedIndices(),
                        access.getAccessRank());
@@ -155,7 +153,7 @@ static bool mayClobber(Operation *op, mlir::tile::SharedLoadOp load) {
       effects.getEffects(list);
       for (const auto &e : list)
         if (isa<MemoryEffects::Write>(e.getEffect()) &&
-            e.getResource() == mlir::tile::SharedMemoryResource::get())
+            e.getResource() == tile::SharedMemoryResource::get())
           clobber = true;
     } else if (!inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
       clobber = true; // Unknown effects.
@@ -190,11 +188,11 @@ unitReshapeMap(ArrayRef<int64_t> src, ArrayRef<int64_t> dst) {
 }
 
 void KernelLowering::analyzeOperandFusion() {
-  kernel.walk([&](mlir::tile::DotOp dot) {
+  kernel.walk([&](tile::DotOp dot) {
     for (unsigned i = 0; i < 2; ++i) {
       Value operand = dot->getOperand(i);
       auto type = cast<RankedTensorType>(operand.getType());
-      if (mlir::tile::getElementBitWidth(type.getElementType()) % 8)
+      if (tile::getElementBitWidth(type.getElementType()) % 8)
         continue;
       // Operand dim -> dim of `v`, walking up through reshapes/transposes.
       SmallVector<int64_t, 4> dimMap = {0, 1};
@@ -203,10 +201,10 @@ void KernelLowering::analyzeOperandFusion() {
       Operation *def = v.getDefiningOp();
       bool ok = true;
       while (ok && def && def->getBlock() == dot->getBlock() && v.hasOneUse() &&
-             isa<mlir::tile::ReshapeOp, mlir::tile::TransOp>(def)) {
+             isa<tile::ReshapeOp, tile::TransOp>(def)) {
         Value src = def->getOperand(0);
         SmallVector<int64_t, 4> step;
-        if (auto trans = dyn_cast<mlir::tile::TransOp>(def)) {
+        if (auto trans = dyn_cast<tile::TransOp>(def)) {
           for (int32_t p : trans.getPermutation())
             step.push_back(p);
         } else {
@@ -226,7 +224,7 @@ void KernelLowering::analyzeOperandFusion() {
         v = src;
         def = v.getDefiningOp();
       }
-      auto load = dyn_cast_or_null<mlir::tile::SharedLoadOp>(def);
+      auto load = dyn_cast_or_null<tile::SharedLoadOp>(def);
       if (!ok || !load || load->getBlock() != dot->getBlock() || !v.hasOneUse())
         continue;
       bool clobbered = false;
@@ -236,7 +234,7 @@ void KernelLowering::analyzeOperandFusion() {
         // itself. Limited to NVIDIA (where tile-stage-converted-operands
         // puts barriers between a fused load and its dot); not yet checked
         // on the AMD emulator.
-        if (!(warpSize() == 32 && isa<mlir::tile::BarrierOp>(it)) &&
+        if (!(warpSize() == 32 && isa<tile::BarrierOp>(it)) &&
             mayClobber(it, load)) {
           clobbered = true;
           break;
@@ -255,7 +253,7 @@ void KernelLowering::analyzeOperandFusion() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult KernelLowering::deferFusedOperandOp(Operation *op) {
-  auto load = dyn_cast<mlir::tile::SharedLoadOp>(op);
+  auto load = dyn_cast<tile::SharedLoadOp>(op);
   if (!load)
     return success(); // A reshape/transpose of a fused operand: a renaming.
   SharedValue *s = lookupShared(load.getBuffer());
@@ -590,7 +588,7 @@ FailureOr<SmallVector<Regs>> KernelLowering::loadOperandFragments(
     const DistributedLayout &layout, const DistributedLayout &quotient,
     const DistributedLayout &atom, ArrayRef<int64_t> quotientSlots,
     Type elemType) {
-  unsigned bits = mlir::tile::getElementBitWidth(elemType);
+  unsigned bits = tile::getElementBitWidth(elemType);
   Type storage = storageType(elemType);
   if (std::optional<SmallVector<Regs>> frags = loadWithMatrixLoads(
           *this, loc, operand, quotient, atom, quotientSlots, storage, bits))
@@ -616,7 +614,7 @@ LogicalResult KernelLowering::materializeSharedOperand(Operation *op, Value v) {
   FailureOr<DistributedLayout> layout = layoutOf(op, type);
   if (failed(layout))
     return failure();
-  unsigned bits = mlir::tile::getElementBitWidth(type.getElementType());
+  unsigned bits = tile::getElementBitWidth(type.getElementType());
   FailureOr<Regs> regs =
       loadSlots(*this, op, loc, *so, *layout, spatialCoords(*layout), 0,
                 layout->localSize(), storageType(type.getElementType()), bits);

@@ -17,13 +17,13 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_DEF_TILEHOSTDROPLAYOUTS
 #include "tile/Codegen/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace ::tile;
 
 namespace {
 
@@ -43,7 +43,7 @@ SmallVector<Type> dropLayouts(TypeRange types) {
 }
 
 struct DropLayoutsPass
-    : public mlir::tile::impl::TileHostDropLayoutsBase<DropLayoutsPass> {
+    : public tile::impl::TileHostDropLayoutsBase<DropLayoutsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<ConvertLayoutOp> conversions;

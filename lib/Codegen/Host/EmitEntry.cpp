@@ -20,13 +20,13 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_DEF_TILEHOSTEMITENTRY
 #include "tile/Codegen/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace ::tile;
 
 namespace {
 
@@ -48,8 +48,7 @@ static Value loadElement(OpBuilder &b, Location loc, Value base, Type elemType,
   return LLVM::LoadOp::create(b, loc, elemType, addr);
 }
 
-struct EmitEntryPass
-    : public mlir::tile::impl::TileHostEmitEntryBase<EmitEntryPass> {
+struct EmitEntryPass : public tile::impl::TileHostEmitEntryBase<EmitEntryPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     bool failedAny = false;

@@ -323,7 +323,7 @@ llvm::Expected<std::unique_ptr<HostExecutable>>
 HostExecutable::createFromSource(llvm::StringRef source,
                                  const HostCompileOptions &options) {
   DialectRegistry registry;
-  registry.insert<mlir::tile::TileDialect>();
+  registry.insert<tile::TileDialect>();
   registerHostCodegenDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   OwningOpRef<ModuleOp> module;

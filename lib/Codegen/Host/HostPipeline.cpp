@@ -59,23 +59,23 @@
 #include "llvm/Support/raw_ostream.h"
 
 // mlir/Dialect/Linalg/Passes.h cannot be included here: through
-// SCF/Utils/Utils.h it declares functions named mlir::tile, which clash with
-// the namespace mlir::tile. These are its two passes the pipeline uses.
+// SCF/Utils/Utils.h it declares functions named tile, which clash with
+// the namespace tile. These are its two passes the pipeline uses.
 namespace mlir {
 std::unique_ptr<Pass> createConvertElementwiseToLinalgPass();
 std::unique_ptr<Pass> createConvertLinalgToLoopsPass();
 } // namespace mlir
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_REGISTRATION
 #include "tile/Codegen/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
 namespace host = ::tile::host;
 
-void mlir::tile::buildHostPipeline(OpPassManager &pm,
-                                   const HostPipelineOptions &options) {
+void tile::buildHostPipeline(OpPassManager &pm,
+                             const HostPipelineOptions &options) {
   auto cleanup = [&] {
     if (!options.optimize)
       return;
@@ -122,7 +122,7 @@ void mlir::tile::buildHostPipeline(OpPassManager &pm,
   cleanup();
 }
 
-void mlir::tile::registerCodegenPasses() {
+void tile::registerCodegenPasses() {
   static bool registered = false;
   if (registered)
     return;
@@ -181,9 +181,9 @@ llvm::Error host::lowerToHostLLVM(ModuleOp module,
     return success();
   });
   PassManager pm(ctx, ModuleOp::getOperationName());
-  mlir::tile::HostPipelineOptions pipelineOptions;
+  tile::HostPipelineOptions pipelineOptions;
   pipelineOptions.optimize = options.optimize;
-  mlir::tile::buildHostPipeline(pm, pipelineOptions);
+  tile::buildHostPipeline(pm, pipelineOptions);
   // In a tool that registered MLIR's command-line options (tilec), they
   // apply here too: --mlir-print-ir-after-all, --mlir-timing, ...
   if (llvm::cl::getRegisteredOptions().count("mlir-print-ir-after-all")) {

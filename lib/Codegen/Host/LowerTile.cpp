@@ -30,13 +30,13 @@
 
 #include "llvm/Support/MathExtras.h"
 
-namespace mlir::tile {
+namespace tile {
 #define GEN_PASS_DEF_TILEHOSTLOWERTILE
 #include "tile/Codegen/Passes.h.inc"
-} // namespace mlir::tile
+} // namespace tile
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace ::tile;
 using host::getStorageType;
 using host::HostPattern;
 
@@ -450,8 +450,7 @@ struct ConvertAnyOpTypes : public ConversionPattern {
 // The pass
 //===----------------------------------------------------------------------===//
 
-struct LowerTilePass
-    : public mlir::tile::impl::TileHostLowerTileBase<LowerTilePass> {
+struct LowerTilePass : public tile::impl::TileHostLowerTileBase<LowerTilePass> {
   /// Reports what the host cannot lower, once per op, before conversion.
   static LogicalResult checkLowerable(ModuleOp module) {
     bool ok = true;

@@ -25,7 +25,7 @@
 #include <limits>
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace ::tile;
 
 Type host::getStorageType(Type elementType) {
   if (isSmallFloatType(elementType))
@@ -63,7 +63,7 @@ FailureOr<uint32_t> host::getFormatId(Type type, bool isUnsigned) {
     return smallFloat(3, 2);
   if (isa<Float4E2M1FNType>(type))
     return smallFloat(2, 1);
-  if (auto tileFloat = dyn_cast<tile::FloatType>(type))
+  if (auto tileFloat = dyn_cast<tile::SmallFloatType>(type))
     return smallFloat(tileFloat.getExponentBits(), tileFloat.getMantissaBits());
   return failure();
 }
@@ -109,7 +109,7 @@ static std::optional<SmallFloatInfo> getSmallFloatInfo(Type type) {
     return SmallFloatInfo{2, 1, SmallFloatInfo::FiniteOnly};
   if (isa<Float8E8M0FNUType>(type))
     return SmallFloatInfo{8, 0, SmallFloatInfo::E8M0};
-  if (auto tileFloat = dyn_cast<mlir::tile::FloatType>(type))
+  if (auto tileFloat = dyn_cast<tile::SmallFloatType>(type))
     return SmallFloatInfo{tileFloat.getExponentBits(),
                           tileFloat.getMantissaBits(),
                           SmallFloatInfo::FiniteOnly};

@@ -26,7 +26,7 @@
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace ::tile;
 using host::getStorageType;
 using host::HostPattern;
 

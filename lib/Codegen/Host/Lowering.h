@@ -23,6 +23,8 @@ namespace mlir {
 class OpBuilder;
 class RewritePatternSet;
 class TypeConverter;
+} // namespace mlir
+
 namespace tile {
 namespace host {
 
@@ -33,12 +35,12 @@ inline constexpr const char *kConvertFn = "tile_num_convert";
 /// The storage type of an element on the host: small floats (builtin 4/6/8
 /// bit floats and !tile.float) become integers of their width; every other
 /// type is unchanged.
-Type getStorageType(Type elementType);
+mlir::Type getStorageType(mlir::Type elementType);
 
 /// The lib/Numerics format id (include/tile/Numerics/CAPI.h) of an element
 /// type; integers are read as unsigned when \p isUnsigned. Fails for types
 /// the language has no format for (f64, index, ...).
-FailureOr<uint32_t> getFormatId(Type elementType, bool isUnsigned);
+mlir::FailureOr<uint32_t> getFormatId(mlir::Type elementType, bool isUnsigned);
 
 /// Converts the scalar \p value (of the storage type of \p srcType) to
 /// \p dstType with the language's cast() rules; returns a value of the
@@ -46,37 +48,39 @@ FailureOr<uint32_t> getFormatId(Type elementType, bool isUnsigned);
 /// same as lib/Numerics (integer widening and clamping, exact decoding to
 /// f32, rounding f32 to f16/bf16), otherwise calls kConvertFn. Both types
 /// must have a format (getFormatId).
-Value emitScalarCast(OpBuilder &b, Location loc, Value value, Type srcType,
-                     Type dstType, bool srcUnsigned, bool dstUnsigned);
+mlir::Value emitScalarCast(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value value, mlir::Type srcType,
+                           mlir::Type dstType, bool srcUnsigned,
+                           bool dstUnsigned);
 
 /// The base of the host patterns: an op conversion with the tile type of a
 /// value converted to its builtin tensor.
-template <typename OpTy> struct HostPattern : public OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
+template <typename OpTy>
+struct HostPattern : public mlir::OpConversionPattern<OpTy> {
+  using mlir::OpConversionPattern<OpTy>::OpConversionPattern;
 
-  RankedTensorType convertTile(Type type) const {
-    return dyn_cast_or_null<RankedTensorType>(
+  mlir::RankedTensorType convertTile(mlir::Type type) const {
+    return mlir::dyn_cast_or_null<mlir::RankedTensorType>(
         this->getTypeConverter()->convertType(type));
   }
 };
 
 /// Adds the patterns of global and shared memory, asynchronous copies,
 /// waits and barriers (LowerTileMemory.cpp).
-void populateMemoryPatterns(const TypeConverter &converter,
-                            RewritePatternSet &patterns);
+void populateMemoryPatterns(const mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
 
 /// Defines the functions the memory patterns call (the read-modify-write of
 /// a byte of sub-byte elements) in \p module, before the conversion.
-void defineMemoryHelpers(ModuleOp module);
+void defineMemoryHelpers(mlir::ModuleOp module);
 /// Erases those of them nothing calls, after the conversion.
-void eraseUnusedMemoryHelpers(ModuleOp module);
+void eraseUnusedMemoryHelpers(mlir::ModuleOp module);
 
 /// Adds the patterns for tile.cast and tile.bitcast.
-void populateCastPatterns(const TypeConverter &converter,
-                          RewritePatternSet &patterns);
+void populateCastPatterns(const mlir::TypeConverter &converter,
+                          mlir::RewritePatternSet &patterns);
 
 } // namespace host
 } // namespace tile
-} // namespace mlir
 
 #endif // TILE_LIB_CODEGEN_HOST_LOWERING_H

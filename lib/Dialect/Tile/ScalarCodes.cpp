@@ -11,7 +11,7 @@
 
 using namespace mlir;
 
-Value mlir::tile::buildE8M0FromF32(OpBuilder &b, Location loc, Value value) {
+Value tile::buildE8M0FromF32(OpBuilder &b, Location loc, Value value) {
   Type i32 = b.getI32Type();
   auto c = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
@@ -42,8 +42,8 @@ Value mlir::tile::buildE8M0FromF32(OpBuilder &b, Location loc, Value value) {
   return arith::TruncIOp::create(b, loc, b.getI8Type(), code);
 }
 
-Value mlir::tile::buildIntToF32RoundOdd(OpBuilder &b, Location loc, Value value,
-                                        bool isUnsigned) {
+Value tile::buildIntToF32RoundOdd(OpBuilder &b, Location loc, Value value,
+                                  bool isUnsigned) {
   Type i64 = b.getI64Type(), f32 = b.getF32Type();
   auto c = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, i64, v).getResult();

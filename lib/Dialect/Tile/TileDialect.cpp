@@ -12,7 +12,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace ::tile;
 
 #include "tile/Dialect/Tile/IR/TileDialect.cpp.inc"
 #include "tile/Dialect/Tile/IR/TileEnums.cpp.inc"
@@ -47,29 +47,29 @@ Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
 // Element types
 //===----------------------------------------------------------------------===//
 
-unsigned mlir::tile::getElementBitWidth(Type type) {
+unsigned tile::getElementBitWidth(Type type) {
   if (auto intTy = dyn_cast<IntegerType>(type))
     return intTy.getWidth();
   if (auto floatTy = dyn_cast<mlir::FloatType>(type))
     return floatTy.getWidth();
-  if (auto smallTy = dyn_cast<mlir::tile::FloatType>(type))
+  if (auto smallTy = dyn_cast<tile::SmallFloatType>(type))
     return smallTy.getWidth();
   return 0;
 }
 
-bool mlir::tile::isTileElementType(Type type) {
+bool tile::isTileElementType(Type type) {
   if (auto intTy = dyn_cast<IntegerType>(type))
     return intTy.isSignless() && intTy.getWidth() >= 1 &&
            intTy.getWidth() <= 64;
-  if (isa<mlir::tile::FloatType>(type))
+  if (isa<tile::SmallFloatType>(type))
     return true;
   if (auto floatTy = dyn_cast<mlir::FloatType>(type))
     return floatTy.getWidth() <= 32;
   return false;
 }
 
-bool mlir::tile::isSmallFloatType(Type type) {
-  if (isa<mlir::tile::FloatType>(type))
+bool tile::isSmallFloatType(Type type) {
+  if (isa<tile::SmallFloatType>(type))
     return true;
   auto floatTy = dyn_cast<mlir::FloatType>(type);
   return floatTy && floatTy.getWidth() < 16;
@@ -79,7 +79,7 @@ bool mlir::tile::isSmallFloatType(Type type) {
 // !tile.float<eXmY>
 //===----------------------------------------------------------------------===//
 
-Type mlir::tile::FloatType::parse(AsmParser &parser) {
+Type tile::SmallFloatType::parse(AsmParser &parser) {
   // The spelling is one keyword: e<digits>m<digits>.
   SMLoc loc = parser.getCurrentLocation();
   StringRef spelling;
@@ -96,17 +96,17 @@ Type mlir::tile::FloatType::parse(AsmParser &parser) {
   }
   if (parser.parseGreater())
     return {};
-  return parser.getChecked<mlir::tile::FloatType>(loc, parser.getContext(),
-                                                  exponent, mantissa);
+  return parser.getChecked<tile::SmallFloatType>(loc, parser.getContext(),
+                                                 exponent, mantissa);
 }
 
-void mlir::tile::FloatType::print(AsmPrinter &printer) const {
+void tile::SmallFloatType::print(AsmPrinter &printer) const {
   printer << "<e" << getExponentBits() << "m" << getMantissaBits() << ">";
 }
 
 LogicalResult
-mlir::tile::FloatType::verify(function_ref<InFlightDiagnostic()> emitError,
-                              unsigned exponentBits, unsigned mantissaBits) {
+tile::SmallFloatType::verify(function_ref<InFlightDiagnostic()> emitError,
+                             unsigned exponentBits, unsigned mantissaBits) {
   if (exponentBits < 1)
     return emitError() << "!tile.float needs at least one exponent bit, got e"
                        << exponentBits << "m" << mantissaBits;

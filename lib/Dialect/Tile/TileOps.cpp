@@ -14,7 +14,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
-using namespace mlir::tile;
+using namespace ::tile;
 
 #include "tile/Dialect/Tile/IR/TileInterfaces.cpp.inc"
 
@@ -297,7 +297,7 @@ LogicalResult DotOp::verify() {
 /// A small-float code type a block-scaled dot takes: an MLIR float of at
 /// most 8 bits other than e8m0, or a !tile.float.
 static bool isScaledDotCode(Type t) {
-  if (isa<mlir::tile::FloatType>(t))
+  if (isa<tile::SmallFloatType>(t))
     return true;
   auto f = dyn_cast<mlir::FloatType>(t);
   return f && f.getWidth() <= 8 && !isa<Float8E8M0FNUType>(t);

@@ -40,7 +40,7 @@ std::unique_ptr<Backend> target::createBackend(const TargetInfo &target) {
 }
 
 void detail::GpuBackend::buildPreparePipeline(mlir::OpPassManager &pm) const {
-  mlir::tile::buildGpuPreparePipeline(pm, target().name);
+  tile::buildGpuPreparePipeline(pm, target().name);
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>

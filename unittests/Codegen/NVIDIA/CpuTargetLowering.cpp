@@ -22,9 +22,9 @@ namespace tile::test {
 
 std::unique_ptr<MLIRContext> makeContext() {
   DialectRegistry registry;
-  registry.insert<mlir::tile::TileDialect, arith::ArithDialect,
-                  math::MathDialect, scf::SCFDialect, func::FuncDialect,
-                  cf::ControlFlowDialect, LLVM::LLVMDialect>();
+  registry.insert<tile::TileDialect, arith::ArithDialect, math::MathDialect,
+                  scf::SCFDialect, func::FuncDialect, cf::ControlFlowDialect,
+                  LLVM::LLVMDialect>();
   ::tile::nvidia::registerNVIDIACodegenDialects(registry);
   auto ctx = std::make_unique<MLIRContext>(registry);
   ctx->loadAllAvailableDialects();

@@ -29,32 +29,32 @@
 #define GET_ATTRDEF_CLASSES
 #include "tile/Dialect/Tile/IR/TileAttrs.h.inc"
 
-namespace mlir::tile {
+namespace tile {
 
 /// Side-effect resource for global memory.
 struct GlobalMemoryResource
-    : public SideEffects::Resource::Base<GlobalMemoryResource> {
+    : public mlir::SideEffects::Resource::Base<GlobalMemoryResource> {
   llvm::StringRef getName() final { return "<tile.global>"; }
 };
 
 /// Side-effect resource for shared memory (LDS on AMD).
 struct SharedMemoryResource
-    : public SideEffects::Resource::Base<SharedMemoryResource> {
+    : public mlir::SideEffects::Resource::Base<SharedMemoryResource> {
   llvm::StringRef getName() final { return "<tile.shared>"; }
 };
 
 /// Returns the width in bits of a tile element type (integers, floats,
 /// !tile.float), or 0 for types that are not tile element types.
-unsigned getElementBitWidth(Type type);
+unsigned getElementBitWidth(mlir::Type type);
 
 /// Returns true if `type` may be the element type of a tile or global tensor.
-bool isTileElementType(Type type);
+bool isTileElementType(mlir::Type type);
 
 /// Returns true for floating-point types narrower than 16 bits: the builtin
 /// 4/6/8-bit floats and !tile.float (storage formats).
-bool isSmallFloatType(Type type);
+bool isSmallFloatType(mlir::Type type);
 
-} // namespace mlir::tile
+} // namespace tile
 
 #include "tile/Dialect/Tile/IR/TileInterfaces.h.inc"
 

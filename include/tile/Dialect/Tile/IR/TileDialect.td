@@ -11,7 +11,7 @@ include "mlir/IR/OpBase.td"
 
 def Tile_Dialect : Dialect {
   let name = "tile";
-  let cppNamespace = "::mlir::tile";
+  let cppNamespace = "::tile";
   let summary = "Tile-level GPU programs: one program per thread block";
   let description = [{
     The `tile` dialect describes a kernel as one program per thread block that

@@ -13,7 +13,7 @@
 include "mlir/IR/OpBase.td"
 
 def Tile_SharedAccessOpInterface : OpInterface<"SharedAccessOpInterface"> {
-  let cppNamespace = "::mlir::tile";
+  let cppNamespace = "::tile";
   let description = [{
     An op that reads or writes a block of a shared-memory buffer: the
     buffer's leading dimensions are indexed away by `getSharedIndices()`, the

@@ -16,20 +16,20 @@ include "mlir/IR/OpBase.td"
 //===----------------------------------------------------------------------===//
 
 def Tile_Tensor : RankedTensorOf<[AnyType]>;
-def Tile_Ptr : Type<CPred<"::llvm::isa<::mlir::tile::PtrType>($_self)">,
-                    "!tile.ptr", "::mlir::tile::PtrType">;
-def Tile_View : Type<CPred<"::llvm::isa<::mlir::tile::ViewType>($_self)">,
-                     "!tile.view", "::mlir::tile::ViewType">;
-def Tile_Shared : Type<CPred<"::llvm::isa<::mlir::tile::SharedType>($_self)">,
-                       "!tile.shared", "::mlir::tile::SharedType">;
+def Tile_Ptr : Type<CPred<"::llvm::isa<::tile::PtrType>($_self)">,
+                    "!tile.ptr", "::tile::PtrType">;
+def Tile_View : Type<CPred<"::llvm::isa<::tile::ViewType>($_self)">,
+                     "!tile.view", "::tile::ViewType">;
+def Tile_Shared : Type<CPred<"::llvm::isa<::tile::SharedType>($_self)">,
+                       "!tile.shared", "::tile::SharedType">;
 def Tile_TensorOrScalar : AnyTypeOf<[Tile_Tensor, AnySignlessInteger, AnyFloat,
                                      Tile_FloatType]>;
 
 // Side-effect resources: global memory and shared memory are kept apart so
 // that transformations may reorder accesses to one across accesses to the
 // other.
-def Tile_GlobalMemory : Resource<"::mlir::tile::GlobalMemoryResource">;
-def Tile_SharedMemory : Resource<"::mlir::tile::SharedMemoryResource">;
+def Tile_GlobalMemory : Resource<"::tile::GlobalMemoryResource">;
+def Tile_SharedMemory : Resource<"::tile::SharedMemoryResource">;
 
 //===----------------------------------------------------------------------===//
 // Program identity

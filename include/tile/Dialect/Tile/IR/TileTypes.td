@@ -12,7 +12,7 @@ class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>
   let mnemonic = typeMnemonic;
 }
 
-def Tile_FloatType : Tile_Type<"Float", "float"> {
+def Tile_FloatType : Tile_Type<"SmallFloat", "float"> {
   let summary = "a small floating-point format eXmY without a builtin type";
   let description = [{
     `!tile.float<eXmY>` is the floating-point format with one sign bit, X
