@@ -546,6 +546,7 @@ LogicalResult KernelLowering::run() {
       [this](Operation *op) { return converter.isLegal(op); });
 
   StringAttr name = kernel.getSymNameAttr();
+  Location kernelLoc = kernel.getLoc();
   ConversionConfig config;
   config.foldingMode = DialectConversionFoldingMode::Never;
   LogicalResult result = success();
@@ -564,6 +565,10 @@ LogicalResult KernelLowering::run() {
   if (failed(result))
     return failure();
   auto fn = module.lookupSymbol<func::FuncOp>(name);
+  if (!fn)
+    return mlir::emitError(kernelLoc,
+                           "internal error: the GPU lowering of kernel '")
+           << name.getValue() << "' left no function";
   fn->setAttr(kDynamicSharedBytesAttr, b.getI64IntegerAttr(getSharedBytes()));
   return success();
 }
