@@ -320,11 +320,6 @@ public:
   SharedValue *lookupShared(mlir::Value v);
   ViewValue *lookupView(mlir::Value v);
 
-  /// The lowered form of a view / shared buffer value, for the ops that
-  /// define them.
-  void mapView(mlir::Value v, ViewValue view) { views[v] = std::move(view); }
-  void mapShared(mlir::Value v, SharedValue s) { shareds[v] = std::move(s); }
-
 private:
   mlir::FailureOr<mlir::Value> lowerMath(mlir::Operation *op,
                                          mlir::ValueRange operands,

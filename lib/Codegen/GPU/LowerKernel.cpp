@@ -247,7 +247,7 @@ void KernelLowering::populateTypeConversion() {
                                       tl.getGlobalAddressSpace());
   });
   // Views and shared buffers: no values (their lowered form is kept by the
-  // KernelLowering, see mapView / mapShared).
+  // KernelLowering, see lookupView / lookupShared).
   converter.addConversion(
       [](tile::ViewType, SmallVectorImpl<Type> &) { return success(); });
   converter.addConversion(
