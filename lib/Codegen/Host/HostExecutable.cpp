@@ -204,14 +204,22 @@ llvm::Error linkSharedObject(llvm::StringRef object, llvm::StringRef path) {
   return ::tile::runLinker(args);
 }
 
+/// Creates an empty temporary file "tile-host-*.<suffix>" at \p path.
+llvm::Error createTemporary(llvm::StringRef suffix,
+                            llvm::SmallVectorImpl<char> &path) {
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tile-host", suffix, path))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  return llvm::Error::success();
+}
+
 /// Runs \p write to a temporary object file, then links it into \p path.
 template <typename WriteFn>
 llvm::Error writeSharedObject(llvm::StringRef path, WriteFn write) {
   llvm::SmallString<128> object;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("tile-host", "o", object))
-    return llvm::createStringError("cannot create a temporary file: " +
-                                   ec.message());
+  if (llvm::Error error = createTemporary("o", object))
+    return error;
   llvm::FileRemover removeObject(object);
   if (llvm::Error error = write(object.str()))
     return error;
@@ -248,10 +256,8 @@ llvm::Error host::emitHostSharedObject(ModuleOp module, llvm::StringRef path,
 
 llvm::Expected<std::string> host::linkHostSharedObject(llvm::StringRef object) {
   llvm::SmallString<128> path;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("tile-host", "so", path))
-    return llvm::createStringError("cannot create a temporary file: " +
-                                   ec.message());
+  if (llvm::Error error = createTemporary("so", path))
+    return std::move(error);
   llvm::FileRemover removeShared(path);
   if (llvm::Error error =
           writeSharedObject(path, [&](llvm::StringRef objectPath) {
