@@ -38,6 +38,7 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <atomic>
+#include <cstring>
 #include <mutex>
 
 #include <dlfcn.h>
@@ -107,7 +108,20 @@ makeTargetMachine(bool portable, bool optimize) {
   return machine;
 }
 
-/// The lib/Numerics C functions generated code may call.
+#if defined(__FLT16_MAX__)
+/// compiler-rt's __truncsfbf2: the bf16 result is returned as a 16-bit
+/// float is (the low half of the first vector register), which _Float16
+/// gives on x86-64 and AArch64.
+_Float16 tileTruncSFBF2(float x) {
+  uint16_t bits = tile_num_f32_to_bf16(x);
+  _Float16 out;
+  std::memcpy(&out, &bits, sizeof(out));
+  return out;
+}
+#endif
+
+/// The lib/Numerics C functions generated code may call, and the compiler
+/// runtime functions libgcc lacks.
 llvm::orc::SymbolMap numericsSymbols(llvm::orc::MangleAndInterner interner) {
   llvm::orc::SymbolMap map;
   auto add = [&](const char *name, auto *function) {
@@ -121,6 +135,9 @@ llvm::orc::SymbolMap numericsSymbols(llvm::orc::MangleAndInterner interner) {
   add("tile_num_f16_to_f32", &tile_num_f16_to_f32);
   add("tile_num_f32_to_bf16", &tile_num_f32_to_bf16);
   add("tile_num_bf16_to_f32", &tile_num_bf16_to_f32);
+#if defined(__FLT16_MAX__)
+  add("__truncsfbf2", &tileTruncSFBF2);
+#endif
   return map;
 }
 
@@ -295,6 +312,10 @@ llvm::Error host::emitSharedObjectFromLLVM(llvm::Module &module,
 HostExecutable::HostExecutable() = default;
 HostExecutable::~HostExecutable() = default;
 
+void host::registerHostRuntimeSymbols(ExecutionEngine &engine) {
+  engine.registerSymbols(numericsSymbols);
+}
+
 llvm::Expected<std::unique_ptr<HostExecutable>>
 HostExecutable::create(ModuleOp module, const HostCompileOptions &options) {
   initializeNativeTarget();
@@ -318,7 +339,7 @@ HostExecutable::create(ModuleOp module, const HostCompileOptions &options) {
     std::string text = llvm::toString(std::move(error));
     return diagnostics.error("JIT compilation failed: " + text);
   }
-  (*engine)->registerSymbols(numericsSymbols);
+  registerHostRuntimeSymbols(**engine);
   (*engine)->initialize();
   std::unique_ptr<HostExecutable> result(new HostExecutable());
   result->engine = std::move(*engine);

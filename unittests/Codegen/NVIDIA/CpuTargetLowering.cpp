@@ -7,6 +7,7 @@
 #include "CpuTargetLowering.h"
 
 #include "tile/Codegen/GPU/GPULowering.h"
+#include "tile/Codegen/Host/HostCodegen.h"
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 
@@ -41,7 +42,10 @@ createCpuEngine(ModuleOp module) {
   (void)initialized;
   ExecutionEngineOptions options;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
-  return ExecutionEngine::create(module, options);
+  auto engine = ExecutionEngine::create(module, options);
+  if (engine)
+    ::tile::host::registerHostRuntimeSymbols(**engine);
+  return engine;
 }
 
 std::optional<CpuJitKernel> lowerAndJit(llvm::StringRef source,

@@ -89,6 +89,14 @@ llvm::Expected<std::string> linkHostSharedObject(llvm::StringRef object);
 llvm::Error emitSharedObjectFromLLVM(llvm::Module &module, llvm::StringRef path,
                                      bool optimize = true);
 
+/// Registers with \p engine (an mlir::ExecutionEngine) the functions host
+/// code JIT-compiled in this process may call besides libc and libm: the
+/// lib/Numerics C ABI, and __truncsfbf2 (f32 -> bf16, rounding to nearest
+/// even), which LLVM's X86 backend calls for bf16 values it keeps in
+/// registers across blocks and which libgcc 12 lacks (shared objects link
+/// compiler-rt's instead).
+void registerHostRuntimeSymbols(mlir::ExecutionEngine &engine);
+
 /// Kernels JIT-compiled in this process (ORC through mlir::ExecutionEngine),
 /// with the lib/Numerics C ABI resolved. Thread-safe after creation.
 class HostExecutable {
