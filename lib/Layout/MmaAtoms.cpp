@@ -45,6 +45,17 @@ DistributedLayout nvidiaMmaM16N8K32Int8(MmaOperand operand) {
   return {};
 }
 
+Expected<DistributedLayout> nvidiaWgmmaAccumulator(unsigned n) {
+  if (n == 0 || n % 8 != 0 || n > 256)
+    return createStringError("wgmma has no m64n" + std::to_string(n) +
+                             "k16 shape (N is a multiple of 8 up to 256)");
+  // d[4j + 2i + k]: row 16 * warp + 8i + lane / 4, column 8j + 2 * (lane %
+  // 4) + k: the column blocks outermost, then the warps, then the m16n8
+  // accumulator of one warp.
+  return DL::local({1, int64_t(n / 8)}) * DL::spatial({4, 1}) *
+         nvidiaMmaM16N8K16(MmaOperand::C);
+}
+
 Expected<DistributedLayout> nvidiaLdmatrix(unsigned numMatrices, bool trans,
                                            unsigned matrixRows) {
   if (numMatrices != 1 && numMatrices != 2 && numMatrices != 4) {

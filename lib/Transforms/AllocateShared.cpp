@@ -29,6 +29,7 @@
 
 #include "tile/Layout/ConversionPlan.h"
 #include "tile/Layout/SharedLayout.h"
+#include "tile/Layout/WgmmaOperand.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -94,10 +95,12 @@ public:
 private:
   void number();
   SL chooseLayout(tile::AllocSharedOp alloc);
+  std::optional<SL> warpgroupMmaLayout(tile::AllocSharedOp alloc);
   /// The unswizzled layouts to try for \p alloc: \p plain (row-major),
   /// and column-major for rank-2 tiles no async copy fills.
   SmallVector<SL, 2> candidateBases(tile::AllocSharedOp alloc, const SL &plain);
-  Interval bufferInterval(tile::AllocSharedOp alloc, int64_t bytes);
+  Interval bufferInterval(tile::AllocSharedOp alloc, int64_t bytes,
+                          int64_t align);
   std::optional<int64_t> conversionBytes(const DL &src, const DL &dst,
                                          unsigned bits);
   std::optional<int64_t> convertScratch(tile::ConvertLayoutOp op);
@@ -111,6 +114,9 @@ private:
   ::tile::layout::BankConfig banks;
   int64_t numWarps = 1, warpSize = 1;
   llvm::DenseMap<Operation *, int64_t> first, last;
+  /// Buffers that need more than kBufferAlign (wgmma operands: their
+  /// swizzle pattern acts on address bits).
+  llvm::DenseMap<Operation *, int64_t> alignments;
 };
 
 void Allocator::number() {
@@ -135,7 +141,60 @@ static bool isAsyncAccess(Operation *op) {
   return access && access.isAsyncAccess();
 }
 
+/// A buffer whose tiles a tile.shared_load reads straight into operand A or
+/// B of a dot that fits the warpgroup instruction (fitsWarpgroupMma) gets
+/// the layout wgmma reads (WgmmaOperand.h: row-major rows of 32/64/128
+/// bytes, the hardware swizzle), aligned to its swizzle pattern. The
+/// lowering emits wgmma when every operand and the accumulator fit; if not,
+/// this layout is still conflict-free for ldmatrix and cp.async.
+std::optional<SL> Allocator::warpgroupMmaLayout(tile::AllocSharedOp alloc) {
+  auto type = cast<tile::SharedType>(alloc.getType());
+  if (!target.hasWgmma || type.getRank() < 2)
+    return std::nullopt;
+  unsigned bits = elementBits(type.getElementType());
+  std::optional<bool> isA;
+  for (Operation *user : alloc->getUsers()) {
+    auto load = dyn_cast<tile::SharedLoadOp>(user);
+    if (!load)
+      continue;
+    for (OpOperand &use : load->getUses()) {
+      auto dot = dyn_cast<tile::DotOp>(use.getOwner());
+      if (!dot || use.getOperandNumber() > 1)
+        return std::nullopt;
+      auto a = cast<RankedTensorType>(dot.getA().getType());
+      auto c = cast<RankedTensorType>(dot.getAcc().getType());
+      bool role = use.getOperandNumber() == 0;
+      if ((isA && *isA != role) ||
+          !::tile::layout::fitsWarpgroupMma(
+              c.getDimSize(0), c.getDimSize(1), a.getDimSize(1), bits,
+              isa<FloatType>(a.getElementType()), c.getElementType().isF32(),
+              numWarps, target))
+        return std::nullopt;
+      isA = role;
+    }
+  }
+  if (!isA)
+    return std::nullopt;
+  ArrayRef<int64_t> tileShape = type.getShape().take_back(2);
+  llvm::Expected<SL> tile =
+      ::tile::layout::wgmmaRowMajorLayout(tileShape, bits);
+  if (!tile) {
+    llvm::consumeError(tile.takeError());
+    return std::nullopt;
+  }
+  auto fit = ::tile::layout::matchWgmmaOperand(*tile, bits, *isA,
+                                               *isA ? 64 : tileShape[1]);
+  if (!fit) {
+    llvm::consumeError(fit.takeError());
+    return std::nullopt;
+  }
+  alignments[alloc] = std::max(kBufferAlign, fit->alignment);
+  return SL::rowMajor(type.getShape()).withSwizzle(tile->swizzle());
+}
+
 SL Allocator::chooseLayout(tile::AllocSharedOp alloc) {
+  if (std::optional<SL> wgmma = warpgroupMmaLayout(alloc))
+    return *wgmma;
   auto type = cast<tile::SharedType>(alloc.getType());
   SL plain = SL::rowMajor(type.getShape());
   unsigned bits = elementBits(type.getElementType());
@@ -216,7 +275,8 @@ SmallVector<SL, 2> Allocator::candidateBases(tile::AllocSharedOp alloc,
   return bases;
 }
 
-Interval Allocator::bufferInterval(tile::AllocSharedOp alloc, int64_t bytes) {
+Interval Allocator::bufferInterval(tile::AllocSharedOp alloc, int64_t bytes,
+                                   int64_t align) {
   Block *block = alloc->getBlock();
   int64_t end = first[alloc];
   Operation *endOp = alloc;
@@ -245,7 +305,7 @@ Interval Allocator::bufferInterval(tile::AllocSharedOp alloc, int64_t bytes) {
         break;
     }
   }
-  Interval interval{alloc, first[alloc], end, bytes, kBufferAlign, false};
+  Interval interval{alloc, first[alloc], end, bytes, align, false};
   interval.endOp = endOp;
   return interval;
 }
@@ -478,7 +538,10 @@ LogicalResult Allocator::run() {
       }
       int64_t bytes =
           bytesOf(layout.cosize(), elementBits(type.getElementType()));
-      intervals.push_back(bufferInterval(alloc, bytes));
+      auto align = alignments.find(alloc);
+      intervals.push_back(bufferInterval(
+          alloc, bytes,
+          align == alignments.end() ? kBufferAlign : align->second));
       return;
     }
     std::optional<int64_t> scratch;

@@ -207,11 +207,21 @@ const ::tile::layout::DotLayouts &LayoutInference::dotLayouts(tile::DotOp dot) {
     return it->second;
   auto a = tensorType(dot.getA()), c = tensorType(dot.getAcc());
   Type elem = a.getElementType();
+  bool isFloat = isa<FloatType>(elem) || isa<tile::SmallFloatType>(elem);
+  int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
+  unsigned bits = tile::detail::elementBits(a);
+  // Operands loaded straight from memory are staged in shared memory
+  // (tile-pipeline / tile-stage-operands), where wgmma can read them.
+  auto fromMemory = [](Value v) {
+    return v.getDefiningOp<tile::LoadOp>() ||
+           v.getDefiningOp<tile::SharedLoadOp>();
+  };
+  bool warpgroup = fromMemory(dot.getA()) && fromMemory(dot.getB()) &&
+                   ::tile::layout::fitsWarpgroupMma(m, n, k, bits, isFloat,
+                                                    c.getElementType().isF32(),
+                                                    numWarps, target);
   auto layouts = ::tile::layout::chooseDotLayouts(
-      c.getDimSize(0), c.getDimSize(1), a.getDimSize(1),
-      tile::detail::elementBits(a),
-      isa<FloatType>(elem) || isa<tile::SmallFloatType>(elem), numWarps, target,
-      isChained(dot));
+      m, n, k, bits, isFloat, numWarps, target, isChained(dot) || warpgroup);
   return dots.try_emplace(dot, std::move(layouts)).first->second;
 }
 

@@ -177,4 +177,16 @@ DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
   return out;
 }
 
+bool fitsWarpgroupMma(int64_t m, int64_t n, int64_t k, unsigned operandBits,
+                      bool operandIsFloat, bool accIsF32, int64_t numWarps,
+                      const TargetInfo &target) {
+  if (!target.hasWgmma || operandBits != 16 || !operandIsFloat || !accIsF32)
+    return false;
+  auto rowFits = [](int64_t elems) {
+    return elems == 16 || elems == 32 || elems == 64;
+  };
+  return rowFits(k) && rowFits(n) && numWarps % 4 == 0 && m % 64 == 0 &&
+         m % (16 * numWarps) == 0;
+}
+
 } // namespace tile::layout

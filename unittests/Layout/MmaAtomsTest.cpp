@@ -89,6 +89,36 @@ TEST(MmaAtoms, NvidiaM16N8K32Int8) {
              });
 }
 
+TEST(MmaAtoms, NvidiaWgmmaAccumulator) {
+  // PTX ISA, "Matrix fragments for wgmma.m64nNk16" (accumulator D): thread
+  // t of the warpgroup holds d[i], i < N / 2, at
+  //   row = 16 * (t / 32) + (t % 32) / 4 + 8 * ((i % 4) / 2),
+  //   col = 8 * (i / 4) + 2 * (t % 4) + i % 2.
+  for (unsigned n : {8u, 16u, 64u, 128u, 256u}) {
+    auto d = nvidiaWgmmaAccumulator(n);
+    ASSERT_TRUE(static_cast<bool>(d));
+    expectAtom(*d, {64, int64_t(n)}, 128, n / 2, [](int64_t t, int64_t i) {
+      int64_t row = 16 * (t / 32) + (t % 32) / 4 + 8 * ((i % 4) / 2);
+      int64_t col = 8 * (i / 4) + 2 * (t % 4) + i % 2;
+      return Coord{row, col};
+    });
+  }
+  // The mma.sync layout of a 128 x 64 tile with its 4 warps along M
+  // (tile-infer-layouts' choice) is two m64n64 accumulators, one per 64
+  // rows.
+  DistributedLayout tile = DistributedLayout::local({2, 8}) *
+                           DistributedLayout::spatial({4, 1}) *
+                           nvidiaMmaM16N8K16(MmaOperand::C);
+  auto quotient = tile.divideRight(*nvidiaWgmmaAccumulator(64));
+  ASSERT_TRUE(quotient.has_value());
+  EXPECT_EQ(*quotient, DistributedLayout::local({2, 1}));
+  for (unsigned bad : {0u, 12u, 264u}) {
+    auto e = nvidiaWgmmaAccumulator(bad);
+    ASSERT_FALSE(static_cast<bool>(e));
+    consumeError(e.takeError());
+  }
+}
+
 TEST(MmaAtoms, NvidiaLdmatrix) {
   // Matrix j is register j; a register holds two b16 (slots 2j, 2j+1).
   // Without .trans thread t gets row t/4, cols 2(t%4), 2(t%4)+1 of each

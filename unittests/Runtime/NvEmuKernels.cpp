@@ -140,6 +140,44 @@ ENTRY(mma) {
     store(&ptr<uint32_t>(Args, 3)[L * 4 + I], D[I]);
 }
 
+/// wgmma(Image: u8[Bytes], Bytes, DescA, DescB, Flags, N, C: u32[threads]
+/// [N/2], D: u32[threads][N/2], Mode): the block copies Image into shared
+/// memory, then each warpgroup runs one wgmma.mma_async m64nNk16 (f16) on
+/// the descriptors with its thread's C and stores D. Mode (mutations the
+/// emulator must catch): 1 leaves out the wgmma.fence; 2 makes thread 0
+/// overwrite shared byte 0 before the wgmma.wait_group; 4 makes it
+/// overwrite the byte after a wgmma.wait_group 1, which leaves the group
+/// in flight.
+ENTRY(wgmma) {
+  const uint8_t *Image = ptr<uint8_t>(Args, 0);
+  auto Bytes = uint32_t(arg(Args, 1));
+  uint64_t DescA = arg(Args, 2), DescB = arg(Args, 3);
+  auto Flags = uint32_t(arg(Args, 4)), N = uint32_t(arg(Args, 5));
+  const uint32_t *C = ptr<uint32_t>(Args, 6);
+  uint32_t *D = ptr<uint32_t>(Args, 7);
+  auto Mode = uint32_t(arg(Args, 8));
+  uint32_t T = tid(), Threads = Ops->sreg(TILE_EMU_NTID_X);
+  auto *S = static_cast<uint8_t *>(Ops->shared_base());
+  for (uint32_t I = T; I < Bytes; I += Threads)
+    store(&S[I], load(&Image[I]), TILE_EMU_SHARED);
+  Ops->fence_proxy_async();
+  Ops->barrier(0);
+  uint32_t Acc[128], Out[128];
+  for (uint32_t I = 0; I < N / 2; ++I)
+    Acc[I] = load(&C[T * (N / 2) + I]);
+  if (!(Mode & 1))
+    Ops->wgmma_fence();
+  Ops->wgmma(TILE_EMU_WGMMA_F32_F16, N, DescA, DescB, Flags, Acc, Out);
+  Ops->wgmma_commit();
+  if ((Mode & 2) && T == 0)
+    store(&S[0], uint8_t(0), TILE_EMU_SHARED);
+  Ops->wgmma_wait((Mode & 4) ? 1 : 0);
+  if ((Mode & 4) && T == 0)
+    store(&S[0], uint8_t(0), TILE_EMU_SHARED);
+  for (uint32_t I = 0; I < N / 2; ++I)
+    store(&D[T * (N / 2) + I], Out[I]);
+}
+
 /// cp_async(Src: u8[3][threads][16], SrcBytes: u32[threads],
 /// Out: u8[4][threads][48]): per thread, group 0 copies 16 bytes (of which
 /// SrcBytes[t] from Src) to region 0, group 1 16 bytes to region 1, and an

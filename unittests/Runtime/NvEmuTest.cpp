@@ -650,6 +650,166 @@ TEST_F(NvEmuTest, TensorCoreGemmMatchesAPlainProduct) {
 // Errors
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// wgmma.mma_async
+//===----------------------------------------------------------------------===//
+
+/// One wgmma.mma_async m64nNk16 f16 operand layout, written here from the
+/// PTX ISA's canonical layouts: where element (mn, k) lies in the shared
+/// image, and the descriptor that says so.
+struct WgmmaOperandCase {
+  enum Form { KMajorInterleave, KMajorSwizzled, MnMajorSwizzled } What;
+  uint32_t Base, Row, Lbo, Sbo; // Row: swizzle width in bytes.
+  uint32_t offset(uint32_t Mn, uint32_t K) const {
+    uint32_t A;
+    switch (What) {
+    case KMajorInterleave: // 8 x 16-byte core matrices.
+      return Base + (Mn / 8) * Sbo + (K / 8) * Lbo + (Mn % 8) * 16 +
+             (K % 8) * 2;
+    case KMajorSwizzled:
+      A = Base + (Mn / 8) * Sbo + (Mn % 8) * Row + K * 2;
+      break;
+    case MnMajorSwizzled:
+      A = Base + (Mn / (Row / 2)) * Lbo + (K / 8) * Sbo + (K % 8) * Row +
+          (Mn % (Row / 2)) * 2;
+      break;
+    }
+    // 16-byte chunk bits XOR the row-in-pattern bits (7 ..).
+    uint32_t Bits = Row == 128 ? 7 : Row == 64 ? 3 : 1;
+    return A ^ (((A >> 7) & Bits) << 4);
+  }
+  uint64_t descriptor() const {
+    uint64_t Mode = What == KMajorInterleave ? 0
+                    : Row == 128             ? 1
+                    : Row == 64              ? 2
+                                             : 3;
+    return uint64_t(Base >> 4) | uint64_t(Lbo >> 4) << 16 |
+           uint64_t(Sbo >> 4) << 32 | Mode << 62;
+  }
+};
+
+struct WgmmaRun {
+  std::vector<uint32_t> D;
+  std::vector<double> Expect;
+};
+
+TEST_F(NvEmuTest, WgmmaMatchesTheIsaLayouts) {
+  struct Case {
+    unsigned N;
+    WgmmaOperandCase A, B;
+    bool TransB;
+  };
+  // A: K-major 128B-swizzled (second k16 slice of 64-element rows: start
+  // 32 bytes in) or interleaved; B: MN-major 64B-swizzled or K-major
+  // 32B-swizzled. 8 warps: two warpgroups, each its own product.
+  const Case Cases[] = {
+      {32,
+       {WgmmaOperandCase::KMajorSwizzled, 32, 128, 16, 1024},
+       {WgmmaOperandCase::MnMajorSwizzled, 8192, 64, 1024, 512},
+       true},
+      {16,
+       {WgmmaOperandCase::KMajorInterleave, 0, 16, 128, 256},
+       {WgmmaOperandCase::KMajorSwizzled, 8192, 32, 16, 256},
+       false},
+  };
+  std::mt19937 Gen(7);
+  std::uniform_real_distribution<float> Real(-2.0f, 2.0f);
+  for (const Case &C : Cases) {
+    SCOPED_TRACE("N " + std::to_string(C.N));
+    const uint32_t Bytes = 16384, Threads = 256, Half = C.N / 2;
+    std::vector<uint8_t> Image(Bytes, 0);
+    double A[64][16], B[16][256];
+    auto Put = [&](uint32_t Offset, double &Val) {
+      uint16_t Code = num::f32ToF16(Real(Gen));
+      Val = num::f16ToF32(Code);
+      std::memcpy(&Image[Offset], &Code, 2);
+    };
+    for (uint32_t M = 0; M < 64; ++M)
+      for (uint32_t K = 0; K < 16; ++K)
+        Put(C.A.offset(M, K), A[M][K]);
+    for (uint32_t K = 0; K < 16; ++K)
+      for (uint32_t Col = 0; Col < C.N; ++Col)
+        Put(C.B.offset(Col, K), B[K][Col]);
+    std::vector<uint32_t> CIn(Threads * Half);
+    std::vector<double> Expect(CIn.size());
+    for (uint32_t T = 0; T < Threads; ++T)
+      for (uint32_t I = 0; I < Half; ++I) {
+        float Acc = Real(Gen);
+        std::memcpy(&CIn[T * Half + I], &Acc, 4);
+        // PTX: d[i] of thread t is row 16 (t/32 % 4) + (t%32)/4 +
+        // 8 ((i%4)/2), column 8 (i/4) + 2 (t%4) + i%2.
+        uint32_t Row = 16 * (T / 32 % 4) + (T % 32) / 4 + 8 * ((I % 4) / 2);
+        uint32_t Col = 8 * (I / 4) + 2 * (T % 4) + I % 2;
+        double Sum = Acc;
+        for (uint32_t K = 0; K < 16; ++K)
+          Sum += A[Row][K] * B[K][Col];
+        Expect[T * Half + I] = Sum;
+      }
+    Buffer ImageB = upload(Image), CB = upload(CIn);
+    Buffer DB = output<uint32_t>(CIn.size());
+    uint32_t Flags =
+        TILE_EMU_WGMMA_SCALE_D | (C.TransB ? TILE_EMU_WGMMA_TRANS_B : 0);
+    Error E = run("wgmma", Threads, Bytes, {1, 1, 1},
+                  {ImageB.address(), Bytes, C.A.descriptor(), C.B.descriptor(),
+                   Flags, C.N, CB.address(), DB.address(), 0});
+    ASSERT_FALSE(E) << E.message();
+    std::vector<uint32_t> D = read<uint32_t>(DB);
+    for (size_t I = 0; I < D.size(); ++I) {
+      float Got;
+      std::memcpy(&Got, &D[I], 4);
+      ASSERT_NEAR(Got, Expect[I], 1e-5 * (1 + std::fabs(Expect[I])))
+          << "thread " << I / Half << " register " << I % Half;
+    }
+    // Without scale-d the accumulators are not read.
+    E = run("wgmma", Threads, Bytes, {1, 1, 1},
+            {ImageB.address(), Bytes, C.A.descriptor(), C.B.descriptor(),
+             Flags & ~TILE_EMU_WGMMA_SCALE_D, C.N, CB.address(), DB.address(),
+             0});
+    ASSERT_FALSE(E) << E.message();
+    D = read<uint32_t>(DB);
+    for (size_t I = 0; I < D.size(); ++I) {
+      float Got, Acc;
+      std::memcpy(&Got, &D[I], 4);
+      std::memcpy(&Acc, &CIn[I], 4);
+      ASSERT_NEAR(Got, Expect[I] - Acc, 1e-5 * (1 + std::fabs(Expect[I])));
+    }
+  }
+}
+
+TEST_F(NvEmuTest, WgmmaNeedsItsFenceAndKeepsItsOperandsUntilTheWait) {
+  // The interleaved A of the test above starts at byte 0.
+  WgmmaOperandCase A{WgmmaOperandCase::KMajorInterleave, 0, 16, 128, 256};
+  WgmmaOperandCase B{WgmmaOperandCase::KMajorSwizzled, 8192, 32, 16, 256};
+  const uint32_t Bytes = 16384, Threads = 128, N = 16;
+  std::vector<uint8_t> Image(Bytes, 0x3C); // f16 1.0 (0x3C3C ~ 1.06).
+  Buffer ImageB = upload(Image);
+  Buffer CB = upload(std::vector<uint32_t>(Threads * N / 2, 0));
+  Buffer DB = output<uint32_t>(Threads * N / 2);
+  auto Run = [&](uint32_t Mode) {
+    return run("wgmma", Threads, Bytes, {1, 1, 1},
+               {ImageB.address(), Bytes, A.descriptor(), B.descriptor(),
+                TILE_EMU_WGMMA_SCALE_D, N, CB.address(), DB.address(), Mode});
+  };
+  ASSERT_FALSE(Run(0));
+  Error E = Run(1);
+  ASSERT_TRUE(E);
+  EXPECT_TRUE(contains(E.message(),
+                       "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
+                       "without a wgmma.fence since the thread's last "
+                       "wgmma.wait_group (block (0,0,0), thread 0)"))
+      << E.message();
+  for (uint32_t Mode : {2u, 4u}) {
+    E = Run(Mode);
+    ASSERT_TRUE(E) << "mode " << Mode;
+    EXPECT_TRUE(contains(E.message(),
+                         "wgmma hazard: thread 0 writes byte 0 (access of 1 "
+                         "bytes at offset 0) while a wgmma.mma_async reading "
+                         "it is in flight (not yet retired by "
+                         "wgmma.wait_group) (block (0,0,0))"))
+        << E.message();
+  }
+}
+
 TEST_F(NvEmuTest, OutOfBoundsGlobalRead) {
   // 100 elements; 128 threads copy one each.
   std::vector<uint32_t> In = randomWords(100, 8);

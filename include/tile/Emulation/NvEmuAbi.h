@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 /** Bumped whenever the table or an enumeration changes. */
-#define TILE_EMU_ABI_VERSION 1
+#define TILE_EMU_ABI_VERSION 2
 
 #define TILE_EMU_BIND_SYMBOL "__tile_emu_bind"
 #define TILE_EMU_ENTRY_PREFIX "__tile_emu_entry_"
@@ -89,6 +89,24 @@ enum tile_emu_mma_kind {
   TILE_EMU_MMA_M16N8K8_F32_F16,
   TILE_EMU_NUM_MMA_KINDS
 };
+
+/**
+ * wgmma.mma_async.sync.aligned.m64n{N}k16 kinds (f32 accumulator). A and B
+ * are read from shared memory through 64-bit matrix descriptors (PTX ISA,
+ * "Matrix Descriptor Format"; addresses are offsets in the block's shared
+ * memory); C and D are the thread's N / 2 f32 accumulator registers in the
+ * PTX fragment order. Flags: TILE_EMU_WGMMA_SCALE_D (D = A x B + C; else
+ * D = A x B), TILE_EMU_WGMMA_TRANS_A / _TRANS_B (imm-trans-a / -b: the
+ * operand is MN-major).
+ */
+enum tile_emu_wgmma_kind {
+  TILE_EMU_WGMMA_F32_F16 = 0,
+  TILE_EMU_WGMMA_F32_BF16,
+  TILE_EMU_NUM_WGMMA_KINDS
+};
+#define TILE_EMU_WGMMA_SCALE_D 0x1u
+#define TILE_EMU_WGMMA_TRANS_A 0x2u
+#define TILE_EMU_WGMMA_TRANS_B 0x4u
 
 /** Approximate math (ex2.approx.f32, lg2.approx.f32, ...). */
 enum tile_emu_math {
@@ -166,6 +184,22 @@ struct tile_emu_ops {
   /** An operation the emulator does not implement (llvm.trap included):
    *  \p what names it. Fails the launch. */
   void (*unsupported)(const char *what);
+  /** wgmma.fence.sync.aligned: allows the calling thread's next
+   *  wgmma.mma_async (one is an error without a fence since the thread's
+   *  last wgmma.wait_group). */
+  void (*wgmma_fence)(void);
+  /** wgmma.mma_async of \p kind (tile_emu_wgmma_kind), m64n\p n k16: a
+   *  warp collective here (each warp's rows of D depend only on its rows
+   *  of A); the shared memory it reads is in flight until the
+   *  wgmma.wait_group that retires its group. */
+  void (*wgmma)(uint32_t kind, uint32_t n, uint64_t desc_a, uint64_t desc_b,
+                uint32_t flags, const uint32_t *c, uint32_t *d);
+  /** wgmma.commit_group.sync.aligned. */
+  void (*wgmma_commit)(void);
+  /** wgmma.wait_group.sync.aligned \p pending. */
+  void (*wgmma_wait)(uint32_t pending);
+  /** fence.proxy.async.shared::cta. */
+  void (*fence_proxy_async)(void);
 };
 
 #ifdef __cplusplus

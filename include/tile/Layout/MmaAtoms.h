@@ -29,6 +29,14 @@ DistributedLayout nvidiaMmaM16N8K16(MmaOperand operand);
 /// accumulator: A 16x32 (16 slots), B 32x8 (8 slots), C 16x8 (4 slots).
 DistributedLayout nvidiaMmaM16N8K32Int8(MmaOperand operand);
 
+/// NVIDIA wgmma.mma_async.sync.aligned.m64n{N}k16 with an f32 accumulator:
+/// the accumulator D (64 x N, N a multiple of 8 up to 256) over the 128
+/// threads of a warpgroup, N / 2 slots per thread. Warp w of the group holds
+/// rows 16w .. 16w + 15; within a warp each 8-column block is an mma.sync
+/// m16n8 accumulator, the blocks in column order. (A and B are read from
+/// shared memory through descriptors: WgmmaOperand.h.)
+llvm::Expected<DistributedLayout> nvidiaWgmmaAccumulator(unsigned n);
+
 /// NVIDIA ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: the
 /// destination layout of `numMatrices` 8x8 matrices of 16-bit elements
 /// arranged as a (matrixRows*8) x (numMatrices/matrixRows*8) tile, matrix j

@@ -250,7 +250,8 @@ static Value *evaluateLop3(CallInst *call, StringRef text) {
 }
 
 Error EmulationRewriter::rewriteInlineAsm() {
-  // The inline assembly tilec emits: lop3.b32 (evaluateLop3), an empty
+  // The inline assembly tilec emits: lop3.b32 (evaluateLop3), the
+  // target's own (rewriteTargetAsm), an empty
   // register barrier (`asm "" "=v,0"`: the value unchanged, opaque to the
   // optimizer) or an empty statement; on the CPU the last two are the
   // identity.
@@ -264,6 +265,17 @@ Error EmulationRewriter::rewriteInlineAsm() {
     auto *asmOp = cast<InlineAsm>(call->getCalledOperand());
     if (Value *lop3 = evaluateLop3(call, asmOp->getAsmString())) {
       call->replaceAllUsesWith(lop3);
+      call->eraseFromParent();
+      continue;
+    }
+    Value *replacement = nullptr;
+    Expected<bool> handled =
+        rewriteTargetAsm(call, asmOp->getAsmString(), replacement);
+    if (!handled)
+      return handled.takeError();
+    if (*handled) {
+      if (replacement)
+        call->replaceAllUsesWith(replacement);
       call->eraseFromParent();
       continue;
     }

@@ -89,6 +89,8 @@ struct SharedOperand {
   int64_t prefixAlign = 0;
   /// Byte alignment known for `ptr` (from the buffer's tile.offset).
   int64_t ptrAlign = 1;
+  /// The buffer's byte offset in shared memory (tile.offset), -1 unknown.
+  int64_t bufferOffset = -1;
 };
 
 /// Lowers one kernel function: the state its conversion patterns share.
@@ -246,6 +248,19 @@ public:
                   const ::tile::layout::DistributedLayout &sliced,
                   llvm::ArrayRef<ReduceDigit> viaShared, Regs &partial);
   mlir::LogicalResult lowerDot(tile::DotOp op);
+  /// The dot as warpgroup instructions (wgmma) reading both operands from
+  /// shared memory: true when lowered, false when the dot does not fit
+  /// (nothing emitted).
+  mlir::FailureOr<bool>
+  lowerWarpgroupDot(tile::DotOp op,
+                    const ::tile::layout::DistributedLayout &lc);
+  /// Whether some dot of the kernel may run on warpgroup instructions (both
+  /// operands fused): shared memory written before a barrier is then also
+  /// fenced for them.
+  bool mayUseWarpgroupMma();
+  /// Whether the buffer a fused shared_load of `operand` reads has the
+  /// wgmma layout of operand A (`isA`) or B of an `n`-column dot.
+  bool hasWarpgroupLayout(mlir::Value operand, bool isA, int64_t n) const;
   mlir::LogicalResult
   lowerDotWithoutAtoms(tile::DotOp op,
                        const ::tile::layout::DistributedLayout &la,
@@ -357,6 +372,8 @@ private:
   };
   llvm::DenseMap<mlir::Operation *, FusedLoad> fusedLoads;
   llvm::DenseMap<mlir::Value, SharedOperand> sharedOperands;
+  /// mayUseWarpgroupMma(), computed after the fusion analysis.
+  bool warpgroupMmaKernel = false;
   /// Ops already lowered as part of an earlier op (a dot's epilogue add).
   llvm::DenseSet<mlir::Operation *> loweredEarly;
 };

@@ -11,16 +11,28 @@
 // (LowerSharedOperand.cpp) is read one k slice at a time, right before the
 // instructions that use it.
 //
+// On targets with warpgroup instructions (wgmma, sm_90a) a dot whose two
+// operands are fused shared operands in the canonical layouts of
+// lib/Layout's WgmmaOperand.h, and whose accumulator is a product of m64nN
+// warpgroup accumulators, is instead a batch of wgmma.mma_async reading
+// shared memory through descriptors: fence, the k16 slices (each over the
+// warpgroup's 64-row blocks), commit, wait.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelLowering.h"
 
+#include "tile/Layout/MmaAtoms.h"
+#include "tile/Layout/WgmmaOperand.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
 
 #include <numeric>
 
 using namespace mlir;
 using ::tile::layout::DistributedLayout;
+using ::tile::layout::WgmmaOperandLayout;
 
 namespace tile::gpu {
 
@@ -193,6 +205,161 @@ LogicalResult KernelLowering::lowerDotWithoutAtoms(
          << ", B: " << lb.str() << ", C: " << lc.str() << ")";
 }
 
+bool KernelLowering::hasWarpgroupLayout(Value operand, bool isA,
+                                        int64_t n) const {
+  for (const auto &[op, load] : fusedLoads) {
+    if (load.operand != operand)
+      continue;
+    Value buffer = cast<tile::SharedLoadOp>(op).getBuffer();
+    auto type = cast<tile::SharedType>(buffer.getType());
+    auto alloc = buffer.getDefiningOp<tile::AllocSharedOp>();
+    auto offset =
+        alloc ? alloc->getAttrOfType<IntegerAttr>("tile.offset") : nullptr;
+    auto enc = dyn_cast_or_null<tile::SharedLayoutAttr>(type.getEncoding());
+    if (!enc || type.getRank() < 2)
+      return false;
+    const ::tile::layout::SharedLayout &layout = enc.getLayout();
+    auto tile = ::tile::layout::SharedLayout::get(layout.shape().take_back(2),
+                                                  layout.strides().take_back(2),
+                                                  layout.swizzle());
+    if (!tile) {
+      llvm::consumeError(tile.takeError());
+      return false;
+    }
+    auto fit = ::tile::layout::matchWgmmaOperand(
+        *tile, tile::getElementBitWidth(type.getElementType()), isA,
+        isA ? 64 : n);
+    if (!fit) {
+      llvm::consumeError(fit.takeError());
+      return false;
+    }
+    return offset && offset.getInt() % fit->alignment == 0;
+  }
+  return false;
+}
+
+bool KernelLowering::mayUseWarpgroupMma() {
+  bool found = false;
+  kernel.walk([&](tile::DotOp dot) {
+    auto cType = cast<RankedTensorType>(dot.getAcc().getType());
+    int64_t n = cType.getShape()[1];
+    found |= tl.hasWarpgroupMma(
+                 cast<RankedTensorType>(dot.getA().getType()).getElementType(),
+                 cType.getElementType()) &&
+             hasWarpgroupLayout(dot.getA(), true, n) &&
+             hasWarpgroupLayout(dot.getB(), false, n);
+  });
+  return found;
+}
+
+/// The wgmma form of a fused operand: its canonical layout, when its buffer
+/// and tile origin are aligned to the swizzle pattern.
+static std::optional<WgmmaOperandLayout>
+matchWarpgroupOperand(const SharedOperand &so, unsigned bits, bool isA,
+                      int64_t mnTile) {
+  auto fit = ::tile::layout::matchWgmmaOperand(so.smem, bits, isA, mnTile);
+  if (!fit) {
+    llvm::consumeError(fit.takeError());
+    return std::nullopt;
+  }
+  int64_t bytes = bits / 8;
+  if (so.bufferOffset < 0 || so.bufferOffset % fit->alignment != 0 ||
+      (so.prefix && (so.prefixAlign * bytes) % fit->alignment != 0))
+    return std::nullopt;
+  return *fit;
+}
+
+/// The 64-bit descriptor of the operand tile starting at shared address
+/// `start` (i32): the address field from `start`, the rest constant.
+static Value wgmmaDescriptor(KernelLowering &kl, Location loc, Value start,
+                             const WgmmaOperandLayout &layout) {
+  OpBuilder &b = kl.builder();
+  ::tile::layout::WgmmaDescriptor fields;
+  fields.leadingByteOffset = layout.leadingByteOffset;
+  fields.strideByteOffset = layout.strideByteOffset;
+  fields.swizzle = layout.swizzle;
+  Value address = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, start, kl.i32(4)), kl.i32(0x3FFF));
+  Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), address);
+  return arith::OrIOp::create(
+      b, loc, wide,
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                   int64_t(fields.encode())));
+}
+
+/// The shared-memory byte address (i32) of a fused operand's tile origin.
+static Value operandAddress(KernelLowering &kl, Location loc,
+                            const SharedOperand &so, unsigned bits) {
+  OpBuilder &b = kl.builder();
+  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), so.ptr);
+  if (so.prefix)
+    address = arith::AddIOp::create(
+        b, loc, address,
+        arith::MulIOp::create(b, loc, so.prefix, kl.i32(bits / 8)));
+  return address;
+}
+
+FailureOr<bool> KernelLowering::lowerWarpgroupDot(tile::DotOp op,
+                                                  const DistributedLayout &lc) {
+  auto aType = cast<RankedTensorType>(op.getA().getType());
+  auto cType = cast<RankedTensorType>(op.getAcc().getType());
+  Type elem = aType.getElementType();
+  const SharedOperand *sa = lookupSharedOperand(op.getA());
+  const SharedOperand *sb = lookupSharedOperand(op.getB());
+  if (!sa || !sb || !tl.hasWarpgroupMma(elem, cType.getElementType()))
+    return false;
+  int64_t n = cType.getShape()[1], kExtent = aType.getShape()[1];
+  auto atom = ::tile::layout::nvidiaWgmmaAccumulator(n);
+  if (!atom) {
+    llvm::consumeError(atom.takeError());
+    return false;
+  }
+  std::optional<DistributedLayout> qc = lc.divideRight(*atom);
+  std::optional<WgmmaOperandLayout> fa =
+      matchWarpgroupOperand(*sa, 16, true, 64);
+  std::optional<WgmmaOperandLayout> fb =
+      matchWarpgroupOperand(*sb, 16, false, n);
+  if (!qc || !fa || !fb || kExtent % 16 != 0)
+    return false;
+  // The 64-row block of slot q in warpgroup g: first[q] + g * step.
+  int64_t groups = qc->numThreads(), numC = qc->localSize();
+  SmallVector<int64_t> first(numC);
+  int64_t step = groups > 1 ? qc->apply(1, 0)[0] - qc->apply(0, 0)[0] : 0;
+  for (int64_t q = 0; q < numC; ++q) {
+    first[q] = qc->apply(0, q)[0];
+    for (int64_t g = 0; g < groups; ++g)
+      if (qc->apply(g, q)[0] != first[q] + g * step || qc->apply(g, q)[1] != 0)
+        return false;
+  }
+  Value group = arith::DivUIOp::create(b, loc, threadIndex(), i32(128));
+  Value baseA = arith::AddIOp::create(
+      b, loc, operandAddress(*this, loc, *sa, 16),
+      arith::MulIOp::create(b, loc, group, i32(step * fa->mnBlockBytes)));
+  Value baseB = operandAddress(*this, loc, *sb, 16);
+  Regs acc = values[op.getAcc()];
+  int64_t half = n / 2;
+  tl.warpgroupFence(b, loc);
+  for (int64_t k = 0; k < kExtent / 16; ++k) {
+    Value descB = wgmmaDescriptor(
+        *this, loc,
+        arith::AddIOp::create(b, loc, baseB, i32(k * fb->kSliceBytes)), *fb);
+    for (int64_t q = 0; q < numC; ++q) {
+      Value startA = arith::AddIOp::create(
+          b, loc, baseA,
+          i32(first[q] * fa->mnBlockBytes + k * fa->kSliceBytes));
+      Value descA = wgmmaDescriptor(*this, loc, startA, *fa);
+      SmallVector<Value> d = tl.warpgroupMma(
+          b, loc, elem, n, descA, descB, fa->mnMajor, fb->mnMajor,
+          ArrayRef<Value>(acc).slice(q * half, half));
+      llvm::copy(d, acc.begin() + q * half);
+    }
+  }
+  tl.warpgroupCommit(b, loc);
+  SmallVector<Value> done = tl.warpgroupWait(b, loc, 0, acc);
+  values[op.getResult()] = Regs(done.begin(), done.end());
+  return true;
+}
+
 LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   auto aType = cast<RankedTensorType>(op.getA().getType());
   auto bType = cast<RankedTensorType>(op.getB().getType());
@@ -205,6 +372,9 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
     return failure();
   if (*lc != *lr)
     return op.emitOpError("accumulator and result layouts must be equal");
+  FailureOr<bool> warpgroup = lowerWarpgroupDot(op, *lc);
+  if (failed(warpgroup) || *warpgroup)
+    return failure(failed(warpgroup));
   std::optional<MmaAtom> atom =
       tl.getMmaAtom(aType.getElementType(), cType.getElementType());
   std::optional<DistributedLayout> qa, qb, qc;

@@ -58,6 +58,20 @@ SmallVector<Value> TargetLowering::loadMatrices(OpBuilder &, Location, Value,
   return {};
 }
 
+bool TargetLowering::hasWarpgroupMma(Type, Type) const { return false; }
+SmallVector<Value> TargetLowering::warpgroupMma(OpBuilder &, Location, Type,
+                                                unsigned, Value, Value, bool,
+                                                bool, ValueRange) {
+  return {};
+}
+void TargetLowering::warpgroupFence(OpBuilder &, Location) {}
+void TargetLowering::warpgroupCommit(OpBuilder &, Location) {}
+SmallVector<Value> TargetLowering::warpgroupWait(OpBuilder &, Location,
+                                                 unsigned, ValueRange acc) {
+  return SmallVector<Value>(acc.begin(), acc.end());
+}
+void TargetLowering::fenceSharedForWarpgroupMma(OpBuilder &, Location) {}
+
 KernelLowering::KernelLowering(TargetLowering &target, ModuleOp module,
                                func::FuncOp kernel)
     : tl(target), module(module), kernel(kernel), b(kernel.getContext()),
@@ -514,6 +528,7 @@ LogicalResult KernelLowering::run() {
   if (kernel.getNumResults() != 0)
     return kernel.emitOpError("a kernel returns no values");
   analyzeOperandFusion();
+  warpgroupMmaKernel = mayUseWarpgroupMma();
   // The program's scalar arithmetic stays as it is (legal), contractible
   // like its tile arithmetic.
   // (Tile ops are marked as they are lowered: a dot's epilogue add, which

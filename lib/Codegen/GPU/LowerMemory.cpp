@@ -872,6 +872,10 @@ LogicalResult KernelLowering::lowerAllocShared(tile::AllocSharedOp op) {
 }
 
 LogicalResult KernelLowering::lowerBarrier(tile::BarrierOp) {
+  // Shared memory this thread wrote (its cp.async retired by the wait
+  // before) may be read by wgmma after the barrier: order it for them.
+  if (warpgroupMmaKernel)
+    tl.fenceSharedForWarpgroupMma(b, loc);
   tl.barrier(b, loc);
   return success();
 }

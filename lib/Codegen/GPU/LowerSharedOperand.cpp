@@ -296,10 +296,11 @@ LogicalResult KernelLowering::deferFusedOperandOp(Operation *op) {
   // Dynamic shared memory is 16-byte aligned; the buffer's offset may add
   // less.
   so.ptrAlign = 16;
-  if (auto bytes = bufferBytes(load.getBuffer()))
+  if (auto bytes = bufferBytes(load.getBuffer())) {
+    so.bufferOffset = bytes->first;
     while (so.ptrAlign > 1 && bytes->first % so.ptrAlign)
       so.ptrAlign /= 2;
-  else
+  } else
     so.ptrAlign = 1;
   sharedOperands[fused.operand] = so;
   return success();

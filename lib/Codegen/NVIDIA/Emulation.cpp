@@ -56,6 +56,11 @@ enum OpsField : unsigned {
   kAccess,
   kMathF32,
   kUnsupported,
+  kWgmmaFence,
+  kWgmma,
+  kWgmmaCommit,
+  kWgmmaWait,
+  kFenceProxyAsync,
   kNumFields
 };
 
@@ -128,6 +133,8 @@ public:
 private:
   StringRef intrinsicPrefix() const override { return "llvm.nvvm."; }
   Expected<Value *> rewriteCall(CallInst *call, StringRef name) override;
+  Expected<bool> rewriteTargetAsm(CallInst *call, StringRef text,
+                                  Value *&replacement) override;
   Error rewriteSharedGlobals() override;
   bool isKernel(const Function &f) const override {
     return f.getCallingConv() == CallingConv::PTX_Kernel;
@@ -246,6 +253,14 @@ Expected<Value *> NvidiaRewriter::rewriteCall(CallInst *call, StringRef name) {
                    "llvm.nvvm.cp.async." +
                    name);
     }
+  } else if (name == "llvm.nvvm.wgmma.fence.sync.aligned") {
+    callOps(b, kWgmmaFence, voidTy, {});
+  } else if (name == "llvm.nvvm.wgmma.commit_group.sync.aligned") {
+    callOps(b, kWgmmaCommit, voidTy, {});
+  } else if (name == "llvm.nvvm.wgmma.wait_group.sync.aligned") {
+    callOps(b, kWgmmaWait, voidTy, {b.CreateZExtOrTrunc(arg(0), i32)});
+  } else if (name == "llvm.nvvm.fence.proxy.async.shared_cta") {
+    callOps(b, kFenceProxyAsync, voidTy, {});
   } else if (std::optional<unsigned> fn = parseMath(name)) {
     if (!call->getType()->isFloatTy())
       return error("the NVIDIA emulator only knows the f32 form "
@@ -259,6 +274,86 @@ Expected<Value *> NvidiaRewriter::rewriteCall(CallInst *call, StringRef name) {
   }
 
   return replacement;
+}
+
+/// The wgmma.mma_async statement tilec emits (NVVMTargetLowering::
+/// warpgroupMma): "wgmma.mma_async.sync.aligned.m64n<N>k16.f32.<T>.<T> {d},
+/// desc-a, desc-b, p, 1, 1, <trans-a>, <trans-b>;" after a setp of p from
+/// the last operand; operands: the N/2 accumulators (tied to the results),
+/// the two descriptors, scale-d.
+Expected<bool> NvidiaRewriter::rewriteTargetAsm(CallInst *call, StringRef text,
+                                                Value *&replacement) {
+  // "wgmma.wait_group.sync.aligned <n>;" returning its operands
+  // (NVVMTargetLowering::warpgroupWait).
+  StringRef wait = text.trim();
+  if (wait.consume_front("wgmma.wait_group.sync.aligned ")) {
+    unsigned pending;
+    if (wait.consume_back(";") && !wait.trim().getAsInteger(10, pending)) {
+      IRBuilder<> b(call);
+      callOps(b, kWgmmaWait, voidTy, {b.getInt32(pending)});
+      Value *all = PoisonValue::get(call->getType());
+      auto *type = dyn_cast<StructType>(call->getType());
+      if (!type || type->getNumElements() != call->arg_size())
+        return error("unexpected operands of '" + text + "'");
+      for (unsigned i = 0; i < call->arg_size(); ++i)
+        all = b.CreateInsertValue(all, call->getArgOperand(i), i);
+      replacement = all;
+      return true;
+    }
+    return error("the NVIDIA emulator does not know '" + text + "'");
+  }
+  size_t at = text.find("wgmma.mma_async.sync.aligned.m64n");
+  if (at == StringRef::npos)
+    return false;
+  StringRef rest = text.drop_front(at).drop_front(
+      StringRef("wgmma.mma_async.sync.aligned.m64n").size());
+  unsigned n = 0;
+  if (rest.consumeInteger(10, n) || !rest.consume_front("k16.f32."))
+    return error("the NVIDIA emulator does not know '" + text + "'");
+  unsigned kind;
+  if (rest.starts_with("f16.f16 "))
+    kind = TILE_EMU_WGMMA_F32_F16;
+  else if (rest.starts_with("bf16.bf16 "))
+    kind = TILE_EMU_WGMMA_F32_BF16;
+  else
+    return error("the NVIDIA emulator knows wgmma.mma_async with f16 or "
+                 "bf16 operands, not '" +
+                 text + "'");
+  // The immediates after the scale-d predicate.
+  size_t pred = rest.find(", p, ");
+  SmallVector<StringRef, 4> imms;
+  if (pred != StringRef::npos)
+    rest.drop_front(pred + 5)
+        .take_until([](char c) { return c == ';'; })
+        .split(imms, ',');
+  unsigned values[4] = {0, 0, 0, 0};
+  bool bad = imms.size() != 4;
+  for (unsigned i = 0; !bad && i < 4; ++i)
+    bad = imms[i].trim().getAsInteger(10, values[i]);
+  unsigned half = n / 2;
+  auto *result = dyn_cast<StructType>(call->getType());
+  if (bad || values[0] != 1 || values[1] != 1 || n % 8 != 0 || n > 256 ||
+      call->arg_size() != half + 3 || !result ||
+      result->getNumElements() != half)
+    return error("unexpected form of '" + text + "'");
+  IRBuilder<> b(call);
+  Function &f = *call->getFunction();
+  Value *c = scratch(f, "wgmma.c", half), *d = scratch(f, "wgmma.d", half);
+  SmallVector<Value *> acc(call->args().begin(), call->args().begin() + half);
+  storeWords(b, c, acc);
+  Value *scaleD = b.CreateZExt(
+      b.CreateICmpNE(
+          call->getArgOperand(half + 2),
+          ConstantInt::get(call->getArgOperand(half + 2)->getType(), 0)),
+      i32);
+  Value *flags =
+      b.CreateOr(scaleD, b.getInt32((values[2] ? TILE_EMU_WGMMA_TRANS_A : 0) |
+                                    (values[3] ? TILE_EMU_WGMMA_TRANS_B : 0)));
+  callOps(b, kWgmma, voidTy,
+          {b.getInt32(kind), b.getInt32(n), call->getArgOperand(half),
+           call->getArgOperand(half + 1), flags, c, d});
+  replacement = loadWords(b, d, call->getType());
+  return true;
 }
 
 Error NvidiaRewriter::rewriteSharedGlobals() {

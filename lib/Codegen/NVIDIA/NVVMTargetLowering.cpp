@@ -2,7 +2,8 @@
 //
 // Part of tilec. The NVIDIA half of the generic GPU lowering: special
 // registers, bar.sync, shfl.sync, the extern dynamic shared array,
-// mma.sync m16n8k16 / m16n8k32, ldmatrix, cp.async, ex2/lg2/rsqrt.approx and
+// mma.sync m16n8k16 / m16n8k32, wgmma.mma_async (sm_90a), ldmatrix,
+// cp.async, ex2/lg2/rsqrt.approx and
 // the kernel ABI (ptx_kernel, reqntid).
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +17,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+
+#include <string>
 
 using namespace mlir;
 
@@ -89,7 +92,11 @@ public:
       auto global = LLVM::GlobalOp::create(
           mb, loc, LLVM::LLVMArrayType::get(mb.getI8Type(), 0),
           /*isConstant=*/false, LLVM::Linkage::External, kSharedArray,
-          Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+          Attribute(),
+          // wgmma's swizzles act on address bits: buffers are aligned to
+          // their 1024-byte patterns (tile-allocate-shared), so the array
+          // is too.
+          /*alignment=*/info.hasWgmma ? 1024 : 16, /*addrSpace=*/3);
       (void)global;
     }
     return LLVM::AddressOfOp::create(b, loc, ptrType, kSharedArray);
@@ -195,6 +202,91 @@ public:
     for (unsigned i = 0; i < numMatrices; ++i)
       regs.push_back(LLVM::ExtractValueOp::create(b, loc, res, i));
     return regs;
+  }
+
+  // wgmma.mma_async (sm_90a), both operands from shared memory. The MLIR
+  // NVVM op builds the same PTX; tilec writes the statement itself so that
+  // its exact form is fixed and known to the emulator
+  // (lib/Codegen/NVIDIA/Emulation.cpp): the accumulators are outputs tied
+  // to inputs, scale-d a predicate set from the last operand (always 1:
+  // D += A x B).
+  bool hasWarpgroupMma(Type operand, Type acc) const override {
+    return info.hasWgmma && (operand.isF16() || operand.isBF16()) &&
+           acc.isF32();
+  }
+  SmallVector<Value> warpgroupMma(OpBuilder &b, Location loc, Type operandType,
+                                  unsigned n, Value descA, Value descB,
+                                  bool transA, bool transB,
+                                  ValueRange acc) override {
+    unsigned half = n / 2;
+    std::string type = operandType.isBF16() ? "bf16" : "f16";
+    std::string text =
+        "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(2 * half + 2) +
+        ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
+        "k16.f32." + type + "." + type + " {";
+    std::string constraints;
+    for (unsigned i = 0; i < half; ++i) {
+      text += (i ? ", $" : "$") + std::to_string(i);
+      constraints += "=f,";
+    }
+    text += "}, $" + std::to_string(2 * half) + ", $" +
+            std::to_string(2 * half + 1) + ", p, 1, 1, " +
+            std::to_string(transA) + ", " + std::to_string(transB) + ";\n}";
+    for (unsigned i = 0; i < half; ++i)
+      constraints += std::to_string(i) + ",";
+    constraints += "l,l,r";
+    SmallVector<Value> operands(acc.begin(), acc.end());
+    operands.append({descA, descB,
+                     arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1)});
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(half, b.getF32Type()));
+    Value d = LLVM::InlineAsmOp::create(
+                  b, loc, structType, operands, text, constraints,
+                  /*has_side_effects=*/true, /*is_align_stack=*/false,
+                  LLVM::tailcallkind::TailCallKind::None,
+                  LLVM::AsmDialectAttr(), ArrayAttr())
+                  .getResult(0);
+    SmallVector<Value> out;
+    for (unsigned i = 0; i < half; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+    return out;
+  }
+  void warpgroupFence(OpBuilder &b, Location loc) override {
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  }
+  void warpgroupCommit(OpBuilder &b, Location loc) override {
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  }
+  // wgmma.wait_group as a statement whose outputs are the accumulators
+  // (tied to its inputs): their uses cannot move above it.
+  SmallVector<Value> warpgroupWait(OpBuilder &b, Location loc, unsigned pending,
+                                   ValueRange acc) override {
+    std::string constraints;
+    for (unsigned i = 0; i < acc.size(); ++i)
+      constraints += "=f,";
+    for (unsigned i = 0; i < acc.size(); ++i)
+      constraints += (i ? "," : "") + std::to_string(i);
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(acc.size(), b.getF32Type()));
+    Value all =
+        LLVM::InlineAsmOp::create(
+            b, loc, structType, acc,
+            "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+            constraints, /*has_side_effects=*/true,
+            /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+            LLVM::AsmDialectAttr(), ArrayAttr())
+            .getResult(0);
+    SmallVector<Value> out;
+    for (unsigned i = 0; i < acc.size(); ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, all, i));
+    return out;
+  }
+  void fenceSharedForWarpgroupMma(OpBuilder &b, Location loc) override {
+    if (info.hasWgmma)
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
   }
 
   bool hasAsyncCopy() const override { return info.hasCpAsync; }

@@ -434,9 +434,10 @@ bool emu::checkAccess(Launch &L, EmuThread &T, const void *Ptr, uint64_t Bytes,
   uint32_t Space = Flags & 0xffu;
   bool Write = Flags & AccessWrite;
   bool Atomic = Flags & AccessAtomic;
-  SharedAccess Kind = Flags & AccessAsyncIssue ? SharedAccess::AsyncIssue
-                      : Write                  ? SharedAccess::Write
-                                               : SharedAccess::Read;
+  SharedAccess Kind = Flags & AccessAsyncIssue  ? SharedAccess::AsyncIssue
+                      : Flags & AccessAsyncRead ? SharedAccess::AsyncRead
+                      : Write                   ? SharedAccess::Write
+                                                : SharedAccess::Read;
   const EmuTarget &Target = L.Dev->target();
   uint64_t Offset = 0;
   switch (Space) {
@@ -527,9 +528,10 @@ void EmuDevice::advanceEpoch(Launch &L) {
     // Wrapped around: forget the history (epoch 0 is never current) but
     // not the copies in flight.
     for (ShadowByte &S : Shadow) {
-      uint16_t Pending = S.Pending;
+      uint16_t Pending = S.Pending, PendingReads = S.PendingReads;
       S = ShadowByte();
       S.Pending = Pending;
+      S.PendingReads = PendingReads;
     }
     Epoch = 1;
     L.BlockEpoch = 0;
@@ -539,10 +541,16 @@ void EmuDevice::advanceEpoch(Launch &L) {
 void EmuDevice::checkShared(Launch &L, EmuThread &T, uint64_t Offset,
                             uint64_t Bytes, SharedAccess Kind) {
   auto Me = static_cast<uint16_t>(T.Tid);
-  bool Write = Kind != SharedAccess::Read;
+  if (Kind == SharedAccess::AsyncReadRetire) {
+    for (uint64_t I = Offset; I < Offset + Bytes; ++I)
+      if (Shadow[I].PendingReads != 0)
+        --Shadow[I].PendingReads;
+    return;
+  }
+  bool Write = Kind != SharedAccess::Read && Kind != SharedAccess::AsyncRead;
   // The first problem of the access: a race with thread Other, a byte
   // with a copy in flight, or a read of a byte nobody wrote.
-  enum { None, Race, InFlight, Uninitialized } Problem = None;
+  enum { None, Race, InFlight, ReadInFlight, Uninitialized } Problem = None;
   int Other = -1;
   uint64_t At = 0;
   bool OtherWrote = false;
@@ -550,9 +558,12 @@ void EmuDevice::checkShared(Launch &L, EmuThread &T, uint64_t Offset,
     ShadowByte &S = Shadow[I];
     if (Problem == None) {
       At = I;
-      if (S.Pending != 0 &&
-          (Kind == SharedAccess::Read || Kind == SharedAccess::Write)) {
+      if (S.Pending != 0 && Kind != SharedAccess::AsyncIssue &&
+          Kind != SharedAccess::AsyncRetire) {
         Problem = InFlight;
+      } else if (S.PendingReads != 0 && (Kind == SharedAccess::Write ||
+                                         Kind == SharedAccess::AsyncIssue)) {
+        Problem = ReadInFlight;
       } else if (S.WriteEpoch == Epoch && S.Writer != Me) {
         Problem = Race;
         Other = S.Writer;
@@ -575,13 +586,17 @@ void EmuDevice::checkShared(Launch &L, EmuThread &T, uint64_t Offset,
         ++S.Pending;
       else if (Kind == SharedAccess::AsyncRetire && S.Pending != 0)
         --S.Pending;
-    } else if (S.ReadEpoch != Epoch) {
-      S.ReadEpoch = Epoch;
-      S.Readers[0] = Me;
-      S.NumReaders = 1;
-    } else if (S.NumReaders == 1 && S.Readers[0] != Me) {
-      S.Readers[1] = Me;
-      S.NumReaders = 2;
+    } else {
+      if (Kind == SharedAccess::AsyncRead)
+        ++S.PendingReads;
+      if (S.ReadEpoch != Epoch) {
+        S.ReadEpoch = Epoch;
+        S.Readers[0] = Me;
+        S.NumReaders = 1;
+      } else if (S.NumReaders == 1 && S.Readers[0] != Me) {
+        S.Readers[1] = Me;
+        S.NumReaders = 2;
+      }
     }
   }
   if (Problem == None || countedOnly(L))
@@ -603,6 +618,12 @@ void EmuDevice::checkShared(Launch &L, EmuThread &T, uint64_t Offset,
     addError(L, "cp.async hazard: " + Access +
                     " while a cp.async onto it is in flight (not yet "
                     "retired by cp.async.wait_group) (" +
+                    blockName(L) + ")");
+    break;
+  case ReadInFlight:
+    addError(L, "wgmma hazard: " + Access +
+                    " while a wgmma.mma_async reading it is in flight (not "
+                    "yet retired by wgmma.wait_group) (" +
                     blockName(L) + ")");
     break;
   case Uninitialized:
@@ -774,9 +795,15 @@ Error EmuDevice::run(const std::string &Kernel, EmuEntry Entry,
   }
   if (SharedCapacity < SharedBytes || !SharedStorage) {
     std::free(SharedStorage);
+    // Aligned to 256 KiB, past any block's shared memory: offsets in it are
+    // the low bits of its addresses, as shared-memory addresses are on the
+    // GPU (wgmma descriptors keep address bits 4-17; swizzles act on
+    // address bits).
+    constexpr size_t SharedAlign = size_t(1) << 18;
     SharedCapacity = std::max<size_t>(SharedBytes, 128);
     SharedStorage = static_cast<uint8_t *>(
-        std::aligned_alloc(128, (SharedCapacity + 127) / 128 * 128));
+        std::aligned_alloc(SharedAlign, (SharedCapacity + SharedAlign - 1) /
+                                            SharedAlign * SharedAlign));
     if (!SharedStorage) {
       SharedCapacity = 0;
       return makeError("out of host memory for the " +

@@ -46,6 +46,8 @@ constexpr uint32_t AccessWrite = 0x100u;
 constexpr uint32_t AccessAtomic = 0x200u;
 /// Internal: the access is the issue of an NVIDIA cp.async.
 constexpr uint32_t AccessAsyncIssue = 0x10000u;
+/// Internal: a read by an NVIDIA wgmma.mma_async (in flight until retired).
+constexpr uint32_t AccessAsyncRead = 0x20000u;
 
 /// Barrier ids a block may use (PTX has 16; AMD's s_barrier is id 0).
 constexpr uint32_t NumBarriers = 16;
@@ -92,6 +94,18 @@ struct EmuThread {
   std::vector<AsyncCopy> Copies;
   size_t CopyHead = 0;
   uint64_t Committed = 0;
+
+  // NVIDIA wgmma: descriptors of the collective, whether a wgmma.fence
+  // allows the next wgmma.mma_async, committed groups, and (on the warp's
+  // first lane) the shared bytes in-flight groups read.
+  uint64_t DescA = 0, DescB = 0;
+  bool WgmmaFenced = false;
+  uint64_t WgmmaCommitted = 0;
+  struct AsyncRead {
+    uint64_t Group;
+    uint64_t Offset, Bytes;
+  };
+  std::vector<AsyncRead> WgmmaReads;
 };
 
 struct WaveState {
@@ -105,12 +119,22 @@ struct ShadowByte {
   uint32_t ReadEpoch = 0;
   uint16_t Writer = 0;
   uint16_t Readers[2] = {0, 0};
-  uint8_t NumReaders = 0; ///< Distinct readers seen in ReadEpoch (<= 2).
-  uint16_t Pending = 0;   ///< cp.async copies in flight onto the byte.
+  uint8_t NumReaders = 0;    ///< Distinct readers seen in ReadEpoch (<= 2).
+  uint16_t Pending = 0;      ///< cp.async copies in flight onto the byte.
+  uint16_t PendingReads = 0; ///< wgmma.mma_async reads in flight.
 };
 
 /// What a checked shared-memory access is.
-enum class SharedAccess { Read, Write, AsyncIssue, AsyncRetire };
+/// AsyncRead / AsyncReadRetire: the start and the end of an asynchronous
+/// read (wgmma.mma_async), during which the byte must not be written.
+enum class SharedAccess {
+  Read,
+  Write,
+  AsyncIssue,
+  AsyncRetire,
+  AsyncRead,
+  AsyncReadRetire
+};
 
 /// What distinguishes one emulated target in the shared code: limits and
 /// the words its errors use.

@@ -50,7 +50,7 @@ const EmuTarget NvTarget = {
     "TILE_NVEMU_STACK_KB",
     {"generic", "global", "space-2", "shared", "const", "local"}};
 
-enum CollectiveKind : uint8_t { Shfl, Ldmatrix, Mma };
+enum CollectiveKind : uint8_t { Shfl, Ldmatrix, Mma, Wgmma };
 
 const char *shflModeName(uint32_t Mode) {
   switch (Mode) {
@@ -82,6 +82,8 @@ public:
       return T.P0 <= 4 ? T.P0 : 0;
     if (T.Coll == Mma)
       return mmaKindInfo(T.P0) ? mmaKindInfo(T.P0)->DRegs : 0;
+    if (T.Coll == Wgmma)
+      return T.P1 <= 256 ? T.P1 / 2 : 0;
     return 0;
   }
   std::string describeBarrier(uint32_t Id) const override {
@@ -91,13 +93,21 @@ public:
     T.Copies.clear();
     T.CopyHead = 0;
     T.Committed = 0;
+    T.WgmmaFenced = false;
+    T.WgmmaCommitted = 0;
+    T.WgmmaReads.clear();
   }
   void exitThread(Launch &L, EmuThread &T) override;
   void abandonBlock(Launch &L) override { dropPendingCopies(L); }
 
 private:
   void dropPendingCopies(Launch &L);
+  void computeWgmma(Launch &L, unsigned Warp);
 };
+
+const char *wgmmaTypeName(uint32_t Kind) {
+  return Kind == TILE_EMU_WGMMA_F32_BF16 ? "bf16" : "f16";
+}
 
 std::string NvEmuDevice::describeCollective(const EmuThread &T) const {
   switch (T.Coll) {
@@ -111,6 +121,9 @@ std::string NvEmuDevice::describeCollective(const EmuThread &T) const {
     if (const MmaKindInfo *Info = mmaKindInfo(T.P0))
       return Info->Name;
     return "mma of unknown kind " + std::to_string(T.P0);
+  case Wgmma:
+    return "wgmma.mma_async.sync.aligned.m64n" + std::to_string(T.P1) +
+           "k16.f32." + wgmmaTypeName(T.P0) + "." + wgmmaTypeName(T.P0);
   }
   return "?";
 }
@@ -134,6 +147,9 @@ void NvEmuDevice::dropPendingCopies(Launch &L) {
     }
     T.Copies.clear();
     T.CopyHead = 0;
+    for (const EmuThread::AsyncRead &R : T.WgmmaReads)
+      checkShared(L, T, R.Offset, R.Bytes, SharedAccess::AsyncReadRetire);
+    T.WgmmaReads.clear();
   }
 }
 
@@ -161,8 +177,22 @@ void retireCopies(Launch &L, EmuThread &T, uint64_t Limit) {
   }
 }
 
+/// Retires the shared-memory reads of T's wgmma groups below \p Limit.
+void retireWgmmaReads(Launch &L, EmuThread &T, uint64_t Limit) {
+  size_t Kept = 0;
+  for (const EmuThread::AsyncRead &R : T.WgmmaReads) {
+    if (R.Group < Limit)
+      L.Dev->checkShared(L, T, R.Offset, R.Bytes,
+                         SharedAccess::AsyncReadRetire);
+    else
+      T.WgmmaReads[Kept++] = R;
+  }
+  T.WgmmaReads.resize(Kept);
+}
+
 void NvEmuDevice::exitThread(Launch &L, EmuThread &T) {
   retireCopies(L, T, UINT64_MAX);
+  retireWgmmaReads(L, T, UINT64_MAX);
 }
 
 //===----------------------------------------------------------------------===//
@@ -280,6 +310,11 @@ void NvEmuDevice::computeCollective(Launch &L, unsigned Warp,
     return;
   }
 
+  if (F.Coll == Wgmma) {
+    computeWgmma(L, Warp);
+    return;
+  }
+
   // mma.sync.
   const MmaKindInfo *Info = mmaKindInfo(F.P0);
   if (!Info) {
@@ -298,6 +333,90 @@ void NvEmuDevice::computeCollective(Launch &L, unsigned Warp,
   mmaWarp(F.P0, A, B, C, D);
   for (unsigned I = 0; I < WarpSize; ++I)
     std::memcpy(Thread(I).Out, D[I], Info->DRegs * 4);
+}
+
+//===----------------------------------------------------------------------===//
+// wgmma.mma_async
+//===----------------------------------------------------------------------===//
+
+/// One warp's rows of a wgmma.mma_async: every lane passes the same kind,
+/// N, descriptors and flags; the shared memory read is checked (races,
+/// uninitialized bytes, cp.async in flight) and stays in flight, on the
+/// warp's first lane, until a wgmma.wait_group retires the group.
+void NvEmuDevice::computeWgmma(Launch &L, unsigned Warp) {
+  EmuThread &F = laneThread(L, Warp, 0);
+  uint32_t Kind = F.P0, N = F.P1, Flags = F.Value;
+  if (Kind >= TILE_EMU_NUM_WGMMA_KINDS || N == 0 || N % 8 != 0 || N > 256) {
+    addError(L, "unsupported wgmma.mma_async (kind " + std::to_string(Kind) +
+                    ", n " + std::to_string(N) + ") (" + waveName(L, Warp) +
+                    ")");
+    zeroResults(L, Warp, ~0u);
+    return;
+  }
+  for (unsigned Lane = 0; Lane < WarpSize; ++Lane) {
+    const EmuThread &T = laneThread(L, Warp, Lane);
+    if (T.DescA != F.DescA || T.DescB != F.DescB || T.Value != Flags) {
+      addError(L, describeCollective(F) + ": lane " + std::to_string(Lane) +
+                      " passes other descriptors or flags than lane 0 (" +
+                      waveName(L, Warp) + ")");
+      zeroResults(L, Warp, ~0u);
+      return;
+    }
+    if (!T.WgmmaFenced) {
+      addError(L, describeCollective(F) + " without a wgmma.fence since the " +
+                      "thread's last wgmma.wait_group" + where(L, T));
+      zeroResults(L, Warp, ~0u);
+      return;
+    }
+  }
+  bool TransA = Flags & TILE_EMU_WGMMA_TRANS_A;
+  bool TransB = Flags & TILE_EMU_WGMMA_TRANS_B;
+  unsigned WarpInGroup = Warp % 4;
+  static thread_local uint16_t A[64][16], B[16][256];
+  // Reads element (Mn, K) of an operand; false after recording an error.
+  auto Read = [&](uint64_t Desc, bool MnMajor, unsigned Mn, unsigned K,
+                  uint16_t &Out, const char *Operand) {
+    uint64_t Offset;
+    const char *Why = "";
+    Out = 0;
+    if (!wgmmaElementOffset(Desc, MnMajor, 2, Mn, K, Offset, Why)) {
+      addError(L, describeCollective(F) + ": descriptor " + Operand + " " +
+                      hex(Desc) + " has " + Why + " (" + waveName(L, Warp) +
+                      ")");
+      return false;
+    }
+    uint8_t *Ptr = L.Shared + Offset;
+    if (!checkAccess(L, F, Ptr, 2, TILE_EMU_SHARED | AccessAsyncRead))
+      return false;
+    std::vector<EmuThread::AsyncRead> &Reads = F.WgmmaReads;
+    if (!Reads.empty() && Reads.back().Group == F.WgmmaCommitted &&
+        Reads.back().Offset + Reads.back().Bytes == Offset)
+      Reads.back().Bytes += 2;
+    else
+      Reads.push_back({F.WgmmaCommitted, Offset, 2});
+    std::memcpy(&Out, Ptr, 2);
+    return true;
+  };
+  bool Ok = true;
+  for (unsigned Row = 16 * WarpInGroup; Ok && Row < 16 * WarpInGroup + 16;
+       ++Row)
+    for (unsigned K = 0; Ok && K < 16; ++K)
+      Ok = Read(F.DescA, TransA, Row, K, A[Row][K], "A");
+  for (unsigned K = 0; Ok && K < 16; ++K)
+    for (unsigned Col = 0; Ok && Col < N; ++Col)
+      Ok = Read(F.DescB, TransB, Col, K, B[K][Col], "B");
+  if (!Ok) {
+    zeroResults(L, Warp, ~0u);
+    return;
+  }
+  const uint32_t *C[WarpSize];
+  uint32_t *D[WarpSize];
+  for (unsigned Lane = 0; Lane < WarpSize; ++Lane) {
+    C[Lane] = laneThread(L, Warp, Lane).MmaC;
+    D[Lane] = laneThread(L, Warp, Lane).Out;
+  }
+  wgmmaWarp(Kind == TILE_EMU_WGMMA_F32_BF16, N, WarpInGroup, A, B,
+            Flags & TILE_EMU_WGMMA_SCALE_D, C, D);
 }
 
 //===----------------------------------------------------------------------===//
@@ -440,6 +559,49 @@ void opCpAsyncWait(uint32_t Pending) {
     retireCopies(*L, *T, T->Committed - Pending);
 }
 
+void opWgmmaFence() {
+  if (EmuThread *T = CurrentThread)
+    T->WgmmaFenced = true;
+}
+
+void opWgmma(uint32_t Kind, uint32_t N, uint64_t DescA, uint64_t DescB,
+             uint32_t Flags, const uint32_t *C, uint32_t *D) {
+  Launch *L = CurrentLaunch;
+  EmuThread *T = CurrentThread;
+  if (!L || !T)
+    return;
+  T->Coll = Wgmma;
+  T->P0 = Kind;
+  T->P1 = N;
+  T->DescA = DescA;
+  T->DescB = DescB;
+  T->Value = Flags;
+  T->MmaC = C;
+  T->Out = D;
+  arriveAtCollective(*L, *T);
+}
+
+void opWgmmaCommit() {
+  if (EmuThread *T = CurrentThread)
+    ++T->WgmmaCommitted;
+}
+
+void opWgmmaWait(uint32_t Pending) {
+  Launch *L = CurrentLaunch;
+  EmuThread *T = CurrentThread;
+  if (!L || !T)
+    return;
+  // The accumulators may be touched again only after another fence.
+  T->WgmmaFenced = false;
+  if (T->WgmmaCommitted > Pending)
+    retireWgmmaReads(*L, *T, T->WgmmaCommitted - Pending);
+}
+
+/// fence.proxy.async.shared::cta orders this thread's shared-memory writes
+/// before reads by the async proxy (wgmma); threads run one at a time here,
+/// so there is nothing to do.
+void opFenceProxyAsync() {}
+
 static_assert(TILE_EMU_EX2_APPROX == 0 && TILE_EMU_LG2_APPROX == 1 &&
                   TILE_EMU_RSQRT_APPROX == 2 && TILE_EMU_RCP_APPROX == 3 &&
                   TILE_EMU_SQRT_APPROX == 4,
@@ -475,6 +637,11 @@ const tile_emu_ops Ops = {
     opAccess,
     opMathF32,
     opUnsupported,
+    opWgmmaFence,
+    opWgmma,
+    opWgmmaCommit,
+    opWgmmaWait,
+    opFenceProxyAsync,
 };
 
 const void *NvEmuDevice::opsTable() const { return &Ops; }

@@ -236,3 +236,84 @@ uint16_t tile::rt::nvemu::doubleToF16(double X) {
   return Sign | static_cast<uint16_t>((Exp + 15) << 10) |
          static_cast<uint16_t>(static_cast<unsigned>(Mant) - 1024);
 }
+
+//===----------------------------------------------------------------------===//
+// wgmma.mma_async
+//===----------------------------------------------------------------------===//
+
+bool tile::rt::nvemu::wgmmaElementOffset(uint64_t Desc, bool MnMajor,
+                                         unsigned ElemBytes, unsigned Mn,
+                                         unsigned K, uint64_t &Offset,
+                                         const char *&Why) {
+  // Descriptor: start address >> 4 in bits 0-13, leading dimension byte
+  // offset >> 4 in 16-29, stride dimension byte offset >> 4 in 32-45,
+  // matrix base offset in 49-51, swizzle mode in 62-63 (0 interleave,
+  // 1 128B, 2 64B, 3 32B).
+  uint64_t Start = (Desc & 0x3FFF) << 4;
+  uint64_t Leading = (Desc >> 16 & 0x3FFF) << 4;
+  uint64_t Stride = (Desc >> 32 & 0x3FFF) << 4;
+  unsigned Base = static_cast<unsigned>(Desc >> 49 & 7);
+  unsigned Mode = static_cast<unsigned>(Desc >> 62);
+  if (Base != 0) {
+    Why = "a matrix base offset other than 0";
+    return false;
+  }
+  // Elements per 16-byte chunk of a core matrix row.
+  unsigned PerChunk = 16 / ElemBytes;
+  uint64_t Address;
+  if (Mode == 0) {
+    // Interleave: core matrices of 8 rows x 16 bytes, 128 contiguous
+    // bytes each; rows run along MN for K-major operands, along K for
+    // MN-major ones. LBO steps along K, SBO along MN.
+    if (MnMajor)
+      Address = Start + (Mn / PerChunk) * Stride + (K / 8) * Leading +
+                (K % 8) * 16 + (Mn % PerChunk) * ElemBytes;
+    else
+      Address = Start + (Mn / 8) * Stride + (K / PerChunk) * Leading +
+                (Mn % 8) * 16 + (K % PerChunk) * ElemBytes;
+    Offset = Address;
+    return true;
+  }
+  // Swizzled: the pattern has 8 rows of Row bytes (128, 64, 32); a K-major
+  // operand's rows run along MN (8-row groups SBO apart), an MN-major
+  // operand's along K (8-row groups SBO apart, Row-byte column groups LBO
+  // apart).
+  unsigned Row = Mode == 1 ? 128 : Mode == 2 ? 64 : 32;
+  if (MnMajor) {
+    unsigned PerRow = Row / ElemBytes;
+    Address = Start + (Mn / PerRow) * Leading + (K / 8) * Stride +
+              (K % 8) * Row + (Mn % PerRow) * ElemBytes;
+  } else {
+    Address = Start + (Mn / 8) * Stride + (Mn % 8) * Row + K * ElemBytes;
+  }
+  // The 16-byte chunk index within a row (bits 4 ..) is XORed with the row
+  // index within the pattern (bits 7 ..): 3 bits for 128B, 2 for 64B, 1
+  // for 32B.
+  uint64_t Bits = Mode == 1 ? 7 : Mode == 2 ? 3 : 1;
+  Offset = Address ^ (((Address >> 7) & Bits) << 4);
+  return true;
+}
+
+void tile::rt::nvemu::wgmmaAccPosition(unsigned T, unsigned I, unsigned &Row,
+                                       unsigned &Col) {
+  unsigned Warp = T / 32, Lane = T % 32;
+  Row = 16 * Warp + Lane / 4 + 8 * ((I % 4) / 2);
+  Col = 8 * (I / 4) + 2 * (Lane % 4) + I % 2;
+}
+
+void tile::rt::nvemu::wgmmaWarp(bool Bf16, unsigned N, unsigned WarpInGroup,
+                                const uint16_t (*A)[16],
+                                const uint16_t (*B)[256], bool ScaleD,
+                                const uint32_t *const *C, uint32_t *const *D) {
+  auto Value = [&](uint16_t H) { return Bf16 ? bf16Value(H) : f16Value(H); };
+  for (unsigned L = 0; L < WarpSize; ++L) {
+    for (unsigned I = 0; I < N / 2; ++I) {
+      unsigned Row, Col;
+      wgmmaAccPosition(WarpInGroup * 32 + L, I, Row, Col);
+      double Sum = ScaleD ? f32Value(C[L][I]) : 0.0;
+      for (unsigned K = 0; K < 16; ++K)
+        Sum += Value(A[Row][K]) * Value(B[K][Col]);
+      D[L][I] = f32Bits(Sum);
+    }
+  }
+}

@@ -47,6 +47,28 @@ void mmaWarp(uint32_t Kind, const uint32_t (*A)[4], const uint32_t (*B)[2],
 /// address of lane r of the matrix's group), transposed with \p Trans.
 uint32_t ldmatrixRegister(const uint16_t (*Rows)[8], unsigned Lane, bool Trans);
 
+/// wgmma.mma_async: the byte offset in shared memory of
+/// element (\p Mn, \p K) of an operand read through the matrix descriptor
+/// \p Desc (PTX ISA, "Shared Memory Matrix Layout": the canonical K-major
+/// or, with \p MnMajor, MN-major layouts, swizzled on the address). False,
+/// with \p Why, for descriptors the emulator does not model.
+bool wgmmaElementOffset(uint64_t Desc, bool MnMajor, unsigned ElemBytes,
+                        unsigned Mn, unsigned K, uint64_t &Offset,
+                        const char *&Why);
+
+/// Row and column of accumulator register \p I of thread \p T (0-127) of a
+/// warpgroup (PTX ISA, "Matrix fragments for wgmma.m64nNk16", D).
+void wgmmaAccPosition(unsigned T, unsigned I, unsigned &Row, unsigned &Col);
+
+/// The rows of D that warp \p WarpInGroup (0-3) of a warpgroup holds, for
+/// wgmma m64n\p N k16 with A[64][16] and B[16][N] (16-bit elements, bf16
+/// when \p Bf16, else f16): lane l's registers C[l][0..N/2) in, D[l] out.
+/// Products are summed in double and rounded to f32 once; without
+/// \p ScaleD, C is ignored.
+void wgmmaWarp(bool Bf16, unsigned N, unsigned WarpInGroup,
+               const uint16_t (*A)[16], const uint16_t (*B)[256], bool ScaleD,
+               const uint32_t *const *C, uint32_t *const *D);
+
 /// IEEE binary16 nearest to \p X (ties to even, overflow to infinity).
 uint16_t doubleToF16(double X);
 

@@ -1,5 +1,5 @@
-// RUN: tile-opt -tile-convert-to-nvvm %s | FileCheck %s
-// RUN: tile-opt -tile-convert-to-nvvm %s | mlir-translate --mlir-to-llvmir \
+// RUN: tile-opt -tile-convert-to-nvvm="target=sm_80" %s | FileCheck %s
+// RUN: tile-opt -tile-convert-to-nvvm="target=sm_80" %s | mlir-translate --mlir-to-llvmir \
 // RUN:   | llc -O3 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_80 -mattr=+ptx80 \
 // RUN:   | FileCheck %s --check-prefix=PTX
 

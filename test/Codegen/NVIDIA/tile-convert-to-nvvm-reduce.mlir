@@ -5,8 +5,9 @@
 
 // softmax over rows of 1024 f16 with 4 rows per program.
 
-// The extern dynamic shared array, declared once per module.
-// CHECK: llvm.mlir.global external @__tile_dynamic_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// The extern dynamic shared array, declared once per module (aligned to
+// 1024 bytes on sm_90a, for the swizzle patterns of wgmma operands).
+// CHECK: llvm.mlir.global external @__tile_dynamic_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 
 // One warp per row: the row reductions are in-thread then 5 butterflies.
 #row = #tile.layout<local(1,4) * spatial(4,32) * local(1,8)>

@@ -281,13 +281,34 @@ TEST(EmulationRewrite, RewrittenKernelCallsTheTableWithPackedOperands) {
 TEST(EmulationRewrite, UnknownIntrinsicIsAnError) {
   std::string err = rewriteError(R"(
 define ptx_kernel void @k() {
-  call void @llvm.nvvm.wgmma.fence.sync.aligned()
+  call void @llvm.nvvm.nanosleep(i32 100)
   ret void
 }
-declare void @llvm.nvvm.wgmma.fence.sync.aligned()
+declare void @llvm.nvvm.nanosleep(i32)
 )");
-  EXPECT_NE(err.find("does not know the intrinsic "
-                     "llvm.nvvm.wgmma.fence.sync.aligned"),
+  EXPECT_NE(err.find("does not know the intrinsic llvm.nvvm.nanosleep"),
+            std::string::npos)
+      << err;
+}
+
+TEST(EmulationRewrite, WgmmaStatementsOfAnotherFormAreErrors) {
+  // tf32 operands: not a form tilec emits.
+  std::string err = rewriteError(R"(
+define ptx_kernel void @k(i64 %a, i64 %b) {
+  %d = call { float, float, float, float } asm sideeffect "{\0A.reg .pred p;\0Asetp.ne.b32 p, $10, 0;\0Awgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {$0, $1, $2, $3}, $8, $9, p, 1, 1;\0A}", "=f,=f,=f,=f,0,1,2,3,l,l,r"(float 0.0, float 0.0, float 0.0, float 0.0, i64 %a, i64 %b, i32 1)
+  ret void
+}
+)");
+  EXPECT_NE(err.find("the NVIDIA emulator does not know"), std::string::npos)
+      << err;
+  // A wait statement with a count that is not a number.
+  err = rewriteError(R"(
+define ptx_kernel void @k(float %x) {
+  %d = call { float, float } asm sideeffect "wgmma.wait_group.sync.aligned n;", "=f,=f,0,1"(float %x, float %x)
+  ret void
+}
+)");
+  EXPECT_NE(err.find("does not know 'wgmma.wait_group.sync.aligned n;'"),
             std::string::npos)
       << err;
 }

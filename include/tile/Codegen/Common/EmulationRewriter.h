@@ -53,6 +53,18 @@ protected:
   /// Returns the replacement value (null for a call without uses).
   virtual llvm::Expected<llvm::Value *> rewriteCall(llvm::CallInst *call,
                                                     llvm::StringRef name) = 0;
+  /// Rewrites a call of inline assembly \p text that is the target's own
+  /// (NVIDIA: wgmma.mma_async): sets \p replacement (null for a call
+  /// without uses) and returns true, or returns false when \p text is not
+  /// the target's; the base erases the call afterwards.
+  virtual llvm::Expected<bool> rewriteTargetAsm(llvm::CallInst *call,
+                                                llvm::StringRef text,
+                                                llvm::Value *&replacement) {
+    (void)call;
+    (void)text;
+    (void)replacement;
+    return false;
+  }
   /// Replaces the shared-memory globals (address space sharedSpace()).
   virtual llvm::Error rewriteSharedGlobals() = 0;
   /// Whether \p function is a kernel (gets an entry).

@@ -118,6 +118,39 @@ public:
   loadMatrices(mlir::OpBuilder &b, mlir::Location loc, mlir::Value rowAddress,
                unsigned numMatrices, bool transpose);
 
+  /// Whether the target has warpgroup matrix instructions reading both
+  /// operands from shared memory (NVIDIA wgmma.mma_async, sm_90a) for
+  /// `operandType` operands and an `accType` accumulator. Default: no.
+  virtual bool hasWarpgroupMma(mlir::Type operandType,
+                               mlir::Type accType) const;
+  /// One wgmma.mma_async m64n`n`k16 of the calling thread's warpgroup:
+  /// `descA` and `descB` are the operands' 64-bit shared-memory matrix
+  /// descriptors (lib/Layout's WgmmaOperand.h), `transA` / `transB` say
+  /// that an operand is MN-major, `acc` are the thread's n / 2 f32
+  /// accumulator registers (D += A x B); returns the new ones. They may be
+  /// read only after warpgroupWait retires the group.
+  virtual llvm::SmallVector<mlir::Value>
+  warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Type operandType,
+               unsigned n, mlir::Value descA, mlir::Value descB, bool transA,
+               bool transB, mlir::ValueRange acc);
+  /// wgmma.fence: before the first warpgroupMma of a batch (orders the
+  /// accumulator registers' earlier accesses).
+  virtual void warpgroupFence(mlir::OpBuilder &b, mlir::Location loc);
+  /// Closes the group of warpgroupMma issued since the last commit.
+  virtual void warpgroupCommit(mlir::OpBuilder &b, mlir::Location loc);
+  /// Waits until at most `pending` warpgroupMma groups are in flight;
+  /// returns `acc` (f32 accumulators those groups write) as values that
+  /// depend on the wait, so that no use of them moves above it.
+  virtual llvm::SmallVector<mlir::Value> warpgroupWait(mlir::OpBuilder &b,
+                                                       mlir::Location loc,
+                                                       unsigned pending,
+                                                       mlir::ValueRange acc);
+  /// Orders the calling thread's earlier shared-memory writes before reads
+  /// by warpgroupMma of any thread that passes a barrier after it (NVIDIA:
+  /// fence.proxy.async.shared::cta). Default: nothing.
+  virtual void fenceSharedForWarpgroupMma(mlir::OpBuilder &b,
+                                          mlir::Location loc);
+
   /// Whether asynchronous global-to-shared copies exist (cp.async).
   virtual bool hasAsyncCopy() const = 0;
   /// Starts copying `bytes` (4, 8 or 16) from `src` (global) to `dst`
