@@ -116,6 +116,11 @@ def cases(quick=False):
         add("gemm_f16_prefill_128x256x64", "gemm_f16.tile", "gemm_f16",
             {"BM": 128, "BN": 256, "BK": 64, "STAGES": 3}, chk, pre,
             _gemm_f16_work)
+        # The sm_90a wgmma path (rows of 128 bytes: BN = BK = 64); on other
+        # targets the same tile on mma.sync.
+        add("gemm_f16_prefill_wgmma_128x64x64", "gemm_f16.tile", "gemm_f16",
+            {"BM": 128, "BN": 64, "BK": 64, "STAGES": 3}, chk, pre,
+            _gemm_f16_work)
     # GEMM f16, decode: M = 1, 16, 128 tokens.
     dec = [{"M": m, "N": n, "K": k} for m in (1, 16, 128)
            for (n, k) in DECODE_NK]

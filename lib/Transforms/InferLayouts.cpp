@@ -210,16 +210,12 @@ const ::tile::layout::DotLayouts &LayoutInference::dotLayouts(tile::DotOp dot) {
   bool isFloat = isa<FloatType>(elem) || isa<tile::SmallFloatType>(elem);
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
   unsigned bits = tile::detail::elementBits(a);
-  // Operands loaded straight from memory are staged in shared memory
-  // (tile-pipeline / tile-stage-operands), where wgmma can read them.
-  auto fromMemory = [](Value v) {
-    return v.getDefiningOp<tile::LoadOp>() ||
-           v.getDefiningOp<tile::SharedLoadOp>();
-  };
-  bool warpgroup = fromMemory(dot.getA()) && fromMemory(dot.getB()) &&
-                   ::tile::layout::fitsWarpgroupMma(m, n, k, bits, isFloat,
-                                                    c.getElementType().isF32(),
-                                                    numWarps, target);
+  // Operands loaded from memory are staged in shared memory by tile-pipeline
+  // (or already are), computed ones (a dequantized weight) by
+  // tile-stage-converted-operands: wgmma can then read both. If one stays
+  // in registers, the dot keeps mma.sync with these layouts.
+  bool warpgroup = ::tile::layout::fitsWarpgroupMma(
+      m, n, k, bits, isFloat, c.getElementType().isF32(), numWarps, target);
   auto layouts = ::tile::layout::chooseDotLayouts(
       m, n, k, bits, isFloat, numWarps, target, isChained(dot) || warpgroup);
   return dots.try_emplace(dot, std::move(layouts)).first->second;
