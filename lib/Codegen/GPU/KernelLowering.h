@@ -251,9 +251,8 @@ public:
   /// The dot as warpgroup instructions (wgmma) reading both operands from
   /// shared memory: true when lowered, false when the dot does not fit
   /// (nothing emitted).
-  mlir::FailureOr<bool>
-  lowerWarpgroupDot(tile::DotOp op,
-                    const ::tile::layout::DistributedLayout &lc);
+  bool lowerWarpgroupDot(tile::DotOp op,
+                         const ::tile::layout::DistributedLayout &lc);
   /// Whether some dot of the kernel may run on warpgroup instructions (both
   /// operands fused): shared memory written before a barrier is then also
   /// fenced for them.

@@ -299,8 +299,8 @@ static Value operandAddress(KernelLowering &kl, Location loc,
   return address;
 }
 
-FailureOr<bool> KernelLowering::lowerWarpgroupDot(tile::DotOp op,
-                                                  const DistributedLayout &lc) {
+bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
+                                       const DistributedLayout &lc) {
   auto aType = cast<RankedTensorType>(op.getA().getType());
   auto cType = cast<RankedTensorType>(op.getAcc().getType());
   Type elem = aType.getElementType();
@@ -372,9 +372,8 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
     return failure();
   if (*lc != *lr)
     return op.emitOpError("accumulator and result layouts must be equal");
-  FailureOr<bool> warpgroup = lowerWarpgroupDot(op, *lc);
-  if (failed(warpgroup) || *warpgroup)
-    return failure(failed(warpgroup));
+  if (lowerWarpgroupDot(op, *lc))
+    return success();
   std::optional<MmaAtom> atom =
       tl.getMmaAtom(aType.getElementType(), cType.getElementType());
   std::optional<DistributedLayout> qa, qb, qc;
