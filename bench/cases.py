@@ -37,15 +37,19 @@ BITS = {"u2": 2, "u3": 3, "u4": 4, "i4": 4, "i8": 8, "u8": 8,
         "f4e2m1": 4, "f6e3m2": 6, "f8e4m3": 8}
 
 WQ_TYPES = ["u4", "u3", "u2", "i4", "i8", "f4e2m1", "f8e4m3"]
-# The widths whose pairs the word-wise conversion makes (and two others).
 def _packed_block_k(t):
     """gemm_decode_packed's default BK for weight type t (u4, i2, f4e2m1,
-    ...): 512 / bits for 1, 2, 4 and 8 bits, else 128."""
+    ...): 512 / bits for 1, 2, 4 and 8 bits, 256 for 3, else 128."""
     bits = int(re.match(r"[a-z]+(\d+)", t).group(1))
-    return 512 // bits if bits in (1, 2, 4, 8) else 128
+    if bits in (1, 2, 4, 8):
+        return 512 // bits
+    return 256 if bits == 3 else 128
 
 
-PACKED_TYPES = ["u4", "i4", "u2", "u1", "u8", "f4e2m1"]
+# The widths whose pairs the word-wise conversion makes (every integer
+# width; 3, 5, 6 and 7 bits since 2026-11-26) and f4e2m1.
+PACKED_TYPES = ["u4", "i4", "u2", "u1", "u8", "f4e2m1", "u3", "u5", "u6",
+                "u7"]
 # Issue 13's list: every width 1-8 and the small floats.
 DECODE_TYPES = ["u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "i2", "i3",
                 "i4", "i5", "i6", "i7", "i8", "f4e2m1", "f5e2m2", "f6e3m2",

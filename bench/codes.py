@@ -37,3 +37,23 @@ def integer_value(code, dtype):
     if dtype[0] == "i" and code >= 1 << (bits - 1):
         return code - (1 << bits)
     return code
+
+
+def pair_distance(bits, bk):
+    """Positions between the two codes of an operand register: 16 bits
+    apart for 1, 2, 4 and 8 bits (at most bk / 8), else 4 for 3 and 5 bits
+    and 2 for 6 and 7 (include/tile/Numerics/OperandPack.h)."""
+    if bits in (1, 2, 4, 8):
+        return min(16 // bits, bk // 8)
+    return 4 if bits <= 5 else 2
+
+
+def operand_order_k(pos, bk, bits):
+    """k (within its chunk) at chunk position pos of the operand order
+    (include/tile/Numerics/OperandPack.h): pos = q (bk / 4) + (x / D) 2D +
+    p D + x % D holds k = 8 x + 2 q + p."""
+    d = pair_distance(bits, bk)
+    q, rest = divmod(pos, bk // 4)
+    p = (rest // d) % 2
+    x = rest // (2 * d) * d + rest % d
+    return 8 * x + 2 * q + p

@@ -192,22 +192,14 @@ def gemm_decode(t, s, timer, opts):
     return err, note, base
 
 
-def operand_order_k(pos, bk):
-    """k (within its chunk) at chunk position pos of the operand order
-    (include/tile/Numerics/OperandPack.h)."""
-    q, rest = divmod(pos, bk // 4)
-    kh, r8 = divmod(rest, 8)
-    p, kl, h = r8 // 4, (r8 // 2) % 2, r8 % 2
-    return kh * 32 + kl * 16 + h * 8 + q * 2 + p
-
-
 def gemm_decode_packed(t, s, timer, opts):
     """As gemm_decode, W read from Wp ([N, K], operand order)."""
     d = t["defines"]
     wtype, g, bk = d["T"], int(d["G"]), int(d["BK"])
     Wp = s.value("Wp", wtype)
     n, k = Wp.shape
-    kidx = torch.tensor([c + operand_order_k(pos, bk)
+    bits = int(re.match(r"[a-z]+(\d+)", wtype).group(1))
+    kidx = torch.tensor([c + codes.operand_order_k(pos, bk, bits)
                          for c in range(0, k, bk) for pos in range(bk)],
                         device=Wp.device)
     W = torch.empty((k, n), dtype=Wp.dtype, device=Wp.device)

@@ -264,6 +264,8 @@ def main():
     ap.add_argument("--per", help="tensor whose bytes divide (default: all)")
     ap.add_argument("--tilec", default=os.environ.get("TILEC", "tilec"))
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--hot", action="store_true",
+                    help="also print the hot path's instructions")
     ap.add_argument("--max-ipb", type=float, metavar="X",
                     help="exit 3 when warp instructions per byte exceed X")
     ap.add_argument("--max-registers", type=int, metavar="R",
@@ -327,6 +329,10 @@ def main():
         print(json.dumps(r, indent=1))
     else:
         print_report(r, per_tensor, stages, len(body), len(hot))
+    if a.hot:
+        print("hot path:")
+        for i in hot:
+            print("  " + i)
     bad = []
     if a.max_ipb is not None and (r["warp_instructions_per_byte"] is None or
                                   r["warp_instructions_per_byte"] > a.max_ipb):

@@ -143,6 +143,28 @@ class CodesTest(unittest.TestCase):
         self.assertEqual(v[0x01], 0.0625)      # 2^-2 * 1/4
         self.assertFalse(any(math.isnan(x) for x in v))
 
+    def test_operand_order(self):
+        # A permutation of the chunk in which lane group q holds the k with
+        # (k % 8) / 2 == q (the mma.sync B fragment), a register's two codes
+        # (k even, k + 1) D positions apart; D = 4 matches the order's
+        # first form (pos = q BK/4 + 8 kh + 4 p + 2 kl + h).
+        for bits in range(1, 9):
+            for bk in (32, 128, 256, 512):
+                d = codes.pair_distance(bits, bk)
+                ks = [codes.operand_order_k(p, bk, bits) for p in range(bk)]
+                self.assertEqual(sorted(ks), list(range(bk)))
+                for pos, k in enumerate(ks):
+                    self.assertEqual((k % 8) // 2, pos // (bk // 4))
+                    if k % 2 == 0:
+                        self.assertEqual(ks[pos + d], k + 1)
+                    if d == 4:
+                        q, rest = divmod(pos, bk // 4)
+                        kh, r8 = divmod(rest, 8)
+                        self.assertEqual(k, kh * 32 + (r8 // 2) % 2 * 16 +
+                                         r8 % 2 * 8 + q * 2 + r8 // 4)
+        self.assertEqual([codes.pair_distance(b, 128) for b in range(1, 9)],
+                         [16, 8, 4, 4, 4, 2, 2, 2])
+
     def test_integers(self):
         self.assertEqual([codes.integer_value(c, "i3") for c in range(8)],
                          [0, 1, 2, 3, -4, -3, -2, -1])

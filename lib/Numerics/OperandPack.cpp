@@ -16,9 +16,13 @@ static bool isPowerOfTwo(unsigned Bits) {
   return Bits != 0 && (Bits & (Bits - 1)) == 0;
 }
 
+size_t tile::numerics::oddWidthPairDistance(unsigned Bits) {
+  return Bits <= 5 ? 4 : 2;
+}
+
 size_t tile::numerics::pairDistance(unsigned Bits, size_t BK) {
   if (!isPowerOfTwo(Bits) || Bits > 8)
-    return 4;
+    return oddWidthPairDistance(Bits);
   return std::min<size_t>(16 / Bits, BK / 8);
 }
 
@@ -30,7 +34,9 @@ size_t tile::numerics::operandOrderK(size_t Pos, size_t BK, unsigned Bits) {
 }
 
 size_t tile::numerics::defaultOperandBlockK(unsigned Bits) {
-  return isPowerOfTwo(Bits) && Bits <= 8 ? 512 / Bits : 128;
+  if (isPowerOfTwo(Bits) && Bits <= 8)
+    return 512 / Bits;
+  return Bits == 3 ? 256 : 128;
 }
 
 Status tile::numerics::checkOperandOrder(unsigned Bits, size_t K, size_t N,

@@ -333,6 +333,12 @@ TEST(ExamplesHost, GemmDecodePacked) {
   checkGemmDecodePacked("u2", true, 0, 3, 768, 64);
   checkGemmDecodePacked("u1", false, 0, 16, 1024, 40);
   checkGemmDecodePacked("i8", true, 0, 2, 384, 72);
+  // Widths whose register pairs are 4 (3, 5 bits) or 2 (6, 7 bits)
+  // positions apart: the kernel's d against the packing library's.
+  checkGemmDecodePacked("u3", true, 0, 3, 256, 72);
+  checkGemmDecodePacked("i5", false, 64, 2, 384, 40);
+  checkGemmDecodePacked("u6", true, 0, 5, 256, 64);
+  checkGemmDecodePacked("i7", true, 32, 1, 256, 24);
 }
 
 //===----------------------------------------------------------------------===//

@@ -6,8 +6,9 @@
 // 16-row block. A thread reading 16 contiguous bytes of a packed row must
 // find all its codes of the chunk, the two codes of a register (p = 0, 1)
 // 16 bits apart (16 / b positions for b = 1, 2, 4, 8 bits, within the
-// chunk; four for other widths), the other codes in the fragment's block
-// and register order.
+// chunk; for other widths as far apart as one LOP3 window allows: four
+// positions for 3 and 5 bits, two for 6 and 7), the other codes in the
+// fragment's block and register order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,11 +24,29 @@ using namespace tile::numerics;
 
 namespace {
 
+/// Whether codes of \p Bits bits, \p D positions apart, fit one 32-bit
+/// window as the mantissas of an f16 pair: the first S bits up (low half),
+/// the second S + D * Bits - 16 bits up (high half), both with S + Bits
+/// <= 10 so that they stay below the exponent.
+bool fitsOneWindow(unsigned Bits, size_t D) {
+  for (int S = 0; S + int(Bits) <= 10; ++S) {
+    int High = S + int(D * Bits) - 16;
+    if (High >= 0 && High + int(Bits) <= 10)
+      return true;
+  }
+  return false;
+}
+
 /// Positions between a register's two codes: 16 bits for widths that
-/// divide 16, as far as the thread's BK / 4 codes allow.
+/// divide 16, as far as the thread's BK / 4 codes allow; for other widths
+/// the largest power of two up to 4 that fits one window.
 size_t refDistance(unsigned Bits, size_t BK) {
-  if (16 % Bits)
-    return 4;
+  if (16 % Bits) {
+    size_t D = 4;
+    while (D > 1 && !fitsOneWindow(Bits, D))
+      D /= 2;
+    return D;
+  }
   return std::min<size_t>(16 / Bits, BK / 8);
 }
 
@@ -78,6 +97,30 @@ TEST(OperandPack, RegisterPairsAreSixteenBitsApart) {
   }
 }
 
+// For 3, 5, 6 and 7 bits no distance puts a pair 16 bits apart; the chosen
+// one lets a single shifted word hold both codes where an f16 pair's
+// mantissas are (the GPU lowering converts the pair with one LOP3 there).
+TEST(OperandPack, OddWidthPairsFitOneWindow) {
+  EXPECT_EQ(oddWidthPairDistance(3), 4u);
+  EXPECT_EQ(oddWidthPairDistance(5), 4u);
+  EXPECT_EQ(oddWidthPairDistance(6), 2u);
+  EXPECT_EQ(oddWidthPairDistance(7), 2u);
+  for (unsigned Bits : {3u, 5u, 6u, 7u}) {
+    size_t D = oddWidthPairDistance(Bits);
+    EXPECT_TRUE(fitsOneWindow(Bits, D)) << Bits;
+    EXPECT_FALSE(fitsOneWindow(Bits, 2 * D)) << Bits;
+    for (size_t BK : {32, 128, 256}) {
+      EXPECT_EQ(pairDistance(Bits, BK), D);
+      for (size_t Pos = 0; Pos < BK; ++Pos) {
+        size_t K = operandOrderK(Pos, BK, Bits);
+        if (K % 2 == 0)
+          EXPECT_EQ(operandOrderK(Pos + D, BK, Bits), K + 1)
+              << Bits << " bits, position " << Pos;
+      }
+    }
+  }
+}
+
 TEST(OperandPack, RoundTripsEveryWidth) {
   std::mt19937 Gen(5);
   for (unsigned Bits = 1; Bits <= 8; ++Bits)
@@ -111,7 +154,8 @@ TEST(OperandPack, RoundTripsEveryWidth) {
 }
 
 // The default chunk gives a thread 16 bytes of codes (BK / 4 codes) for
-// widths that divide 8, 128 otherwise; always a multiple of 32.
+// widths that divide 8, 256 for 3 bits and 128 for 5-7; always a multiple
+// of 32.
 TEST(OperandPack, DefaultBlockK) {
   for (unsigned Bits = 1; Bits <= 8; ++Bits) {
     size_t BK = defaultOperandBlockK(Bits);
@@ -119,7 +163,7 @@ TEST(OperandPack, DefaultBlockK) {
     if (8 % Bits == 0)
       EXPECT_EQ(BK / 4 * Bits, 128u) << Bits;
     else
-      EXPECT_EQ(BK, 128u) << Bits;
+      EXPECT_EQ(BK, Bits == 3 ? 256u : 128u) << Bits;
   }
 }
 

@@ -10,7 +10,9 @@
 // apart in a 32-bit word (one conversion instruction per pair). With
 // x = 4 kh + 2 kl + h (kh < BK / 32; kl, h < 2) and the pair distance
 // D = pairDistance(b, BK) (16 / b for 1, 2, 4 and 8 bits, at most BK / 8;
-// 4 for other widths), position pos of a chunk, read as
+// for other widths oddWidthPairDistance(b): 4 for 3 and 5 bits, 2 for 6
+// and 7, so that the pair sits within one 32-bit window where one LOP3
+// converts it), position pos of a chunk, read as
 //
 //   pos = q * (BK / 4) + (x / D) * 2D + p * D + x % D   (q < 4, p < 2),
 //
@@ -36,8 +38,17 @@ namespace numerics {
 
 /// Positions between the two codes of a B-operand register in a chunk of
 /// \p BK codes of \p Bits bits: 16 / Bits (16 bits apart) for 1, 2, 4
-/// and 8 bits, capped at BK / 8; 4 for other widths.
+/// and 8 bits, capped at BK / 8; oddWidthPairDistance for other widths.
 size_t pairDistance(unsigned Bits, size_t BK);
+
+/// The pair distance of widths other than 1, 2, 4 and 8 (any chunk): the
+/// largest power of two D <= 4 for which the codes at bits p and
+/// p + D * Bits fit one shifted 32-bit word as an f16 pair's mantissas,
+/// the first s bits up in the low half and the second
+/// s + D * Bits - 16 bits up in the high half, both fields below bit 10:
+/// 4 for 3 and 5 bits, 2 for 6 and 7 (the GPU lowering's word-wise
+/// conversion, lib/Codegen/GPU/LowerCast.cpp, pairs the same slots).
+size_t oddWidthPairDistance(unsigned Bits);
 
 /// The k (within its chunk of \p BK) stored at position \p Pos of a chunk
 /// of \p Bits-bit codes.
@@ -45,7 +56,10 @@ size_t operandOrderK(size_t Pos, size_t BK, unsigned Bits);
 
 /// The default chunk for \p Bits-bit codes (examples/gemm_decode_packed's
 /// BK): 512 / Bits for 1, 2, 4 and 8 bits, so that a thread's codes of a
-/// chunk are one 16-byte load; 128 otherwise.
+/// chunk are one 16-byte load; 256 for 3 bits and 128 for 5, 6 and 7 (24,
+/// 20, 24 and 28 bytes per thread: enough bytes per loop iteration to bring
+/// the decode GEMM's loop overhead below 0.3 SASS instructions per weight
+/// byte, docs/Performance.md).
 size_t defaultOperandBlockK(unsigned Bits);
 
 /// Checks the arguments of the two functions below: 1 <= Bits <= 8, BK a

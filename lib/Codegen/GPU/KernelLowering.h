@@ -54,8 +54,8 @@ mlir::Value linearIndexNSW(mlir::OpBuilder &b, mlir::Location loc,
                            const ViewValue &view,
                            llvm::ArrayRef<mlir::Value> coords);
 /// Bytes of `x` (any integer type) elements of `bits` bits, for x whose bit
-/// count is a whole number of bytes (bits a multiple of 8, or 1, 2 or 4
-/// with x a multiple of 8 / bits).
+/// count is a whole number of bytes (bits a multiple of 8, or x a multiple
+/// of 8 / gcd(8, bits)).
 mlir::Value alignedBytes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                          unsigned bits);
 /// i1: 0 <= c < dim for every dimension (unsigned compare).

@@ -13,7 +13,9 @@
 //    sub.f16x2. Tiles whose packed 32-bit words the lowering kept (global
 //    and shared loads of 1-, 2- and 4-bit elements) convert a whole word
 //    at a time, two slots per lop3 (packedIntWords; 4-bit floats to f16 by
-//    packedFloatWords).
+//    packedFloatWords); 3-, 5-, 6- and 7-bit integers to f16 convert the
+//    pairs of the pre-packed operand order from shifted windows of their
+//    words, one lop3 and one fma per pair (oddWidthWords).
 //    u8/i8 -> bf16 and every integer of <= 8 bits -> f32 by one exact
 //    hardware conversion;
 //  - small floats eXmY with X <= 4 (finite-only: f4e2m1, f6e2m3, f6e3m2,
@@ -56,9 +58,11 @@
 #include "tile/Dialect/Tile/Utils/ScalarCodes.h"
 #include "tile/Layout/SubBytePacking.h"
 #include "tile/Numerics/Format.h"
+#include "tile/Numerics/OperandPack.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -362,12 +366,19 @@ static Regs unpackPairs(KernelLowering &kl, Location loc, ArrayRef<Value> pairs,
   return out;
 }
 
-/// A vector<2xT> splat constant.
-static Value splat2(OpBuilder &b, Location loc, Type elem, double v) {
+/// A vector<2xT> constant (lo, hi).
+static Value const2(OpBuilder &b, Location loc, Type elem, double lo,
+                    double hi) {
   auto vecType = VectorType::get({2}, elem);
-  SmallVector<Attribute> elems(2, b.getFloatAttr(elem, v));
+  SmallVector<Attribute> elems{b.getFloatAttr(elem, lo),
+                               b.getFloatAttr(elem, hi)};
   return arith::ConstantOp::create(b, loc, vecType,
                                    DenseElementsAttr::get(vecType, elems));
+}
+
+/// A vector<2xT> splat constant.
+static Value splat2(OpBuilder &b, Location loc, Type elem, double v) {
+  return const2(b, loc, elem, v, v);
 }
 
 /// Magic-number fast path: pairs of b-bit integers (b <= 8) -> f16x2, and
@@ -665,6 +676,82 @@ static Regs packedIntWords(KernelLowering &kl, Location loc, const Regs &words,
   return out;
 }
 
+/// Bits [from, from + 32) of the thread's packed stream `words` (zeros
+/// below bit 0 and past the end): one shift, or a funnel shift of two
+/// words.
+static Value streamWindow(KernelLowering &kl, Location loc, const Regs &words,
+                          int64_t from) {
+  OpBuilder &b = kl.builder();
+  if (from < 0)
+    return arith::ShLIOp::create(b, loc, words[0], kl.i32(-from));
+  size_t first = size_t(from / 32);
+  int64_t shift = from % 32;
+  if (shift == 0)
+    return words[first];
+  if (first + 1 < words.size())
+    return LLVM::FshrOp::create(b, loc, b.getI32Type(), words[first + 1],
+                                words[first], kl.i32(shift));
+  return arith::ShRUIOp::create(b, loc, words[first], kl.i32(shift));
+}
+
+/// Packed 3-, 5-, 6- and 7-bit integers -> f16 from the thread's 32-bit
+/// words (slot i at stream bit b*i). Slot i pairs with slot i + D (D =
+/// num::oddWidthPairDistance(b); i % 2D < D): the two codes of an operand
+/// register in the pre-packed order (OperandPack.h). The 32 stream bits
+/// from bit t hold the first code s bits up and the second
+/// s + D*b - 16 bits up in the upper half, both below bit 10 (s within
+/// [lo, hi] below); one lop3 masks both, sets the magic exponent 0x6400 and
+/// flips signed codes, and one fma.rn.f16x2 scales each half back by its
+/// 2^-s and subtracts the magic (exact, as in packedIntWords). Consecutive
+/// pairs share a window while their offsets fit: b = 3 needs one shift per
+/// two pairs, the other widths one per pair.
+static Regs oddWidthWords(KernelLowering &kl, Location loc, const Regs &words,
+                          Type src, bool isUnsigned, Type dst) {
+  OpBuilder &b = kl.builder();
+  unsigned bits = src.isSignlessInteger() ? src.getIntOrFloatBitWidth() : 0;
+  if (!(bits == 3 || bits == 5 || bits == 6 || bits == 7) || !dst.isF16())
+    return {};
+  int64_t d = int64_t(num::oddWidthPairDistance(bits));
+  int64_t span = d * bits, streamBits = int64_t(words.size()) * 32;
+  int64_t lo = std::max<int64_t>(0, 16 - span);
+  int64_t hi = std::min<int64_t>(10 - bits, 26 - bits - span);
+  if (lo > hi || streamBits % bits || (streamBits / bits) % (2 * d))
+    return {};
+  int64_t count = streamBits / bits;
+  int64_t mask = (int64_t(1) << bits) - 1, halfRange = mask / 2 + 1;
+  double offset = isUnsigned ? 0.0 : double(halfRange);
+  Type f16 = b.getF16Type();
+  auto vecType = VectorType::get({2}, f16);
+  Regs out(count);
+  int64_t from = 0;
+  Value window;
+  for (int64_t i = 0; i < count; ++i) {
+    if (i % (2 * d) >= d)
+      continue;
+    int64_t at = i * bits;
+    if (!window || at - from < lo || at - from > hi) {
+      from = at - lo;
+      window = streamWindow(kl, loc, words, from);
+    }
+    int64_t sLo = at - from, sHi = sLo + span - 16;
+    int64_t fields = (mask << sLo) | (mask << (16 + sHi));
+    int64_t flip =
+        isUnsigned ? 0 : (halfRange << sLo) | (halfRange << (16 + sHi));
+    Value t = kl.target().andXor(b, loc, window, fields,
+                                 (0x6400 | (0x6400 << 16)) | flip);
+    Value pair = LLVM::BitcastOp::create(b, loc, vecType, t);
+    double scaleLo = std::ldexp(1.0, -int(sLo));
+    double scaleHi = std::ldexp(1.0, -int(sHi));
+    Value r =
+        LLVM::FMAOp::create(b, loc, pair, const2(b, loc, f16, scaleLo, scaleHi),
+                            const2(b, loc, f16, -(1024.0 * scaleLo + offset),
+                                   -(1024.0 * scaleHi + offset)));
+    out[i] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(0));
+    out[i + d] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(1));
+  }
+  return out;
+}
+
 LogicalResult KernelLowering::lowerCast(tile::CastOp op) {
   Type srcType = op.getSrc().getType();
   Type dstType = op.getType();
@@ -683,6 +770,8 @@ LogicalResult KernelLowering::lowerCast(tile::CastOp op) {
   bool su = op.getSrcUnsigned(), du = op.getDstUnsigned();
   if (const Regs *words = lookupPackedWords(op.getSrc())) {
     Regs fast = packedIntWords(*this, loc, *words, srcElem, su, dstElem);
+    if (fast.empty())
+      fast = oddWidthWords(*this, loc, *words, srcElem, su, dstElem);
     if (fast.empty())
       if (std::optional<num::Format> from = formatOf(srcElem, su))
         fast = packedFloatWords(*this, loc, *words, *from, dstElem);

@@ -6,8 +6,9 @@
 // asynchronous copies) when it lies inside the view on an aligned address;
 // otherwise (an edge of the view, a misaligned or strided view) it is
 // assembled element by element in a loop kept out of the fast path. Rows of
-// 3-, 5-, 6- and 7-bit elements, whose chunks split elements, move as raw
-// bit streams (lowerRawCopy).
+// 3-, 5-, 6- and 7-bit elements, whose chunks split elements, move in runs
+// of whole elements that fill whole chunks (chunkShape), several cp.async
+// per run.
 //
 // The fast path is what the main loops of GEMM and attention execute, so its
 // addresses are built to be invariant where they can be: the alignment test
@@ -115,341 +116,6 @@ static Value elementBitsIf(OpBuilder &b, Location loc, const ViewValue &view,
 }
 
 //===----------------------------------------------------------------------===//
-// Raw rows: packed 3/5/6/7-bit elements
-//===----------------------------------------------------------------------===//
-
-/// Chunk size (16, 8 or 4 bytes) for copying a tile of `bits`-bit elements
-/// as raw bytes, or 0. Requires every row of `slice` (the last dimension) to
-/// be a contiguous packed bit stream (unit stride, no swizzle) that starts
-/// on a chunk boundary and holds a whole number of chunks, so that a chunk
-/// of global bytes lands on a chunk of shared bytes of the same row even
-/// when it splits elements (3-, 5-, 6- and 7-bit types).
-static int64_t rawChunkBytes(const SharedLayout &slice, Value prefix,
-                             int64_t prefixAlign, unsigned bits) {
-  ArrayRef<int64_t> shape = slice.shape();
-  if (bits % 8 == 0 || !slice.swizzle().isIdentity() ||
-      slice.strides().back() != 1)
-    return 0;
-  int64_t rows = elementCount(shape.drop_back());
-  for (int64_t bytes : {16, 8, 4}) {
-    int64_t chunkBits = bytes * 8;
-    if ((shape.back() * bits) % chunkBits ||
-        (prefix && (prefixAlign * bits) % chunkBits))
-      continue;
-    bool ok = true;
-    SmallVector<int64_t, 4> c(shape.size(), 0);
-    for (int64_t r = 0; ok && r < rows; ++r) {
-      int64_t rest = r;
-      for (int d = int(shape.size()) - 2; d >= 0; --d) {
-        c[d] = rest % shape[d];
-        rest /= shape[d];
-      }
-      ok = (slice.offset(c) * int64_t(bits)) % chunkBits == 0;
-    }
-    if (ok)
-      return bytes;
-  }
-  return 0;
-}
-
-/// Clamps an i64 to [lo, hi].
-static Value clampI64(OpBuilder &b, Location loc, Value v, Value lo, Value hi) {
-  return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, v, lo),
-                                hi);
-}
-
-namespace {
-/// One raw chunk of a tile row: bits [c0, c1) of the row, of which bits
-/// [lo, hi) belong to elements inside the view; the row's element 0 sits
-/// at bit `rowBit` of the view (i64 values).
-struct RawChunk {
-  Value rowBit, c0, c1, lo, hi;
-  int64_t chunkBytes;
-};
-} // namespace
-
-/// The words of a raw edge chunk of a unit-stride row: global bits
-/// [rowBit + c0, rowBit + c1), read as the bytes at floor((rowBit + c0) / 8)
-/// + k clamped to the bytes holding bits [rowBit + a, rowBit + z), so that
-/// no byte outside the view's elements is touched, then masked to [a, z).
-static SmallVector<Value> rawBytesOfRow(KernelLowering &kl, Location loc,
-                                        const ViewValue &view,
-                                        const RawChunk &rc, Value a, Value z) {
-  OpBuilder &b = kl.builder();
-  Type i32 = b.getI32Type();
-  int64_t chunkBytes = rc.chunkBytes;
-  Value g0 = arith::AddIOp::create(b, loc, rc.rowBit, rc.c0);
-  Value b0 = arith::ShRSIOp::create(b, loc, g0, kl.i64(3));
-  Value sh = arith::TruncIOp::create(
-      b, loc, i32, arith::AndIOp::create(b, loc, g0, kl.i64(7)));
-  Value firstByte = arith::ShRSIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, rc.rowBit, a), kl.i64(3));
-  Value lastByte = arith::ShRSIOp::create(
-      b, loc,
-      arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, rc.rowBit, z),
-                            kl.i64(1)),
-      kl.i64(3));
-  SmallVector<Value> loaded;
-  for (int64_t k = 0; k <= chunkBytes; ++k) {
-    Value at = clampI64(b, loc, arith::AddIOp::create(b, loc, b0, kl.i64(k)),
-                        firstByte, lastByte);
-    Value byte =
-        LLVM::LoadOp::create(b, loc, b.getI8Type(), kl.gep(view.ptr, at), 1);
-    loaded.push_back(arith::ExtUIOp::create(b, loc, i32, byte));
-  }
-  SmallVector<Value> words(chunkBytes / 4, kl.i32(0));
-  for (int64_t i = 0; i < chunkBytes; ++i) {
-    Value pair = arith::OrIOp::create(
-        b, loc, loaded[i],
-        arith::ShLIOp::create(b, loc, loaded[i + 1], kl.i32(8)));
-    Value v = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, pair, sh), kl.i32(0xff));
-    // Bits k of this byte with a <= c0 + 8i + k < z.
-    Value at = arith::AddIOp::create(b, loc, rc.c0, kl.i64(8 * i));
-    auto bound = [&](Value x) {
-      return arith::TruncIOp::create(
-          b, loc, i32,
-          clampI64(b, loc, arith::SubIOp::create(b, loc, x, at), kl.i64(0),
-                   kl.i64(8)));
-    };
-    Value one = kl.i32(1);
-    Value below = arith::SubIOp::create(
-        b, loc, arith::ShLIOp::create(b, loc, one, bound(z)), one);
-    Value under = arith::SubIOp::create(
-        b, loc, arith::ShLIOp::create(b, loc, one, bound(a)), one);
-    Value mask = arith::AndIOp::create(
-        b, loc, below, arith::XOrIOp::create(b, loc, under, kl.i32(-1)));
-    v = arith::AndIOp::create(b, loc, v, mask);
-    if (i % 4)
-      v = arith::ShLIOp::create(b, loc, v, kl.i32(8 * (i % 4)));
-    words[i / 4] = arith::OrIOp::create(b, loc, words[i / 4], v);
-  }
-  return words;
-}
-
-/// The words of a raw edge chunk of a strided row, element by element:
-/// element eBase + k (eBase = floor(c0 / bits)) sits at bit
-/// k * bits - (c0 - eBase * bits) of the chunk; elements outside [lo, hi)
-/// are zero. `g` is the global coordinate of the row's element 0.
-static SmallVector<Value> rawElementsOfRow(KernelLowering &kl, Location loc,
-                                           const ViewValue &view,
-                                           const RawChunk &rc,
-                                           ArrayRef<Value> g) {
-  OpBuilder &b = kl.builder();
-  Type i32 = b.getI32Type();
-  unsigned bits = tile::getElementBitWidth(view.elementType);
-  int64_t count = rc.chunkBytes * 8 / bits + 2;
-  Type wide = b.getIntegerType(count * bits);
-  Value eBase = arith::DivUIOp::create(b, loc, rc.c0, kl.i64(bits));
-  Value phase = arith::SubIOp::create(
-      b, loc, rc.c0, arith::MulIOp::create(b, loc, eBase, kl.i64(bits)));
-  Value acc = arith::ConstantIntOp::create(b, loc, wide, 0);
-  for (int64_t k = 0; k < count; ++k) {
-    Value e = arith::AddIOp::create(b, loc, eBase, kl.i64(k));
-    Value eb = arith::MulIOp::create(b, loc, e, kl.i64(bits));
-    Value ok = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, rc.lo, eb),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, eb, rc.hi));
-    Value elem = elementBitsIf(b, loc, view, ok, [&] {
-      SmallVector<Value, 4> ck(g.begin(), g.end());
-      ck.back() = arith::AddIOp::create(
-          b, loc, ck.back(), arith::TruncIOp::create(b, loc, i32, e));
-      return linearIndex(b, loc, view, ck);
-    });
-    Value part = arith::ExtUIOp::create(b, loc, wide, elem);
-    if (k)
-      part = arith::ShLIOp::create(
-          b, loc, part, arith::ConstantIntOp::create(b, loc, wide, k * bits));
-    acc = arith::OrIOp::create(b, loc, acc, part);
-  }
-  acc = arith::ShRUIOp::create(b, loc, acc,
-                               arith::ExtUIOp::create(b, loc, wide, phase));
-  SmallVector<Value> words;
-  for (int64_t w = 0; w < rc.chunkBytes / 4; ++w) {
-    Value s = acc;
-    if (w)
-      s = arith::ShRUIOp::create(
-          b, loc, acc, arith::ConstantIntOp::create(b, loc, wide, 32 * w));
-    words.push_back(arith::TruncIOp::create(b, loc, i32, s));
-  }
-  return words;
-}
-
-/// Stores a raw edge chunk at `dst`, assembled exactly: the bits of
-/// elements inside the view come from global memory and every other bit is
-/// zero, as the host reference pads.
-static void storeRawEdgeChunk(KernelLowering &kl, Location loc,
-                              const ViewValue &view, const RawChunk &rc,
-                              ArrayRef<Value> g, Value rowOk, Value dst) {
-  OpBuilder &b = kl.builder();
-  Type i32 = b.getI32Type();
-  int64_t numWords = rc.chunkBytes / 4;
-  Value a = arith::MaxSIOp::create(b, loc, rc.lo, rc.c0);
-  Value z = arith::MinSIOp::create(b, loc, rc.hi, rc.c1);
-  Value any = arith::AndIOp::create(
-      b, loc, rowOk,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, z));
-  SmallVector<Type> wordTypes(numWords, i32);
-  auto anyIf = scf::IfOp::create(b, loc, wordTypes, any, /*withElse=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&anyIf.getElseRegion().front());
-    SmallVector<Value> zeros(numWords, kl.i32(0));
-    scf::YieldOp::create(b, loc, zeros);
-    b.setInsertionPointToStart(&anyIf.getThenRegion().front());
-    if (view.contiguous) {
-      scf::YieldOp::create(b, loc, rawBytesOfRow(kl, loc, view, rc, a, z));
-    } else {
-      // Strided views: element by element when the stride is not 1.
-      Value unit = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         view.strides.back(), kl.i64(1));
-      auto strideIf =
-          scf::IfOp::create(b, loc, wordTypes, unit, /*withElse=*/true);
-      scf::YieldOp::create(b, loc, strideIf.getResults());
-      b.setInsertionPointToStart(&strideIf.getThenRegion().front());
-      scf::YieldOp::create(b, loc, rawBytesOfRow(kl, loc, view, rc, a, z));
-      b.setInsertionPointToStart(&strideIf.getElseRegion().front());
-      scf::YieldOp::create(b, loc, rawElementsOfRow(kl, loc, view, rc, g));
-    }
-  }
-  Value v = anyIf.getResult(0);
-  if (numWords > 1) {
-    v = LLVM::PoisonOp::create(b, loc, VectorType::get({numWords}, i32));
-    for (int64_t w = 0; w < numWords; ++w)
-      v = LLVM::InsertElementOp::create(b, loc, v, anyIf.getResult(w),
-                                        kl.i32(w));
-  }
-  LLVM::StoreOp::create(b, loc, v, dst, rc.chunkBytes);
-}
-
-/// tile.copy_async of packed sub-byte rows as raw byte chunks (see
-/// rawChunkBytes). Chunk j of a tile row covers the row's bits
-/// [j * C, (j + 1) * C), C = 8 * chunkBytes. A chunk whose bits all belong to
-/// elements inside the view, on an aligned global address of a unit-stride
-/// row, is one cp.async (or one vector load and store); any other chunk is
-/// assembled exactly (storeRawEdgeChunk).
-static LogicalResult lowerRawCopy(KernelLowering &kl, tile::CopyAsyncOp op,
-                                  const ViewValue &view, const SharedValue &s,
-                                  const SharedLayout &slice, Value prefix,
-                                  int64_t chunkBytes, Value tid,
-                                  int64_t threads) {
-  OpBuilder &b = kl.builder();
-  Location loc = op.getLoc();
-  TargetLowering &tl = kl.target();
-  unsigned rank = view.dims.size();
-  unsigned bits = tile::getElementBitWidth(view.elementType);
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  ArrayRef<int64_t> shape = slice.shape();
-  int64_t last = shape.back();
-  int64_t chunkBits = chunkBytes * 8;
-  int64_t perRow = last * bits / chunkBits;
-  int64_t numChunks = elementCount(shape.drop_back()) * perRow;
-  int64_t numWords = chunkBytes / 4;
-  Type wordsType = numWords == 1 ? Type(i32) : VectorType::get({numWords}, i32);
-  SmallVector<Value, 4> srcOff;
-  for (Value o : op.getSrcOffsets())
-    srcOff.push_back(kl.lookup(o)[0]);
-  Value ptrInt = LLVM::PtrToIntOp::create(b, loc, i64, view.ptr);
-  auto ext64 = [&](Value v) { return arith::ExtSIOp::create(b, loc, i64, v); };
-
-  for (int64_t iter = 0; iter * threads < numChunks; ++iter) {
-    OpBuilder::InsertionGuard guard(b);
-    Value chunk =
-        chunkOfThread(kl, loc, tid, iter * threads, threads, numChunks);
-    // Chunk j of row `row`; the row's coordinates (all but the last dim).
-    Value j = arith::RemUIOp::create(b, loc, chunk, kl.i32(perRow));
-    Value rest = arith::DivUIOp::create(b, loc, chunk, kl.i32(perRow));
-    SmallVector<Value, 4> coord(rank, kl.i32(0));
-    for (int d = int(rank) - 2; d >= 0; --d) {
-      coord[d] = d == 0 ? rest
-                        : arith::RemUIOp::create(b, loc, rest, kl.i32(shape[d]))
-                              .getResult();
-      if (d > 0)
-        rest = arith::DivUIOp::create(b, loc, rest, kl.i32(shape[d]));
-    }
-    // Shared address: the row's bit offset is a multiple of chunkBits.
-    Value lin = prefix ? prefix : kl.i32(0);
-    for (unsigned d = 0; d + 1 < rank; ++d)
-      lin = arith::AddIOp::create(
-          b, loc, lin,
-          arith::MulIOp::create(b, loc, coord[d], kl.i32(slice.strides()[d])));
-    Value dstByte = arith::AddIOp::create(
-        b, loc,
-        arith::ShRUIOp::create(b, loc,
-                               arith::MulIOp::create(b, loc, lin, kl.i32(bits)),
-                               kl.i32(3)),
-        arith::MulIOp::create(b, loc, j, kl.i32(chunkBytes)));
-    Value dst = kl.gep(s.ptr, dstByte);
-    // Global coordinates of the row's first element; rows inside the view.
-    SmallVector<Value, 4> g;
-    for (unsigned d = 0; d < rank; ++d)
-      g.push_back(arith::AddIOp::create(b, loc, srcOff[d], coord[d]));
-    Value rowOk = rowsInside(kl, loc, view, g);
-    // Bits [lo, hi) of the tile row belong to elements inside the view.
-    RawChunk rc;
-    rc.chunkBytes = chunkBytes;
-    Value col0 = ext64(g.back());
-    rc.lo = arith::MulIOp::create(
-        b, loc,
-        arith::MaxSIOp::create(b, loc, kl.i64(0),
-                               arith::SubIOp::create(b, loc, kl.i64(0), col0)),
-        kl.i64(bits));
-    rc.hi = arith::MulIOp::create(
-        b, loc,
-        arith::MinSIOp::create(
-            b, loc, kl.i64(last),
-            arith::SubIOp::create(b, loc, ext64(view.dims.back()), col0)),
-        kl.i64(bits));
-    rc.c0 = arith::MulIOp::create(b, loc, ext64(j), kl.i64(chunkBits));
-    rc.c1 = arith::AddIOp::create(b, loc, rc.c0, kl.i64(chunkBits));
-    rc.rowBit = arith::MulIOp::create(b, loc, linearIndex(b, loc, view, g),
-                                      kl.i64(bits));
-    Value full = arith::AndIOp::create(
-        b, loc, rowOk,
-        arith::AndIOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, rc.lo,
-                                  rc.c0),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, rc.c1,
-                                  rc.hi)));
-    Value rowByte = arith::ShRSIOp::create(b, loc, rc.rowBit, kl.i64(3));
-    Value addr = arith::AddIOp::create(b, loc, ptrInt, rowByte);
-    Value low = arith::OrIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, addr, kl.i64(chunkBytes - 1)),
-        arith::AndIOp::create(b, loc, rc.rowBit, kl.i64(7)));
-    Value aligned =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low, kl.i64(0));
-    if (!view.contiguous)
-      aligned = arith::AndIOp::create(
-          b, loc, aligned,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                view.strides.back(), kl.i64(1)));
-    full = arith::AndIOp::create(b, loc, full, aligned);
-
-    auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value src = kl.gep(
-        view.ptr,
-        arith::AddIOp::create(
-            b, loc, rowByte,
-            arith::MulIOp::create(b, loc, ext64(j), kl.i64(chunkBytes))));
-    if (tl.hasAsyncCopy()) {
-      tl.asyncCopy(b, loc, dst, src, chunkBytes, kl.i32(chunkBytes));
-    } else {
-      Value v = LLVM::LoadOp::create(b, loc, wordsType, src, chunkBytes);
-      LLVM::StoreOp::create(b, loc, v, dst, chunkBytes);
-    }
-    // Edge, misaligned or strided chunk.
-    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    storeRawEdgeChunk(kl, loc, view, rc, g, rowOk, dst);
-  }
-  if (tl.hasAsyncCopy())
-    tl.asyncCommitGroup(b, loc);
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
 // Chunks of whole elements
 //===----------------------------------------------------------------------===//
 
@@ -535,40 +201,65 @@ static void copyEdgeRun(KernelLowering &kl, Location loc, const ViewValue &view,
   LLVM::StoreOp::create(b, loc, chunk, dst, alignOf(chunkBytes));
 }
 
-/// Elements per chunk: the widest of 16/8/4 bytes whose elements are
-/// contiguous and aligned in shared memory for every chunk (checked by
-/// enumeration), or 0.
-static int64_t chunkElements(const SharedLayout &slice, Value prefix,
-                             int64_t prefixAlign, unsigned bits) {
+/// Whether every run of `v` consecutive elements of the tile's rows (v
+/// dividing the last extent) is contiguous in `slice` and starts at an
+/// offset that is a multiple of v (checked by enumeration).
+static bool runsContiguous(const SharedLayout &slice, int64_t v) {
   ArrayRef<int64_t> shape = slice.shape();
   int64_t numElements = elementCount(shape);
-  for (int64_t bytes : {16, 8, 4}) {
-    if ((bytes * 8) % bits)
-      continue;
-    int64_t v = bytes * 8 / bits;
-    if (shape.back() % v || (prefix && prefixAlign % v))
-      continue;
-    bool ok = true;
-    for (int64_t e = 0; ok && e < numElements; e += v) {
-      SmallVector<int64_t, 4> c(shape.size());
-      int64_t rest = e;
-      for (int d = int(shape.size()) - 1; d >= 0; --d) {
-        c[d] = rest % shape[d];
-        rest /= shape[d];
-      }
-      int64_t o0 = slice.offset(c);
-      if (o0 % v)
-        ok = false;
-      for (int64_t k = 1; ok && k < v; ++k) {
-        c.back() += 1;
-        if (slice.offset(c) != o0 + k)
-          ok = false;
-      }
+  for (int64_t e = 0; e < numElements; e += v) {
+    SmallVector<int64_t, 4> c(shape.size());
+    int64_t rest = e;
+    for (int d = int(shape.size()) - 1; d >= 0; --d) {
+      c[d] = rest % shape[d];
+      rest /= shape[d];
     }
-    if (ok)
-      return v;
+    int64_t o0 = slice.offset(c);
+    if (o0 % v)
+      return false;
+    for (int64_t k = 1; k < v; ++k) {
+      c.back() += 1;
+      if (slice.offset(c) != o0 + k)
+        return false;
+    }
   }
-  return 0;
+  return true;
+}
+
+namespace {
+/// The unit of a copy: runs of `vec` elements, each `parts` chunks of
+/// `chunkBytes` (one cp.async each); vec = 0 when there is none.
+struct ChunkShape {
+  int64_t vec = 0, chunkBytes = 0, parts = 1;
+};
+} // namespace
+
+/// The widest of 16/8/4-byte chunks of whole elements that are contiguous
+/// and aligned in shared memory for every chunk. For 3-, 5-, 6- and 7-bit
+/// elements, whose chunks split elements: runs of the fewest whole elements
+/// that fill whole chunks (16-byte chunks: 128 elements of 3, 5 or 7 bits
+/// in 3, 5 or 7 chunks, 64 of 6 bits in 3), so that rows of such runs copy
+/// like whole elements (bounds and alignment per run, hoisted where they
+/// can be) instead of as raw bit streams.
+static ChunkShape chunkShape(const SharedLayout &slice, Value prefix,
+                             int64_t prefixAlign, unsigned bits) {
+  int64_t last = slice.shape().back();
+  auto fits = [&](int64_t v) {
+    return last % v == 0 && !(prefix && prefixAlign % v) &&
+           runsContiguous(slice, v);
+  };
+  for (int64_t bytes : {16, 8, 4})
+    if ((bytes * 8) % bits == 0 && fits(bytes * 8 / bits))
+      return {bytes * 8 / bits, bytes, 1};
+  if (bits >= 8)
+    return {};
+  for (int64_t bytes : {16, 8, 4}) {
+    int64_t chunkBits = bytes * 8;
+    int64_t v = chunkBits / std::gcd(chunkBits, int64_t(bits));
+    if (fits(v))
+      return {v, bytes, v * bits / chunkBits};
+  }
+  return {};
 }
 
 namespace {
@@ -580,7 +271,9 @@ struct ChunkPlan {
   Value prefix;
   int64_t prefixAlign;
   SmallVector<Value, 4> srcOff;
-  int64_t vec, chunkBytes, numChunks, threads;
+  /// Runs of vec elements, each `parts` chunks of chunkBytes; numChunks
+  /// counts runs.
+  int64_t vec, chunkBytes, numChunks, threads, parts = 1;
   /// Chunks go through cp.async (else one load and one store).
   bool async;
   /// Chunk aligned in global memory when inside the view (chunkAligned).
@@ -653,13 +346,112 @@ static void copyFullChunk(KernelLowering &kl, Location loc, const ChunkPlan &p,
   OpBuilder &b = kl.builder();
   const ViewValue &view = *p.view;
   unsigned bits = tile::getElementBitWidth(view.elementType);
-  if (p.async) {
-    kl.target().asyncCopy(b, loc, dst, src, p.chunkBytes, kl.i32(p.chunkBytes));
-    return;
+  for (int64_t i = 0; i < p.parts; ++i) {
+    Value d = i ? kl.gep(dst, kl.i32(i * p.chunkBytes)) : dst;
+    Value s = i ? kl.gep(src, kl.i64(i * p.chunkBytes)) : src;
+    if (p.async) {
+      kl.target().asyncCopy(b, loc, d, s, p.chunkBytes, kl.i32(p.chunkBytes));
+    } else if (p.parts > 1) {
+      // Chunks that split elements: raw words.
+      Type words =
+          p.chunkBytes > 4
+              ? Type(VectorType::get({p.chunkBytes / 4}, b.getI32Type()))
+              : Type(b.getI32Type());
+      Value v = LLVM::LoadOp::create(b, loc, words, s, alignOf(p.chunkBytes));
+      LLVM::StoreOp::create(b, loc, v, d, alignOf(p.chunkBytes));
+    } else {
+      Regs r =
+          loadGroup(b, loc, s, KernelLowering::storageType(view.elementType),
+                    p.vec, bits, alignOf(p.chunkBytes));
+      storeGroup(b, loc, d, r, bits, alignOf(p.chunkBytes));
+    }
   }
-  Regs r = loadGroup(b, loc, src, KernelLowering::storageType(view.elementType),
-                     p.vec, bits, alignOf(p.chunkBytes));
-  storeGroup(b, loc, dst, r, bits, alignOf(p.chunkBytes));
+}
+
+/// The edge run of a copy whose runs are several chunks (packed 3-, 5-, 6-
+/// and 7-bit rows, where a chunk splits elements): the run's shared bytes
+/// are zeroed, then each of its elements inside the view (rowsOk and
+/// col + k < dim) is or-ed in at bit k * bits, into one 32-bit word or two
+/// when it straddles them. The thread owns the whole run, so nothing else
+/// writes those words. The elements are a loop LLVM does not unroll, as in
+/// copyEdgeRun.
+static void copyEdgeRunWords(KernelLowering &kl, Location loc,
+                             const ChunkPlan &p, Value index, Value col,
+                             Value rowsOk, Value dst) {
+  OpBuilder &b = kl.builder();
+  MLIRContext *ctx = b.getContext();
+  const ViewValue &view = *p.view;
+  unsigned bits = tile::getElementBitWidth(view.elementType);
+  Type i32 = b.getI32Type();
+  // Plain stores (a zero-filling cp.async could land after the words below).
+  auto zeros = LLVM::ZeroOp::create(
+      b, loc,
+      p.chunkBytes > 4 ? Type(VectorType::get({p.chunkBytes / 4}, i32)) : i32);
+  for (int64_t i = 0; i < p.parts; ++i)
+    LLVM::StoreOp::create(b, loc, zeros,
+                          i ? kl.gep(dst, kl.i32(i * p.chunkBytes)) : dst,
+                          alignOf(p.chunkBytes));
+  auto run = scf::ExecuteRegionOp::create(b, loc, TypeRange{});
+  OpBuilder::InsertionGuard guard(b);
+  Region &region = run.getRegion();
+  Block *entry = b.createBlock(&region);
+  Block *header = b.createBlock(&region, region.end(), {i32}, {loc});
+  Block *body = b.createBlock(&region, region.end());
+  Block *exit = b.createBlock(&region, region.end());
+  b.setInsertionPointToEnd(entry);
+  Value hi = arith::SelectOp::create(b, loc, rowsOk, kl.i32(p.vec), kl.i32(0));
+  LLVM::BrOp::create(b, loc, ValueRange{kl.i32(0)}, header);
+  b.setInsertionPointToEnd(header);
+  Value k = header->getArgument(0);
+  LLVM::CondBrOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, hi),
+      body, exit);
+
+  b.setInsertionPointToEnd(body);
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       arith::AddIOp::create(b, loc, col, k),
+                                       view.dims.back());
+  Value elem = elementBitsIf(b, loc, view, inside, [&] {
+    return arith::AddIOp::create(
+               b, loc, index,
+               arith::MulIOp::create(
+                   b, loc, arith::ExtSIOp::create(b, loc, b.getI64Type(), k),
+                   view.strides.back()))
+        .getResult();
+  });
+  Value e = arith::ExtUIOp::create(b, loc, i32, elem);
+  Value at = arith::MulIOp::create(b, loc, k, kl.i32(bits));
+  Value sh = arith::AndIOp::create(b, loc, at, kl.i32(31));
+  Value word =
+      kl.gep(dst, arith::ShLIOp::create(
+                      b, loc, arith::ShRUIOp::create(b, loc, at, kl.i32(5)),
+                      kl.i32(2)));
+  auto orInto = [&](Value ptr, Value v) {
+    Value old = LLVM::LoadOp::create(b, loc, i32, ptr, 4);
+    LLVM::StoreOp::create(b, loc, arith::OrIOp::create(b, loc, old, v), ptr, 4);
+  };
+  orInto(word, arith::ShLIOp::create(b, loc, e, sh));
+  Value straddles = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ugt,
+      arith::AddIOp::create(b, loc, sh, kl.i32(bits)), kl.i32(32));
+  auto spill = scf::IfOp::create(b, loc, straddles, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(&spill.getThenRegion().front());
+    orInto(kl.gep(word, kl.i32(4)),
+           arith::ShRUIOp::create(
+               b, loc, e, arith::SubIOp::create(b, loc, kl.i32(32), sh)));
+  }
+  auto noUnroll = LLVM::LoopAnnotationAttr::get(
+      ctx, {}, {}, {},
+      LLVM::LoopUnrollAttr::get(ctx, b.getBoolAttr(true), {}, {}, {}, {}, {},
+                                {}),
+      {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
+  LLVM::BrOp::create(b, loc,
+                     ValueRange{arith::AddIOp::create(b, loc, k, kl.i32(1))},
+                     noUnroll, header);
+  b.setInsertionPointToEnd(exit);
+  scf::YieldOp::create(b, loc);
 }
 
 /// Copies a thread's chunk `iter` (chunk tid + iter * threads, or with row
@@ -722,7 +514,11 @@ static void copyChunk(KernelLowering &kl, Location loc, const ChunkPlan &p,
       arith::MulIOp::create(
           b, loc, arith::ExtSIOp::create(b, loc, b.getI64Type(), g.back()),
           view.strides.back()));
-  copyEdgeRun(kl, loc, view, index, g.back(), rowsOk, dst, p.vec, p.chunkBytes);
+  if (p.parts > 1)
+    copyEdgeRunWords(kl, loc, p, index, g.back(), rowsOk, dst);
+  else
+    copyEdgeRun(kl, loc, view, index, g.back(), rowsOk, dst, p.vec,
+                p.chunkBytes);
 }
 
 /// Fills a chunk with zeros: a cp.async that reads nothing (src-size 0,
@@ -730,15 +526,19 @@ static void copyChunk(KernelLowering &kl, Location loc, const ChunkPlan &p,
 static void copyZeroChunk(KernelLowering &kl, Location loc, const ChunkPlan &p,
                           Value dst) {
   OpBuilder &b = kl.builder();
-  if (p.async) {
-    kl.target().asyncCopy(b, loc, dst, p.view->ptr, p.chunkBytes, kl.i32(0));
-    return;
+  for (int64_t i = 0; i < p.parts; ++i) {
+    Value d = i ? kl.gep(dst, kl.i32(i * p.chunkBytes)) : dst;
+    if (p.async) {
+      kl.target().asyncCopy(b, loc, d, p.view->ptr, p.chunkBytes, kl.i32(0));
+      continue;
+    }
+    Type word = b.getIntegerType(8 * std::min<int64_t>(p.chunkBytes, 4));
+    Type type = p.chunkBytes > 4
+                    ? Type(VectorType::get({p.chunkBytes / 4}, word))
+                    : word;
+    LLVM::StoreOp::create(b, loc, LLVM::ZeroOp::create(b, loc, type), d,
+                          alignOf(p.chunkBytes));
   }
-  Type word = b.getIntegerType(8 * std::min<int64_t>(p.chunkBytes, 4));
-  Type type =
-      p.chunkBytes > 4 ? Type(VectorType::get({p.chunkBytes / 4}, word)) : word;
-  LLVM::StoreOp::create(b, loc, LLVM::ZeroOp::create(b, loc, type), dst,
-                        alignOf(p.chunkBytes));
 }
 
 /// A thread's `rounds` chunks of a row-stepped copy whose column is inside
@@ -866,23 +666,21 @@ LogicalResult KernelLowering::lowerCopyAsync(tile::CopyAsyncOp op) {
   p.slice = &slice;
   p.threads =
       kernel->getAttrOfType<IntegerAttr>("tile.warps").getInt() * warpSize();
-  p.vec = chunkElements(slice, p.prefix, p.prefixAlign, bits);
+  ChunkShape shape0 = chunkShape(slice, p.prefix, p.prefixAlign, bits);
+  p.vec = shape0.vec;
+  p.parts = shape0.parts;
   // Rows narrower than the smallest cp.async (4 bytes) of whole-byte
   // elements: a synchronous copy, element by element.
   bool synchronous = false;
   if (p.vec == 0) {
-    int64_t rawBytes = rawChunkBytes(slice, p.prefix, p.prefixAlign, bits);
-    if (rawBytes == 0 && bits % 8)
+    if (bits % 8)
       return op.emitOpError(
           "the shared layout of the destination has no 4-byte contiguous "
           "runs (neither of whole elements nor of packed rows); cannot copy");
-    if (rawBytes != 0)
-      return lowerRawCopy(*this, op, *view, *s, slice, p.prefix, rawBytes, tid,
-                          p.threads);
     p.vec = 1;
     synchronous = true;
   }
-  p.chunkBytes = p.vec * bits / 8;
+  p.chunkBytes = p.vec * bits / 8 / p.parts;
   p.numChunks = elementCount(slice.shape()) / p.vec;
   for (Value o : op.getSrcOffsets())
     p.srcOff.push_back(values[o][0]);

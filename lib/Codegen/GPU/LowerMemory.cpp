@@ -256,10 +256,17 @@ Value alignedBytes(OpBuilder &b, Location loc, Value x, unsigned bits) {
     return arith::MulIOp::create(
         b, loc, x, arith::ConstantIntOp::create(b, loc, t, bits / 8),
         arith::IntegerOverflowFlags::nsw);
-  assert(8 % bits == 0 && "sub-byte runs are of 1, 2 or 4 bits");
+  if (8 % bits == 0)
+    return arith::ShRSIOp::create(
+        b, loc, x,
+        arith::ConstantIntOp::create(b, loc, t, llvm::Log2_32(8 / bits)));
+  // 3, 5, 6, 7 bits: x is a multiple of 8 / gcd(8, bits) elements.
   return arith::ShRSIOp::create(
-      b, loc, x,
-      arith::ConstantIntOp::create(b, loc, t, llvm::Log2_32(8 / bits)));
+      b, loc,
+      arith::MulIOp::create(b, loc, x,
+                            arith::ConstantIntOp::create(b, loc, t, bits),
+                            arith::IntegerOverflowFlags::nsw),
+      arith::ConstantIntOp::create(b, loc, t, 3));
 }
 
 /// Reads one element at linear index `index` of a view (no bounds check).
@@ -638,10 +645,43 @@ struct SharedAccess {
 };
 } // namespace
 
+/// For sub-byte elements whose vector groups of `vec` slots are not whole
+/// 32-bit words (16 slots of 5 or 7 bits are 80 or 112 bits): the shortest
+/// multiple of `vec` (at most 8 words) whose groups are, for every thread,
+/// contiguous runs starting on a 32-bit boundary, so that a load reads the
+/// thread's codes as whole words and keeps them for the word-wise
+/// conversions of LowerCast.cpp; `vec` when there is none.
+static int64_t wordRunWidth(const DistributedLayout &layout,
+                            const SharedLayout &smem, unsigned bits,
+                            int64_t vec, Value prefix, int64_t prefixAlign) {
+  if (bits >= 8 || (vec * bits) % 32 == 0)
+    return vec;
+  int64_t local = layout.localSize();
+  for (int64_t v = 2 * vec; v <= local && v * bits <= 256; v *= 2) {
+    if (local % v || (v * bits) % 32 || (prefix && prefixAlign % v))
+      continue;
+    bool ok = true;
+    for (int64_t t = 0; t < layout.numThreads() && ok; ++t)
+      for (int64_t g = 0; g < local && ok; g += v) {
+        int64_t first = smem.offset(layout.apply(t, g));
+        ok = (first * bits) % 32 == 0;
+        for (int64_t k = 1; k < v && ok; ++k)
+          ok = smem.offset(layout.apply(t, g + k)) == first + k;
+      }
+    if (ok)
+      return v;
+  }
+  return vec;
+}
+
+/// The vector groups of a tile in shared memory and their addresses;
+/// `wholeWords` (loads that keep packed words) widens sub-byte groups to
+/// whole 32-bit words where the layout allows (wordRunWidth).
 static FailureOr<SharedAccess>
 prepareShared(KernelLowering &kl, Operation *op, Location loc, Value base,
               const SharedLayout &smem, Value prefix, int64_t prefixAlign,
-              const DistributedLayout &layout, unsigned bits) {
+              const DistributedLayout &layout, unsigned bits,
+              bool wholeWords = false) {
   OpBuilder &b = kl.builder();
   SharedAccess a;
   a.vec = ::tile::layout::maxVectorWidth(layout, smem, bits);
@@ -651,6 +691,8 @@ prepareShared(KernelLowering &kl, Operation *op, Location loc, Value base,
   if (prefix)
     while (a.vec > 1 && prefixAlign % a.vec)
       a.vec /= 2;
+  if (wholeWords)
+    a.vec = wordRunWidth(layout, smem, bits, a.vec, prefix, prefixAlign);
   a.align = alignOf(a.vec * bits / 8);
   SmallVector<Value, 4> sp = kl.spatialCoords(layout);
   ArrayRef<int64_t> strides = smem.strides();
@@ -708,15 +750,17 @@ FailureOr<Regs> KernelLowering::loadShared(Operation *op, Value base,
                                            const DistributedLayout &layout,
                                            Type elemType, Regs *packedOut) {
   unsigned bits = tile::getElementBitWidth(elemType);
-  FailureOr<SharedAccess> a = prepareShared(*this, op, loc, base, smem, prefix,
-                                            prefixAlign, layout, bits);
+  // NVIDIA only for now: measured and emulator-checked there; on gfx942
+  // the word-wise unpacking was seen to put gemm_wq f4e2m1 in scratch.
+  bool keepWords = bits < 8 && warpSize() == 32;
+  FailureOr<SharedAccess> a =
+      prepareShared(*this, op, loc, base, smem, prefix, prefixAlign, layout,
+                    bits, keepWords && packedOut);
   if (failed(a))
     return failure();
   Regs regs;
   Regs words;
-  // NVIDIA only for now: measured and emulator-checked there; on gfx942
-  // the word-wise unpacking was seen to put gemm_wq f4e2m1 in scratch.
-  Regs *wordsOut = bits < 8 && warpSize() == 32 ? &words : nullptr;
+  Regs *wordsOut = keepWords ? &words : nullptr;
   for (Value ptr : a->groupPtrs)
     llvm::append_range(regs, loadGroup(b, loc, ptr, storageType(elemType),
                                        a->vec, bits, a->align, &wordsOut));

@@ -3,34 +3,38 @@
 // RUN:   | llc -O3 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_80 -mattr=+ptx80 \
 // RUN:   | FileCheck %s --check-prefix=PTX
 
-// Packed 3-bit and 5-bit tiles have no chunk of whole elements: rows move as
-// raw bytes. A 32x128 u3 tile is 32 rows of 48 bytes = 96 chunks of 16
-// bytes; a 16x64 u5 tile is 16 rows of 40 bytes = 80 chunks of 8 bytes
-// (40 is not a multiple of 16). 128 threads: one iteration each, the last
-// one guarded. Chunks at the edges or on misaligned rows are assembled from
-// clamped byte loads and masked.
+// Packed 3-bit and 5-bit tiles have no chunk of whole elements: rows move
+// in runs of whole elements that fill whole chunks. A 32x128 u3 tile is 32
+// rows of one run of 128 codes (48 bytes = three 16-byte cp.async); a 16x64
+// u5 tile is 16 rows of one run of 64 codes (40 bytes = five 8-byte
+// cp.async; 40 is not a multiple of 16). A run's chunks share its
+// addresses (immediate offsets in the PTX). 128 threads: the runs of the
+// first 32 and 16 threads. An edge or misaligned run is zeroed with plain
+// stores, then its elements inside the view are or-ed in one at a time (a
+// loop LLVM does not unroll), into one shared word or two.
 
 !w3 = !tile.shared<2x32x128xi3, #tile.shared_layout<(2,32,128):(4096,128,1)>>
 !w5 = !tile.shared<16x64xi5, #tile.shared_layout<(16,64):(64,1)>>
 
 // CHECK-LABEL: llvm.func @packed
-// CHECK:         nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
-// Fallback: 17 byte loads, then one 16-byte shared store.
-// CHECK-COUNT-17: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr<1> -> i8
-// CHECK:         llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-COUNT-3: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK-COUNT-3: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK:         llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr<1> -> i8
+// CHECK:         llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK:         llvm.or
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK:         llvm.br ^{{.*}} {loop_annotation = #{{.*}}}
 // CHECK:         nvvm.cp.async.commit.group
-// CHECK:         nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 8, cache = ca, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
-// CHECK-COUNT-9: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr<1> -> i8
-// CHECK:         llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xi32>, !llvm.ptr<3>
+// CHECK-COUNT-5: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 8, cache = ca, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK-COUNT-5: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xi32>, !llvm.ptr<3>
 // CHECK:         nvvm.cp.async.commit.group
 
 // PTX-LABEL: .entry packed(
-// PTX:       cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, 16;
-// PTX:       st.shared.v4.b32
+// PTX-COUNT-3: cp.async.cg.shared.global [{{[^]]+}}], [{{[^]]+}}], 16, 16;
 // PTX:       cp.async.commit_group;
-// PTX:       cp.async.ca.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 8, 8;
-// PTX:       st.shared.v2.b32
+// PTX-COUNT-5: cp.async.ca.shared.global [{{[^]]+}}], [{{[^]]+}}], 8, 8;
 // PTX:       cp.async.commit_group;
+// PTX:       .pragma "nounroll";
 func.func @packed(%w: !tile.ptr<i3>, %u: !tile.ptr<i5>, %K: i32, %N: i32, %k0: i32, %n0: i32)
     attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32, tile.shared_bytes = 7168 : i64} {
   %c0 = arith.constant 0 : i32
