@@ -4,19 +4,27 @@
 // docs/Passes.md). Two schemes, chosen by the target.
 //
 // With asynchronous global->shared copies (NVIDIA cp.async), for a loop
-// `for k = lb to ub step st` with S stages and N pipelined loads:
+// `for k = lb to ub step st` with S stages and N pipelined loads, copies
+// D = S-1 iterations ahead:
 //
 //   bufs_j = tile.alloc_shared : !tile.shared<S x shape_j x T_j>
-//   for i in 0 .. S-2:  copy_async view_j[offsets_j(lb + i*st)] -> bufs_j[i]
-//   for k ... iter_args(..., r = 0, w = S-1) {
-//     tile.wait (S-2)*N          // the groups of stage r have landed
+//   for i in 0 .. D-1:  copy_async view_j[offsets_j(lb + i*st)] -> bufs_j[i]
+//   for k ... iter_args(..., r = 0, w = D) {
+//     tile.wait (D-1)*N          // the groups of stage r have landed
 //     tile.barrier               // ... for every thread; stage w is free
 //     t_j = tile.shared_load bufs_j[r]
-//     copy_async view_j[offsets_j(k + (S-1)*st)] -> bufs_j[w]
+//     copy_async view_j[offsets_j(k + D*st)] -> bufs_j[w]
 //     ... body with t_j in place of the loads ...
 //     yield ..., (r+1) mod S, (w+1) mod S
 //   }
 //   tile.wait 0
+//
+// On targets with wgmma, a loop whose only dot multiplies two pipelined
+// loads in a shape wgmma takes, into an accumulator only the loop carries,
+// runs its copies D = S-2 iterations ahead (S >= 3): the MMA
+// group of iteration i-1 may still read its stage during iteration i, and
+// the copies of iteration i refill the stage of iteration i-2, which every
+// warp retired before the barrier; the dot gets tile.mma_in_flight = 1.
 //
 // Copies for iterations past the end read out-of-range (masked, zero) or
 // unused in-range data into stages nobody reads, so no tail masking is
@@ -53,6 +61,8 @@
 
 #include "Common.h"
 
+#include "tile/Dialect/Tile/IR/MmaInFlight.h"
+#include "tile/Transforms/LayoutChoice.h"
 #include "tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -364,7 +374,82 @@ LogicalResult pipelineThroughRegisters(scf::ForOp loop, int64_t stages) {
   return success();
 }
 
-LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
+/// The tile.dot of \p loop that may leave one group of asynchronous MMAs
+/// (wgmma) in flight across iterations, or null: on targets with wgmma and
+/// with at least three stages, the loop's only dot, directly in its body,
+/// multiplying two of the pipelined loads (A [M, K] and B [K, N] as loaded,
+/// the forms wgmma reads from the rings) in a shape wgmma takes
+/// (fitsWarpgroupMma: K and N rows of at most 128 bytes), into an
+/// accumulator the loop carries and nothing else reads.
+tile::DotOp asyncMmaDot(scf::ForOp loop, ArrayRef<Candidate> candidates,
+                        int64_t stages, const ::tile::TargetInfo &target) {
+  if (stages < 3 || !target.hasWgmma)
+    return {};
+  SmallVector<tile::DotOp> dots;
+  loop.getBody()->walk([&](tile::DotOp d) { dots.push_back(d); });
+  if (dots.size() != 1 || dots[0]->getBlock() != loop.getBody())
+    return {};
+  tile::DotOp dot = dots[0];
+  auto loaded = [&](Value v) {
+    if (auto convert = v.getDefiningOp<tile::ConvertLayoutOp>())
+      v = convert.getSrc();
+    return llvm::any_of(candidates, [&](const Candidate &c) {
+      return c.load->getResult(0) == v;
+    });
+  };
+  auto acc = dyn_cast<BlockArgument>(dot.getAcc());
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  if (!loaded(dot.getA()) || !loaded(dot.getB()) || !acc ||
+      acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
+      !acc.hasOneUse() || !dot->hasOneUse() ||
+      yield.getOperand(acc.getArgNumber() - 1) != dot.getResult())
+    return {};
+  auto func = loop->getParentOfType<func::FuncOp>();
+  auto warps =
+      func ? func->getAttrOfType<IntegerAttr>(tile::TileDialect::kWarpsAttr)
+           : IntegerAttr();
+  auto a = cast<RankedTensorType>(dot.getA().getType());
+  auto c = cast<RankedTensorType>(dot.getAcc().getType());
+  Type elem = a.getElementType();
+  if (!warps || !::tile::layout::fitsWarpgroupMma(
+                    c.getDimSize(0), c.getDimSize(1), a.getDimSize(1),
+                    tile::detail::elementBits(a), isa<FloatType>(elem),
+                    c.getElementType().isF32(), warps.getInt(), target))
+    return {};
+  return dot;
+}
+
+/// Puts \p loop under `scf.if (lb < ub)`, its initial values the results
+/// otherwise. For a loop with an MMA group in flight: the wait after the
+/// loop that retires it is then reached only from the loop, not from a
+/// zero-trip path that copies the accumulators' initial values into their
+/// registers, which ptxas would count as reads of in-flight accumulators
+/// (and serialize every wgmma, C7514).
+void guardZeroTrip(IRRewriter &rewriter, scf::ForOp loop) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  Value entered =
+      arith::CmpIOp::create(rewriter, loc,
+                            loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                                  : arith::CmpIPredicate::slt,
+                            loop.getLowerBound(), loop.getUpperBound());
+  auto guard = scf::IfOp::create(rewriter, loc, loop.getResultTypes(), entered,
+                                 /*withElseRegion=*/true);
+  rewriter.replaceAllUsesWith(loop.getResults(), guard.getResults());
+  rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+  scf::YieldOp::create(rewriter, loc, loop.getResults());
+  rewriter.moveOpBefore(loop, &guard.getThenRegion().front().front());
+  rewriter.setInsertionPointToStart(&guard.getElseRegion().front());
+  scf::YieldOp::create(rewriter, loc, loop.getInitArgs());
+}
+
+/// The cp.async scheme (see the file comment). With an asynchronous MMA
+/// (asyncMmaDot) the copies run S-2 iterations ahead instead of S-1: the
+/// stage of iteration i-1, which the MMA group it left in flight may still
+/// read, is not refilled before iteration i+1, when every warp has retired
+/// that group; the dot is marked tile.mma_in_flight = 1 for the lowering.
+LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
+                           const ::tile::TargetInfo &target) {
   SmallVector<Candidate> candidates =
       findCandidates(loop, /*asyncCopies=*/true);
   if (candidates.empty())
@@ -375,11 +460,16 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
   int64_t numLoads = candidates.size();
   IRRewriter rewriter(loop.getContext());
   rewriter.setInsertionPoint(loop);
+  int64_t depth = stages - 1;
+  if (tile::DotOp dot = asyncMmaDot(loop, candidates, stages, target)) {
+    depth = stages - 2;
+    dot->setAttr(tile::kMmaInFlightAttr, rewriter.getI64IntegerAttr(1));
+  }
 
   // Rings and prologue.
   SmallVector<Value> buffers = createRings(rewriter, candidates, stages);
   Value lb = loop.getLowerBound(), step = loop.getStep();
-  for (int64_t i = 0; i + 1 < stages; ++i) {
+  for (int64_t i = 0; i < depth; ++i) {
     Value iv = lb;
     if (i > 0) {
       iv = arith::AddIOp::create(
@@ -392,7 +482,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
       issueCopy(rewriter, c.load.getLoc(), loop, c, iv, stage, buffer);
   }
   Value ahead = arith::MulIOp::create(rewriter, loc, step,
-                                      constI32(rewriter, loc, stages - 1));
+                                      constI32(rewriter, loc, depth));
   Value zero = constI32(rewriter, loc, 0), one = constI32(rewriter, loc, 1),
         numStages = constI32(rewriter, loc, stages);
 
@@ -404,7 +494,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
     return arith::SelectOp::create(b, loc, wrap, zero, next);
   };
   FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
-      rewriter, ValueRange{zero, constI32(rewriter, loc, stages - 1)},
+      rewriter, ValueRange{zero, constI32(rewriter, loc, depth)},
       /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &b, Location, ArrayRef<BlockArgument> args) {
         return SmallVector<Value>{advance(b, args[0]), advance(b, args[1])};
@@ -419,7 +509,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
   // Steady state at the top of the body.
   rewriter.setInsertionPointToStart(newLoop.getBody());
   tile::WaitOp::create(rewriter, loc,
-                       rewriter.getI32IntegerAttr((stages - 2) * numLoads));
+                       rewriter.getI32IntegerAttr((depth - 1) * numLoads));
   tile::BarrierOp::create(rewriter, loc);
   Value czero = constI32(rewriter, loc, 0);
   for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
@@ -435,6 +525,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
   rewriter.setInsertionPointAfter(newLoop);
   tile::WaitOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
   newLoop->removeAttr(tile::TileDialect::kPipelineAttr);
+  if (depth < stages - 1)
+    guardZeroTrip(rewriter, newLoop);
   return success();
 }
 
@@ -459,7 +551,7 @@ struct PipelinePass : public tile::impl::TilePipelineBase<PipelinePass> {
         continue;
       }
       LogicalResult result =
-          info->hasCpAsync ? pipelineLoop(loop, stages.getInt())
+          info->hasCpAsync ? pipelineLoop(loop, stages.getInt(), *info)
                            : pipelineThroughRegisters(loop, stages.getInt());
       if (failed(result))
         return signalPassFailure();

@@ -87,3 +87,22 @@ func.func @k(%a: !tile.ptr<f16> {tile.mut = true}) attributes {tile.kernel} { re
 
 // expected-error @+1 {{argument #0: 'tile.bogus' is not a known tile argument attribute}}
 func.func @k(%a: !tile.ptr<f16> {tile.bogus}) attributes {tile.kernel} { return }
+
+// -----
+
+// tile.mma_in_flight (written by tile-pipeline) belongs on tile.dot and
+// counts 0 or 1 groups.
+func.func @mma_in_flight_not_on_dot(%x: i32) -> i32 {
+  // expected-error @+1 {{'tile.mma_in_flight' is only valid on tile.dot}}
+  %y = arith.addi %x, %x {tile.mma_in_flight = 1 : i64} : i32
+  return %y : i32
+}
+
+// -----
+
+#l = #tile.layout<spatial(16,2) * local(1,8)>
+func.func @mma_in_flight_count(%a: tensor<16x16xf16, #l>, %c: tensor<16x16xf32, #l>) -> tensor<16x16xf32, #l> {
+  // expected-error @+1 {{'tile.mma_in_flight' must be an i64 of 0 or 1, got 2 : i64}}
+  %d = tile.dot %a, %a, %c {tile.mma_in_flight = 2 : i64} : tensor<16x16xf16, #l>, tensor<16x16xf16, #l>, tensor<16x16xf32, #l> -> tensor<16x16xf32, #l>
+  return %d : tensor<16x16xf32, #l>
+}

@@ -253,6 +253,9 @@ public:
   /// (nothing emitted).
   bool lowerWarpgroupDot(tile::DotOp op,
                          const ::tile::layout::DistributedLayout &lc);
+  /// The wait after a warpgroup dot's group (LowerDot.cpp): its
+  /// accumulators \p acc, readable once it returns.
+  Regs waitForWarpgroupMma(tile::DotOp op, llvm::ArrayRef<mlir::Value> acc);
   /// Whether some dot of the kernel may run on warpgroup instructions (both
   /// operands fused): shared memory written before a barrier is then also
   /// fenced for them.

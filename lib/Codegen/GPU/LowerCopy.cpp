@@ -119,6 +119,35 @@ static Value elementBitsIf(OpBuilder &b, Location loc, const ViewValue &view,
 // Chunks of whole elements
 //===----------------------------------------------------------------------===//
 
+/// The bits of element k of an edge run (linear index `index`, last
+/// coordinate `col` in the view) when col + k is inside the view's last
+/// dimension (unsigned compare), else 0.
+static Value runElementIf(KernelLowering &kl, Location loc,
+                          const ViewValue &view, Value index, Value col,
+                          Value k) {
+  OpBuilder &b = kl.builder();
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       arith::AddIOp::create(b, loc, col, k),
+                                       view.dims.back());
+  return elementBitsIf(b, loc, view, inside, [&] {
+    return arith::AddIOp::create(
+               b, loc, index,
+               arith::MulIOp::create(
+                   b, loc, arith::ExtSIOp::create(b, loc, b.getI64Type(), k),
+                   view.strides.back()))
+        .getResult();
+  });
+}
+
+/// The annotation of a loop LLVM must not unroll.
+static LLVM::LoopAnnotationAttr noUnrollAnnotation(MLIRContext *ctx) {
+  return LLVM::LoopAnnotationAttr::get(
+      ctx, {}, {}, {},
+      LLVM::LoopUnrollAttr::get(ctx, BoolAttr::get(ctx, true), {}, {}, {}, {},
+                                {}, {}),
+      {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
+}
+
 /// The edge chunk of a copy: element k < vec of the run at linear index
 /// `index` (last coordinate `col`) of the view is read when rowsOk and
 /// col + k < dim (unsigned), else zero; the run is stored to shared memory
@@ -167,25 +196,11 @@ static void copyEdgeRun(KernelLowering &kl, Location loc, const ViewValue &view,
       body, ValueRange{}, exit, ValueRange{acc});
 
   b.setInsertionPointToEnd(body);
-  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                       arith::AddIOp::create(b, loc, col, k),
-                                       view.dims.back());
-  Value elem = elementBitsIf(b, loc, view, inside, [&] {
-    return arith::AddIOp::create(
-               b, loc, index,
-               arith::MulIOp::create(
-                   b, loc, arith::ExtSIOp::create(b, loc, b.getI64Type(), k),
-                   view.strides.back()))
-        .getResult();
-  });
+  Value elem = runElementIf(kl, loc, view, index, col, k);
   Value placed = arith::ShLIOp::create(
       b, loc, toWide(elem),
       toWide(arith::MulIOp::create(b, loc, k, kl.i32(bits))));
-  auto noUnroll = LLVM::LoopAnnotationAttr::get(
-      ctx, {}, {}, {},
-      LLVM::LoopUnrollAttr::get(ctx, b.getBoolAttr(true), {}, {}, {}, {}, {},
-                                {}),
-      {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
+  auto noUnroll = noUnrollAnnotation(ctx);
   LLVM::BrOp::create(b, loc,
                      ValueRange{arith::AddIOp::create(b, loc, k, kl.i32(1)),
                                 arith::OrIOp::create(b, loc, acc, placed)},
@@ -408,17 +423,7 @@ static void copyEdgeRunWords(KernelLowering &kl, Location loc,
       body, exit);
 
   b.setInsertionPointToEnd(body);
-  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                       arith::AddIOp::create(b, loc, col, k),
-                                       view.dims.back());
-  Value elem = elementBitsIf(b, loc, view, inside, [&] {
-    return arith::AddIOp::create(
-               b, loc, index,
-               arith::MulIOp::create(
-                   b, loc, arith::ExtSIOp::create(b, loc, b.getI64Type(), k),
-                   view.strides.back()))
-        .getResult();
-  });
+  Value elem = runElementIf(kl, loc, view, index, col, k);
   Value e = arith::ExtUIOp::create(b, loc, i32, elem);
   Value at = arith::MulIOp::create(b, loc, k, kl.i32(bits));
   Value sh = arith::AndIOp::create(b, loc, at, kl.i32(31));
@@ -442,11 +447,7 @@ static void copyEdgeRunWords(KernelLowering &kl, Location loc,
            arith::ShRUIOp::create(
                b, loc, e, arith::SubIOp::create(b, loc, kl.i32(32), sh)));
   }
-  auto noUnroll = LLVM::LoopAnnotationAttr::get(
-      ctx, {}, {}, {},
-      LLVM::LoopUnrollAttr::get(ctx, b.getBoolAttr(true), {}, {}, {}, {}, {},
-                                {}),
-      {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
+  auto noUnroll = noUnrollAnnotation(ctx);
   LLVM::BrOp::create(b, loc,
                      ValueRange{arith::AddIOp::create(b, loc, k, kl.i32(1))},
                      noUnroll, header);

@@ -22,6 +22,7 @@
 
 #include "KernelLowering.h"
 
+#include "tile/Dialect/Tile/IR/MmaInFlight.h"
 #include "tile/Layout/MmaAtoms.h"
 #include "tile/Layout/WgmmaOperand.h"
 
@@ -355,9 +356,22 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
     }
   }
   tl.warpgroupCommit(b, loc);
-  SmallVector<Value> done = tl.warpgroupWait(b, loc, 0, acc);
-  values[op.getResult()] = Regs(done.begin(), done.end());
+  values[op.getResult()] = waitForWarpgroupMma(op, acc);
   return true;
+}
+
+/// The wgmma.wait_group after a dot's group, returning its accumulators.
+/// When tile-pipeline marked the dot (MmaInFlight.h), it left the group's
+/// operands alone for one more iteration: the group may stay in flight
+/// (wait_group 1; the accumulators only feed the next iteration's group,
+/// which wgmma orders after it) until the wait_group 0 after the loop
+/// (LowerKernel.cpp, ForLowering).
+Regs KernelLowering::waitForWarpgroupMma(tile::DotOp op, ArrayRef<Value> acc) {
+  unsigned inFlight = 0;
+  if (auto attr = op->getAttrOfType<IntegerAttr>(tile::kMmaInFlightAttr))
+    inFlight = unsigned(attr.getInt());
+  SmallVector<Value> done = tl.warpgroupWait(b, loc, inFlight, acc);
+  return Regs(done.begin(), done.end());
 }
 
 LogicalResult KernelLowering::lowerDot(tile::DotOp op) {

@@ -13,6 +13,7 @@
 #include "KernelLowering.h"
 
 #include "tile/Codegen/GPU/GPULowering.h"
+#include "tile/Dialect/Tile/IR/MmaInFlight.h"
 #include "tile/Target/TargetInfo.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -366,9 +367,9 @@ SmallVector<Value> flatten(ArrayRef<ValueRange> ranges) {
 /// Replaces the results of `op` by the flattened results of `newOp`, in
 /// groups of their converted types, and maps them in `kl` (a dot's
 /// epilogue reads values that are not its operands).
-void replaceFlattened(KernelLowering &kl, Operation *op, Operation *newOp,
+void replaceFlattened(KernelLowering &kl, Operation *op, ValueRange results,
                       ConversionPatternRewriter &rewriter) {
-  kl.mapConverted(op->getResults(), newOp->getResults());
+  kl.mapConverted(op->getResults(), results);
   SmallVector<SmallVector<Value>> groups;
   for (Value r : op->getResults()) {
     const Regs &regs = kl.lookup(r);
@@ -425,6 +426,7 @@ public:
                   ConversionPatternRewriter &rewriter) const override {
     const TypeConverter &tc = *getTypeConverter();
     Block *body = op.getBody();
+    SmallVector<bool> inFlight = mmaGroupsInFlight(body);
     TypeConverter::SignatureConversion signature(body->getNumArguments());
     if (failed(tc.convertSignatureArgs(body->getArgumentTypes(), signature)))
       return op.emitOpError("loop-carried value of unsupported type");
@@ -444,11 +446,42 @@ public:
     Block *newBody = rewriter.applySignatureConversion(
         &newFor->getRegion(0).front(), signature, &tc);
     kl.mapConverted(oldArgs, newBody->getArguments());
-    replaceFlattened(kl, op, newFor, rewriter);
+    SmallVector<Value> results(newFor->getResults());
+    // Accumulators a dot left groups of asynchronous MMAs in flight on
+    // (tile.mma_in_flight): nothing reads them before the last group is
+    // retired, right after the loop.
+    rewriter.setInsertionPointAfter(newFor);
+    size_t at = 0;
+    for (auto [r, pending] : llvm::zip_equal(op.getResults(), inFlight)) {
+      SmallVector<Type> types;
+      if (failed(tc.convertType(r.getType(), types)))
+        return op.emitOpError("loop result of unsupported type");
+      if (pending) {
+        SmallVector<Value> done = kl.target().warpgroupWait(
+            rewriter, op.getLoc(), 0,
+            ArrayRef<Value>(results).slice(at, types.size()));
+        llvm::copy(done, results.begin() + at);
+      }
+      at += types.size();
+    }
+    replaceFlattened(kl, op, results, rewriter);
     return success();
   }
 
 private:
+  /// Per loop result: whether the loop body \p body yields it from a
+  /// tile.dot marked tile.mma_in_flight (tile-pipeline, MmaInFlight.h).
+  static SmallVector<bool> mmaGroupsInFlight(Block *body) {
+    SmallVector<bool> out;
+    for (Value v : body->getTerminator()->getOperands()) {
+      auto dot = v.getDefiningOp<tile::DotOp>();
+      auto attr = dot ? dot->getAttrOfType<IntegerAttr>(tile::kMmaInFlightAttr)
+                      : IntegerAttr();
+      out.push_back(attr && attr.getInt() > 0);
+    }
+    return out;
+  }
+
   KernelLowering &kl;
 };
 
@@ -474,7 +507,7 @@ public:
     for (unsigned r = 0; r < 2; ++r)
       rewriter.inlineRegionBefore(op->getRegion(r), newIf->getRegion(r),
                                   newIf->getRegion(r).end());
-    replaceFlattened(kl, op, newIf, rewriter);
+    replaceFlattened(kl, op, newIf->getResults(), rewriter);
     return success();
   }
 

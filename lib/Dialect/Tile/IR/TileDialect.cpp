@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Dialect/Tile/IR/MmaInFlight.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -460,6 +461,18 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError()
              << "'tile.pipeline' must be a stage count between 1 and 16, got "
              << value;
+    return success();
+  }
+  // Written by tile-pipeline (MmaInFlight.h): groups of asynchronous MMAs
+  // the dot may leave in flight across its loop's iterations.
+  if (name == kMmaInFlightAttr) {
+    auto groups = dyn_cast<IntegerAttr>(value);
+    if (!isa<DotOp>(op))
+      return op->emitOpError() << "'" << name << "' is only valid on tile.dot";
+    if (!groups || !groups.getType().isInteger(64) || groups.getInt() < 0 ||
+        groups.getInt() > 1)
+      return op->emitOpError()
+             << "'" << name << "' must be an i64 of 0 or 1, got " << value;
     return success();
   }
   // Written by tile-allocate-shared (docs/Passes.md): byte offsets/sizes.

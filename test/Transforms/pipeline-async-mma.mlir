@@ -1,0 +1,98 @@
+// RUN: tile-opt %s -split-input-file -tile-pipeline=target=sm_90a | FileCheck %s
+// RUN: tile-opt %s -split-input-file -tile-pipeline=target=sm_80 | FileCheck %s --check-prefix=SM80
+
+#a = #tile.layout<spatial(128,1) * local(1,64)>
+#b = #tile.layout<spatial(64,2) * local(1,32)>
+#c = #tile.layout<spatial(128,1) * local(1,64)>
+
+// A loop whose only dot multiplies two pipelined loads in a shape wgmma
+// takes (128 x 64 x 64 f16 -> f32, 4 warps), three stages: the copies run
+// one iteration ahead instead of two (prologue: iteration 0 into stage 0;
+// write stage starts at 1; wait until no group of this iteration's stage
+// is pending, (1 - 1) * 2 = 0), so that the MMA group an iteration leaves
+// in flight keeps its stage for one iteration more; the dot is marked, and
+// the loop runs under `scf.if (lb < ub)` (its initial values otherwise), so
+// that the lowering's wait for the last group after the loop is reached
+// only from the loop. On sm_80 (no wgmma) the usual two iterations ahead.
+// CHECK-LABEL: func.func @wgmma_shaped
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i32
+// CHECK: tile.alloc_shared : !tile.shared<3x128x64xf16>
+// CHECK: tile.alloc_shared : !tile.shared<3x64x64xf16>
+// CHECK-COUNT-2: tile.copy_async
+// CHECK-NOT: tile.copy_async
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK: %[[AHEAD:.*]] = arith.muli %[[C64]], %[[ONE]]
+// CHECK: %[[ENTER:.*]] = arith.cmpi slt, %[[C0]], %[[N:.*]] : i32
+// CHECK: %[[RES:.*]]:3 = scf.if %[[ENTER]]
+// CHECK: scf.for %[[K:.*]] = %[[C0]] to %[[N]] step %[[C64]] iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %c0_i32{{[_0-9]*}}, %{{.*}} = %c1_i32{{[_0-9]*}})
+// CHECK-NEXT: tile.wait 0
+// CHECK-NEXT: tile.barrier
+// CHECK: arith.addi %[[K]], %[[AHEAD]]
+// CHECK: tile.dot {{.*}} {tile.mma_in_flight = 1 : i64}
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %cst, %c0_i32{{[_0-9]*}}, %c1_i32{{[_0-9]*}}
+// CHECK: tile.wait 0
+// CHECK-NEXT: return %[[RES]]#0
+// SM80-LABEL: func.func @wgmma_shaped
+// SM80-COUNT-4: tile.copy_async
+// SM80: scf.for
+// SM80-NEXT: tile.wait 2
+// SM80-NOT: tile.mma_in_flight
+func.func @wgmma_shaped(%PA: !tile.ptr<f16>, %PB: !tile.ptr<f16>, %N: i32) -> tensor<128x64xf32, #c> attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %a = tile.view %PA(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %b = tile.view %PB(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32, #c>
+  %r = scf.for %k = %c0 to %N step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32, #c>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x64xf16, #b>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x64xf16, #b>, tensor<128x64xf32, #c> -> tensor<128x64xf32, #c>
+    scf.yield %d : tensor<128x64xf32, #c>
+  } {tile.pipeline = 3 : i32}
+  return %r : tensor<128x64xf32, #c>
+}
+
+// -----
+
+#a = #tile.layout<spatial(128,1) * local(1,64)>
+#b = #tile.layout<spatial(64,2) * local(1,32)>
+#c = #tile.layout<spatial(128,1) * local(1,64)>
+#b2 = #tile.layout<spatial(64,2) * local(1,64)>
+#c2 = #tile.layout<spatial(128,1) * local(1,128)>
+
+// Not marked: two stages (no stage to spare), an accumulator read in the
+// loop besides the dot, and a B tile of 128 columns (256-byte rows: wgmma
+// keeps mma.sync there).
+// CHECK-LABEL: func.func @not_async
+// CHECK-NOT: tile.mma_in_flight
+// CHECK: return
+func.func @not_async(%PA: !tile.ptr<f16>, %PB: !tile.ptr<f16>, %N: i32) -> (tensor<128x64xf32, #c>, tensor<128x64xf32, #c>, tensor<128x128xf32, #c2>) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %a = tile.view %PA(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %b = tile.view %PB(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32, #c>
+  %zero2 = arith.constant dense<0.0> : tensor<128x128xf32, #c2>
+  %r1 = scf.for %k = %c0 to %N step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32, #c>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x64xf16, #b>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x64xf16, #b>, tensor<128x64xf32, #c> -> tensor<128x64xf32, #c>
+    scf.yield %d : tensor<128x64xf32, #c>
+  } {tile.pipeline = 2 : i32}
+  %r2 = scf.for %k = %c0 to %N step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32, #c>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x64xf16, #b>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x64xf16, #b>, tensor<128x64xf32, #c> -> tensor<128x64xf32, #c>
+    %e = arith.addf %d, %acc : tensor<128x64xf32, #c>
+    scf.yield %e : tensor<128x64xf32, #c>
+  } {tile.pipeline = 3 : i32}
+  %r3 = scf.for %k = %c0 to %N step %c64 iter_args(%acc = %zero2) -> (tensor<128x128xf32, #c2>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x128xf16, #b2>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x128xf16, #b2>, tensor<128x128xf32, #c2> -> tensor<128x128xf32, #c2>
+    scf.yield %d : tensor<128x128xf32, #c2>
+  } {tile.pipeline = 3 : i32}
+  return %r1, %r2, %r3 : tensor<128x64xf32, #c>, tensor<128x64xf32, #c>, tensor<128x128xf32, #c2>
+}
