@@ -699,12 +699,15 @@ static Value streamWindow(KernelLowering &kl, Location loc, const Regs &words,
 /// num::oddWidthPairDistance(b); i % 2D < D): the two codes of an operand
 /// register in the pre-packed order (OperandPack.h). The 32 stream bits
 /// from bit t hold the first code s bits up and the second
-/// s + D*b - 16 bits up in the upper half, both below bit 10 (s within
-/// [lo, hi] below); one lop3 masks both, sets the magic exponent 0x6400 and
-/// flips signed codes, and one fma.rn.f16x2 scales each half back by its
-/// 2^-s and subtracts the magic (exact, as in packedIntWords). Consecutive
-/// pairs share a window while their offsets fit: b = 3 needs one shift per
-/// two pairs, the other widths one per pair.
+/// sHi = s + D*b - 16 bits up in the upper half, both below bit 10 (s
+/// within [lo, hi] below); one lop3 masks both, flips signed codes and sets
+/// the exponents: 25 (0x6400, 1024) in the upper half and 25 + sHi - s in
+/// the lower, so that both halves are 2^(10 - their offset) + code * 2^sHi;
+/// one fma.rn.f16x2 by the splat 2^-sHi minus the per-half bias (a
+/// sub.f16x2 when sHi = 0) gives the codes (exact: the product is a power
+/// of two times an f16, the difference a small integer). Consecutive pairs
+/// share a window while their offsets fit: b = 3 needs one shift per two
+/// pairs, the other widths one per pair.
 static Regs oddWidthWords(KernelLowering &kl, Location loc, const Regs &words,
                           Type src, bool isUnsigned, Type dst) {
   OpBuilder &b = kl.builder();
@@ -737,15 +740,23 @@ static Regs oddWidthWords(KernelLowering &kl, Location loc, const Regs &words,
     int64_t fields = (mask << sLo) | (mask << (16 + sHi));
     int64_t flip =
         isUnsigned ? 0 : (halfRange << sLo) | (halfRange << (16 + sHi));
+    // The low half's exponent is sLo - sHi below the high half's 25
+    // (0x6400): both halves are then 2^(10 - s) + code * 2^sHi, so one
+    // splat scale 2^-sHi serves both (no per-half constant register).
+    int64_t expLo = 25 + sHi - sLo;
     Value t = kl.target().andXor(b, loc, window, fields,
-                                 (0x6400 | (0x6400 << 16)) | flip);
+                                 ((expLo << 10) | (0x6400 << 16)) | flip);
     Value pair = LLVM::BitcastOp::create(b, loc, vecType, t);
-    double scaleLo = std::ldexp(1.0, -int(sLo));
-    double scaleHi = std::ldexp(1.0, -int(sHi));
-    Value r =
-        LLVM::FMAOp::create(b, loc, pair, const2(b, loc, f16, scaleLo, scaleHi),
-                            const2(b, loc, f16, -(1024.0 * scaleLo + offset),
-                                   -(1024.0 * scaleHi + offset)));
+    double biasLo = std::ldexp(1.0, 10 - int(sLo)) + offset;
+    double biasHi = std::ldexp(1.0, 10 - int(sHi)) + offset;
+    Value r = sHi == 0 ? arith::SubFOp::create(
+                             b, loc, pair, const2(b, loc, f16, biasLo, biasHi))
+                             .getResult()
+                       : LLVM::FMAOp::create(
+                             b, loc, pair,
+                             splat2(b, loc, f16, std::ldexp(1.0, -int(sHi))),
+                             const2(b, loc, f16, -biasLo, -biasHi))
+                             .getResult();
     out[i] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(0));
     out[i + d] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(1));
   }
