@@ -80,6 +80,28 @@ class CasesTest(unittest.TestCase):
         self.assertEqual(full, 4 * 32 * 1024 * 1024 * 128)
         self.assertEqual(half, full / 2)
 
+    def test_every_case_describes(self):
+        # Each benchmark shape of every case has its work counted (a width
+        # missing from a table once failed make-bundle.sh at its last step).
+        for c in cases.cases(False):
+            for s in c["bench"]:
+                f, b = c["work"](s)
+                self.assertGreater(f, 0, c["id"])
+                self.assertGreater(b, 0, c["id"])
+        f, b = {c["id"]: c for c in cases.cases(False)}[
+            "gemm_decode_packed_u7"]["work"]({"M": 1, "N": 64, "K": 128})
+        self.assertEqual(b, 2 * 128 + 64 * 128 * 7 / 8 + 2 * 2 * 64 + 2 * 64)
+
+    def test_split_atol_follows_the_code_range(self):
+        self.assertEqual([cases.bits(t) for t in ("u1", "i7", "f6e3m2")],
+                         [1, 7, 6])
+        self.assertEqual([cases.split_atol(t) for t in
+                          ("u1", "u4", "f4e2m1", "u5", "u7", "u8", "f8e4m3")],
+                         [2, 2, 2, 4, 16, 32, 32])
+        by_id = {c["id"]: c for c in cases.cases(False)}
+        self.assertEqual(by_id["gemm_decode_u8"]["atol"], 32)
+        self.assertEqual(by_id["gemm_decode_packed_u4"]["atol"], 2)
+
     def test_add_tests_and_describe(self):
         with tempfile.TemporaryDirectory() as d:
             bundle = os.path.join(d, "vector_add")

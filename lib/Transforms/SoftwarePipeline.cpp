@@ -26,10 +26,14 @@
 // the copies of iteration i refill the stage of iteration i-2, which every
 // warp retired before the barrier; the dot gets tile.mma_in_flight = 1.
 //
-// Copies for iterations past the end read out-of-range (masked, zero) or
-// unused in-range data into stages nobody reads, so no tail masking is
-// needed for correctness, and every iteration issues exactly N groups,
-// which keeps the wait counts exact.
+// Copies for iterations past the end (`iv >= ub`) copy nothing: they are
+// empty groups (`tile.copy_async ... if %pred`), so every iteration still
+// issues exactly N groups and the wait counts stay exact, and the stages
+// they stand for are never read. (Issuing them anyway was correct but
+// read D iterations' tiles of unused in-range data, or ran the element-wise
+// edge path on out-of-range ones: for a split-K decode GEMM of 8 k blocks
+// per program, a quarter more weight bytes and, at 2 bits, a third of its
+// instructions on an H100, 2026-11-26.)
 //
 // Without them (AMD CDNA: a global load must land in registers before it
 // can be written to LDS), S stages are a global-load stage, S-2 LDS stages
@@ -190,9 +194,12 @@ Value constI32(OpBuilder &builder, Location loc, int64_t value) {
 }
 
 /// Issues the copy of \p candidate's tile for iteration value \p iv into
-/// stage \p stage of \p buffer, cloning the offset computation.
+/// stage \p stage of \p buffer, cloning the offset computation; it copies
+/// only when \p iv is below the loop's upper bound \p ub (an empty group
+/// past the end).
 void issueCopy(OpBuilder &builder, Location loc, scf::ForOp loop,
-               Candidate candidate, Value iv, Value stage, Value buffer) {
+               Candidate candidate, Value iv, Value ub, Value stage,
+               Value buffer) {
   IRMapping mapping;
   mapping.map(loop.getInductionVar(), iv);
   for (Operation *op : candidate.slice)
@@ -204,8 +211,10 @@ void issueCopy(OpBuilder &builder, Location loc, scf::ForOp loop,
   SmallVector<Value> indices{stage};
   Value zero = constI32(builder, loc, 0);
   indices.append(type.getRank(), zero);
+  Value inside =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, iv, ub);
   tile::CopyAsyncOp::create(builder, loc, candidate.load.getView(), offsets,
-                            buffer, indices);
+                            buffer, indices, inside);
 }
 
 /// Clones \p candidate's load (and the computation of its offsets) for
@@ -468,7 +477,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
 
   // Rings and prologue.
   SmallVector<Value> buffers = createRings(rewriter, candidates, stages);
-  Value lb = loop.getLowerBound(), step = loop.getStep();
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+        step = loop.getStep();
   for (int64_t i = 0; i < depth; ++i) {
     Value iv = lb;
     if (i > 0) {
@@ -479,7 +489,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
     }
     Value stage = constI32(rewriter, loc, i);
     for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
-      issueCopy(rewriter, c.load.getLoc(), loop, c, iv, stage, buffer);
+      issueCopy(rewriter, c.load.getLoc(), loop, c, iv, ub, stage, buffer);
   }
   Value ahead = arith::MulIOp::create(rewriter, loc, step,
                                       constI32(rewriter, loc, depth));
@@ -517,7 +527,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
   Value next =
       arith::AddIOp::create(rewriter, loc, newLoop.getInductionVar(), ahead);
   for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
-    issueCopy(rewriter, c.load.getLoc(), newLoop, c, next, writeStage, buffer);
+    issueCopy(rewriter, c.load.getLoc(), newLoop, c, next, ub, writeStage,
+              buffer);
   for (Candidate &c : candidates)
     rewriter.eraseOp(c.load);
 

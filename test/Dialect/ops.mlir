@@ -88,6 +88,7 @@ func.func @sub_byte_views(%p: !tile.ptr<i3>, %q: !tile.ptr<f4E2M1FN>,
 // CHECK-LABEL: func.func @shared_memory
 // CHECK: %[[S:.*]] = tile.alloc_shared : !tile.shared<3x64x32xf16>
 // CHECK: tile.copy_async %{{.*}}[%{{.*}}, %{{.*}}] -> %[[S]][%{{.*}}, %{{.*}}, %{{.*}}] : !tile.view<?x?xf16> -> !tile.shared<3x64x32xf16>
+// CHECK: tile.copy_async %{{.*}}[%{{.*}}, %{{.*}}] -> %[[S]][%{{.*}}, %{{.*}}, %{{.*}}] if %{{.*}} : !tile.view<?x?xf16> -> !tile.shared<3x64x32xf16>
 // CHECK: tile.wait 1
 // CHECK: tile.barrier
 // CHECK: %[[L:.*]] = tile.shared_load %[[S]][%{{.*}}, %{{.*}}, %{{.*}}] : !tile.shared<3x64x32xf16> -> tensor<64x32xf16>
@@ -96,6 +97,8 @@ func.func @sub_byte_views(%p: !tile.ptr<i3>, %q: !tile.ptr<f4E2M1FN>,
 func.func @shared_memory(%v: !tile.view<?x?xf16>, %i: i32) {
   %s = tile.alloc_shared : !tile.shared<3x64x32xf16>
   tile.copy_async %v[%i, %i] -> %s[%i, %i, %i] : !tile.view<?x?xf16> -> !tile.shared<3x64x32xf16>
+  %inside = arith.cmpi slt, %i, %i : i32
+  tile.copy_async %v[%i, %i] -> %s[%i, %i, %i] if %inside : !tile.view<?x?xf16> -> !tile.shared<3x64x32xf16>
   tile.wait 1
   tile.barrier
   %t = tile.shared_load %s[%i, %i, %i] : !tile.shared<3x64x32xf16> -> tensor<64x32xf16>

@@ -5,6 +5,8 @@
 // at most (3-2)*2 = 2 groups are pending, barrier, read the current stage
 // (the A tile straight into the layout its conversion wanted), issue the
 // copies of iteration k + 2*step into the write stage, then the body.
+// Every copy is predicated on its iteration being below the upper bound N
+// (past the end: an empty group).
 // CHECK-LABEL: func.func @two_loads
 // CHECK-SAME: (%[[PA:[^:]*]]: !tile.ptr<f16>, %[[PB:[^:]*]]: !tile.ptr<f16>, %[[N:[^:]*]]: i32
 // CHECK: %[[VA:.*]] = tile.view %[[PA]]
@@ -14,12 +16,15 @@
 // CHECK: %[[RA:.*]] = tile.alloc_shared : !tile.shared<3x32x16xf16>
 // CHECK: %[[RB:.*]] = tile.alloc_shared : !tile.shared<3x16x32xf16>
 // Iteration 0 (k = 0): the B offsets are computed from k (k + 16).
-// CHECK: tile.copy_async %[[VA]][%[[C0]], %[[C0]]] -> %[[RA]][%[[S0:.*]], %{{.*}}, %{{.*}}]
+// CHECK: %[[P0:.*]] = arith.cmpi slt, %[[C0]], %[[N]] : i32
+// CHECK: tile.copy_async %[[VA]][%[[C0]], %[[C0]]] -> %[[RA]][%[[S0:.*]], %{{.*}}, %{{.*}}] if %[[P0]] :
 // CHECK: %[[K0B:.*]] = arith.addi %[[C0]], %[[C16]]
-// CHECK: tile.copy_async %[[VB]][%[[K0B]], %[[C0]]] -> %[[RB]][%[[S0]],
+// CHECK: %[[P0B:.*]] = arith.cmpi slt, %[[C0]], %[[N]] : i32
+// CHECK: tile.copy_async %[[VB]][%[[K0B]], %[[C0]]] -> %[[RB]][%[[S0]], %{{.*}}, %{{.*}}] if %[[P0B]] :
 // Iteration 1 (k = 0 + 16 * 1).
 // CHECK: %[[K1:.*]] = arith.addi %[[C0]], %{{.*}}
-// CHECK: tile.copy_async %[[VA]][%[[C0]], %[[K1]]] -> %[[RA]][%[[S1:.*]], %{{.*}}, %{{.*}}]
+// CHECK: %[[P1:.*]] = arith.cmpi slt, %[[K1]], %[[N]] : i32
+// CHECK: tile.copy_async %[[VA]][%[[C0]], %[[K1]]] -> %[[RA]][%[[S1:.*]], %{{.*}}, %{{.*}}] if %[[P1]] :
 // CHECK: %[[K1B:.*]] = arith.addi %[[K1]], %[[C16]]
 // CHECK: tile.copy_async %[[VB]][%[[K1B]], %[[C0]]] -> %[[RB]][%[[S1]],
 // CHECK: %[[AHEAD:.*]] = arith.muli %[[C16]], %{{.*}}
@@ -29,9 +34,11 @@
 // CHECK: %[[TA:.*]] = tile.shared_load %[[RA]][%[[RS]], %{{.*}}, %{{.*}}] : !tile.shared<3x32x16xf16> -> tensor<32x16xf16, #tile.layout<local(1,16) * spatial(32,1)>>
 // CHECK: %[[TB:.*]] = tile.shared_load %[[RB]][%[[RS]], %{{.*}}, %{{.*}}] : !tile.shared<3x16x32xf16> -> tensor<16x32xf16, #tile.layout<spatial(16,2) * local(1,16)>>
 // CHECK: %[[KN:.*]] = arith.addi %[[K]], %[[AHEAD]]
-// CHECK: tile.copy_async %[[VA]][%[[C0]], %[[KN]]] -> %[[RA]][%[[WS]],
+// CHECK: %[[PN:.*]] = arith.cmpi slt, %[[KN]], %[[N]] : i32
+// CHECK: tile.copy_async %[[VA]][%[[C0]], %[[KN]]] -> %[[RA]][%[[WS]], %{{.*}}, %{{.*}}] if %[[PN]] :
 // CHECK: %[[KNB:.*]] = arith.addi %[[KN]], %[[C16]]
-// CHECK: tile.copy_async %[[VB]][%[[KNB]], %[[C0]]] -> %[[RB]][%[[WS]],
+// CHECK: %[[PNB:.*]] = arith.cmpi slt, %[[KN]], %[[N]] : i32
+// CHECK: tile.copy_async %[[VB]][%[[KNB]], %[[C0]]] -> %[[RB]][%[[WS]], %{{.*}}, %{{.*}}] if %[[PNB]] :
 // CHECK-NOT: tile.load
 // CHECK-NOT: tile.convert_layout %[[TA]]
 // CHECK: tile.convert_layout %[[TB]]

@@ -182,7 +182,9 @@ static void copyEdgeRun(KernelLowering &kl, Location loc, const ViewValue &view,
 
   // Elements of rows outside the view are not visited; the others check
   // their column in the loop's body. (Bounds computed before the loop were
-  // speculated by ptxas into the fast path.)
+  // speculated by ptxas into the fast path: bounding the loop by the view's
+  // last column too cost the packed decode GEMMs 10-17 instructions per
+  // iteration and a spill, 2026-11-26.)
   b.setInsertionPointToEnd(entry);
   Value hi = arith::SelectOp::create(b, loc, rowsOk, kl.i32(vec), kl.i32(0));
   LLVM::BrOp::create(
@@ -711,6 +713,14 @@ LogicalResult KernelLowering::lowerCopyAsync(tile::CopyAsyncOp op) {
   int64_t dstStep = p.rowStep * slice.strides()[p.rowDim];
   p.dstSteps = p.rowStep && dstStep % span == 0 && (dstStep * bits) % 8 == 0;
 
+  // A copy under a false predicate moves nothing (the chunks branch away
+  // as one).
+  scf::IfOp predicated;
+  if (Value pred = op.getPred()) {
+    predicated =
+        scf::IfOp::create(b, op.getLoc(), values[pred][0], /*withElse=*/false);
+    b.setInsertionPointToStart(&predicated.getThenRegion().front());
+  }
   int64_t rounds = p.numChunks / p.threads;
   if (p.rowStep && rounds > 1 && p.numChunks % p.threads == 0) {
     copySteppedChunks(*this, op.getLoc(), p, rounds, tid);
@@ -719,8 +729,10 @@ LogicalResult KernelLowering::lowerCopyAsync(tile::CopyAsyncOp op) {
     for (int64_t iter = 0; iter * p.threads < p.numChunks; ++iter)
       copyChunk(*this, op.getLoc(), p, iter, tid, base);
   }
-  // A synchronous copy still commits its (empty) group: wait(n) counts the
-  // copy_async ops issued.
+  if (predicated)
+    b.setInsertionPointAfter(predicated);
+  // A synchronous or predicated-off copy still commits its (empty) group:
+  // wait(n) counts the copy_async ops issued.
   if (tl.hasAsyncCopy())
     tl.asyncCommitGroup(b, op.getLoc());
   return success();

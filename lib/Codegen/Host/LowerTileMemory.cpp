@@ -568,6 +568,12 @@ struct CopyAsyncLowering : public HostPattern<CopyAsyncOp> {
     SmallVector<Value> indices =
         indicesToIndex(rewriter, loc, adaptor.getDstIndices());
     Value zero = *storageConstant(rewriter, loc, Attribute(), view->elemType);
+    // Under a false predicate nothing is copied.
+    OpBuilder::InsertionGuard guard(rewriter);
+    if (Value pred = adaptor.getPred()) {
+      auto ifOp = scf::IfOp::create(rewriter, loc, pred, /*withElse=*/false);
+      rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
     buildLoops(rewriter, loc, shape,
                [&](OpBuilder &b, Location l, ValueRange ivs) {
                  Value v = view->loadMasked(b, l, offsets, ivs, zero);

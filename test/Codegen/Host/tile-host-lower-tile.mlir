@@ -187,6 +187,27 @@ func.func @shared(%p: !tile.ptr<f32>, %m: i32) -> tensor<16x8xf32> {
 
 // -----
 
+// A predicated copy copies only under its predicate.
+// CHECK-LABEL: func.func @shared_predicated
+// CHECK-SAME: %[[IN:[^:]*]]: i1
+// CHECK: %[[S:.*]] = memref.alloc() : memref<2x16x8xf32>
+// CHECK: scf.if %[[IN]] {
+// CHECK: memref.store %{{.*}}, %[[S]]
+// CHECK: }
+// CHECK: memref.load %[[S]]
+func.func @shared_predicated(%p: !tile.ptr<f32>, %m: i32, %inside: i1) -> tensor<16x8xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.view %p(%m) : !tile.ptr<f32> -> !tile.view<?x8xf32>
+  %s = tile.alloc_shared : !tile.shared<2x16x8xf32>
+  tile.copy_async %v[%c0, %c0] -> %s[%c1, %c0, %c0] if %inside : !tile.view<?x8xf32> -> !tile.shared<2x16x8xf32>
+  tile.wait 0
+  %t = tile.shared_load %s[%c1, %c0, %c0] : !tile.shared<2x16x8xf32> -> tensor<16x8xf32>
+  return %t : tensor<16x8xf32>
+}
+
+// -----
+
 func.func @program_id_outside_kernel() -> i32 {
   // expected-error @+1 {{must be replaced by tile-host-emit-entry before tile-host-lower-tile}}
   %p = tile.program_id x : i32

@@ -64,3 +64,24 @@ func.func @per_chunk(%p: !tile.ptr<f16>, %B: i32, %M: i32, %K: i32, %m0: i32, %k
   tile.wait 0
   return
 }
+
+// A predicated copy (tile-pipeline's copies past a loop's end): all of its
+// chunks sit behind one branch on the predicate, and the group is committed
+// on both paths, so that tile.wait counts stay exact.
+// CHECK-LABEL: llvm.func @predicated
+// CHECK-SAME:    %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %[[P:[^:]*]]: i1
+// CHECK:         llvm.cond_br %[[P]], ^[[COPY:bb[0-9]+]], ^[[DONE:bb[0-9]+]]
+// CHECK:       ^[[COPY]]:
+// CHECK:         nvvm.cp.async.shared.global
+// CHECK:       ^[[DONE]]:
+// CHECK-NEXT:    nvvm.cp.async.commit.group
+// CHECK-NOT:     nvvm.cp.async.shared.global
+func.func @predicated(%p: !tile.ptr<f16>, %M: i32, %K: i32, %m0: i32, %k0: i32, %inside: i1)
+    attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32, tile.shared_bytes = 8192 : i64} {
+  %c0 = arith.constant 0 : i32
+  %v = tile.view %p(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %s = tile.alloc_shared {tile.offset = 0 : i64} : !a
+  tile.copy_async %v[%m0, %k0] -> %s[%c0, %c0] if %inside : !tile.view<?x?xf16> -> !a
+  tile.wait 0
+  return
+}

@@ -200,11 +200,17 @@ def Tile_CopyAsyncOp : Tile_Op<"copy_async",
     `rank(src)` dimensions of `dst` into `dst` at `dst_indices` (leading
     dimensions indexed away). Elements outside `src` become zero. Each
     `tile.copy_async` is one group for `tile.wait`.
+
+    With `if %pred` and %pred false, nothing is copied (`dst` keeps its
+    contents) and the op is still one, empty, group: tile-pipeline uses it
+    for the copies of iterations past the end of a loop.
   }];
   let arguments = (ins Tile_View:$src, Variadic<I32>:$src_offsets,
-                       Tile_Shared:$dst, Variadic<I32>:$dst_indices);
+                       Tile_Shared:$dst, Variadic<I32>:$dst_indices,
+                       Optional<I1>:$pred);
   let assemblyFormat = [{
-    $src `[` $src_offsets `]` `->` $dst `[` $dst_indices `]` attr-dict `:`
+    $src `[` $src_offsets `]` `->` $dst `[` $dst_indices `]`
+    (`if` $pred^)? attr-dict `:`
     qualified(type($src)) `->` qualified(type($dst))
   }];
   let hasVerifier = 1;
