@@ -204,6 +204,10 @@ def gemm_decode_packed(t, s, timer, opts):
                         device=Wp.device)
     W = torch.empty((k, n), dtype=Wp.dtype, device=Wp.device)
     W[kidx, :] = Wp.t()
+    # The codes in [K, N] order for the Triton baseline, which packs them.
+    raw = s.raw("Wp")
+    codes_kn = np.empty((k, n), dtype=raw.dtype)
+    codes_kn[kidx.cpu().numpy(), :] = raw.T
     A, S, Z = s.tensor("A"), s.tensor("S"), s.tensor("Z")
     zp = str(d.get("ZP", "true")) == "true"
     Sx = S.float().repeat_interleave(g, 0)
@@ -211,13 +215,14 @@ def gemm_decode_packed(t, s, timer, opts):
     product = A.float() @ ((W - Zx) * Sx)
     err = rel_err(s.tensor("C"), product + s.tensor("C.in").float())
     note, base = _wq_baselines(s, product, (A, W, S, Z, wtype, g), timer,
-                               opts)
+                               opts, codes_kn)
     return err, note, base
 
 
-def _wq_baselines(s, want, operands, timer, opts):
+def _wq_baselines(s, want, operands, timer, opts, codes=None):
     """cuBLAS on an f16 weight (dequantized per call, and pre-dequantized)
-    and, for u4 / i8, a fused Triton kernel, checked against \p want."""
+    and, for u4 / i8, a fused Triton kernel, checked against \p want;
+    \p codes are the weight's codes as [K, N] (default: the saved W)."""
     A, W, S, Z, wtype, g = operands
     base = {}
     # Unfused: dequantize the f16 weight, then cuBLAS.
@@ -233,7 +238,8 @@ def _wq_baselines(s, want, operands, timer, opts):
     if not opts.no_triton and wtype in ("u4", "i8"):
         try:
             import triton_wq
-            packed = triton_wq.pack(s.raw("W"), wtype, DEV)
+            packed = triton_wq.pack(
+                s.raw("W") if codes is None else codes, wtype, DEV)
             out = triton_wq.gemm(A, packed, S, Z, wtype, g)
             terr = rel_err(out, want)
             if not terr <= TOLERANCE["gemm_wq"]:
