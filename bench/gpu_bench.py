@@ -4,7 +4,7 @@ bench/run.sh).
 
   gpu_bench.py --cases CASES_JSON --saved DIR --out DIR
                [--warmup N] [--repeat N] [--flush-mib N] [--no-triton]
-               [--keep-saved] [--only REGEX]
+               [--keep-saved] [--only REGEX] [--deadline UNIX_TIME]
 
 DIR/CASE/ holds what `tile-run --save` wrote for bundle CASE: every tensor of
 every test as KERNEL.tI.NAME.npy (inputs as generated, outputs as our kernel
@@ -31,6 +31,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 try:
     import numpy as np
@@ -399,6 +400,9 @@ def main(argv):
     p.add_argument("--no-triton", action="store_true")
     p.add_argument("--keep-saved", action="store_true")
     p.add_argument("--only", help="only the cases whose id matches")
+    p.add_argument("--deadline", type=float, default=0,
+                   help="Unix time after which the remaining tests are "
+                        "skipped (status 'skipped'), 0: none")
     opts = p.parse_args(argv)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     if not opts.no_triton:
@@ -432,6 +436,17 @@ def main(argv):
             s = Saved(folder, t["kernel"], t["test"])
             label = "%s[%s]" % (t["case"], " ".join(
                 "%s=%s" % kv for kv in sorted(t["sizes"].items())))
+            why = ""
+            if not os.path.isdir(folder):
+                why = "not run (run.sh skipped its check)"
+            elif opts.deadline and time.time() > opts.deadline:
+                why = "out of the run's time budget"
+            if why:
+                checks.writerow([t["case"], t["test"], "skipped", "", why])
+                print("SKIP %s: %s" % (label, why))
+                if not opts.keep_saved and os.path.isdir(folder):
+                    s.remove()
+                continue
             try:
                 err, note, base = FAMILIES[t["family"]](t, s, timer, opts)
             except FileNotFoundError as e:

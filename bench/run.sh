@@ -15,6 +15,10 @@
 #     --repeat N       timed launches (default 50)
 #     --flush-l2 MIB   scratch overwritten before each launch (default 256)
 #     --only REGEX     only the cases whose id matches
+#     --budget SECS    stop starting new work after SECS seconds, then still
+#                      report: checks until 35 % of it, PyTorch checks and
+#                      baselines until 70 %, timing until 100 %; what is
+#                      left is reported as skipped (0: no limit, the default)
 #     --no-baselines   skip PyTorch checks and baselines (our times only)
 #     --no-triton      skip the Triton baseline
 #     --dry-run        print the commands instead of running them
@@ -36,8 +40,9 @@ ONLY=""
 BASELINES=1
 TRITON=1
 DRY=0
+BUDGET=0
 
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "run.sh: $*" >&2; exit 2; }
 count() { # NAME VALUE: a whole number
   [[ "$2" =~ ^[0-9]+$ ]] || die "$1 wants a whole number, not '$2'"
@@ -45,7 +50,7 @@ count() { # NAME VALUE: a whole number
 while [ $# -gt 0 ]; do
   opt=$1
   case "$opt" in
-    --bundles|--out|--device|--tile-run|--build|--warmup|--repeat|--flush-l2|--only)
+    --bundles|--out|--device|--tile-run|--build|--warmup|--repeat|--flush-l2|--only|--budget)
       [ $# -ge 2 ] || die "$opt needs a value"
       val=$2
       shift ;;
@@ -60,6 +65,7 @@ while [ $# -gt 0 ]; do
     --repeat) count "$opt" "$val"; REPEAT=$val ;;
     --flush-l2) count "$opt" "$val"; FLUSH=$val ;;
     --only) ONLY=$val ;;
+    --budget) count "$opt" "$val"; BUDGET=$val ;;
     --no-baselines) BASELINES=0 ;;
     --no-triton) TRITON=0 ;;
     --dry-run) DRY=1 ;;
@@ -106,6 +112,12 @@ if [ "${DEVICE%%:*}" = cuda ] && [ "$DRY" -eq 0 ]; then
     fi
   fi
 fi
+
+START=$(date +%s)
+# over PERCENT: true when the run has used PERCENT % of its --budget.
+over() {
+  [ "$BUDGET" -gt 0 ] && [ $(( ($(date +%s) - START) * 100 )) -ge $((BUDGET * $1)) ]
+}
 
 mkdir -p "$RESULTS" || die "cannot create $RESULTS"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tile-bench.XXXXXX")
@@ -155,6 +167,10 @@ echo "${#CASES[@]} bundles, device $DEVICE, warm-up $WARMUP, $REPEAT timed runs,
 mkdir -p "$WORK/saved" "$WORK/times"
 for line in "${CASES[@]}"; do
   case=${line%% *}
+  if over 35; then
+    echo "NOTE $case: skipped (35 % of the --budget spent before its check)"
+    continue
+  fi
   mkdir -p "$WORK/saved/$case"
   if ! run "$TILE_RUN" "$BUNDLES/$case" --device "$DEVICE" --save "$WORK/saved/$case" \
       >> "$LOG" 2>&1; then
@@ -168,6 +184,7 @@ if [ "$BASELINES" -eq 1 ]; then
   trit=()
   [ "$TRITON" -eq 1 ] || trit=(--no-triton)
   [ -z "$ONLY" ] || trit+=(--only "$ONLY")
+  [ "$BUDGET" -eq 0 ] || trit+=(--deadline $((START + BUDGET * 70 / 100)))
   run python3 "$HERE/gpu_bench.py" --cases "$BUNDLES/cases.json" \
     --saved "$WORK/saved" --out "$WORK" --warmup "$WARMUP" --repeat "$REPEAT" \
     --flush-mib "$FLUSH" "${trit[@]}" 2>&1 | tee -a "$LOG"
@@ -183,6 +200,10 @@ fi
 for line in "${CASES[@]}"; do
   case=${line%% *}
   tests=${line#* }
+  if over 100; then
+    echo "NOTE $case: not timed (the --budget is spent)"
+    continue
+  fi
   if [ -f "$WORK/checks.csv" ]; then
     tests=$(python3 - "$WORK/checks.csv" "$case" <<'EOF'
 import csv, sys

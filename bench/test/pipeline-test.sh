@@ -82,6 +82,17 @@ if [ "$lines" -ne 7 ]; then
   fails=$((fails + 1))
 fi
 
+# --budget: a runner that takes a second per call spends the 1-second budget
+# on the first check; the other cases are skipped, nothing is timed, and the
+# report is still written.
+printf '#!/bin/sh\nsleep 1\nexec "%s" "$@"\n' "$TILE_RUN" > "$T/fakebin/slow-tile-run"
+chmod +x "$T/fakebin/slow-tile-run"
+expect "run.sh --budget skips the rest" 0 "skipped (35 % of the --budget spent" \
+  "$BENCH/run.sh" --bundles "$B" --out "$T/rb" --device host \
+  --tile-run "$T/fakebin/slow-tile-run" --repeat 1 --warmup 0 --flush-l2 1 --budget 1
+expect "run.sh --budget still reports" 0 "| vector_add | N=65536 | unchecked | –" \
+  cat "$T/rb/results.md"
+
 # A wrong reference output fails loudly and is not timed.
 python3 - "$B/vector_add" <<'PY'
 import json, sys
