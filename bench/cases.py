@@ -193,6 +193,21 @@ def cases(quick=False):
                  "BK": _packed_block_k(t), "SPLIT": 4, "STAGES": 3},
                 ["M=1,K=512,N=200", "M=17,K=256,N=72"], dq,
                 _gemm_wq_work(t, 128), inout=["C"], atol=split_atol(t))
+    # Deeper pipelines and narrower tiles for u4 (a small on-device sweep):
+    # since copies past a loop's end cost nothing (2026-11-26), a program's
+    # few k blocks can all be in flight at once; predicted to matter most at
+    # N = K = 4096, where the defaults take 18 us for 8 MB.
+    if not quick:
+        for cid, extra in (("s5", {"STAGES": 5}),
+                           ("bn32_s5", {"BN": 32, "STAGES": 5})):
+            defines = {"T": "u4", "G": 128, "ZP": "true", "OUT": "f16",
+                       "BN": 64, "BK": _packed_block_k("u4"), "SPLIT": 4,
+                       "STAGES": 3}
+            defines.update(extra)
+            add("gemm_decode_packed_u4_" + cid, "gemm_decode_packed.tile",
+                "gemm_decode_packed", defines,
+                ["M=1,K=512,N=200", "M=17,K=256,N=72"], dq,
+                _gemm_wq_work("u4", 128), inout=["C"], atol=split_atol("u4"))
     if quick:
         # Enough to exercise every step of the pipeline on a host bundle.
         add("vector_add", "vector_add.tile", "vector_add", {"BLOCK": 1024},
