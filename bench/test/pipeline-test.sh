@@ -82,6 +82,23 @@ if [ "$lines" -ne 7 ]; then
   fails=$((fails + 1))
 fi
 
+# time-bundles.sh: checks, then times, each bundle with tile-run alone.
+expect "time-bundles.sh no bundle" 2 "no bundle given" "$BENCH/time-bundles.sh"
+expect "time-bundles.sh not a bundle" 2 "$T is not a bundle" \
+  "$BENCH/time-bundles.sh" "$T"
+expect "time-bundles.sh bad device" 2 "--device is cuda[:N] or host, not 'tpu'" \
+  "$BENCH/time-bundles.sh" --device tpu "$B/vector_add"
+expect "time-bundles.sh on the CPU" 0 "vector_add: N=65536 " \
+  "$BENCH/time-bundles.sh" --device host --tile-run "$TILE_RUN" --repeat 2 \
+  --warmup 0 --flush-l2 1 --out "$T/tb" "$B/vector_add" "$B/softmax_1024"
+expect "time-bundles.sh checked first" 0 "PASS vector_add[N=100003 seed=1] z" \
+  cat "$T/tb/time-bundles.log"
+rows=$(tail -n +2 "$T/tb/times.csv" | cut -d, -f1 | tr '\n' ' ')
+if [ "$rows" != "softmax_1024 vector_add " ]; then
+  echo "FAIL time-bundles.sh times.csv rows: '$rows'"
+  fails=$((fails + 1))
+fi
+
 # --budget: a runner that takes a second per call spends the 1-second budget
 # on the first check; the other cases are skipped, nothing is timed, and the
 # report is still written.
@@ -106,6 +123,13 @@ PY
 expect "run.sh with a wrong reference" 1 "FAIL vector_add: tile-run check failed" \
   "$BENCH/run.sh" --bundles "$B" --out "$T/r2" --device host --tile-run "$TILE_RUN" \
   --repeat 2 --only vector_add
+expect "time-bundles.sh with a wrong reference" 1 "FAIL vector_add: check failed" \
+  "$BENCH/time-bundles.sh" --device host --tile-run "$TILE_RUN" --repeat 2 \
+  --out "$T/tb2" "$B/vector_add"
+if [ -f "$T/tb2/times.csv" ]; then
+  echo "FAIL time-bundles.sh timed a bundle whose check failed"
+  fails=$((fails + 1))
+fi
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"
