@@ -130,18 +130,12 @@ status=0
 if [ -z "$TILE_RUN" ]; then
   echo "building tile-run (runtime only) in $BUILD"
   if [ "$DRY" -eq 0 ]; then
-    gen=()
-    command -v ninja > /dev/null && gen=(-G Ninja)
-    if ! { cmake -S "$ROOT" -B "$BUILD" "${gen[@]}" -DTILE_RUNTIME_ONLY=ON \
-             -DTILE_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release &&
-           cmake --build "$BUILD" --target tile-run -j "$(nproc)"; } >> "$LOG" 2>&1; then
-      echo "FAIL: building tile-run failed (see $LOG)"
-      tail -20 "$LOG"
-      exit 1
-    fi
+    . "$HERE/build-tile-run.sh"
+    TILE_RUN=$(build_tile_run "$ROOT" "$BUILD" "$LOG" 2>&1) ||
+      { echo "$TILE_RUN"; exit 1; }
+  else
+    TILE_RUN="$BUILD/bin/tile-run"
   fi
-  TILE_RUN="$BUILD/bin/tile-run"
-  [ -x "$TILE_RUN" ] || TILE_RUN="$BUILD/runtime/tile-run"
 fi
 [ "$DRY" -eq 1 ] || [ -x "$TILE_RUN" ] || { echo "FAIL: no tile-run at $TILE_RUN"; exit 1; }
 

@@ -77,17 +77,9 @@ rm -f "$CSV"
 START=$(date +%s)
 
 if [ -z "$TILE_RUN" ]; then
-  gen=()
-  command -v ninja > /dev/null && gen=(-G Ninja)
-  if ! { cmake -S "$ROOT" -B "$BUILD" "${gen[@]}" -DTILE_RUNTIME_ONLY=ON \
-           -DTILE_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release &&
-         cmake --build "$BUILD" --target tile-run -j "$(nproc)"; } >> "$LOG" 2>&1; then
-    echo "FAIL: building tile-run failed (see $LOG)"
-    tail -20 "$LOG"
-    exit 1
-  fi
-  TILE_RUN="$BUILD/bin/tile-run"
-  [ -x "$TILE_RUN" ] || TILE_RUN="$BUILD/runtime/tile-run"
+  . "$HERE/build-tile-run.sh"
+  TILE_RUN=$(build_tile_run "$ROOT" "$BUILD" "$LOG" 2>&1) ||
+    { echo "$TILE_RUN"; exit 1; }
 fi
 [ -x "$TILE_RUN" ] || { echo "FAIL: no tile-run at $TILE_RUN"; exit 1; }
 

@@ -1,0 +1,23 @@
+# Sourced by bench/run.sh and bench/time-bundles.sh (not run on its own).
+#
+#   build_tile_run ROOT BUILD LOG
+# Configures BUILD from ROOT with the runtime alone (no LLVM or MLIR: what a
+# GPU machine has), builds tile-run, appends the output to LOG and prints
+# the executable's path; on failure prints FAIL with the log's tail and
+# returns 1.
+build_tile_run() {
+  local root=$1 build=$2 log=$3 gen=()
+  command -v ninja > /dev/null && gen=(-G Ninja)
+  if ! { cmake -S "$root" -B "$build" "${gen[@]}" -DTILE_RUNTIME_ONLY=ON \
+           -DTILE_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release &&
+         cmake --build "$build" --target tile-run -j "$(nproc)"; } >> "$log" 2>&1; then
+    echo "FAIL: building tile-run failed (see $log)" >&2
+    tail -20 "$log" >&2
+    return 1
+  fi
+  if [ -x "$build/bin/tile-run" ]; then
+    echo "$build/bin/tile-run"
+  else
+    echo "$build/runtime/tile-run"
+  fi
+}
