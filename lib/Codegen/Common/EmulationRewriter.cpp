@@ -328,6 +328,8 @@ void EmulationRewriter::addEntries() {
 }
 
 Error EmulationRewriter::run() {
+  if (Error err = rewriteMemoryAsm())
+    return err;
   // Accesses first, so that the table loads added below stay unchecked.
   for (Function &f : m)
     if (!f.isDeclaration())

@@ -54,6 +54,12 @@ void TargetLowering::atomicAddGlobal(OpBuilder &b, Location loc, Value ptr,
       value.getType().getIntOrFloatBitWidth() / 8);
 }
 
+bool TargetLowering::hasAtomicAddPair(Type) const { return false; }
+void TargetLowering::atomicAddGlobalPair(OpBuilder &, Location, Value, Value,
+                                         Value) {
+  llvm_unreachable("atomicAddGlobalPair without hasAtomicAddPair");
+}
+
 SmallVector<Value> TargetLowering::loadMatrices(OpBuilder &, Location, Value,
                                                 unsigned, bool) {
   return {};

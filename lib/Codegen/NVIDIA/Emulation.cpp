@@ -27,6 +27,7 @@
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/CallingConv.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -135,6 +136,7 @@ private:
   Expected<Value *> rewriteCall(CallInst *call, StringRef name) override;
   Expected<bool> rewriteTargetAsm(CallInst *call, StringRef text,
                                   Value *&replacement) override;
+  Error rewriteMemoryAsm() override;
   Error rewriteSharedGlobals() override;
   bool isKernel(const Function &f) const override {
     return f.getCallingConv() == CallingConv::PTX_Kernel;
@@ -354,6 +356,49 @@ Expected<bool> NvidiaRewriter::rewriteTargetAsm(CallInst *call, StringRef text,
            call->getArgOperand(half + 1), flags, c, d});
   replacement = loadWords(b, d, call->getType());
   return true;
+}
+
+/// "red.global.add.noftz.{f16x2,bf16x2} [$0], $1;" (NVVMTargetLowering::
+/// atomicAddGlobalPair): two relaxed atomicrmw fadd of the halves, at the
+/// pointer and two bytes on, which the access checks then see.
+Error NvidiaRewriter::rewriteMemoryAsm() {
+  SmallVector<CallInst *> calls;
+  for (Function &f : m)
+    for (Instruction &inst : instructions(f))
+      if (auto *call = dyn_cast<CallInst>(&inst))
+        if (auto *asmOp = dyn_cast<InlineAsm>(call->getCalledOperand()))
+          if (StringRef(asmOp->getAsmString())
+                  .trim()
+                  .starts_with("red.global.add.noftz."))
+            calls.push_back(call);
+  for (CallInst *call : calls) {
+    StringRef text = cast<InlineAsm>(call->getCalledOperand())->getAsmString();
+    StringRef rest =
+        text.trim().drop_front(StringRef("red.global.add.noftz.").size());
+    IRBuilder<> b(call);
+    Type *half;
+    if (rest.consume_front("f16x2"))
+      half = b.getHalfTy();
+    else if (rest.consume_front("bf16x2"))
+      half = b.getBFloatTy();
+    else
+      return error("the NVIDIA emulator does not know '" + text + "'");
+    if (rest.trim() != "[$0], $1;" || call->arg_size() != 2 ||
+        !call->getArgOperand(0)->getType()->isPointerTy() ||
+        !call->getArgOperand(1)->getType()->isIntegerTy(32))
+      return error("unexpected form of '" + text + "'");
+    Value *ptr = call->getArgOperand(0), *pair = call->getArgOperand(1);
+    Value *lo = b.CreateBitCast(b.CreateTrunc(pair, b.getInt16Ty()), half);
+    Value *hi = b.CreateBitCast(
+        b.CreateTrunc(b.CreateLShr(pair, 16), b.getInt16Ty()), half);
+    b.CreateAtomicRMW(AtomicRMWInst::FAdd, ptr, lo, Align(4),
+                      AtomicOrdering::Monotonic);
+    b.CreateAtomicRMW(AtomicRMWInst::FAdd,
+                      b.CreateConstGEP1_64(b.getInt8Ty(), ptr, 2), hi, Align(2),
+                      AtomicOrdering::Monotonic);
+    call->eraseFromParent();
+  }
+  return Error::success();
 }
 
 Error NvidiaRewriter::rewriteSharedGlobals() {

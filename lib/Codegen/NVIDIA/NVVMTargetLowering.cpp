@@ -281,6 +281,32 @@ public:
       out.push_back(LLVM::ExtractValueOp::create(b, loc, all, i));
     return out;
   }
+  // red.global.add.noftz.f16x2 (sm_60+) and .bf16x2 (sm_90+): the atomic
+  // addition of a pair in one instruction; the scalar f16/bf16 atom.add is
+  // a compare-and-swap loop in the SASS, one round trip each.
+  bool hasAtomicAddPair(Type type) const override {
+    return type.isF16() || (type.isBF16() && info.computeCapability >= 90);
+  }
+  void atomicAddGlobalPair(OpBuilder &b, Location loc, Value ptr, Value lo,
+                           Value hi) override {
+    Type i16 = b.getI16Type(), i32 = b.getI32Type();
+    auto bits = [&](Value v) {
+      return LLVM::ZExtOp::create(b, loc, i32,
+                                  LLVM::BitcastOp::create(b, loc, i16, v));
+    };
+    Value pair = LLVM::OrOp::create(
+        b, loc, bits(lo),
+        LLVM::ShlOp::create(b, loc, bits(hi),
+                            LLVM::ConstantOp::create(b, loc, i32, 16)));
+    std::string text = std::string("red.global.add.noftz.") +
+                       (lo.getType().isF16() ? "f16x2" : "bf16x2") +
+                       " [$0], $1;";
+    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{ptr, pair}, text,
+                              "l,r", /*has_side_effects=*/true,
+                              /*is_align_stack=*/false,
+                              LLVM::tailcallkind::TailCallKind::None,
+                              LLVM::AsmDialectAttr(), ArrayAttr());
+  }
   void fenceSharedForWarpgroupMma(OpBuilder &b, Location loc) override {
     if (info.hasWgmma)
       NVVM::FenceProxyOp::create(

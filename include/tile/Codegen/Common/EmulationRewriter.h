@@ -65,6 +65,10 @@ protected:
     (void)replacement;
     return false;
   }
+  /// Rewrites the target's inline assembly that accesses memory into plain
+  /// LLVM memory operations, before the accesses are checked (NVIDIA:
+  /// red.global.add.noftz.f16x2 into two atomicrmw fadd).
+  virtual llvm::Error rewriteMemoryAsm() { return llvm::Error::success(); }
   /// Replaces the shared-memory globals (address space sharedSpace()).
   virtual llvm::Error rewriteSharedGlobals() = 0;
   /// Whether \p function is a kernel (gets an entry).

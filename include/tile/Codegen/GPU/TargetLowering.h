@@ -188,6 +188,16 @@ public:
   virtual void atomicAddGlobal(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value ptr, mlir::Value value);
 
+  /// Whether atomicAddGlobalPair takes two `type` values (f16, bf16).
+  virtual bool hasAtomicAddPair(mlir::Type type) const;
+  /// Adds `lo` and `hi` to the two consecutive global elements at `ptr`
+  /// (4-byte aligned: the caller checks) with one relaxed atomic addition
+  /// of the pair (NVIDIA `red.global.add.noftz.f16x2`: no compare-and-swap
+  /// loop, no round trip); only where hasAtomicAddPair.
+  virtual void atomicAddGlobalPair(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::Value ptr, mlir::Value lo,
+                                   mlir::Value hi);
+
   /// Turns `func` into a kernel entry point launched with `numThreads`
   /// threads per program (calling convention, launch bounds).
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads) = 0;
