@@ -559,14 +559,37 @@ public:
   void atomicAddGlobal(OpBuilder &b, Location loc, Value ptr,
                        Value value) override {
     bool isFloat = isa<mlir::FloatType>(value.getType());
-    auto rmw = LLVM::AtomicRMWOp::create(
-        b, loc, isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add, ptr,
-        value, LLVM::AtomicOrdering::monotonic, "agent",
-        value.getType().getIntOrFloatBitWidth() / 8);
+    agentAtomicAdd(b, loc,
+                   isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add,
+                   ptr, value, value.getType().getIntOrFloatBitWidth() / 8);
+  }
+  // With the same metadata an f16 / bf16 pair is one
+  // global_atomic_pk_add_f16 / _bf16 (CDNA3/4), where a single f16 is a
+  // compare-and-swap loop.
+  bool hasAtomicAddPair(Type type) const override {
+    return type.isF16() || type.isBF16();
+  }
+  void atomicAddGlobalPair(OpBuilder &b, Location loc, Value ptr, Value lo,
+                           Value hi) override {
+    auto vec = VectorType::get({2}, lo.getType());
+    Value pair = LLVM::PoisonOp::create(b, loc, vec);
+    pair = LLVM::InsertElementOp::create(b, loc, pair, lo, i32Const(b, loc, 0));
+    pair = LLVM::InsertElementOp::create(b, loc, pair, hi, i32Const(b, loc, 1));
+    agentAtomicAdd(b, loc, LLVM::AtomicBinOp::fadd, ptr, pair, 4);
+  }
+  // A device-scope relaxed atomicrmw with the metadata above.
+  static void agentAtomicAdd(OpBuilder &b, Location loc, LLVM::AtomicBinOp op,
+                             Value ptr, Value value, unsigned alignment) {
+    auto rmw = LLVM::AtomicRMWOp::create(b, loc, op, ptr, value,
+                                         LLVM::AtomicOrdering::monotonic,
+                                         "agent", alignment);
     MLIRContext *ctx = b.getContext();
     auto *rocdl = ctx->getLoadedDialect<ROCDL::ROCDLDialect>();
     rocdl->getNoRemoteMemoryAttrHelper().setAttr(rmw, UnitAttr::get(ctx));
     rocdl->getNoFineGrainedMemoryAttrHelper().setAttr(rmw, UnitAttr::get(ctx));
+  }
+  static Value i32Const(OpBuilder &b, Location loc, int32_t v) {
+    return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
   }
 
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) override {

@@ -8,9 +8,10 @@
 // loop where the architecture has none: bf16 before sm_90),
 // global_atomic_add_f32 on AMD (a compare-and-swap loop for f16/bf16).
 // Two slots of f16/bf16 that are neighbours along the last dimension go as
-// one pair where the target has that (NVIDIA red...f16x2: ptxas makes the
-// scalar f16 addition a compare-and-swap loop, a round trip per element,
-// at the end of every split-K program), when both are inside the view,
+// one pair where the target has that (NVIDIA red...f16x2, AMD
+// global_atomic_pk_add_f16: both make the scalar f16 addition a
+// compare-and-swap loop, a round trip per element at the end of every
+// split-K program), when both are inside the view,
 // adjacent in memory and the first is 4-byte aligned (checked at run
 // time); otherwise one by one.
 //

@@ -192,8 +192,9 @@ public:
   virtual bool hasAtomicAddPair(mlir::Type type) const;
   /// Adds `lo` and `hi` to the two consecutive global elements at `ptr`
   /// (4-byte aligned: the caller checks) with one relaxed atomic addition
-  /// of the pair (NVIDIA `red.global.add.noftz.f16x2`: no compare-and-swap
-  /// loop, no round trip); only where hasAtomicAddPair.
+  /// of the pair (NVIDIA `red.global.add.noftz.f16x2`, AMD
+  /// `global_atomic_pk_add_f16`: no compare-and-swap loop, no round trip);
+  /// only where hasAtomicAddPair.
   virtual void atomicAddGlobalPair(mlir::OpBuilder &b, mlir::Location loc,
                                    mlir::Value ptr, mlir::Value lo,
                                    mlir::Value hi);
