@@ -205,10 +205,13 @@ def gemm_decode_packed(t, s, timer, opts):
                         device=Wp.device)
     W = torch.empty((k, n), dtype=Wp.dtype, device=Wp.device)
     W[kidx, :] = Wp.t()
-    # The codes in [K, N] order for the Triton baseline, which packs them.
-    raw = s.raw("Wp")
-    codes_kn = np.empty((k, n), dtype=raw.dtype)
-    codes_kn[kidx.cpu().numpy(), :] = raw.T
+    # The codes in [K, N] order for the Triton baseline (u4, i8), which
+    # packs them itself.
+    codes_kn = None
+    if not opts.no_triton and wtype in ("u4", "i8"):
+        raw = s.raw("Wp")
+        codes_kn = np.empty((k, n), dtype=raw.dtype)
+        codes_kn[kidx.cpu().numpy(), :] = raw.T
     A, S, Z = s.tensor("A"), s.tensor("S"), s.tensor("Z")
     zp = str(d.get("ZP", "true")) == "true"
     Sx = S.float().repeat_interleave(g, 0)
