@@ -42,7 +42,7 @@ TRITON=1
 DRY=0
 BUDGET=0
 
-usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "run.sh: $*" >&2; exit 2; }
 count() { # NAME VALUE: a whole number
   [[ "$2" =~ ^[0-9]+$ ]] || die "$1 wants a whole number, not '$2'"
