@@ -195,10 +195,10 @@ Value constI32(OpBuilder &builder, Location loc, int64_t value) {
 
 /// Issues the copy of \p candidate's tile for iteration value \p iv into
 /// stage \p stage of \p buffer, cloning the offset computation; it copies
-/// only when \p iv is below the loop's upper bound \p ub (an empty group
+/// only when \p inside (iv below the loop's upper bound; an empty group
 /// past the end).
 void issueCopy(OpBuilder &builder, Location loc, scf::ForOp loop,
-               Candidate candidate, Value iv, Value ub, Value stage,
+               Candidate candidate, Value iv, Value inside, Value stage,
                Value buffer) {
   IRMapping mapping;
   mapping.map(loop.getInductionVar(), iv);
@@ -211,8 +211,6 @@ void issueCopy(OpBuilder &builder, Location loc, scf::ForOp loop,
   SmallVector<Value> indices{stage};
   Value zero = constI32(builder, loc, 0);
   indices.append(type.getRank(), zero);
-  Value inside =
-      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, iv, ub);
   tile::CopyAsyncOp::create(builder, loc, candidate.load.getView(), offsets,
                             buffer, indices, inside);
 }
@@ -488,8 +486,10 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
                                 constI32(rewriter, loc, i)));
     }
     Value stage = constI32(rewriter, loc, i);
+    Value inside =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, iv, ub);
     for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
-      issueCopy(rewriter, c.load.getLoc(), loop, c, iv, ub, stage, buffer);
+      issueCopy(rewriter, c.load.getLoc(), loop, c, iv, inside, stage, buffer);
   }
   Value ahead = arith::MulIOp::create(rewriter, loc, step,
                                       constI32(rewriter, loc, depth));
@@ -526,9 +526,11 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
     replaceBySharedLoad(rewriter, c, buffer, readStage, czero);
   Value next =
       arith::AddIOp::create(rewriter, loc, newLoop.getInductionVar(), ahead);
+  Value nextInside =
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, next, ub);
   for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
-    issueCopy(rewriter, c.load.getLoc(), newLoop, c, next, ub, writeStage,
-              buffer);
+    issueCopy(rewriter, c.load.getLoc(), newLoop, c, next, nextInside,
+              writeStage, buffer);
   for (Candidate &c : candidates)
     rewriter.eraseOp(c.load);
 
