@@ -57,14 +57,14 @@ def split_atol(t):
     return 2 * max(1, 2 ** (bits(t) - 4))
 
 
-# The widths whose pairs the word-wise conversion makes (every integer
-# width; 3, 5, 6 and 7 bits since 2026-11-26) and f4e2m1.
-PACKED_TYPES = ["u4", "i4", "u2", "u1", "u8", "f4e2m1", "u3", "u5", "u6",
-                "u7"]
 # Issue 13's list: every width 1-8 and the small floats.
 DECODE_TYPES = ["u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "i2", "i3",
                 "i4", "i5", "i6", "i7", "i8", "f4e2m1", "f5e2m2", "f6e3m2",
                 "f8e4m3"]
+# The packed kernel takes every one of them (word-wise pairs for every
+# integer width and f4e2m1 since 2026-11-26; the other floats convert a
+# code at a time).
+PACKED_TYPES = DECODE_TYPES
 
 
 def _gemm_f16_work(s):
@@ -193,25 +193,19 @@ def cases(quick=False):
                  "BK": _packed_block_k(t), "SPLIT": 4, "STAGES": 3},
                 ["M=1,K=512,N=200", "M=17,K=256,N=72"], dq,
                 _gemm_wq_work(t, 128), inout=["C"], atol=split_atol(t))
-    # Deeper pipelines, narrower tiles and longer chunks for u4 (a small
-    # on-device sweep): since copies past a loop's end cost nothing
-    # (2026-11-26), a program's few k blocks can all be in flight at once
-    # (predicted to matter most at N = K = 4096, where the defaults take
-    # 18 us for 8 MB); BK = 256 halves the per-iteration overhead per byte
-    # (0.28 -> 0.22 warp instructions per weight byte, but 128 registers).
-    # The bundle's check shapes pack with its own BK (Wp is generated).
+    # u4 with chunks of 256 codes (pack with --block-k 256): on the H100
+    # (2026-11-26 sweep, docs/Performance.md) 109 us against 144 us at the
+    # default BK = 128 for M=1, N=57344, K=8192, and faster at every decode
+    # shape; not the example's default because with 3 stages it needs
+    # 66.5 KB of shared memory on gfx942. The bundle's check shapes pack
+    # with its own BK (Wp is generated).
     if not quick:
-        for cid, extra in (("s5", {"STAGES": 5}),
-                           ("bn32_s5", {"BN": 32, "STAGES": 5}),
-                           ("bk256", {"BK": 256})):
-            defines = {"T": "u4", "G": 128, "ZP": "true", "OUT": "f16",
-                       "BN": 64, "BK": _packed_block_k("u4"), "SPLIT": 4,
-                       "STAGES": 3}
-            defines.update(extra)
-            add("gemm_decode_packed_u4_" + cid, "gemm_decode_packed.tile",
-                "gemm_decode_packed", defines,
-                ["M=1,K=512,N=200", "M=17,K=256,N=72"], dq,
-                _gemm_wq_work("u4", 128), inout=["C"], atol=split_atol("u4"))
+        defines = {"T": "u4", "G": 128, "ZP": "true", "OUT": "f16", "BN": 64,
+                   "BK": 256, "SPLIT": 4, "STAGES": 3}
+        add("gemm_decode_packed_u4_bk256", "gemm_decode_packed.tile",
+            "gemm_decode_packed", defines,
+            ["M=1,K=512,N=200", "M=17,K=256,N=72"], dq,
+            _gemm_wq_work("u4", 128), inout=["C"], atol=split_atol("u4"))
     if quick:
         # Enough to exercise every step of the pipeline on a host bundle.
         add("vector_add", "vector_add.tile", "vector_add", {"BLOCK": 1024},

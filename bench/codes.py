@@ -3,25 +3,42 @@ without a NumPy type (one code per element): pure Python, so that the
 tables are tested without a GPU (bench/test/test_cases.py)."""
 
 import math
+import re
 
-# sign/exponent/mantissa widths of the small float formats; the flag marks
-# OCP e4m3, whose all-ones code (per sign) is NaN. None of them has an
-# infinity.
-SMALL_FLOATS = {"f4e2m1": (2, 1, False), "f6e3m2": (3, 2, False),
-                "f6e2m3": (2, 3, False), "f8e4m3": (4, 3, True)}
+# The special values of a 1+e+m bit float (include/tile/Numerics/Format.h):
+# OCP e4m3 has NaN at the all-ones codes and no infinity, OCP e5m2 follows
+# IEEE-754 (exponent all ones: infinity or NaN), every other fNeXmY is
+# finite only.
+FINITE, NAN_ALL_ONES, IEEE = "finite", "nan-all-ones", "ieee"
 
 
-def small_float_values(e, m, nan_all_ones):
+def small_float_format(dtype):
+    """(e, m, specials) of a small float type name fNeXmY (f4e2m1, f5e2m2,
+    f8e4m3, ...), or None for other names."""
+    m = re.fullmatch(r"f(\d)e(\d)m(\d)", dtype)
+    if not m:
+        return None
+    n, e, man = (int(g) for g in m.groups())
+    if n != 1 + e + man or e < 1 or n > 8:
+        return None
+    specials = {(4, 3): NAN_ALL_ONES, (5, 2): IEEE}.get((e, man), FINITE)
+    return e, man, specials
+
+
+def small_float_values(e, m, specials):
     """The value of every code of a 1+e+m bit float (bias 2^(e-1)-1,
-    subnormals), indexed by code."""
+    subnormals; specials as small_float_format), indexed by code."""
     bias = (1 << (e - 1)) - 1
+    top = (1 << e) - 1
     values = []
     for code in range(1 << (1 + e + m)):
         sign = code >> (e + m)
-        ex = (code >> m) & ((1 << e) - 1)
+        ex = (code >> m) & top
         man = code & ((1 << m) - 1)
-        if nan_all_ones and ex == (1 << e) - 1 and man == (1 << m) - 1:
+        if specials == NAN_ALL_ONES and ex == top and man == (1 << m) - 1:
             v = float("nan")
+        elif specials == IEEE and ex == top:
+            v = float("inf") if man == 0 else float("nan")
         elif ex == 0:
             v = math.ldexp(man, 1 - bias - m)
         else:

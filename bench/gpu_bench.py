@@ -105,7 +105,7 @@ def _quantile(v, q):
 # --------------------------------------------------------------------------
 
 def _small_float_table(dtype):
-    return torch.tensor(codes.small_float_values(*codes.SMALL_FLOATS[dtype]),
+    return torch.tensor(codes.small_float_values(*codes.small_float_format(dtype)),
                         dtype=torch.float32, device=DEV)
 
 
@@ -114,7 +114,7 @@ def decode(array, dtype):
     t = torch.from_numpy(np.ascontiguousarray(array)).to(DEV)
     if dtype in ("f16", "f32", "i8", "u8", "i32"):
         return t.float()
-    if dtype in codes.SMALL_FLOATS:
+    if codes.small_float_format(dtype):
         return _small_float_table(dtype)[t.long()]
     bits = int(dtype[1:])
     c = t.long()
@@ -145,6 +145,16 @@ class Saved:
 
 
 def rel_err(got, want):
+    """Relative L2 error of \p got against the float reference \p want. An
+    f16 output whose element is infinite where the reference rounded to f16
+    is the same infinity is right (the true value is beyond f16's range:
+    u8 weights at K = 14336 reach it with the generated data); an infinity
+    anywhere else makes the error infinite, a NaN makes it NaN."""
+    if got.dtype == torch.float16:
+        same_inf = torch.isinf(got) & (got == want.half())
+        if same_inf.any():
+            got = got.masked_fill(same_inf, 0)
+            want = want.masked_fill(same_inf, 0)
     got, want = got.double(), want.double()
     if torch.isnan(got).any():
         return float("nan")

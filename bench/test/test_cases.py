@@ -144,12 +144,12 @@ class CodesTest(unittest.TestCase):
     hand from the OCP formats."""
 
     def test_f4e2m1(self):
-        v = codes.small_float_values(*codes.SMALL_FLOATS["f4e2m1"])
+        v = codes.small_float_values(*codes.small_float_format("f4e2m1"))
         self.assertEqual(v[:8], [0, 0.5, 1, 1.5, 2, 3, 4, 6])
         self.assertEqual(v[8:], [-0.0, -0.5, -1, -1.5, -2, -3, -4, -6])
 
     def test_f8e4m3(self):
-        v = codes.small_float_values(*codes.SMALL_FLOATS["f8e4m3"])
+        v = codes.small_float_values(*codes.small_float_format("f8e4m3"))
         self.assertEqual(v[0x01], 2.0 ** -9)   # smallest subnormal
         self.assertEqual(v[0x08], 2.0 ** -6)   # smallest normal
         self.assertEqual(v[0x38], 1.0)
@@ -159,11 +159,27 @@ class CodesTest(unittest.TestCase):
         self.assertEqual(sum(math.isnan(x) for x in v), 2)
 
     def test_f6e3m2(self):
-        v = codes.small_float_values(*codes.SMALL_FLOATS["f6e3m2"])
+        v = codes.small_float_values(*codes.small_float_format("f6e3m2"))
         self.assertEqual(len(v), 64)
         self.assertEqual(v[0x1F], 28.0)        # 2^4 * 1.75
         self.assertEqual(v[0x01], 0.0625)      # 2^-2 * 1/4
         self.assertFalse(any(math.isnan(x) for x in v))
+
+    def test_f5e2m2_and_e5m2(self):
+        # Every fNeXmY decodes (gemm_decode_f5e2m2 on the GPU): e2m2 is
+        # finite only (bias 1, largest 2^2 * 1.75 = 7), e5m2 IEEE.
+        v = codes.small_float_values(*codes.small_float_format("f5e2m2"))
+        self.assertEqual(len(v), 32)
+        self.assertEqual(v[0x01], 0.25)        # 2^0 * 1/4 (subnormal)
+        self.assertEqual(v[0x0F], 7.0)
+        self.assertEqual(v[0x1F], -7.0)
+        self.assertFalse(any(math.isnan(x) for x in v))
+        v = codes.small_float_values(*codes.small_float_format("f8e5m2"))
+        self.assertEqual(v[0x7C], float("inf"))
+        self.assertTrue(math.isnan(v[0x7D]))
+        self.assertEqual(v[0x7B], 57344.0)
+        self.assertIsNone(codes.small_float_format("f5e2m3"))
+        self.assertIsNone(codes.small_float_format("u4"))
 
     def test_operand_order(self):
         # A permutation of the chunk in which lane group q holds the k with

@@ -471,6 +471,18 @@ bool Checker::checkElementwiseCall(CallExpr *e) {
     }
     if (!u)
       return false;
+    if (c->cv.kind == ConstVal::Bool && x->cv.isSet() && y->cv.isSet() &&
+        s->empty()) {
+      // Three constants: folded like min / max, so `where` can choose a
+      // compile-time parameter's default.
+      const ConstVal &v = c->cv.b ? x->cv : y->cv;
+      e->operandElem = *u;
+      e->ty = Ty::scalar(*u);
+      e->cv = v.kind == ConstVal::Int && u->isArithFloat()
+                  ? ConstVal::ofFloat(double(v.i))
+                  : v;
+      return true;
+    }
     if (u->isLiteral()) {
       u = ElemType::get(u->kind == ElemType::IntLit ? ElemType::SInt
                                                     : ElemType::F32);
