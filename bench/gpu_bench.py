@@ -145,7 +145,7 @@ class Saved:
 
 
 def rel_err(got, want):
-    """Relative L2 error of \p got against the float reference \p want. An
+    """Relative L2 error of `got` against the float reference `want`. An
     f16 output whose element is infinite where the reference rounded to f16
     is the same infinity is right (the true value is beyond f16's range:
     u8 weights at K = 14336 reach it with the generated data); an infinity
@@ -235,8 +235,8 @@ def gemm_decode_packed(t, s, timer, opts):
 
 def _wq_baselines(s, want, operands, timer, opts, codes=None):
     """cuBLAS on an f16 weight (dequantized per call, and pre-dequantized)
-    and, for u4 / i8, a fused Triton kernel, checked against \p want;
-    \p codes are the weight's codes as [K, N] (default: the saved W)."""
+    and, for u4 / i8, a fused Triton kernel, checked against `want`;
+    `codes` are the weight's codes as [K, N] (default: the saved W)."""
     A, W, S, Z, wtype, g = operands
     base = {}
     # Unfused: dequantize the f16 weight, then cuBLAS.

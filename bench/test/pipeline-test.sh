@@ -99,6 +99,33 @@ if [ "$rows" != "softmax_1024 vector_add " ]; then
   fails=$((fails + 1))
 fi
 
+# make-sweep.py: one bundle per grid point, checked shapes with host
+# references, device-generated benchmark shapes; then time-bundles.sh.
+SW="$T/sweep"
+expect "make-sweep.py bad grid" 2 "a grid is NAME=V1,V2,..." \
+  python3 "$BENCH/make-sweep.py" "$BENCH/../examples/vector_add.tile" -o "$SW" \
+  --grid BLOCK --check N=10
+expect "make-sweep.py bad sizes" 2 "sizes are NAME=INT,..." \
+  python3 "$BENCH/make-sweep.py" "$BENCH/../examples/vector_add.tile" -o "$SW" \
+  --check N=x
+expect "make-sweep.py no shape" 2 "give at least one --check or --bench shape" \
+  python3 "$BENCH/make-sweep.py" "$BENCH/../examples/vector_add.tile" -o "$SW" \
+  --tilec "$TILEC"
+expect "make-sweep.py a point that does not compile" 1 "FAIL vec_block0" \
+  python3 "$BENCH/make-sweep.py" "$BENCH/../examples/vector_add.tile" -o "$SW" \
+  --name vec --grid BLOCK=256,0 --target host --tilec "$TILEC" --check N=1000 \
+  --bench N=65536
+expect "make-sweep.py grid" 0 "2 bundles in $SW, 0 failed" \
+  python3 "$BENCH/make-sweep.py" "$BENCH/../examples/vector_add.tile" -o "$SW" \
+  --name vec --grid BLOCK=256,1024 --target host --tilec "$TILEC" --check N=1000 \
+  --bench N=65536
+expect "make-sweep.py bench test" 0 '"N": 65536' cat "$SW/vec_block1024/manifest.json"
+expect "time-bundles.sh over a sweep" 0 "vec_block256: N=65536 " \
+  "$BENCH/time-bundles.sh" --device host --tile-run "$TILE_RUN" --repeat 2 \
+  --warmup 0 --flush-l2 1 --out "$T/tbs" "$SW/vec_block256" "$SW/vec_block1024"
+expect "sweep checked first" 0 "PASS vector_add[N=1000 seed=1]" \
+  cat "$T/tbs/time-bundles.log"
+
 # --budget: a runner that takes a second per call spends the 1-second budget
 # on the first check; the other cases are skipped, nothing is timed, and the
 # report is still written.

@@ -34,9 +34,11 @@ size_t tile::numerics::operandOrderK(size_t Pos, size_t BK, unsigned Bits) {
 }
 
 size_t tile::numerics::defaultOperandBlockK(unsigned Bits) {
-  if (isPowerOfTwo(Bits) && Bits <= 8)
-    return 512 / Bits;
-  return Bits == 3 ? 256 : 128;
+  if (Bits == 1)
+    return 512;
+  if (Bits == 8)
+    return 64;
+  return Bits <= 4 ? 256 : 128;
 }
 
 Status tile::numerics::checkOperandOrder(unsigned Bits, size_t K, size_t N,

@@ -33,7 +33,12 @@ void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createTilePipeline(TilePipelineOptions{target}));
-  pm.addPass(createTileRemoveConversions());
+  // NVIDIA stages dot operands converted across warps for ldmatrix
+  // (tile-stage-converted-operands); AMD converts them, from the narrowest
+  // values of their producer chain.
+  TileRemoveConversionsOptions afterPipeline;
+  afterPipeline.narrow = llvm::StringRef(target).starts_with("gfx");
+  pm.addPass(createTileRemoveConversions(afterPipeline));
   pm.addPass(createCanonicalizerPass());
   TileStageOperandsOptions stage;
   stage.target = target;

@@ -12,6 +12,7 @@
 
 #include "tile/Transforms/Passes.h"
 
+#include "tile/Layout/ConversionPlan.h"
 #include "tile/Layout/SubBytePacking.h"
 
 #include "mlir/IR/Builders.h"
@@ -219,7 +220,7 @@ bool isWordCast(Operation *def) {
 
 Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
                        SmallVectorImpl<Operation *> &created,
-                       unsigned depth = 0);
+                       unsigned depth = 0, bool narrow = false);
 
 /// Whether converting \p src to \p wanted is the register renaming after a
 /// word cast in memory order, the form absorbIntoWordOrder makes (kept).
@@ -240,14 +241,15 @@ bool isWordOrderRename(Value src, const DL &wanted) {
 /// word, which is the pair the word-wise conversion makes.
 Value absorbIntoWordOrder(OpBuilder &builder, Value value, const DL &layout,
                           const DL &memOrder,
-                          SmallVectorImpl<Operation *> &created,
-                          unsigned depth) {
+                          SmallVectorImpl<Operation *> &created, unsigned depth,
+                          bool narrow) {
   Operation *def = value.getDefiningOp();
   Value src = def->getOperand(0);
   std::optional<DL> srcLayout = operandLayoutFor(def, 0, memOrder);
   if (!srcLayout)
     return {};
-  Value loaded = absorbConversion(builder, src, *srcLayout, created, depth + 1);
+  Value loaded =
+      absorbConversion(builder, src, *srcLayout, created, depth + 1, narrow);
   if (!loaded)
     return {};
   builder.setInsertionPoint(def);
@@ -270,9 +272,14 @@ Value absorbIntoWordOrder(OpBuilder &builder, Value value, const DL &layout,
 /// new ops are appended to \p created); a producer whose value has other
 /// users too is recreated only when it is small (isDuplicable), the
 /// original staying for those users. Returns null when that is not
-/// possible; the caller then erases \p created.
+/// possible; the caller then erases \p created. With \p narrow, a shared
+/// load (below the first producer) that cannot read the layout keeps its
+/// own and gets the conversion right after it instead: the conversion
+/// then moves the narrowest values of the chain (sub-byte codes, not the
+/// f16 they become).
 Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
-                       SmallVectorImpl<Operation *> &created, unsigned depth) {
+                       SmallVectorImpl<Operation *> &created, unsigned depth,
+                       bool narrow) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   Operation *def = value.getDefiningOp();
   if (!type || !def || depth > 8 || layout.shape() != type.getShape() ||
@@ -300,12 +307,19 @@ Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
         return rename;
       }
       return absorbIntoWordOrder(builder, value, layout, *memOrder, created,
-                                 depth);
+                                 depth, narrow);
     }
   }
   RankedTensorType newType = withLayout(type, layout);
-  if (isa<tile::SharedLoadOp>(def) && !isSharedReadable(newType))
-    return {};
+  if (isa<tile::SharedLoadOp>(def) && !isSharedReadable(newType)) {
+    if (!narrow || depth == 0 || !value.hasOneUse())
+      return {};
+    builder.setInsertionPointAfter(def);
+    auto convert =
+        ConvertLayoutOp::create(builder, def->getLoc(), newType, value);
+    created.push_back(convert);
+    return convert;
+  }
   IRMapping mapping;
   for (unsigned i = 0; i < def->getNumOperands(); ++i) {
     Value operand = def->getOperand(i);
@@ -315,7 +329,7 @@ Value absorbConversion(OpBuilder &builder, Value value, const DL &layout,
     if (!needed)
       return {};
     Value absorbed =
-        absorbConversion(builder, operand, *needed, created, depth + 1);
+        absorbConversion(builder, operand, *needed, created, depth + 1, narrow);
     if (!absorbed)
       return {};
     mapping.map(operand, absorbed);
@@ -375,9 +389,52 @@ scf::ForOp hoistTarget(Operation *op, Value value) {
   return target;
 }
 
+/// Whether \p op converts across warps (a round trip through shared
+/// scratch as large as the tile) for warps of \p warpSize threads.
+bool crossesWarps(ConvertLayoutOp op, int64_t warpSize) {
+  std::optional<DL> src = getLayout(op.getSrc().getType());
+  std::optional<DL> dst = getLayout(op.getType());
+  if (!src || !dst)
+    return false;
+  unsigned bits = tile::detail::elementBits(op.getType());
+  auto plan =
+      ::tile::layout::planConversion(*src, *dst, warpSize, bits % 8 ? 8 : bits);
+  if (!plan) {
+    llvm::consumeError(plan.takeError());
+    return false;
+  }
+  return plan->kind == ::tile::layout::ConversionKind::SharedMemory;
+}
+
+/// For \p op, a conversion across warps that its producers cannot absorb:
+/// the producers absorb it down to the shared loads that cannot read the
+/// layout, which get the conversion instead (absorbConversion's narrow
+/// mode), when every new conversion across warps moves narrower elements
+/// than \p op (the others rename registers or shuffle within warps).
+/// Returns the value to use instead of \p op's result, or null.
+Value narrowConversion(OpBuilder &builder, ConvertLayoutOp op, const DL &wanted,
+                       int64_t warpSize) {
+  builder.setInsertionPoint(op);
+  SmallVector<Operation *> created;
+  Value absorbed = absorbConversion(builder, op.getSrc(), wanted, created,
+                                    /*depth=*/0, /*narrow=*/true);
+  unsigned bits = tile::detail::elementBits(op.getType());
+  bool narrower = absorbed && llvm::all_of(created, [&](Operation *c) {
+                    auto convert = dyn_cast<ConvertLayoutOp>(c);
+                    return !convert || !crossesWarps(convert, warpSize) ||
+                           tile::detail::elementBits(convert.getType()) < bits;
+                  });
+  if (narrower)
+    return absorbed;
+  eraseDeadTileOps(created);
+  return {};
+}
+
 /// One sweep over the conversions of \p root; returns whether anything
-/// changed.
-bool simplifyOnce(Operation *root) {
+/// changed. With \p narrowWarpSize > 0 (the warp size), conversions across
+/// warps that no producer absorbs move to the narrowest values they can
+/// (narrowConversion).
+bool simplifyOnce(Operation *root, int64_t narrowWarpSize) {
   SmallVector<ConvertLayoutOp> converts;
   root->walk([&](ConvertLayoutOp op) { converts.push_back(op); });
   bool changed = false;
@@ -419,6 +476,8 @@ bool simplifyOnce(Operation *root) {
         absorbed = absorbConversion(builder, src, *wanted, created);
       if (!absorbed)
         eraseDeadTileOps(created);
+      if (!absorbed && narrowWarpSize > 0 && crossesWarps(op, narrowWarpSize))
+        absorbed = narrowConversion(builder, op, *wanted, narrowWarpSize);
       if (absorbed) {
         op.replaceAllUsesWith(absorbed);
         erased.insert(op);
@@ -468,10 +527,17 @@ bool simplifyOnce(Operation *root) {
 
 struct RemoveConversionsPass
     : public tile::impl::TileRemoveConversionsBase<RemoveConversionsPass> {
+  using TileRemoveConversionsBase::TileRemoveConversionsBase;
+
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
+      int64_t warpSize = 0;
+      if (auto attr = func->getAttrOfType<IntegerAttr>(
+              tile::TileDialect::kWarpSizeAttr);
+          attr && narrow)
+        warpSize = attr.getInt();
       // Bounded: every sweep removes or hoists something.
-      for (unsigned i = 0; i < 32 && simplifyOnce(func); ++i) {
+      for (unsigned i = 0; i < 32 && simplifyOnce(func, warpSize); ++i) {
       }
     }
   }

@@ -47,3 +47,12 @@ func.func @kernel_threads(%x: tensor<128xf32, #tile.layout<spatial(128)>>)
   %y = tile.convert_layout %x : tensor<128xf32, #tile.layout<spatial(128)>> -> tensor<128xf32, #tile.layout<spatial(128)>>
   return
 }
+
+// Rank 5 (the packed decode GEMM's reshaped weight): the shape check reads
+// the layout's shape from a copy kept alive (above rank 4 it lives on the
+// heap; it was read after being freed).
+// CHECK-LABEL: func.func @rank5
+// CHECK-SAME: tensor<64x4x8x2x4xf16, #tile.layout<local(2,1,1,1,1) * spatial(32,4,2,1,1) * local(1,1,4,2,4)>>
+func.func @rank5(%a: tensor<64x4x8x2x4xf16, #tile.layout<local(2,1,1,1,1) * spatial(32,4,2,1,1) * local(1,1,4,2,4)>>) {
+  return
+}

@@ -153,17 +153,17 @@ TEST(OperandPack, RoundTripsEveryWidth) {
     }
 }
 
-// The default chunk gives a thread 16 bytes of codes (BK / 4 codes) for
-// widths that divide 8, 256 for 3 bits and 128 for 5-7; always a multiple
-// of 32.
+// The default chunk: 512 codes for 1 bit, 256 for 2-4 bits, 128 for 5-7,
+// 64 for 8 (the example's default, the fastest measured on an H100);
+// always a multiple of 32, and a thread's codes (BK / 4 of them) at least
+// 16 bytes.
 TEST(OperandPack, DefaultBlockK) {
+  const size_t Want[9] = {0, 512, 256, 256, 256, 128, 128, 128, 64};
   for (unsigned Bits = 1; Bits <= 8; ++Bits) {
     size_t BK = defaultOperandBlockK(Bits);
+    EXPECT_EQ(BK, Want[Bits]) << Bits;
     EXPECT_EQ(BK % 32, 0u) << Bits;
-    if (8 % Bits == 0)
-      EXPECT_EQ(BK / 4 * Bits, 128u) << Bits;
-    else
-      EXPECT_EQ(BK, Bits == 3 ? 256u : 128u) << Bits;
+    EXPECT_GE(BK / 4 * Bits, 128u) << Bits;
   }
 }
 

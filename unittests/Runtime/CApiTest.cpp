@@ -103,13 +103,20 @@ TEST(CApiTest, PacksWeightsInOperandOrder) {
   EXPECT_NE(std::string(tile_last_error()).find("multiple of 32"),
             std::string::npos);
   EXPECT_EQ(tile_pack_weights(nullptr, Packed.data(), 4, K, N, 128), -1);
-  // bk = 0: the default chunk for 4 bits is 128, the same packing.
-  std::vector<uint8_t> Default(Bytes);
-  ASSERT_EQ(tile_pack_weights(W.data(), Default.data(), 4, K, N, 0), 0)
-      << tile_last_error();
-  EXPECT_EQ(Default, Packed);
-  // For 2 bits it is 256: K = 128 is not a whole chunk.
-  EXPECT_EQ(tile_pack_weights(W.data(), Packed.data(), 2, K, N, 0), -1);
+  // bk = 0: the default chunk. For 4 (and 2) bits it is 256: K = 128 is
+  // not a whole chunk.
+  EXPECT_EQ(tile_pack_weights(W.data(), Packed.data(), 4, K, N, 0), -1);
   EXPECT_NE(std::string(tile_last_error()).find("256"), std::string::npos)
       << tile_last_error();
+  EXPECT_EQ(tile_pack_weights(W.data(), Packed.data(), 2, K, N, 0), -1);
+  // For 8 bits it is 64: the same packing as bk = 64.
+  std::vector<uint8_t> W8(K * N), Bk64(K * N), Default(K * N);
+  for (uint64_t I = 0; I < K * N; ++I)
+    W8[I] = uint8_t(I * 53 + 7);
+  ASSERT_EQ(tile_pack_weights(W8.data(), Bk64.data(), 8, K, N, 64), 0)
+      << tile_last_error();
+  ASSERT_EQ(tile_pack_weights(W8.data(), Default.data(), 8, K, N, 0), 0)
+      << tile_last_error();
+  EXPECT_EQ(Default, Bk64);
+  EXPECT_NE(Bk64, W8);
 }

@@ -63,8 +63,19 @@ def TileRemoveConversions
     producers (constants, tile.splat, tile.iota, tile.broadcast of a
     rematerializable value, tile.expand_dims of one) directly in the
     layout that is needed instead of converting them, and hoists
-    conversions of loop-invariant values out of scf.for loops.
+    conversions of loop-invariant values out of scf.for loops. With
+    `narrow`, a conversion across warps (a round trip through shared
+    scratch as large as the tile) that no producer absorbs moves up its
+    producer chain to the shared loads that cannot read the needed layout
+    (sub-byte codes), when the values there are narrower: the scratch and
+    the traffic shrink with the element width (used on AMD, whose 64 KB of
+    LDS the f16 round trip of a dequantized weight can overflow; NVIDIA
+    stages such operands for ldmatrix instead).
   }];
+  let options = [
+    Option<"narrow", "narrow", "bool", /*default=*/"false",
+           "move conversions across warps to the narrowest producers">
+  ];
 }
 
 def TilePipeline : Pass<"tile-pipeline", "::mlir::ModuleOp"> {

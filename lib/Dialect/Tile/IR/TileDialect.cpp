@@ -343,7 +343,10 @@ void LayoutAttr::print(AsmPrinter &printer) const {
 LogicalResult
 LayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                            function_ref<InFlightDiagnostic()> emitError) const {
-  ArrayRef<int64_t> layoutShape = getLayout().shape();
+  // getLayout() returns a copy: keep it alive while its shape is read (a
+  // rank above 4 keeps the shape on the heap).
+  ::tile::layout::DistributedLayout layout = getLayout();
+  ArrayRef<int64_t> layoutShape = layout.shape();
   if (layoutShape != shape) {
     InFlightDiagnostic diag = emitError();
     diag << "layout '" << getLayout().str() << "' covers a tile of shape [";
