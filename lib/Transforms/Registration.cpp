@@ -6,6 +6,8 @@
 
 #include "tile/Transforms/Passes.h"
 
+#include "tile/Target/TargetInfo.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -37,7 +39,8 @@ void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target) {
   // (tile-stage-converted-operands); AMD converts them, from the narrowest
   // values of their producer chain.
   TileRemoveConversionsOptions afterPipeline;
-  afterPipeline.narrow = llvm::StringRef(target).starts_with("gfx");
+  std::optional<::tile::TargetInfo> info = ::tile::TargetInfo::lookup(target);
+  afterPipeline.narrow = info && info->isAMD();
   pm.addPass(createTileRemoveConversions(afterPipeline));
   pm.addPass(createCanonicalizerPass());
   TileStageOperandsOptions stage;
