@@ -175,6 +175,22 @@ Result check(const std::string &file, const std::string &kernel,
   return r;
 }
 
+// The comparison with a float64 reference: finite elements by tolerance; a
+// NaN passes only where the reference is NaN (a NaN weight code), an
+// infinity only where it is the same infinity.
+TEST(ReferenceCompare, NonFiniteElements) {
+  double nan = std::nan(""), inf = INFINITY;
+  ref::Expected want{{1.0, nan, inf, -inf, 2.0}, 0.01, 0};
+  ref::Comparison ok = ref::compare({1.005, -nan, inf, -inf, 2.0}, want);
+  EXPECT_EQ(ok.bad, 0u) << ok.firstBad;
+  EXPECT_NEAR(ok.maxAbsError, 0.005, 1e-12);
+  EXPECT_EQ(ref::compare({1.0, 0.0, inf, -inf, 2.0}, want).bad, 1u);
+  EXPECT_EQ(ref::compare({1.0, nan, -inf, -inf, 2.0}, want).bad, 1u);
+  EXPECT_EQ(ref::compare({nan, nan, inf, -inf, inf}, want).bad, 2u);
+  EXPECT_EQ(ref::compare({1.0, nan, inf, -inf, 2.03}, want).firstBad,
+            "element 4 is 2.03, expected 2");
+}
+
 //===----------------------------------------------------------------------===//
 // Row-wise examples
 //===----------------------------------------------------------------------===//

@@ -79,7 +79,9 @@ struct Comparison {
   std::string firstBad;   ///< "element I is G, expected W" for the first.
 };
 
-/// Compares \p got with \p want element by element.
+/// Compares \p got with \p want element by element: a finite element
+/// within atol + rtol |want|, a NaN where want is NaN, or the same
+/// infinity, passes.
 Comparison compare(const std::vector<double> &got, const Expected &want);
 
 } // namespace reference

@@ -249,9 +249,36 @@ static Value *evaluateLop3(CallInst *call, StringRef text) {
   return result;
 }
 
+/// `prmt.b32 $0, $1, $2, SEL;` (the NVIDIA lowering's permuteBytes), the
+/// default mode: result byte k is byte (SEL >> 4k) & 7 of the pair (a, b),
+/// bytes 0-3 from a, 4-7 from b (the selector's sign-replicate bits are
+/// not used by tilec and rejected). Null for any other assembly.
+static Value *evaluatePrmt(CallInst *call, StringRef text) {
+  text = text.trim();
+  if (!text.consume_front("prmt.b32 $0, $1, $2,") || call->arg_size() != 2)
+    return nullptr;
+  unsigned sel;
+  if (text.trim().rtrim(';').trim().getAsInteger(0, sel) || (sel & ~0x7777u))
+    return nullptr;
+  IRBuilder<> b(call);
+  Type *i64 = b.getInt64Ty();
+  // The pair as one 64-bit value: a in bytes 0-3, b in bytes 4-7.
+  Value *pair =
+      b.CreateOr(b.CreateZExt(call->getArgOperand(0), i64),
+                 b.CreateShl(b.CreateZExt(call->getArgOperand(1), i64), 32));
+  Value *result = ConstantInt::get(call->getType(), 0);
+  for (unsigned k = 0; k < 4; ++k) {
+    unsigned from = (sel >> (4 * k)) & 7;
+    Value *byte = b.CreateAnd(
+        b.CreateTrunc(b.CreateLShr(pair, 8 * from), call->getType()), 0xFF);
+    result = b.CreateOr(result, b.CreateShl(byte, 8 * k));
+  }
+  return result;
+}
+
 Error EmulationRewriter::rewriteInlineAsm() {
-  // The inline assembly tilec emits: lop3.b32 (evaluateLop3), the
-  // target's own (rewriteTargetAsm), an empty
+  // The inline assembly tilec emits: lop3.b32 (evaluateLop3), prmt.b32
+  // (evaluatePrmt), the target's own (rewriteTargetAsm), an empty
   // register barrier (`asm "" "=v,0"`: the value unchanged, opaque to the
   // optimizer) or an empty statement; on the CPU the last two are the
   // identity.
@@ -263,8 +290,11 @@ Error EmulationRewriter::rewriteInlineAsm() {
           calls.push_back(call);
   for (CallInst *call : calls) {
     auto *asmOp = cast<InlineAsm>(call->getCalledOperand());
-    if (Value *lop3 = evaluateLop3(call, asmOp->getAsmString())) {
-      call->replaceAllUsesWith(lop3);
+    Value *evaluated = evaluateLop3(call, asmOp->getAsmString());
+    if (!evaluated)
+      evaluated = evaluatePrmt(call, asmOp->getAsmString());
+    if (evaluated) {
+      call->replaceAllUsesWith(evaluated);
       call->eraseFromParent();
       continue;
     }

@@ -20,6 +20,7 @@
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Layout/DistributedLayout.h"
 #include "tile/Layout/SharedLayout.h"
+#include "tile/Numerics/Format.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -72,6 +73,16 @@ struct SharedValue {
 
 /// Registers of one tile (or the single value of a scalar).
 using Regs = llvm::SmallVector<mlir::Value, 8>;
+
+/// An 8-bit tile read from shared memory as whole 32-bit words whose bytes
+/// hold the thread's slots in another order (the pre-packed operand order
+/// pairs bytes 0 and 2, 1 and 3): the words, and for each slot the byte of
+/// the word stream that holds it (slot l is byte byteOf[l] % 4 of word
+/// byteOf[l] / 4).
+struct ByteWords {
+  Regs words;
+  llvm::SmallVector<int32_t> byteOf;
+};
 
 /// A tile.dot operand that stays in shared memory (operand fusion, see
 /// LowerSharedOperand.cpp): the tile.shared_load feeding the dot, and the
@@ -157,6 +168,12 @@ public:
     auto it = packedWords.find(v);
     return it == packedWords.end() ? nullptr : &it->second;
   }
+  /// The words of an 8-bit tile read as whole words (ByteWords), when the
+  /// lowering has them (shared loads); null otherwise.
+  const ByteWords *lookupByteWords(mlir::Value v) {
+    auto it = byteWords.find(v);
+    return it == byteWords.end() ? nullptr : &it->second;
+  }
 
   /// Registers of a lowered value.
   const Regs &lookup(mlir::Value v) { return values[v]; }
@@ -202,12 +219,16 @@ public:
   /// The inverse: reads `layout`'s registers from shared memory. With
   /// `packedOut`, a sub-byte tile read as whole 32-bit words also returns
   /// those words there (see lookupPackedWords); it stays empty otherwise.
+  /// With `bytesOut`, an 8-bit tile whose slots are permuted bytes of whole
+  /// words is read as those words and returns them there (lookupByteWords);
+  /// its words stay empty otherwise.
   mlir::FailureOr<Regs>
   loadShared(mlir::Operation *op, mlir::Value base,
              const ::tile::layout::SharedLayout &smem, mlir::Value prefix,
              int64_t prefixAlign,
              const ::tile::layout::DistributedLayout &layout,
-             mlir::Type elemType, Regs *packedOut = nullptr);
+             mlir::Type elemType, Regs *packedOut = nullptr,
+             ByteWords *bytesOut = nullptr);
 
   /// Moves `regs` from layout `src` to layout `dst` (same shape): a static
   /// renaming of registers when possible, otherwise a round trip through
@@ -362,6 +383,7 @@ private:
   int64_t scratchBytes = 0;
   llvm::DenseMap<mlir::Value, Regs> values;
   llvm::DenseMap<mlir::Value, Regs> packedWords;
+  llvm::DenseMap<mlir::Value, ByteWords> byteWords;
   llvm::DenseMap<mlir::Value, ViewValue> views;
   llvm::DenseMap<mlir::Value, SharedValue> shareds;
   /// Operand fusion: the deferred ops, the dot operand each fused
@@ -484,6 +506,15 @@ mlir::LogicalResult sliceOf(KernelLowering &kl, mlir::Operation *op,
                             llvm::ArrayRef<int64_t> tileShape,
                             ::tile::layout::SharedLayout &slice,
                             mlir::Value &prefix, int64_t &prefixAlign);
+
+/// The lib/Numerics format of an element type (integers read as unsigned
+/// when `isUnsigned`); none for types lib/Numerics does not describe.
+std::optional<::tile::numerics::Format> formatOf(mlir::Type type,
+                                                 bool isUnsigned);
+/// The ALU fast paths of `op` (a tile.cast from codes of at most 8 bits,
+/// registers `in`) in LowerDequant.cpp; empty when none applies.
+Regs dequantizeFast(KernelLowering &kl, mlir::Location loc, tile::CastOp op,
+                    const Regs &in, mlir::Type srcElem, mlir::Type dstElem);
 
 } // namespace tile::gpu
 

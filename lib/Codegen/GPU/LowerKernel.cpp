@@ -45,6 +45,37 @@ Value TargetLowering::andXor(OpBuilder &b, Location loc, Value a, int64_t mask,
                                arith::ConstantIntOp::create(b, loc, i32, c));
 }
 
+Value TargetLowering::permuteBytes(OpBuilder &b, Location loc, Value a,
+                                   uint32_t c, uint32_t selector) {
+  Type i32 = b.getI32Type();
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+  };
+  uint32_t constBytes = 0;
+  Value result;
+  for (unsigned k = 0; k < 4; ++k) {
+    unsigned from = (selector >> (4 * k)) & 7;
+    if (from >= 4) {
+      constBytes |= ((c >> (8 * (from - 4))) & 0xFF) << (8 * k);
+      continue;
+    }
+    // Byte `from` of `a` moved to byte k.
+    int shift = 8 * (int(k) - int(from));
+    Value t = a;
+    if (shift > 0)
+      t = arith::ShLIOp::create(b, loc, t, cst(shift));
+    else if (shift < 0)
+      t = arith::ShRUIOp::create(b, loc, t, cst(-shift));
+    t = arith::AndIOp::create(b, loc, t, cst(int64_t(0xFFu << (8 * k))));
+    result = result ? arith::OrIOp::create(b, loc, result, t).getResult() : t;
+  }
+  if (!result)
+    return cst(constBytes);
+  if (constBytes)
+    result = arith::OrIOp::create(b, loc, result, cst(constBytes));
+  return result;
+}
+
 void TargetLowering::atomicAddGlobal(OpBuilder &b, Location loc, Value ptr,
                                      Value value) {
   bool isFloat = isa<mlir::FloatType>(value.getType());

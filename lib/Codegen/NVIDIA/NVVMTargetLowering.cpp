@@ -369,6 +369,21 @@ public:
         .getResult(0);
   }
 
+  Value permuteBytes(OpBuilder &b, Location loc, Value a, uint32_t c,
+                     uint32_t selector) override {
+    Type i32 = b.getI32Type();
+    std::string text =
+        "prmt.b32 $0, $1, $2, " + std::to_string(selector & 0x7777) + ";";
+    return LLVM::InlineAsmOp::create(
+               b, loc, i32,
+               ValueRange{
+                   a, arith::ConstantIntOp::create(b, loc, i32, int64_t(c))},
+               text, "=r,r,r", /*has_side_effects=*/false,
+               /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+               LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) override {
     MLIRContext *ctx = func.getContext();
     func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),

@@ -182,6 +182,15 @@ public:
   virtual mlir::Value andXor(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value a, int64_t mask, int64_t c);
 
+  /// The bytes of the i32 `a` and the constant `c` picked by `selector`:
+  /// result byte k is byte (selector >> 4k) & 7 of the pair (a, c), bytes
+  /// 0-3 from `a`, 4-7 from `c` (PTX prmt's default mode). The word-wise
+  /// dequantization of 8-bit codes builds its f16 pairs with it. By default
+  /// shifts, masks and ors; NVIDIA emits one `prmt.b32`.
+  virtual mlir::Value permuteBytes(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::Value a, uint32_t c,
+                                   uint32_t selector);
+
   /// Adds `value` (f32, f16, bf16 or i32) to the global element at `ptr`
   /// atomically with relaxed ordering; the result is not used. By default
   /// a plain `atomicrmw fadd` / `add`, left to the backend.
