@@ -204,6 +204,20 @@ def cases(quick=False):
             "gemm_decode_packed", defines,
             ["M=1,K=512,N=200", "M=17,K=256,N=72"], dq,
             _gemm_wq_work("u4", 128), inout=["C"], atol=split_atol("u4"))
+    # The M <= 8 path (BM = 8: C^T = W^T A^T, half the tensor instructions
+    # and A traffic of BM = 16) at the M = 1 shapes, u4 and u8: 0.208 against
+    # 0.220 (u4) and 0.200 against 0.208 (u8) warp instructions per weight
+    # byte (docs/Performance.md, session 16); not timed yet.
+    if not quick:
+        for t in ("u4", "u8"):
+            defines = {"T": t, "G": 128, "ZP": "true", "OUT": "f16", "BM": 8,
+                       "BN": 64, "BK": _packed_block_k(t), "SPLIT": 4,
+                       "STAGES": 3}
+            add("gemm_decode_packed_bm8_" + t, "gemm_decode_packed.tile",
+                "gemm_decode_packed", defines,
+                ["M=1,K=512,N=200", "M=11,K=256,N=72"],
+                [d for d in dq if d["M"] <= 8],
+                _gemm_wq_work(t, 128), inout=["C"], atol=split_atol(t))
     if quick:
         # Enough to exercise every step of the pipeline on a host bundle.
         add("vector_add", "vector_add.tile", "vector_add", {"BLOCK": 1024},

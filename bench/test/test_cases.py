@@ -55,6 +55,11 @@ class CasesTest(unittest.TestCase):
         bm8 = [c for c in cases.cases(False) if c["id"] == "gemm_decode_bm8_u4"][0]
         self.assertEqual(bm8["defines"]["BM"], 8)
         self.assertTrue(all(s["M"] == 1 for s in bm8["bench"]))
+        for t in ("u4", "u8"):
+            p8 = [c for c in cases.cases(False)
+                  if c["id"] == "gemm_decode_packed_bm8_" + t][0]
+            self.assertEqual(p8["defines"]["BM"], 8)
+            self.assertTrue(all(s["M"] <= 8 for s in p8["bench"]))
         dec = [c for c in cases.cases(False)
                if c["id"] == "gemm_f16_decode_64x64x64"][0]["bench"]
         self.assertEqual(sorted({s["M"] for s in dec}), [1, 16, 128])

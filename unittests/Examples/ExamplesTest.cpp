@@ -325,10 +325,12 @@ TEST(ExamplesHost, GemmDecodeSplitK) {
 /// lib/Numerics. \p bk = 0 leaves BK at the kernel's default, which must be
 /// the packing library's defaultOperandBlockK.
 void checkGemmDecodePacked(const std::string &type, bool zp, int64_t bk,
-                           int64_t m, int64_t k, int64_t n) {
+                           int64_t m, int64_t k, int64_t n, int64_t bm = 16) {
   Defines defines = {{"T", type}, {"ZP", zp ? "true" : "false"}};
   if (bk)
     defines["BK"] = std::to_string(bk);
+  if (bm != 16)
+    defines["BM"] = std::to_string(bm);
   Result r = check("gemm_decode_packed.tile", "gemm_decode_packed", defines,
                    mkn(m, k, n), {}, /*seed=*/13, {"C"});
   unsigned bits = num::parseFormat(type)->bits();
@@ -355,6 +357,10 @@ TEST(ExamplesHost, GemmDecodePacked) {
   checkGemmDecodePacked("i5", false, 64, 2, 384, 40);
   checkGemmDecodePacked("u6", true, 0, 5, 256, 64);
   checkGemmDecodePacked("i7", true, 32, 1, 256, 24);
+  // The M <= 8 path (C^T = W^T A^T): M = 11 takes two program rows.
+  checkGemmDecodePacked("u4", true, 0, 11, 512, 72, 8);
+  checkGemmDecodePacked("i8", false, 0, 3, 384, 40, 8);
+  checkGemmDecodePacked("u3", true, 0, 1, 256, 24, 8);
 }
 
 //===----------------------------------------------------------------------===//

@@ -104,10 +104,11 @@ static int64_t wordRunWidth(const DistributedLayout &layout,
 }
 
 namespace {
-/// An 8-bit tile whose groups of `width` slots are, for every thread,
-/// permuted bytes of an aligned run of `width` bytes in shared memory: per
-/// group, the slot that holds the run's first byte and each slot's byte
-/// within the run.
+/// An 8-bit tile whose slots are, for every thread, the bytes of aligned
+/// runs of `width` bytes in shared memory, in another order: per run (runs
+/// numbered in the order of their first slot), the slot that holds its
+/// first byte, and per slot its byte in the runs' stream (byte j of run r
+/// is byte r * width + j).
 struct ByteRuns {
   int64_t width = 0;
   SmallVector<int64_t> start;
@@ -116,10 +117,12 @@ struct ByteRuns {
 } // namespace
 
 /// The byte runs of an 8-bit tile (ByteRuns) read as 16, 8 or 4 bytes at a
-/// time, the widest that fits; none when no width does or when the slots
-/// are already in memory order (the plain vector path reads those). A
-/// prefix must keep the runs aligned and, under a swizzle, be a multiple of
-/// its span (swizzle(prefix + x) = prefix + swizzle(x)).
+/// time, the widest that fits: every run whole among the thread's slots,
+/// each slot at the same run and byte for every thread. None when no width
+/// fits or when the slots are already in memory order (the plain vector
+/// path reads those). A prefix must keep the runs aligned and, under a
+/// swizzle, be a multiple of its span (swizzle(prefix + x) = prefix +
+/// swizzle(x)).
 static std::optional<ByteRuns> byteRuns(const DistributedLayout &layout,
                                         const SharedLayout &smem, Value prefix,
                                         int64_t prefixAlign) {
@@ -132,30 +135,33 @@ static std::optional<ByteRuns> byteRuns(const DistributedLayout &layout,
       continue;
     ByteRuns runs;
     runs.width = v;
-    runs.byteOf.resize(local);
-    bool ok = true, permuted = false;
-    for (int64_t g = 0; g < local && ok; g += v) {
-      for (int64_t t = 0; t < layout.numThreads() && ok; ++t) {
-        SmallVector<int64_t, 16> offs;
-        for (int64_t k = 0; k < v; ++k)
-          offs.push_back(smem.offset(layout.apply(t, g + k)));
-        int64_t first = *llvm::min_element(offs);
-        SmallVector<bool, 16> seen(v, false);
-        ok = first % v == 0;
-        for (int64_t k = 0; k < v && ok; ++k) {
-          int64_t at = offs[k] - first;
-          ok = at < v && !seen[at] &&
-               (t == 0 || runs.byteOf[g + k] == int32_t(g + at));
-          if (!ok)
-            break;
+    runs.byteOf.assign(local, -1);
+    runs.start.assign(local / v, -1);
+    bool ok = true;
+    for (int64_t t = 0; t < layout.numThreads() && ok; ++t) {
+      llvm::SmallDenseMap<int64_t, int64_t, 16> runOfBlock;
+      SmallVector<bool, 64> seen(t == 0 ? local : 0, false);
+      for (int64_t l = 0; l < local && ok; ++l) {
+        int64_t off = smem.offset(layout.apply(t, l));
+        auto it =
+            runOfBlock.try_emplace(off / v, int64_t(runOfBlock.size())).first;
+        int64_t at = it->second * v + off % v;
+        if (at >= local) {
+          ok = false;
+        } else if (t == 0) {
+          ok = !seen[at];
           seen[at] = true;
-          runs.byteOf[g + k] = int32_t(g + at);
-          if (at == 0 && t == 0)
-            runs.start.push_back(g + k);
-          permuted |= at != k;
+          runs.byteOf[l] = int32_t(at);
+          if (off % v == 0)
+            runs.start[it->second] = l;
+        } else {
+          ok = runs.byteOf[l] == int32_t(at);
         }
       }
     }
+    bool permuted = false;
+    for (int64_t l = 0; l < local; ++l)
+      permuted |= runs.byteOf[l] != int32_t(l);
     if (ok && permuted)
       return runs;
   }
