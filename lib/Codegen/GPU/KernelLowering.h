@@ -257,6 +257,19 @@ public:
   Regs lowerHalfPairs(mlir::Operation *op, int64_t count, mlir::Type elem);
   mlir::LogicalResult lowerSharedLoad(tile::SharedLoadOp op);
   mlir::LogicalResult lowerSharedStore(tile::SharedStoreOp op);
+  /// The lowered buffer, register layout (of `type`) and slice (sliceOf) a
+  /// shared_load or shared_store at `indices` of `buffer` touches.
+  struct SharedSlice {
+    SharedValue *buffer = nullptr;
+    ::tile::layout::DistributedLayout layout;
+    ::tile::layout::SharedLayout slice;
+    mlir::Value prefix;
+    int64_t prefixAlign = 0;
+  };
+  mlir::FailureOr<SharedSlice> sharedSlice(mlir::Operation *op,
+                                           mlir::Value buffer,
+                                           mlir::ValueRange indices,
+                                           mlir::Type type);
   mlir::LogicalResult lowerCopyAsync(tile::CopyAsyncOp op);
   mlir::LogicalResult lowerReduce(tile::ReduceOp op);
   /// A thread digit (stride, size of the thread index) of a reduced axis.

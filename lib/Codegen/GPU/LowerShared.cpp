@@ -352,27 +352,36 @@ LogicalResult sliceOf(KernelLowering &kl, Operation *op, const SharedValue &s,
   return success();
 }
 
-LogicalResult KernelLowering::lowerSharedLoad(tile::SharedLoadOp op) {
-  SharedValue *s = lookupShared(op.getBuffer());
-  if (!s)
-    return op.emitOpError("shared buffer was not lowered");
-  FailureOr<DistributedLayout> layout = layoutOf(op, op.getType());
+FailureOr<KernelLowering::SharedSlice>
+KernelLowering::sharedSlice(Operation *op, Value buffer, ValueRange indices,
+                            Type type) {
+  SharedSlice r;
+  r.buffer = lookupShared(buffer);
+  if (!r.buffer)
+    return op->emitOpError("shared buffer was not lowered");
+  FailureOr<DistributedLayout> layout = layoutOf(op, type);
   if (failed(layout))
     return failure();
+  r.layout = *layout;
   SmallVector<Value> idx;
-  for (Value v : op.getIndices())
+  for (Value v : indices)
     idx.push_back(values[v][0]);
-  SharedLayout slice;
-  Value prefix;
-  int64_t prefixAlign;
-  if (failed(sliceOf(*this, op, *s, op.getIndices(), idx, layout->shape(),
-                     slice, prefix, prefixAlign)))
+  if (failed(sliceOf(*this, op, *r.buffer, indices, idx, r.layout.shape(),
+                     r.slice, r.prefix, r.prefixAlign)))
+    return failure();
+  return r;
+}
+
+LogicalResult KernelLowering::lowerSharedLoad(tile::SharedLoadOp op) {
+  FailureOr<SharedSlice> s =
+      sharedSlice(op, op.getBuffer(), op.getIndices(), op.getType());
+  if (failed(s))
     return failure();
   Regs words;
   ByteWords bytes;
   FailureOr<Regs> regs =
-      loadShared(op, s->ptr, slice, prefix, prefixAlign, *layout,
-                 op.getType().getElementType(), &words, &bytes);
+      loadShared(op, s->buffer->ptr, s->slice, s->prefix, s->prefixAlign,
+                 s->layout, op.getType().getElementType(), &words, &bytes);
   if (failed(regs))
     return failure();
   values[op.getResult()] = *regs;
@@ -384,24 +393,13 @@ LogicalResult KernelLowering::lowerSharedLoad(tile::SharedLoadOp op) {
 }
 
 LogicalResult KernelLowering::lowerSharedStore(tile::SharedStoreOp op) {
-  SharedValue *s = lookupShared(op.getBuffer());
-  if (!s)
-    return op.emitOpError("shared buffer was not lowered");
   auto type = cast<RankedTensorType>(op.getValue().getType());
-  FailureOr<DistributedLayout> layout = layoutOf(op, type);
-  if (failed(layout))
+  FailureOr<SharedSlice> s =
+      sharedSlice(op, op.getBuffer(), op.getIndices(), type);
+  if (failed(s))
     return failure();
-  SmallVector<Value> idx;
-  for (Value v : op.getIndices())
-    idx.push_back(values[v][0]);
-  SharedLayout slice;
-  Value prefix;
-  int64_t prefixAlign;
-  if (failed(sliceOf(*this, op, *s, op.getIndices(), idx, layout->shape(),
-                     slice, prefix, prefixAlign)))
-    return failure();
-  return storeShared(op, s->ptr, slice, prefix, prefixAlign, *layout,
-                     type.getElementType(), values[op.getValue()],
+  return storeShared(op, s->buffer->ptr, s->slice, s->prefix, s->prefixAlign,
+                     s->layout, type.getElementType(), values[op.getValue()],
                      /*onlyFirstHolder=*/true);
 }
 
