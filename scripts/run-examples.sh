@@ -38,6 +38,7 @@ declare -A ARGS=(
   [attention_fwd]="--size B=1,H=4,HKV=2,N=200 --arg scale=0.0884"
   [dequant_fp4]="--size M=33,N=512"
   [gemm_i8]="--size M=65,K=128,N=130"
+  [gemm_f8]="--size M=65,K=128,N=130 --arg sa=0.5 --arg sb=0.25"
   [gemm_shared]="--size M=65,K=96,N=70"
   [layernorm]="--size M=9,N=1000 --arg eps=1e-5"
   [swiglu]="--size M=40,F2=512,F=256"

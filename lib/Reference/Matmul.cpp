@@ -1,7 +1,7 @@
 //===- Matmul.cpp - References of the matrix-product examples -------------===//
 //
-// Part of tilec. gemm_f16, gemm_shared, gemm_i8, gemm_wq and the decode
-// GEMMs in float64. Dequantized weights are rounded the way the programs
+// Part of tilec. gemm_f16, gemm_shared, gemm_i8, gemm_f8, gemm_wq and the
+// decode GEMMs in float64. Dequantized weights are rounded the way the programs
 // round them (each f16 operation once), so the tolerance covers only the
 // f32 accumulation and the output rounding.
 //
@@ -68,6 +68,18 @@ Outputs detail::gemmI8(const Launch &l) {
     for (int64_t j = 0; j < n; ++j)
       c[i * n + j] = c[i * n + j] * sa[i] * sb[j] + (bias ? b[j] : 0.0);
   return {{"C", {c, 1e-6, 1.0 / 256}}};
+}
+
+Outputs detail::gemmF8(const Launch &l) {
+  int64_t m = l.dim("M"), k = l.dim("K"), n = l.dim("N");
+  std::vector<double> c =
+      matmul(l.input("A").values, l.input("B").values, m, k, n);
+  // Products of 8-bit floats are exact; f32 accumulation, one scaling by
+  // sa * sb (an f32 product) and one OUT rounding.
+  double scale = double(float(l.scalar("sa")) * float(l.scalar("sb")));
+  for (double &v : c)
+    v *= scale;
+  return {{"C", {c, 1e-2, 1.0 / 1024}}};
 }
 
 Outputs detail::gemmWQ(const Launch &l) {

@@ -38,6 +38,7 @@ const Entry kEntries[] = {
     {"gemm_i8.tile",
      "gemm_i8",
      {gemmI8, {"A", "B", "sa", "sb", "bias"}, {"C"}}},
+    {"gemm_f8.tile", "gemm_f8", {gemmF8, {"A", "B", "sa", "sb"}, {"C"}}},
     {"gemm_wq.tile", "gemm_wq", {gemmWQ, {"A", "W", "S", "Z"}, {"C"}}},
     {"gemm_decode.tile",
      "gemm_decode",

@@ -73,9 +73,11 @@ std::optional<Atom> pickAtom(int64_t m, int64_t n, int64_t k,
       atom = Atom{nvidiaMmaM16N8K16(MmaOperand::A),
                   nvidiaMmaM16N8K16(MmaOperand::B),
                   nvidiaMmaM16N8K16(MmaOperand::C)};
-    } else if (operandBits == 8 && !operandIsFloat) {
-      // (8-bit float operands: the lowering has no e4m3/e5m2 mma.sync yet,
-      // so they take FMA layouts like on targets without hasFp8Mma.)
+    } else if (operandBits == 8 && (!operandIsFloat || target.hasFp8Mma)) {
+      // s8, and e4m3 / e5m2 on sm_89+: mma.sync m16n8k32 has one fragment
+      // layout for every 8-bit operand type (PTX ISA, "Matrix Fragments
+      // for mma.m16n8k32"). Without hasFp8Mma 8-bit floats take FMA
+      // layouts.
       atom = Atom{nvidiaMmaM16N8K32Int8(MmaOperand::A),
                   nvidiaMmaM16N8K32Int8(MmaOperand::B),
                   nvidiaMmaM16N8K32Int8(MmaOperand::C)};

@@ -262,6 +262,14 @@ TEST(ExamplesHost, GemmI8) {
         {{"BIAS", "true"}, {"BM", "64"}, {"BN", "64"}}, mkn(129, 200, 65));
 }
 
+TEST(ExamplesHost, GemmF8) {
+  check("gemm_f8.tile", "gemm_f8", {}, mkn(70, 128, 90),
+        {{"sa", 0.5}, {"sb", 0.125}});
+  check("gemm_f8.tile", "gemm_f8",
+        {{"T", "f8e5m2"}, {"OUT", "f32"}, {"BM", "64"}, {"BN", "64"}},
+        mkn(1, 192, 130), {{"sa", 2.0}, {"sb", 0.75}});
+}
+
 class GemmWQ : public testing::TestWithParam<const char *> {};
 
 TEST_P(GemmWQ, EveryWeightType) {

@@ -450,6 +450,8 @@ Pos fragA(uint32_t Kind, unsigned L, unsigned I) {
     return {I < 2 ? G : G + 8, T * 2 + (I & 1)};
   case TILE_EMU_MMA_M16N8K32_S32_S8:
   case TILE_EMU_MMA_M16N8K32_S32_S8_SAT:
+  case TILE_EMU_MMA_M16N8K32_F32_E4M3:
+  case TILE_EMU_MMA_M16N8K32_F32_E5M2:
     // row: groupID for 0 <= i < 4 || 8 <= i < 12, else groupID + 8.
     // col: threadID_in_group * 4 + (i & 0x3) for i < 8, + 16 for i >= 8.
     return {(I < 4 || (I >= 8 && I < 12)) ? G : G + 8,
@@ -468,6 +470,8 @@ Pos fragB(uint32_t Kind, unsigned L, unsigned I) {
     return {T * 2 + I, G};
   case TILE_EMU_MMA_M16N8K32_S32_S8:
   case TILE_EMU_MMA_M16N8K32_S32_S8_SAT:
+  case TILE_EMU_MMA_M16N8K32_F32_E4M3:
+  case TILE_EMU_MMA_M16N8K32_F32_E5M2:
     return {T * 4 + (I & 3) + (I < 4 ? 0 : 16), G};
   default:
     return {T * 2 + (I & 1) + (I < 2 ? 0 : 8), G};
@@ -483,7 +487,7 @@ TEST_F(NvEmuTest, MmaOfEveryKindMatchesAMatrixProduct) {
   struct KindCase {
     uint32_t Kind;
     unsigned K, ANum, BNum; // Elements per lane.
-    enum { F16, BF16, S8 } In;
+    enum { F16, BF16, S8, E4M3, E5M2 } In;
     bool F16Acc;
   };
   const KindCase Cases[] = {
@@ -493,13 +497,18 @@ TEST_F(NvEmuTest, MmaOfEveryKindMatchesAMatrixProduct) {
       {TILE_EMU_MMA_M16N8K32_S32_S8, 32, 16, 8, KindCase::S8, false},
       {TILE_EMU_MMA_M16N8K32_S32_S8_SAT, 32, 16, 8, KindCase::S8, false},
       {TILE_EMU_MMA_M16N8K8_F32_F16, 8, 4, 2, KindCase::F16, false},
+      {TILE_EMU_MMA_M16N8K32_F32_E4M3, 32, 16, 8, KindCase::E4M3, false},
+      {TILE_EMU_MMA_M16N8K32_F32_E5M2, 32, 16, 8, KindCase::E5M2, false},
   };
   std::mt19937 Gen(42);
   std::uniform_real_distribution<float> Real(-2.0f, 2.0f);
   for (const KindCase &KC : Cases) {
     SCOPED_TRACE("mma kind " + std::to_string(KC.Kind));
     bool Int = KC.In == KindCase::S8;
-    unsigned Bits = Int ? 8 : 16;
+    bool Fp8 = KC.In == KindCase::E4M3 || KC.In == KindCase::E5M2;
+    unsigned Bits = Int || Fp8 ? 8 : 16;
+    num::Format Fp8Format = *num::Format::smallFloat(
+        KC.In == KindCase::E5M2 ? 5 : 4, KC.In == KindCase::E5M2 ? 2 : 3);
     // Element codes and values of A (16 x K), B (K x 8), C (16 x 8).
     std::vector<uint32_t> ACode(16 * KC.K), BCode(KC.K * 8), CCode(16 * 8);
     std::vector<double> AVal(ACode.size()), BVal(BCode.size()),
@@ -509,6 +518,12 @@ TEST_F(NvEmuTest, MmaOfEveryKindMatchesAMatrixProduct) {
         int8_t V = static_cast<int8_t>(Gen() % 256);
         Code = static_cast<uint8_t>(V);
         Val = V;
+      } else if (Fp8) {
+        // Any finite code (subnormals and the largest values included).
+        do
+          Code = Gen() % 256;
+        while (!std::isfinite(num::decode(Fp8Format, Code)));
+        Val = num::decode(Fp8Format, Code);
       } else if (KC.In == KindCase::BF16) {
         Code = num::f32ToBF16(Real(Gen));
         Val = num::bf16ToF32(static_cast<uint16_t>(Code));

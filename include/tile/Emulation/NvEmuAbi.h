@@ -79,6 +79,8 @@ enum tile_emu_shfl_mode {
  *   M16N8K32_S32_S8   s8 x s8 + s32     4  2  4  4  (wrapping)
  *   M16N8K32_S32_S8_SAT                 4  2  4  4  (.satfinite)
  *   M16N8K8_F32_F16   f16 x f16 + f32   2  1  4  4
+ *   M16N8K32_F32_E4M3 e4m3 x e4m3 + f32 4  2  4  4  (sm_89+; the s8 fragments)
+ *   M16N8K32_F32_E5M2 e5m2 x e5m2 + f32 4  2  4  4
  */
 enum tile_emu_mma_kind {
   TILE_EMU_MMA_M16N8K16_F32_F16 = 0,
@@ -87,6 +89,8 @@ enum tile_emu_mma_kind {
   TILE_EMU_MMA_M16N8K32_S32_S8,
   TILE_EMU_MMA_M16N8K32_S32_S8_SAT,
   TILE_EMU_MMA_M16N8K8_F32_F16,
+  TILE_EMU_MMA_M16N8K32_F32_E4M3,
+  TILE_EMU_MMA_M16N8K32_F32_E5M2,
   TILE_EMU_NUM_MMA_KINDS
 };
 

@@ -85,6 +85,10 @@ std::optional<MmaShape> parseMma(StringRef name) {
             MmaShape{TILE_EMU_MMA_M16N8K32_S32_S8_SAT, 4, 2, 4, 4})
       .Case("llvm.nvvm.mma.m16n8k8.row.col.f32.f32",
             MmaShape{TILE_EMU_MMA_M16N8K8_F32_F16, 2, 1, 4, 4})
+      .Case("llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32",
+            MmaShape{TILE_EMU_MMA_M16N8K32_F32_E4M3, 4, 2, 4, 4})
+      .Case("llvm.nvvm.mma.m16n8k32.row.col.f32.e5m2.e5m2.f32",
+            MmaShape{TILE_EMU_MMA_M16N8K32_F32_E5M2, 4, 2, 4, 4})
       .Default(std::nullopt);
 }
 

@@ -108,6 +108,7 @@ public:
       return std::nullopt;
     using ::tile::layout::MmaOperand;
     gpu::MmaAtom atom;
+    atom.operand = operand;
     if ((operand.isF16() || operand.isBF16()) && acc.isF32()) {
       atom.m = 16, atom.n = 8, atom.k = 16;
       atom.a = ::tile::layout::nvidiaMmaM16N8K16(MmaOperand::A);
@@ -115,7 +116,11 @@ public:
       atom.c = ::tile::layout::nvidiaMmaM16N8K16(MmaOperand::C);
       return atom;
     }
-    if (operand.isInteger(8) && acc.isInteger(32)) {
+    // s8 x s8 -> s32, and (sm_89+) e4m3 / e5m2 x the same -> f32:
+    // mma.sync.aligned.m16n8k32 has one fragment layout for 8-bit operands.
+    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(operand) && acc.isF32() &&
+               info.hasFp8Mma;
+    if ((operand.isInteger(8) && acc.isInteger(32)) || fp8) {
       atom.m = 16, atom.n = 8, atom.k = 32;
       atom.a = ::tile::layout::nvidiaMmaM16N8K32Int8(MmaOperand::A);
       atom.b = ::tile::layout::nvidiaMmaM16N8K32Int8(MmaOperand::B);
@@ -153,12 +158,34 @@ public:
     NVVM::MMATypes ptxType = elem.isF16()    ? NVVM::MMATypes::f16
                              : elem.isBF16() ? NVVM::MMATypes::bf16
                                              : NVVM::MMATypes::s8;
+    if (isa_and_nonnull<Float8E4M3FNType>(atom.operand))
+      ptxType = NVVM::MMATypes::e4m3;
+    else if (isa_and_nonnull<Float8E5M2Type>(atom.operand))
+      ptxType = NVVM::MMATypes::e5m2;
     Type regType =
         elem.isF16() ? Type(VectorType::get({2}, elem)) : Type(b.getI32Type());
     SmallVector<Value> ra = pack(b, loc, a, regType);
     SmallVector<Value> rb = pack(b, loc, bOp, regType);
     SmallVector<Type> fields(c.size(), accType);
     auto structType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+    SmallVector<Value> out;
+    if (ptxType == NVVM::MMATypes::e4m3 || ptxType == NVVM::MMATypes::e5m2) {
+      // The NVVM dialect's mma.sync does not take 8-bit float operands (its
+      // verifier): the intrinsic itself (sm_89+, PTX 8.4).
+      std::string t = ptxType == NVVM::MMATypes::e4m3 ? "e4m3" : "e5m2";
+      SmallVector<Value> args(ra);
+      llvm::append_range(args, rb);
+      llvm::append_range(args, c);
+      Value d = LLVM::CallIntrinsicOp::create(
+                    b, loc, structType,
+                    b.getStringAttr("llvm.nvvm.mma.m16n8k32.row.col.f32." + t +
+                                    "." + t + ".f32"),
+                    args)
+                    .getResult(0);
+      for (unsigned i = 0; i < c.size(); ++i)
+        out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+      return out;
+    }
     std::optional<NVVM::MMAIntOverflow> overflow;
     if (ptxType == NVVM::MMATypes::s8)
       overflow = NVVM::MMAIntOverflow::wrapped;
@@ -168,7 +195,6 @@ public:
         std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                        NVVM::MMALayout::col});
-    SmallVector<Value> out;
     for (unsigned i = 0; i < c.size(); ++i)
       out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
     return out;

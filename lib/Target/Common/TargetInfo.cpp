@@ -29,6 +29,10 @@ static TargetInfo makeNVIDIA(llvm::StringRef name, unsigned cc,
   t.computeCapability = cc;
   t.hasCpAsync = t.hasLdmatrix = t.hasMmaSync = cc >= 80;
   t.hasFp8Mma = cc >= 89;
+  // mma.sync with e4m3 / e5m2 operands needs PTX ISA 8.4 (LLVM's default
+  // for sm_89 / sm_90a is older); ptxas of CUDA 12.4+ reads it.
+  if (t.hasFp8Mma)
+    t.features = "+ptx84";
   t.hasTma = cc >= 90;
   t.hasWgmma = name.ends_with("a") && cc >= 90;
   return t;

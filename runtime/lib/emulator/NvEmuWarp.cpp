@@ -63,6 +63,10 @@ constexpr MmaKindInfo Kinds[] = {
     {16, 8, 32, 4, 2, 4, 4,
      "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32"},
     {16, 8, 8, 2, 1, 4, 4, "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"},
+    {16, 8, 32, 4, 2, 4, 4,
+     "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"},
+    {16, 8, 32, 4, 2, 4, 4,
+     "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32"},
 };
 static_assert(sizeof(Kinds) / sizeof(Kinds[0]) == TILE_EMU_NUM_MMA_KINDS,
               "one description per tile_emu_mma_kind");
@@ -115,6 +119,13 @@ void tile::rt::nvemu::mmaWarp(uint32_t Kind, const uint32_t (*A)[4],
   const MmaKindInfo &Info = Kinds[Kind];
   bool Integer = Kind == TILE_EMU_MMA_M16N8K32_S32_S8 ||
                  Kind == TILE_EMU_MMA_M16N8K32_S32_S8_SAT;
+  // 8-bit floats: the s8 fragment positions, values decoded exactly; the
+  // products and their sum exact, rounded once to f32 (as the f16 kinds).
+  bool Fp8 = Kind == TILE_EMU_MMA_M16N8K32_F32_E4M3 ||
+             Kind == TILE_EMU_MMA_M16N8K32_F32_E5M2;
+  tile::numerics::Format Fp8Format = *tile::numerics::Format::smallFloat(
+      Kind == TILE_EMU_MMA_M16N8K32_F32_E5M2 ? 5 : 4,
+      Kind == TILE_EMU_MMA_M16N8K32_F32_E5M2 ? 2 : 3);
   // Dense operands: A[M][K], B[K][N], C[M][N].
   double FA[16][32], FB[32][8], FC[16][8];
   int64_t IA[16][32], IB[32][8], IC[16][8];
@@ -134,6 +145,23 @@ void tile::rt::nvemu::mmaWarp(uint32_t Kind, const uint32_t (*A)[4],
         unsigned Row, Col;
         accPosition(L, I, Row, Col);
         IC[Row][Col] = static_cast<int32_t>(C[L][I]);
+      }
+      continue;
+    }
+    if (Fp8) {
+      auto Code = [&](const uint32_t *Regs, unsigned I) {
+        return tile::numerics::decode(
+            Fp8Format, static_cast<uint8_t>(Regs[I / 4] >> (8 * (I % 4))));
+      };
+      for (unsigned I = 0; I < 16; ++I)
+        FA[G + ((I / 4) % 2) * 8][T * 4 + (I & 3) + (I >= 8 ? 16 : 0)] =
+            Code(A[L], I);
+      for (unsigned I = 0; I < 8; ++I)
+        FB[T * 4 + (I & 3) + (I >= 4 ? 16 : 0)][G] = Code(B[L], I);
+      for (unsigned I = 0; I < 4; ++I) {
+        unsigned Row, Col;
+        accPosition(L, I, Row, Col);
+        FC[Row][Col] = f32Value(C[L][I]);
       }
       continue;
     }

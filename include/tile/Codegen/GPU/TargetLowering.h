@@ -44,6 +44,8 @@ namespace gpu {
 struct MmaAtom {
   unsigned m = 0, n = 0, k = 0;
   ::tile::layout::DistributedLayout a, b, c;
+  /// The operands' element type (8-bit floats arrive as their i8 codes).
+  mlir::Type operand;
 };
 
 /// The vendor-specific half of the GPU lowering. Every hook builds ops at the
