@@ -70,6 +70,11 @@ def _gemm_f16_work(s):
     return 2.0 * m * n * k, 2.0 * (m * k + k * n + m * n)
 
 
+def _gemm_f8_work(s):
+    m, n, k = s["M"], s["N"], s["K"]
+    return 2.0 * m * n * k, 1.0 * (m * k + k * n) + 2.0 * m * n
+
+
 def _gemm_wq_work(t, g):
     def work(s):
         m, n, k = s["M"], s["N"], s["K"]
@@ -134,6 +139,13 @@ def cases(quick=False):
         add("gemm_f16_prefill_wgmma_128x64x64", "gemm_f16.tile", "gemm_f16",
             {"BM": 128, "BN": 64, "BK": 64, "STAGES": 3}, chk, pre,
             _gemm_f16_work)
+    # GEMM with 8-bit float operands (examples/gemm_f8.tile: mma.sync e4m3
+    # on sm_89+, expanded into f16 HMMA by ptxas on sm_90a), per-tensor
+    # scales, against cuBLAS f16 and torch._scaled_mm in the same run.
+    if not quick:
+        add("gemm_f8_prefill_128x128x64", "gemm_f8.tile", "gemm_f8",
+            {"T": "f8e4m3", "BM": 128, "BN": 128, "BK": 64, "STAGES": 3},
+            chk, pre, _gemm_f8_work, scalars={"sa": 0.5, "sb": 0.25})
     # GEMM f16, decode: M = 1, 16, 128 tokens.
     dec = [{"M": m, "N": n, "K": k} for m in (1, 16, 128)
            for (n, k) in DECODE_NK]

@@ -174,6 +174,30 @@ def gemm_f16(t, s, timer, opts):
     return err, "", base
 
 
+def gemm_f8(t, s, timer, opts):
+    """C = A x B x sa x sb with 8-bit float A, B: the float32 product of
+    the decoded codes; baselines cuBLAS on the same values in f16 and, where
+    this PyTorch has it, torch._scaled_mm on the 8-bit operands."""
+    dtype = t["defines"]["T"]
+    A, B = s.value("A", dtype), s.value("B", dtype)
+    sa, sb = float(t["scalars"]["sa"]), float(t["scalars"]["sb"])
+    want = (A @ B) * (sa * sb)
+    err = rel_err(s.tensor("C"), want)
+    Ah, Bh = A.half(), B.half()
+    base = {"cublas-f16": timer(lambda: torch.matmul(Ah, Bh))}
+    fp8 = {"f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2"}.get(dtype)
+    if fp8 and hasattr(torch, "_scaled_mm") and hasattr(torch, fp8):
+        try:
+            a8 = A.to(getattr(torch, fp8))
+            b8 = B.t().contiguous().to(getattr(torch, fp8)).t()
+            one = torch.ones((), device=A.device)
+            base["torch-scaled-mm"] = timer(lambda: torch._scaled_mm(
+                a8, b8, scale_a=one, scale_b=one, out_dtype=torch.float16))
+        except (RuntimeError, TypeError) as e:  # no fp8 GEMM on this GPU
+            return err, "torch._scaled_mm: %s" % str(e).split("\n")[0], base
+    return err, "", base
+
+
 def _wq_product(t, s):
     """A x dequant(W) in float32 from the saved inputs of a gemm_wq or
     gemm_decode test, and what the baselines need."""
@@ -336,7 +360,7 @@ def vector_add(t, s, timer, opts):
     return err, "", base
 
 
-FAMILIES = {"gemm_f16": gemm_f16, "gemm_wq": gemm_wq,
+FAMILIES = {"gemm_f16": gemm_f16, "gemm_f8": gemm_f8, "gemm_wq": gemm_wq,
             "gemm_decode": gemm_decode,
             "gemm_decode_packed": gemm_decode_packed,
             "attention_fwd": attention_fwd, "softmax": softmax,

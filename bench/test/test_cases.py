@@ -41,7 +41,8 @@ class CasesTest(unittest.TestCase):
         for t in ("u4", "u3", "u2", "i8", "f4e2m1", "f8e4m3"):
             self.assertIn("gemm_wq_" + t, ids)
         for i in ("attention_fwd", "softmax_1024", "rmsnorm_quant_i8",
-                  "vector_add", "gemm_f16_decode_64x64x64"):
+                  "vector_add", "gemm_f16_decode_64x64x64",
+                  "gemm_f8_prefill_128x128x64"):
             self.assertIn(i, ids)
         # Issue 13: every weight type of the decode GEMM at M = 1 and 16,
         # the Tilus shape included, adding into C.

@@ -100,6 +100,23 @@ uint32_t f32Bits(double X) {
   return Bits;
 }
 
+/// Scatters lane \p L's m16n8k32 8-bit A and B fragments into the dense
+/// \p DA [16][32] and \p DB [32][8], element I of a fragment as
+/// \p Value(Regs, I) (s8 and 8-bit floats share the layout):
+/// a_i: row groupID (i < 4 or 8 <= i < 12) or groupID + 8,
+///      col threadID_in_group * 4 + (i & 3) (+ 16 for i >= 8);
+/// b_i: row threadID_in_group * 4 + (i & 3) (+ 16 for i >= 4), col groupID.
+template <typename T, typename ValueFn>
+void scatterK32(unsigned L, const uint32_t *A, const uint32_t *B,
+                T (&DA)[16][32], T (&DB)[32][8], ValueFn Value) {
+  unsigned G = L >> 2, Tig = L % 4;
+  for (unsigned I = 0; I < 16; ++I)
+    DA[G + ((I / 4) % 2) * 8][Tig * 4 + (I & 3) + (I >= 8 ? 16 : 0)] =
+        Value(A, I);
+  for (unsigned I = 0; I < 8; ++I)
+    DB[Tig * 4 + (I & 3) + (I >= 4 ? 16 : 0)][G] = Value(B, I);
+}
+
 /// Position of C/D element i (f32/s32/f16 accumulators, m16n8k*):
 /// row = groupID (i < 2) or groupID + 8, col = threadID_in_group * 2 + i%2.
 void accPosition(unsigned Lane, unsigned I, unsigned &Row, unsigned &Col) {
@@ -132,15 +149,9 @@ void tile::rt::nvemu::mmaWarp(uint32_t Kind, const uint32_t (*A)[4],
   for (unsigned L = 0; L < WarpSize; ++L) {
     unsigned G = L >> 2, T = L % 4;
     if (Integer) {
-      // a_i: row groupID (i < 4 or 8 <= i < 12) or groupID + 8,
-      //      col threadID_in_group * 4 + (i & 3) (+ 16 for i >= 8).
-      for (unsigned I = 0; I < 16; ++I)
-        IA[G + ((I / 4) % 2) * 8][T * 4 + (I & 3) + (I >= 8 ? 16 : 0)] =
-            byte(A[L], I);
-      // b_i: row threadID_in_group * 4 + (i & 3) (+ 16 for i >= 4),
-      //      col groupID.
-      for (unsigned I = 0; I < 8; ++I)
-        IB[T * 4 + (I & 3) + (I >= 4 ? 16 : 0)][G] = byte(B[L], I);
+      scatterK32(L, A[L], B[L], IA, IB, [](const uint32_t *Regs, unsigned I) {
+        return int64_t(byte(Regs, I));
+      });
       for (unsigned I = 0; I < 4; ++I) {
         unsigned Row, Col;
         accPosition(L, I, Row, Col);
@@ -149,15 +160,10 @@ void tile::rt::nvemu::mmaWarp(uint32_t Kind, const uint32_t (*A)[4],
       continue;
     }
     if (Fp8) {
-      auto Code = [&](const uint32_t *Regs, unsigned I) {
+      scatterK32(L, A[L], B[L], FA, FB, [&](const uint32_t *Regs, unsigned I) {
         return tile::numerics::decode(
             Fp8Format, static_cast<uint8_t>(Regs[I / 4] >> (8 * (I % 4))));
-      };
-      for (unsigned I = 0; I < 16; ++I)
-        FA[G + ((I / 4) % 2) * 8][T * 4 + (I & 3) + (I >= 8 ? 16 : 0)] =
-            Code(A[L], I);
-      for (unsigned I = 0; I < 8; ++I)
-        FB[T * 4 + (I & 3) + (I >= 4 ? 16 : 0)][G] = Code(B[L], I);
+      });
       for (unsigned I = 0; I < 4; ++I) {
         unsigned Row, Col;
         accPosition(L, I, Row, Col);
