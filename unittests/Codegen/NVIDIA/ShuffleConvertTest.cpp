@@ -18,13 +18,19 @@
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Target/TargetInfo.h"
 
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <gtest/gtest.h>
 
@@ -197,3 +203,49 @@ TEST(GPULoweringOnCpu, WarpShuffleConversions) {
 }
 
 } // namespace
+
+// TargetLowering's default permuteBytes (the shifts, masks and ors of
+// targets without a byte-permute instruction) against PTX prmt's default
+// mode: result byte k is byte (sel >> 4k) & 7 of (a, c), 0-3 from a.
+TEST(GPULoweringOnCpu, DefaultPermuteBytesIsPrmt) {
+  std::unique_ptr<MLIRContext> ctx = ::tile::test::makeContext();
+  ::tile::test::CpuTargetLowering target;
+  OpBuilder b(ctx.get());
+  Location loc = b.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  const uint32_t selectors[] = {0x3210, 0x4240, 0x2404, 0x4341, 0x7654,
+                                0x0123, 0x5140, 0x3333, 0x6420};
+  const uint32_t c = 0x9C64F00Du;
+  Type i32 = b.getI32Type();
+  for (auto [i, sel] : llvm::enumerate(selectors)) {
+    b.setInsertionPointToEnd(module->getBody());
+    auto fn = func::FuncOp::create(b, loc, "p" + std::to_string(i),
+                                   b.getFunctionType({i32}, {i32}));
+    Block *entry = fn.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    Value r = target.permuteBytes(b, loc, entry->getArgument(0), c, sel);
+    func::ReturnOp::create(b, loc, r);
+  }
+  PassManager pm(ctx.get());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  auto engine = ::tile::test::createCpuEngine(*module);
+  ASSERT_TRUE(bool(engine)) << llvm::toString(engine.takeError());
+  std::mt19937 rng(7);
+  for (auto [i, sel] : llvm::enumerate(selectors)) {
+    auto fn = (*engine)->lookup("p" + std::to_string(i));
+    ASSERT_TRUE(bool(fn)) << llvm::toString(fn.takeError());
+    auto f = reinterpret_cast<uint32_t (*)(uint32_t)>(*fn);
+    for (int trial = 0; trial < 16; ++trial) {
+      uint32_t a = uint32_t(rng());
+      uint64_t pair = uint64_t(a) | uint64_t(c) << 32;
+      uint32_t want = 0;
+      for (unsigned k = 0; k < 4; ++k)
+        want |= uint32_t((pair >> (8 * ((sel >> (4 * k)) & 7))) & 0xFF)
+                << (8 * k);
+      EXPECT_EQ(f(a), want) << "selector " << std::hex << sel << ", a " << a;
+    }
+  }
+}
