@@ -528,12 +528,15 @@ bool Checker::checkDotCall(CallExpr *e) {
       return false;
     }
     ElemType in = x->ty.elem;
+    // 8-bit floats: the formats of the matrix instructions, f8e4m3 and
+    // f8e5m2 (tile.dot's own rule).
+    bool fp8 = in.kind == ElemType::SmallFloat && in.bits == 8 &&
+               ((in.exp == 4 && in.mant == 3) || (in.exp == 5 && in.mant == 2));
     bool okIn = in.kind == ElemType::F16 || in.kind == ElemType::BF16 ||
-                in.kind == ElemType::F32 || in == ElemType::sint(8) ||
-                (in.kind == ElemType::SmallFloat && in.bits == 8);
+                in.kind == ElemType::F32 || in == ElemType::sint(8) || fp8;
     if (!okIn) {
-      error(e->loc, "dot() operands must be f16, bf16, f32, i8 or an 8-bit "
-                    "float, got " +
+      error(e->loc, "dot() operands must be f16, bf16, f32, i8, f8e4m3 or "
+                    "f8e5m2, got " +
                         in.str() + "; cast them first");
       return false;
     }

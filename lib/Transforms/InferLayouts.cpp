@@ -216,8 +216,11 @@ const ::tile::layout::DotLayouts &LayoutInference::dotLayouts(tile::DotOp dot) {
   // in registers, the dot keeps mma.sync with these layouts.
   bool warpgroup = ::tile::layout::fitsWarpgroupMma(
       m, n, k, bits, isFloat, c.getElementType().isF32(), numWarps, target);
+  // e4m3 / e5m2: the 8-bit float formats of the matrix instructions.
+  bool fp8MmaFormat = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
   auto layouts = ::tile::layout::chooseDotLayouts(
-      m, n, k, bits, isFloat, numWarps, target, isChained(dot) || warpgroup);
+      m, n, k, bits, isFloat, numWarps, target, isChained(dot) || warpgroup,
+      fp8MmaFormat);
   return dots.try_emplace(dot, std::move(layouts)).first->second;
 }
 

@@ -62,7 +62,7 @@ struct Atom {
 
 std::optional<Atom> pickAtom(int64_t m, int64_t n, int64_t k,
                              unsigned operandBits, bool operandIsFloat,
-                             const TargetInfo &target) {
+                             bool fp8MmaFormat, const TargetInfo &target) {
   auto fits = [&](const Atom &atom) {
     return m % atom.c.shape()[0] == 0 && n % atom.c.shape()[1] == 0 &&
            k % atom.a.shape()[1] == 0;
@@ -73,7 +73,8 @@ std::optional<Atom> pickAtom(int64_t m, int64_t n, int64_t k,
       atom = Atom{nvidiaMmaM16N8K16(MmaOperand::A),
                   nvidiaMmaM16N8K16(MmaOperand::B),
                   nvidiaMmaM16N8K16(MmaOperand::C)};
-    } else if (operandBits == 8 && (!operandIsFloat || target.hasFp8Mma)) {
+    } else if (operandBits == 8 &&
+               (!operandIsFloat || (target.hasFp8Mma && fp8MmaFormat))) {
       // s8, and e4m3 / e5m2 on sm_89+: mma.sync m16n8k32 has one fragment
       // layout for every 8-bit operand type (PTX ISA, "Matrix Fragments
       // for mma.m16n8k32"). Without hasFp8Mma 8-bit floats take FMA
@@ -125,11 +126,11 @@ std::optional<Atom> pickAtom(int64_t m, int64_t n, int64_t k,
 DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
                             unsigned operandBits, bool operandIsFloat,
                             int64_t numWarps, const TargetInfo &target,
-                            bool warpsAlongM) {
+                            bool warpsAlongM, bool fp8MmaFormat) {
   DotLayouts out;
   int64_t warpSize = std::max<int64_t>(1, target.warpSize);
   std::optional<Atom> atom =
-      pickAtom(m, n, k, operandBits, operandIsFloat, target);
+      pickAtom(m, n, k, operandBits, operandIsFloat, fp8MmaFormat, target);
   if (!atom || atom->c.numThreads() != warpSize) {
     // FMA: every thread holds full rows of A and full columns of B for the
     // accumulator elements it owns.

@@ -54,7 +54,8 @@ struct DotLayouts {
 /// Chooses the layouts of an (M x K) x (K x N) + (M x N) dot with operands
 /// of `operandBits`-bit elements (`operandIsFloat` says whether they are
 /// floats) for `numWarps` warps of `target`: NVIDIA mma.sync m16n8k16
-/// (16-bit floats) or m16n8k32 (8-bit operands) when the target has it and
+/// (16-bit floats) or m16n8k32 (i8; e4m3 / e5m2 on sm_89+) when the target
+/// has it and
 /// the shape is a multiple of the atom; AMD MFMA 32x32x8 / 16x16x16 for
 /// 16-bit floats; otherwise FMA layouts built from a coalesced-like
 /// accumulator layout.
@@ -62,11 +63,13 @@ struct DotLayouts {
 /// With \p warpsAlongM every warp takes its own rows (warpsN = 1) when M has
 /// enough atoms: used for chained products (attention's P = softmax(Q K^T)
 /// feeding P V), so that an accumulator becomes the next A operand without
-/// leaving its warp.
+/// leaving its warp. 8-bit float operands take the m16n8k32 atom (sm_89+)
+/// only when \p fp8MmaFormat says they are e4m3 / e5m2, the formats of the
+/// instruction; other 8-bit floats (e3m4, ...) take FMA layouts.
 DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
                             unsigned operandBits, bool operandIsFloat,
                             int64_t numWarps, const TargetInfo &target,
-                            bool warpsAlongM = false);
+                            bool warpsAlongM = false, bool fp8MmaFormat = true);
 
 /// Whether an (M x K) x (K x N) dot with `operandBits`-bit float operands
 /// and an f32 accumulator, both operands read from shared memory, fits the

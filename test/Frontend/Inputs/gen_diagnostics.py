@@ -77,7 +77,8 @@ cases = [
  ("sema-bitcast-scalar", body("let b = @@bitcast(f16, s);"), "bitcast\\(\\): bit count does not match: f32 has 32 bits, f16 has 16", ""),
  ("sema-load-other-storage", body("let a = load(F[m0 : m0 + BM, 0 : 32], other = @@0.0);"), "'other' is not supported for the storage-only type f8e4m3", ""),
  ("sema-copy-async-index", body("let b = shared(f16, [2, 32]);\ncopy_async(b[0, :], @@A[m0, 0 : 32]);"), "copy_async()'s source must slice every dimension", ""),
- ("sema-dot-operand-type", body("let w = load(W[0 : 32, 0 : 32]);\nlet d = @@dot(w, w);"), "dot() operands must be f16, bf16, f32, i8 or an 8-bit float, got u4", ""),
+ ("sema-dot-operand-type", body("let w = load(W[0 : 32, 0 : 32]);\nlet d = @@dot(w, w);"), "dot() operands must be f16, bf16, f32, i8, f8e4m3 or f8e5m2, got u4", ""),
+ ("sema-dot-fp8-format", body("let w = cast(f8e3m4, load(A[0 : 32, 0 : 32]));\nlet d = @@dot(w, w);"), "dot() operands must be f16, bf16, f32, i8, f8e4m3 or f8e5m2, got f8e3m4", ""),
  ("sema-dim-reserved-name", "kernel k(A: f32[N, @@f16]) grid(N) warps 4 {\n}\n", "'f16' cannot name a runtime dimension (a type name)", ""),
  # layout(x, L): each error kind (the thread count per target is checked by
  # tile-layout-target-threads.tile, written by hand).
