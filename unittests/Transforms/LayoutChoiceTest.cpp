@@ -231,4 +231,27 @@ TEST(LayoutChoice, DotLayoutsAmdInt8) {
   EXPECT_FALSE(chooseDotLayouts(128, 128, 64, 8, true, 8, gfx942).isMma);
 }
 
+TEST(LayoutChoice, DotLayoutsNvidiaFp8) {
+  // e4m3 / e5m2 take mma.sync m16n8k32 (the i8 fragments) from sm_89 on;
+  // sm_80 has no 8-bit float matrix instruction, and other 8-bit float
+  // formats have none anywhere: FMA layouts.
+  for (const char *sm : {"sm_89", "sm_90a"}) {
+    TargetInfo target = *TargetInfo::lookup(sm);
+    DotLayouts d = chooseDotLayouts(128, 128, 64, 8, true, 8, target);
+    ASSERT_TRUE(d.isMma) << sm;
+    EXPECT_EQ(d.atomA, ::tile::layout::nvidiaMmaM16N8K32Int8(
+                           ::tile::layout::MmaOperand::A))
+        << sm;
+    checkDot(d, 128, 128, 64, 8, 32);
+    EXPECT_FALSE(chooseDotLayouts(128, 128, 64, 8, true, 8, target,
+                                  /*warpsAlongM=*/false,
+                                  /*fp8MmaFormat=*/false)
+                     .isMma)
+        << sm;
+  }
+  TargetInfo sm80 = *TargetInfo::lookup("sm_80");
+  EXPECT_FALSE(chooseDotLayouts(128, 128, 64, 8, true, 8, sm80).isMma);
+  EXPECT_TRUE(chooseDotLayouts(128, 128, 64, 8, false, 8, sm80).isMma);
+}
+
 } // namespace
