@@ -528,10 +528,11 @@ static Regs byteWordPairs(KernelLowering &kl, Location loc, const ByteWords &bw,
     Value x = kl.target().permuteBytes(b, loc, words[at[i] / 4], 0,
                                        select(at[i], at[i + 1], 1));
     Value sign = arith::AndIOp::create(b, loc, x, kl.i32(int64_t(0x80008000)));
-    Value mag = x;
-    if (y != 2)
-      mag = arith::ShRUIOp::create(b, loc, x, kl.i32(int64_t(y) - 2));
-    mag = arith::AndIOp::create(b, loc, mag, kl.i32(fields));
+    // The magnitude from bits 8.. of each half down to bit 10 - y (y >= 3
+    // for 8-bit codes with X <= 4).
+    Value mag = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, x, kl.i32(int64_t(y) - 2)),
+        kl.i32(fields));
     Value bits = arith::OrIOp::create(b, loc, sign, mag);
     if (nan && anyNaN)
       bits = nanCodeFieldsToNaN(kl, loc, bits, *from);
@@ -641,6 +642,7 @@ static Regs oddWidthWords(KernelLowering &kl, Location loc, const Regs &words,
 Regs dequantizeFast(KernelLowering &kl, Location loc, tile::CastOp op,
                     const Regs &in, Type srcElem, Type dstElem) {
   bool su = op.getSrcUnsigned();
+  bool anyNaN = nanBitsUnobservable(op.getResult());
   if (const Regs *words = kl.lookupPackedWords(op.getSrc())) {
     Regs fast = packedIntWords(kl, loc, *words, srcElem, su, dstElem);
     if (fast.empty())
@@ -652,8 +654,7 @@ Regs dequantizeFast(KernelLowering &kl, Location loc, tile::CastOp op,
       return fast;
   }
   if (const ByteWords *bytes = kl.lookupByteWords(op.getSrc())) {
-    Regs fast = byteWordPairs(kl, loc, *bytes, srcElem, su, dstElem,
-                              nanBitsUnobservable(op.getResult()));
+    Regs fast = byteWordPairs(kl, loc, *bytes, srcElem, su, dstElem, anyNaN);
     if (fast.size() == in.size())
       return fast;
   }
@@ -664,8 +665,7 @@ Regs dequantizeFast(KernelLowering &kl, Location loc, tile::CastOp op,
       return fast;
   }
   if (std::optional<num::Format> from = formatOf(srcElem, su)) {
-    Regs fast = smallFloatPairs(kl, loc, in, *from, dstElem,
-                                nanBitsUnobservable(op.getResult()));
+    Regs fast = smallFloatPairs(kl, loc, in, *from, dstElem, anyNaN);
     if (fast.empty())
       fast = smallFloatViaF32(kl, loc, in, *from, dstElem);
     return fast;
