@@ -26,6 +26,12 @@ namespace tile::layout {
 static constexpr int64_t kMaxExtent = int64_t(1) << 24;
 
 static Error checkSwizzle(Swizzle s) {
+  if (s.blockBits && s.blockBase + s.blockBits + s.rowBits >= 40)
+    return createStringError("column blocking bits out of range (w + c + r "
+                             ">= 40)");
+  if (!s.blockBits && (s.blockBase || s.rowBits))
+    return createStringError("block(w,0,r) blocks nothing: c must be "
+                             "positive");
   if (s.bits == 0)
     return Error::success();
   if (s.shift < s.bits) {
@@ -151,9 +157,13 @@ bool SharedLayout::isInjective() const {
 std::string SharedLayout::str() const {
   std::string s;
   raw_string_ostream os(s);
-  if (!swz.isIdentity()) {
+  if (swz.bits) {
     os << "swizzle(" << swz.bits << ',' << swz.base << ',' << swz.shift
        << ") o ";
+  }
+  if (swz.blockBits) {
+    os << "block(" << swz.blockBase << ',' << swz.blockBits << ','
+       << swz.rowBits << ") o ";
   }
   os << '(';
   interleave(extents, os, ",");
@@ -218,6 +228,18 @@ Expected<SharedLayout> SharedLayout::parse(StringRef text) {
     sw = {unsigned(p[0]), unsigned(p[1]), unsigned(p[2])};
     if (!consume("o"))
       return error("'o' after swizzle(B,M,S)");
+  }
+  if (consume("block")) {
+    SmallVector<int64_t, 3> p;
+    if (Error e = tuple(p))
+      return e;
+    if (p.size() != 3 || p[0] > 30 || p[1] > 30 || p[2] > 30)
+      return error("block(w,c,r) with three small integers before this");
+    sw.blockBase = unsigned(p[0]);
+    sw.blockBits = unsigned(p[1]);
+    sw.rowBits = unsigned(p[2]);
+    if (!consume("o"))
+      return error("'o' after block(w,c,r)");
   }
   SmallVector<int64_t, 4> shape, strides;
   if (Error e = tuple(shape))

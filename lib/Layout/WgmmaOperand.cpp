@@ -71,18 +71,34 @@ Expected<SharedLayout> wgmmaRowMajorLayout(ArrayRef<int64_t> shape,
                              std::to_string(elemBits) + "-bit");
   int64_t elemBytes = elemBits / 8;
   int64_t rowBytes = shape[1] * elemBytes;
-  if (!swizzleForRow(rowBytes))
-    return createStringError("rows of " + std::to_string(rowBytes) +
-                             " bytes match no wgmma swizzle (32, 64 or 128 "
-                             "bytes)");
-  Swizzle swizzle{unsigned(Log2_64(rowBytes / 16)),
-                  unsigned(Log2_64(16 / elemBytes)), 3};
-  return SharedLayout::rowMajor(shape).withSwizzle(swizzle);
+  if (swizzleForRow(rowBytes)) {
+    Swizzle swizzle{unsigned(Log2_64(rowBytes / 16)),
+                    unsigned(Log2_64(16 / elemBytes)), 3};
+    return SharedLayout::rowMajor(shape).withSwizzle(swizzle);
+  }
+  if (rowBytes > 128 && isPowerOf2_64(rowBytes) && isPowerOf2_64(shape[0]) &&
+      shape[0] >= 8) {
+    // Blocks of 128-byte columns, each a row-major tile with the 128-byte
+    // swizzle (8 rows per pattern: every block starts on one).
+    Swizzle swizzle{3, unsigned(Log2_64(16 / elemBytes)), 3};
+    swizzle.blockBase = unsigned(Log2_64(128 / elemBytes));
+    swizzle.blockBits = unsigned(Log2_64(rowBytes / 128));
+    swizzle.rowBits = unsigned(Log2_64(shape[0]));
+    return SharedLayout::rowMajor(shape).withSwizzle(swizzle);
+  }
+  return createStringError(
+      "rows of " + std::to_string(rowBytes) +
+      " bytes match no wgmma swizzle (32, 64 or 128 bytes, or a power of two "
+      "of 128-byte blocks with a power of two of at least 8 rows)");
 }
 
 Expected<WgmmaOperandLayout> matchWgmmaOperand(const SharedLayout &smem,
                                                unsigned elemBits, bool isA,
-                                               int64_t mnTile) {
+                                               int64_t mnTile,
+                                               bool transposed) {
+  if (transposed && isA)
+    return createStringError("an A operand stored transposed (M contiguous) "
+                             "is not generated");
   Expected<SharedLayout> canonical =
       wgmmaRowMajorLayout(smem.shape(), elemBits);
   if (!canonical)
@@ -93,20 +109,32 @@ Expected<WgmmaOperandLayout> matchWgmmaOperand(const SharedLayout &smem,
   int64_t rows = smem.shape()[0], cols = smem.shape()[1];
   int64_t elemBytes = elemBits / 8;
   WgmmaOperandLayout out;
-  int64_t width = cols * elemBytes;
+  // The swizzle row W; wider tiles are blocks of W-byte columns.
+  int64_t width = std::min<int64_t>(cols * elemBytes, 128);
+  int64_t blocks = cols * elemBytes / width;
   out.swizzle = *swizzleForRow(width);
   out.alignment = 8 * width;
   out.strideByteOffset = uint32_t(8 * width);
-  if (isA) {
-    // M x K, K contiguous: 64-row slices, each k16 slice 32 bytes further
-    // along the swizzled rows. LBO is unused by swizzled K-major layouts.
-    if (mnTile != 64 || rows % 64 != 0)
+  if (isA || transposed) {
+    // M x K (or N x K), K contiguous: 64-row slices of A, all N rows of B,
+    // each k16 slice 32 bytes further along the swizzled rows. LBO is
+    // unused by swizzled K-major layouts.
+    if (isA && (mnTile != 64 || rows % 64 != 0))
       return createStringError("A tiles of wgmma are 64 rows; the buffer has " +
                                std::to_string(rows));
+    if (!isA && (mnTile != rows || rows % 8 != 0 || rows > 256))
+      return createStringError("a K-major B tile of " + std::to_string(mnTile) +
+                               " columns must span the buffer's " +
+                               std::to_string(rows) +
+                               " rows, a multiple of 8 up to 256");
     out.mnMajor = false;
     out.leadingByteOffset = 16;
     out.kSliceBytes = 32;
     out.mnBlockBytes = 64 * width;
+    if (blocks > 1) {
+      out.kSlicesPerBlock = width / 32;
+      out.kBlockBytes = rows * width;
+    }
     return out;
   }
   // K x N, N contiguous: B is MN-major (transposed), 16-bit elements only;
@@ -121,6 +149,10 @@ Expected<WgmmaOperandLayout> matchWgmmaOperand(const SharedLayout &smem,
   if (rows % 16 != 0)
     return createStringError("B buffers have a multiple of 16 rows, not " +
                              std::to_string(rows));
+  if (cols > 256)
+    return createStringError("a wgmma B tile has at most 256 columns, not " +
+                             std::to_string(cols));
+  // LBO: from one block of W-byte columns to the next.
   out.mnMajor = true;
   out.leadingByteOffset = uint32_t(rows * width);
   out.kSliceBytes = 16 * width;

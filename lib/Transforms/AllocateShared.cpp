@@ -142,7 +142,8 @@ static bool isAsyncAccess(Operation *op) {
 }
 
 /// A buffer whose tiles a tile.shared_load reads straight into operand A or
-/// B of a dot that fits the warpgroup instruction (fitsWarpgroupMma) gets
+/// B (B also through a transpose: stored N x K, K-major) of a dot that fits
+/// the warpgroup instruction (fitsWarpgroupMma) gets
 /// the layout wgmma reads (WgmmaOperand.h: row-major rows of 32/64/128
 /// bytes, the hardware swizzle), aligned to its swizzle pattern. The
 /// lowering emits wgmma when every operand and the accumulator fit; if not,
@@ -152,25 +153,37 @@ std::optional<SL> Allocator::warpgroupMmaLayout(tile::AllocSharedOp alloc) {
   if (!target.hasWgmma || type.getRank() < 2)
     return std::nullopt;
   unsigned bits = elementBits(type.getElementType());
-  std::optional<bool> isA;
+  // The operand each load feeds (through at most one 2-D transpose: B
+  // stored N x K) and whether it is A.
+  std::optional<bool> isA, transposed;
   for (Operation *user : alloc->getUsers()) {
     auto load = dyn_cast<tile::SharedLoadOp>(user);
     if (!load)
       continue;
-    for (OpOperand &use : load->getUses()) {
-      auto dot = dyn_cast<tile::DotOp>(use.getOwner());
-      if (!dot || use.getOperandNumber() > 1)
+    for (OpOperand &loadUse : load->getUses()) {
+      OpOperand *use = &loadUse;
+      bool through = false;
+      if (auto trans = dyn_cast<tile::TransOp>(use->getOwner())) {
+        if (!trans->hasOneUse() || trans.getPermutation().size() != 2)
+          return std::nullopt;
+        use = &*trans->getUses().begin();
+        through = true;
+      }
+      auto dot = dyn_cast<tile::DotOp>(use->getOwner());
+      if (!dot || use->getOperandNumber() > 1)
         return std::nullopt;
       auto a = cast<RankedTensorType>(dot.getA().getType());
       auto c = cast<RankedTensorType>(dot.getAcc().getType());
-      bool role = use.getOperandNumber() == 0;
-      if ((isA && *isA != role) ||
+      bool role = use->getOperandNumber() == 0;
+      if ((isA && *isA != role) || (transposed && *transposed != through) ||
+          (role && through) ||
           !::tile::layout::fitsWarpgroupMma(
               c.getDimSize(0), c.getDimSize(1), a.getDimSize(1), bits,
               isa<FloatType>(a.getElementType()), c.getElementType().isF32(),
-              numWarps, target))
+              numWarps, target, through))
         return std::nullopt;
       isA = role;
+      transposed = through;
     }
   }
   if (!isA)
@@ -182,8 +195,9 @@ std::optional<SL> Allocator::warpgroupMmaLayout(tile::AllocSharedOp alloc) {
     llvm::consumeError(tile.takeError());
     return std::nullopt;
   }
-  auto fit = ::tile::layout::matchWgmmaOperand(*tile, bits, *isA,
-                                               *isA ? 64 : tileShape[1]);
+  auto fit = ::tile::layout::matchWgmmaOperand(
+      *tile, bits, *isA, *isA ? 64 : tileShape[*transposed ? 0 : 1],
+      *transposed);
   if (!fit) {
     llvm::consumeError(fit.takeError());
     return std::nullopt;

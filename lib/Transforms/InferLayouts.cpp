@@ -214,8 +214,12 @@ const ::tile::layout::DotLayouts &LayoutInference::dotLayouts(tile::DotOp dot) {
   // (or already are), computed ones (a dequantized weight) by
   // tile-stage-converted-operands: wgmma can then read both. If one stays
   // in registers, the dot keeps mma.sync with these layouts.
+  // B read through a 2-D transpose is stored N x K (K-major) for wgmma.
+  auto bTrans = dot.getB().getDefiningOp<tile::TransOp>();
+  bool bTransposed = bTrans && bTrans.getPermutation().size() == 2;
   bool warpgroup = ::tile::layout::fitsWarpgroupMma(
-      m, n, k, bits, isFloat, c.getElementType().isF32(), numWarps, target);
+      m, n, k, bits, isFloat, c.getElementType().isF32(), numWarps, target,
+      bTransposed);
   // e4m3 / e5m2: the 8-bit float formats of the matrix instructions.
   bool fp8MmaFormat = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
   auto layouts = ::tile::layout::chooseDotLayouts(

@@ -386,7 +386,7 @@ LogicalResult pipelineThroughRegisters(scf::ForOp loop, int64_t stages) {
 /// with at least three stages, the loop's only dot, directly in its body,
 /// multiplying two of the pipelined loads (A [M, K] and B [K, N] as loaded,
 /// the forms wgmma reads from the rings) in a shape wgmma takes
-/// (fitsWarpgroupMma: K and N rows of at most 128 bytes), into an
+/// (fitsWarpgroupMma), into an
 /// accumulator the loop carries and nothing else reads.
 tile::DotOp asyncMmaDot(scf::ForOp loop, ArrayRef<Candidate> candidates,
                         int64_t stages, const ::tile::TargetInfo &target) {
@@ -397,16 +397,26 @@ tile::DotOp asyncMmaDot(scf::ForOp loop, ArrayRef<Candidate> candidates,
   if (dots.size() != 1 || dots[0]->getBlock() != loop.getBody())
     return {};
   tile::DotOp dot = dots[0];
-  auto loaded = [&](Value v) {
+  // B may be read through a 2-D transpose (stored N x K, K-major).
+  bool bTransposed = false;
+  auto loaded = [&](Value v, bool mayTranspose) {
     if (auto convert = v.getDefiningOp<tile::ConvertLayoutOp>())
       v = convert.getSrc();
+    if (auto trans = v.getDefiningOp<tile::TransOp>();
+        trans && mayTranspose && trans.getPermutation().size() == 2 &&
+        trans->hasOneUse()) {
+      v = trans.getSrc();
+      bTransposed = true;
+      if (auto convert = v.getDefiningOp<tile::ConvertLayoutOp>())
+        v = convert.getSrc();
+    }
     return llvm::any_of(candidates, [&](const Candidate &c) {
       return c.load->getResult(0) == v;
     });
   };
   auto acc = dyn_cast<BlockArgument>(dot.getAcc());
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  if (!loaded(dot.getA()) || !loaded(dot.getB()) || !acc ||
+  if (!loaded(dot.getA(), false) || !loaded(dot.getB(), true) || !acc ||
       acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
       !acc.hasOneUse() || !dot->hasOneUse() ||
       yield.getOperand(acc.getArgNumber() - 1) != dot.getResult())
@@ -418,10 +428,11 @@ tile::DotOp asyncMmaDot(scf::ForOp loop, ArrayRef<Candidate> candidates,
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto c = cast<RankedTensorType>(dot.getAcc().getType());
   Type elem = a.getElementType();
-  if (!warps || !::tile::layout::fitsWarpgroupMma(
-                    c.getDimSize(0), c.getDimSize(1), a.getDimSize(1),
-                    tile::detail::elementBits(a), isa<FloatType>(elem),
-                    c.getElementType().isF32(), warps.getInt(), target))
+  if (!warps ||
+      !::tile::layout::fitsWarpgroupMma(
+          c.getDimSize(0), c.getDimSize(1), a.getDimSize(1),
+          tile::detail::elementBits(a), isa<FloatType>(elem),
+          c.getElementType().isF32(), warps.getInt(), target, bTransposed))
     return {};
   return dot;
 }

@@ -1,20 +1,23 @@
 // RUN: tile-opt %s -split-input-file -tile-infer-layouts=target=sm_90a | FileCheck %s
 
-// A GEMM: the accumulator takes 2x2 warps of mma.sync m16n8k16 C atoms
-// (local(2,1) * spatial(8,4) * local(1,2)) repeated 4x8 times; loads are
+// A GEMM: on sm_90a its tiles fit wgmma (B's 128 columns in two column
+// blocks), so the warps go along M: the accumulator is one m64n128 block
+// per warpgroup, i.e. mma.sync m16n8k16 C atoms (local(2,1) * spatial(8,4)
+// * local(1,2)) with the 4 warps along M, repeated 2x16 times; loads are
 // coalesced with 8 f16 (16 bytes) per thread and converted to the A/B
-// fragments; the f16 result is converted back to a coalesced layout for
-// the store.
+// fragments (read from shared memory by wgmma once pipelined); the f16
+// result is converted back to a coalesced layout for the store. (The 2x2
+// warps of mma.sync: infer-layouts-targets.mlir, sm_80.)
 // CHECK-LABEL: func.func @gemm
 // CHECK-SAME: tile.warp_size = 32 : i32
-// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #tile.layout<local(4,8) * spatial(2,2) * local(2,1) * spatial(8,4) * local(1,2)>>
-// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (tensor<128x128xf32, #tile.layout<local(4,8) * spatial(2,2) * local(2,1) * spatial(8,4) * local(1,2)>>)
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #tile.layout<local(2,16) * spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (tensor<128x128xf32, #tile.layout<local(2,16) * spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>)
 // CHECK: %[[A:.*]] = tile.load {{.*}} -> tensor<128x32xf16, #tile.layout<local(4,1) * spatial(32,4) * local(1,8)>>
 // CHECK: %[[B:.*]] = tile.load {{.*}} -> tensor<32x128xf16, #tile.layout<local(4,1) * spatial(8,16) * local(1,8)>>
-// CHECK: %[[CA:.*]] = tile.convert_layout %[[A]] {{.*}} -> tensor<128x32xf16, #tile.layout<local(4,4) * spatial(2,1) * replicate(2) * local(2,1) * spatial(8,4) * local(1,2)>>
-// CHECK: %[[CB:.*]] = tile.convert_layout %[[B]] {{.*}} -> tensor<32x128xf16, #tile.layout<local(2,8) * local(2,1) * replicate(2) * column_spatial(4,16) * local(2,1)>>
+// CHECK: %[[CA:.*]] = tile.convert_layout %[[A]] {{.*}} -> tensor<128x32xf16, #tile.layout<local(2,4) * spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>
+// CHECK: %[[CB:.*]] = tile.convert_layout %[[B]] {{.*}} -> tensor<32x128xf16, #tile.layout<local(2,16) * local(2,1) * replicate(4) * column_spatial(4,8) * local(2,1)>>
 // CHECK: tile.dot %[[CA]], %[[CB]], %[[ACC]]
-// CHECK: %[[H:.*]] = tile.cast {{.*}} -> tensor<128x128xf16, #tile.layout<local(4,8) * spatial(2,2) * local(2,1) * spatial(8,4) * local(1,2)>>
+// CHECK: %[[H:.*]] = tile.cast {{.*}} -> tensor<128x128xf16, #tile.layout<local(2,16) * spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>
 // CHECK: %[[S:.*]] = tile.convert_layout %[[H]] {{.*}} -> tensor<128x128xf16, #tile.layout<local(16,1) * spatial(8,16) * local(1,8)>>
 // CHECK: tile.store {{.*}}, %[[S]]
 

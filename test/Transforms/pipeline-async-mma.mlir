@@ -59,22 +59,22 @@ func.func @wgmma_shaped(%PA: !tile.ptr<f16>, %PB: !tile.ptr<f16>, %N: i32) -> te
 #a = #tile.layout<spatial(128,1) * local(1,64)>
 #b = #tile.layout<spatial(64,2) * local(1,32)>
 #c = #tile.layout<spatial(128,1) * local(1,64)>
-#b2 = #tile.layout<spatial(64,2) * local(1,64)>
-#c2 = #tile.layout<spatial(128,1) * local(1,128)>
+#b2 = #tile.layout<spatial(64,2) * local(1,96)>
+#c2 = #tile.layout<spatial(128,1) * local(1,192)>
 
 // Not marked: two stages (no stage to spare), an accumulator read in the
-// loop besides the dot, and a B tile of 128 columns (256-byte rows: wgmma
-// keeps mma.sync there).
+// loop besides the dot, and a B tile of 192 columns (384-byte rows: no
+// power of two of 128-byte column blocks, so no wgmma).
 // CHECK-LABEL: func.func @not_async
 // CHECK-NOT: tile.mma_in_flight
 // CHECK: return
-func.func @not_async(%PA: !tile.ptr<f16>, %PB: !tile.ptr<f16>, %N: i32) -> (tensor<128x64xf32, #c>, tensor<128x64xf32, #c>, tensor<128x128xf32, #c2>) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+func.func @not_async(%PA: !tile.ptr<f16>, %PB: !tile.ptr<f16>, %N: i32) -> (tensor<128x64xf32, #c>, tensor<128x64xf32, #c>, tensor<128x192xf32, #c2>) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
   %a = tile.view %PA(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
   %b = tile.view %PB(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %zero = arith.constant dense<0.0> : tensor<128x64xf32, #c>
-  %zero2 = arith.constant dense<0.0> : tensor<128x128xf32, #c2>
+  %zero2 = arith.constant dense<0.0> : tensor<128x192xf32, #c2>
   %r1 = scf.for %k = %c0 to %N step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32, #c>) : i32 {
     %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
     %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x64xf16, #b>
@@ -88,11 +88,48 @@ func.func @not_async(%PA: !tile.ptr<f16>, %PB: !tile.ptr<f16>, %N: i32) -> (tens
     %e = arith.addf %d, %acc : tensor<128x64xf32, #c>
     scf.yield %e : tensor<128x64xf32, #c>
   } {tile.pipeline = 3 : i32}
-  %r3 = scf.for %k = %c0 to %N step %c64 iter_args(%acc = %zero2) -> (tensor<128x128xf32, #c2>) : i32 {
+  %r3 = scf.for %k = %c0 to %N step %c64 iter_args(%acc = %zero2) -> (tensor<128x192xf32, #c2>) : i32 {
     %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
-    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x128xf16, #b2>
-    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x128xf16, #b2>, tensor<128x128xf32, #c2> -> tensor<128x128xf32, #c2>
-    scf.yield %d : tensor<128x128xf32, #c2>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x192xf16, #b2>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x192xf16, #b2>, tensor<128x192xf32, #c2> -> tensor<128x192xf32, #c2>
+    scf.yield %d : tensor<128x192xf32, #c2>
   } {tile.pipeline = 3 : i32}
-  return %r1, %r2, %r3 : tensor<128x64xf32, #c>, tensor<128x64xf32, #c>, tensor<128x128xf32, #c2>
+  return %r1, %r2, %r3 : tensor<128x64xf32, #c>, tensor<128x64xf32, #c>, tensor<128x192xf32, #c2>
+}
+
+// -----
+
+#a = #tile.layout<spatial(128,1) * local(1,64)>
+#b = #tile.layout<spatial(64,2) * local(1,64)>
+#bt = #tile.layout<spatial(128,1) * local(1,64)>
+#btt = #tile.layout<local(64,1) * column_spatial(1,128)>
+#c = #tile.layout<spatial(128,1) * local(1,128)>
+
+// Marked: a B tile of 128 columns (stored as two column blocks), and a B
+// loaded N x K and read through a transpose (wgmma reads it K-major).
+// CHECK-LABEL: func.func @wide_and_transposed
+// CHECK: tile.dot {{.*}} {tile.mma_in_flight = 1 : i64} {{.*}} tensor<64x128xf16
+// CHECK: tile.trans
+// CHECK: tile.dot {{.*}} {tile.mma_in_flight = 1 : i64}
+// CHECK: return
+func.func @wide_and_transposed(%PA: !tile.ptr<f16>, %PB: !tile.ptr<f16>, %N: i32) -> (tensor<128x128xf32, #c>, tensor<128x128xf32, #c>) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %a = tile.view %PA(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %b = tile.view %PB(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32, #c>
+  %r1 = scf.for %k = %c0 to %N step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32, #c>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x128xf16, #b>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x128xf16, #b>, tensor<128x128xf32, #c> -> tensor<128x128xf32, #c>
+    scf.yield %d : tensor<128x128xf32, #c>
+  } {tile.pipeline = 3 : i32}
+  %r2 = scf.for %k = %c0 to %N step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32, #c>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
+    %tn = tile.load %b[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #bt>
+    %tb = tile.trans %tn : tensor<128x64xf16, #bt> -> tensor<64x128xf16, #btt>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x128xf16, #btt>, tensor<128x128xf32, #c> -> tensor<128x128xf32, #c>
+    scf.yield %d : tensor<128x128xf32, #c>
+  } {tile.pipeline = 3 : i32}
+  return %r1, %r2 : tensor<128x128xf32, #c>, tensor<128x128xf32, #c>
 }

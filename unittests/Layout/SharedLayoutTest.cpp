@@ -48,6 +48,43 @@ TEST(Swizzle, MatchesBitDefinitionAndIsABijection) {
   }
 }
 
+TEST(Swizzle, ColumnBlockingStoresBlocksOfColumnsOneAfterAnother) {
+  // A row-major tile of 2^r rows of 2^(w + c) elements becomes 2^c
+  // row-major blocks of 2^r x 2^w: written here from coordinates.
+  for (unsigned w = 1; w <= 3; ++w)
+    for (unsigned c = 1; c <= 2; ++c)
+      for (unsigned r = 1; r <= 3; ++r) {
+        Swizzle sw;
+        sw.blockBase = w;
+        sw.blockBits = c;
+        sw.rowBits = r;
+        int64_t cols = int64_t(1) << (w + c), rows = int64_t(1) << r;
+        int64_t blockCols = int64_t(1) << w, tile = rows * cols;
+        EXPECT_EQ(sw.span(), tile);
+        EXPECT_EQ(sw.unit(), blockCols);
+        for (int64_t stage = 0; stage < 2; ++stage)
+          for (int64_t row = 0; row < rows; ++row)
+            for (int64_t col = 0; col < cols; ++col) {
+              int64_t v = stage * tile + row * cols + col;
+              int64_t want = stage * tile +
+                             (col / blockCols) * rows * blockCols +
+                             row * blockCols + col % blockCols;
+              ASSERT_EQ(sw.apply(v), want) << w << c << r << " " << v;
+            }
+      }
+  // Then the XOR: the 128-byte pattern of f16 inside each 64-column block.
+  Swizzle both{3, 3, 3};
+  both.blockBase = 6;
+  both.blockBits = 1;
+  both.rowBits = 4;
+  EXPECT_EQ(both.span(), 16 * 128);
+  EXPECT_EQ(both.unit(), 8);
+  EXPECT_EQ(both.apply(3 * 128 + 64 + 9),
+            refSwizzle(16 * 64 + 3 * 64 + 9, 3, 3, 3));
+  EXPECT_EQ(Swizzle{}.unit(), int64_t(1) << 40);
+  EXPECT_EQ(Swizzle{}.span(), 1);
+}
+
 TEST(SharedLayout, OffsetsCosizeTextAndErrors) {
   auto l = SharedLayout::get({4, 6}, {8, 1}); // padded rows
   ASSERT_TRUE(static_cast<bool>(l));
@@ -78,6 +115,23 @@ TEST(SharedLayout, OffsetsCosizeTextAndErrors) {
   ASSERT_TRUE(static_cast<bool>(parsed));
   EXPECT_EQ(*parsed, *sw);
   EXPECT_EQ(hash_value(*parsed), hash_value(*sw));
+  // The column blocking prints after the XOR (it applies first).
+  Swizzle blocked{3, 3, 3};
+  blocked.blockBase = 6;
+  blocked.blockBits = 1;
+  blocked.rowBits = 5;
+  auto bl = SharedLayout::get({32, 128}, {128, 1}, blocked);
+  ASSERT_TRUE(static_cast<bool>(bl));
+  EXPECT_EQ(bl->str(), "swizzle(3,3,3) o block(6,1,5) o (32,128):(128,1)");
+  auto blParsed = SharedLayout::parse(bl->str());
+  ASSERT_TRUE(static_cast<bool>(blParsed));
+  EXPECT_EQ(*blParsed, *bl);
+  EXPECT_NE(hash_value(*bl), hash_value(*sw));
+  EXPECT_TRUE(bl->isInjective());
+  EXPECT_EQ(bl->cosize(), 32 * 128);
+  auto blOnly = SharedLayout::parse("block(6,1,5) o (32,128):(128,1)");
+  ASSERT_TRUE(static_cast<bool>(blOnly));
+  EXPECT_EQ(blOnly->offset({3, 70}), 32 * 64 + 3 * 64 + 6);
   auto plain = SharedLayout::parse(" ( 4 , 6 ) : ( 8 , 1 ) ");
   ASSERT_TRUE(static_cast<bool>(plain));
   EXPECT_EQ(*plain, *l);
@@ -94,6 +148,12 @@ TEST(SharedLayout, OffsetsCosizeTextAndErrors) {
   EXPECT_NE(err("swizzle(3,3,2) o (8,64):(64,1)").find("at least"),
             std::string::npos);
   EXPECT_NE(err("swizzle(3,3) o (8,64):(64,1)").find("swizzle(B,M,S)"),
+            std::string::npos);
+  EXPECT_NE(err("block(6,1) o (32,128):(128,1)").find("block(w,c,r)"),
+            std::string::npos);
+  EXPECT_NE(err("block(6,0,5) o (32,128):(128,1)").find("c must be"),
+            std::string::npos);
+  EXPECT_NE(err("block(20,10,10) o (32,128):(128,1)").find("out of range"),
             std::string::npos);
   EXPECT_NE(err("(0,4):(4,1)").find("positive"), std::string::npos);
   EXPECT_NE(err("(4,4):(4,1) x").find("end of text"), std::string::npos);

@@ -255,3 +255,37 @@ TEST(LayoutChoice, DotLayoutsNvidiaFp8) {
 }
 
 } // namespace
+
+TEST(LayoutChoice, WarpgroupMmaShapes) {
+  TargetInfo sm90 = *TargetInfo::lookup("sm_90a");
+  TargetInfo sm80 = *TargetInfo::lookup("sm_80");
+  auto fits = [&](int64_t m, int64_t n, int64_t k, int64_t warps = 4,
+                  bool bTransposed = false, const TargetInfo *t = nullptr) {
+    return fitsWarpgroupMma(m, n, k, 16, /*operandIsFloat=*/true,
+                            /*accIsF32=*/true, warps, t ? *t : sm90,
+                            bTransposed);
+  };
+  // Rows of 32/64/128 bytes.
+  EXPECT_TRUE(fits(128, 64, 64));
+  EXPECT_TRUE(fits(64, 16, 32));
+  // Column-blocked: B of 128 / 256 columns over a power of two of K rows,
+  // A with K = 128 over a power of two of M rows.
+  EXPECT_TRUE(fits(128, 128, 32));
+  EXPECT_TRUE(fits(128, 256, 64, 8));
+  EXPECT_TRUE(fits(64, 64, 128));
+  EXPECT_FALSE(fits(128, 512, 32)) << "wgmma has at most 256 columns";
+  EXPECT_FALSE(fits(128, 192, 32)) << "no power of two of blocks";
+  EXPECT_FALSE(fits(128, 128, 48)) << "K rows no power of two";
+  EXPECT_FALSE(fits(192, 64, 128)) << "M rows no power of two";
+  EXPECT_FALSE(fits(64, 8, 128)) << "8 columns: no wgmma row width";
+  // B stored N x K: K-major rows of K, N a multiple of 8 from 64 to 256.
+  EXPECT_TRUE(fits(128, 64, 64, 4, true));
+  EXPECT_TRUE(fits(128, 96, 64, 4, true));
+  EXPECT_TRUE(fits(128, 256, 128, 8, true));
+  EXPECT_FALSE(fits(64, 8, 128, 4, true)) << "the M <= 8 decode path";
+  EXPECT_FALSE(fits(128, 64, 48, 4, true));
+  // Whole warpgroups, 64-row blocks, and a target with wgmma.
+  EXPECT_FALSE(fits(128, 128, 32, 2));
+  EXPECT_FALSE(fits(32, 64, 64));
+  EXPECT_FALSE(fits(128, 64, 64, 4, false, &sm80));
+}

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -28,20 +29,64 @@ class DistributedLayout;
 /// M + S are XORed into the B bits starting at bit M. Requires S >= B (the
 /// two bit ranges do not overlap), which makes it an involution. B == 0 is
 /// the identity.
+///
+/// Optionally preceded by a column blocking (blockBits > 0): with
+/// w = blockBase, c = blockBits and r = rowBits, offset bits [w, w + c)
+/// (which group of 2^w columns) move above bits [w + c, w + c + r) (the
+/// row), which move down to [w, w + r). A row-major tile of 2^r rows of
+/// 2^(w + c) elements is then stored as 2^c row-major blocks of 2^r rows
+/// of 2^w elements, one after the other (the form wgmma reads for tiles
+/// wider than its 128-byte swizzle: docs/Layouts.md 5.1). Both steps
+/// permute offset bits, so the whole map is a bijection on every aligned
+/// block of span() elements that leaves the bits above it alone.
 struct Swizzle {
   unsigned bits = 0;  ///< B: number of bits XORed.
   unsigned base = 0;  ///< M: lowest bit changed (2^M elements stay together).
   unsigned shift = 0; ///< S: distance from the source bits to the target.
+  unsigned blockBase = 0; ///< w: columns per block = 2^w.
+  unsigned blockBits = 0; ///< c: 2^c column blocks; 0 = no blocking.
+  unsigned rowBits = 0;   ///< r: rows per tile = 2^r.
 
-  bool isIdentity() const { return bits == 0; }
+  bool isIdentity() const { return bits == 0 && blockBits == 0; }
+  bool hasBlocks() const { return blockBits != 0; }
   int64_t apply(int64_t offset) const {
+    if (blockBits) {
+      unsigned w = blockBase, c = blockBits, r = rowBits;
+      int64_t col = (offset >> w) & ((int64_t(1) << c) - 1);
+      int64_t row = (offset >> (w + c)) & ((int64_t(1) << r) - 1);
+      int64_t top = (offset >> (w + c + r)) << (w + c + r);
+      offset =
+          top | col << (w + r) | row << w | (offset & ((int64_t(1) << w) - 1));
+    }
     if (bits == 0)
       return offset;
     int64_t mask = ((int64_t(1) << bits) - 1) << (base + shift);
     return offset ^ ((offset & mask) >> shift);
   }
+  /// 2^K for the highest bit K the map reads or writes: apply(y + h) =
+  /// apply(y) + h for every multiple h of span() (1 for the identity).
+  int64_t span() const {
+    int64_t s = 1;
+    if (bits)
+      s = int64_t(1) << (base + shift + bits);
+    if (blockBits)
+      s = std::max(s, int64_t(1) << (blockBase + blockBits + rowBits));
+    return s;
+  }
+  /// 2^(the lowest bit the map changes): aligned runs of that many elements
+  /// stay contiguous and in order (2^40 for the identity).
+  int64_t unit() const {
+    int64_t u = int64_t(1) << 40;
+    if (bits)
+      u = std::min(u, int64_t(1) << base);
+    if (blockBits)
+      u = std::min(u, int64_t(1) << blockBase);
+    return u;
+  }
   bool operator==(const Swizzle &o) const {
-    return bits == o.bits && base == o.base && shift == o.shift;
+    return bits == o.bits && base == o.base && shift == o.shift &&
+           blockBase == o.blockBase && blockBits == o.blockBits &&
+           rowBits == o.rowBits;
   }
 };
 
@@ -64,7 +109,8 @@ public:
   static llvm::Expected<SharedLayout>
   ordered(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<unsigned> minorToMajor);
 
-  /// Parses `(64,32):(40,1)` optionally preceded by `swizzle(B,M,S) o `.
+  /// Parses `(64,32):(40,1)` optionally preceded by `swizzle(B,M,S) o `
+  /// and then `block(w,c,r) o ` (Swizzle's column blocking).
   static llvm::Expected<SharedLayout> parse(llvm::StringRef text);
   /// Prints the form accepted by parse.
   std::string str() const;
@@ -96,7 +142,8 @@ public:
     return llvm::hash_combine(
         llvm::hash_combine_range(l.extents.begin(), l.extents.end()),
         llvm::hash_combine_range(l.strideList.begin(), l.strideList.end()),
-        l.swz.bits, l.swz.base, l.swz.shift);
+        l.swz.bits, l.swz.base, l.swz.shift, l.swz.blockBase, l.swz.blockBits,
+        l.swz.rowBits);
   }
 
 private:

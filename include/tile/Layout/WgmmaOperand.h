@@ -66,14 +66,31 @@ struct WgmmaOperandLayout {
   /// Bytes between consecutive instruction tiles along MN (64 rows of A,
   /// N columns of B).
   int64_t mnBlockBytes = 0;
+  /// A K-major A tile wider than one swizzle row is stored as blocks of
+  /// W-byte columns (wgmmaRowMajorLayout), kBlockBytes apart, each
+  /// kSlicesPerBlock k16 slices wide; 0 when there is one block.
+  int64_t kSlicesPerBlock = 0, kBlockBytes = 0;
   /// Alignment the buffer's shared-memory address needs (8 * W).
   int64_t alignment = 0;
+
+  /// Bytes from the tile's origin to the start of k16 slice `ks`.
+  int64_t kSliceOffset(int64_t ks) const {
+    if (kSlicesPerBlock == 0)
+      return ks * kSliceBytes;
+    return (ks % kSlicesPerBlock) * kSliceBytes +
+           (ks / kSlicesPerBlock) * kBlockBytes;
+  }
 };
 
 /// The row-major layout of a 2-D tile whose rows are `rowBytes` = 32, 64 or
 /// 128 bytes, with the hardware swizzle of that width applied (CuTe's
-/// Swizzle<log2(W/16), log2(16/E), 3> on element offsets). Fails for other
-/// row widths and element sizes other than 1, 2 or 4 bytes.
+/// Swizzle<log2(W/16), log2(16/E), 3> on element offsets). A tile of
+/// 2^r rows of 2^j x 128 bytes (j >= 1) is stored column-blocked: 2^j
+/// row-major blocks of 128-byte rows one after the other (Swizzle's column
+/// blocking), each with the 128-byte swizzle - the canonical form of a B
+/// operand N > 64 wide (the blocks LBO apart) and of an A operand with
+/// K > 64 (one block per four k16 slices). Fails for other row widths and
+/// element sizes other than 1, 2 or 4 bytes.
 llvm::Expected<SharedLayout> wgmmaRowMajorLayout(llvm::ArrayRef<int64_t> shape,
                                                  unsigned elemBits);
 
@@ -81,11 +98,14 @@ llvm::Expected<SharedLayout> wgmmaRowMajorLayout(llvm::ArrayRef<int64_t> shape,
 /// can feed wgmma tiles of `mnTile` x 16 elements (A: 64 x 16 slices, the
 /// tile being M x K; B: 16 x `mnTile` slices, the tile K x N), and how.
 /// `isA` selects A (rows = M, K-major when columns are contiguous) or B
-/// (rows = K, MN-major when columns are contiguous). Only the forms
+/// (rows = K, MN-major when columns are contiguous). With `transposed`, the
+/// buffer holds B as N x K (rows = N, K-major: the layout of a linear
+/// layer's weight; one instruction covers all N rows). Only the forms
 /// wgmmaRowMajorLayout produces are accepted; the error says why not.
 llvm::Expected<WgmmaOperandLayout> matchWgmmaOperand(const SharedLayout &smem,
                                                      unsigned elemBits,
-                                                     bool isA, int64_t mnTile);
+                                                     bool isA, int64_t mnTile,
+                                                     bool transposed = false);
 
 /// The shared-memory address of element (mn, k) of the canonical layout
 /// `layout` whose descriptor starts at `start` (the formulas above: the

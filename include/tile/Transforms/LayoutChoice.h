@@ -75,14 +75,18 @@ DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
 /// and an f32 accumulator, both operands read from shared memory, fits the
 /// Hopper warpgroup instruction tilec emits (wgmma.mma_async m64nNk16 on
 /// sm_90a; WgmmaOperand.h): 16-bit float operands, rows of A and of B of
-/// 32, 64 or 128 bytes (K and N of 16, 32 or 64), whole warpgroups (warps a
+/// 32, 64 or 128 bytes (K and N of 16, 32 or 64) or column-blocked (K or N
+/// a power of two above 64, N at most 256, over a power of two of at least
+/// 8 rows: M for A, K for B), whole warpgroups (warps a
 /// multiple of 4) and M a multiple of 16 rows per warp and of 64. Layout
 /// inference then puts the warps along M (each warpgroup's accumulator is
 /// m64nN), tile-allocate-shared gives the operand buffers the hardware
-/// swizzle, and the GPU lowering emits wgmma.
+/// swizzle, and the GPU lowering emits wgmma. With `bTransposed`, B is
+/// stored N x K (read through a transpose: K-major), rows of K elements
+/// over N rows (N a multiple of 8 from 64 up to 256).
 bool fitsWarpgroupMma(int64_t m, int64_t n, int64_t k, unsigned operandBits,
                       bool operandIsFloat, bool accIsF32, int64_t numWarps,
-                      const TargetInfo &target);
+                      const TargetInfo &target, bool bTransposed = false);
 
 } // namespace layout
 } // namespace tile

@@ -301,8 +301,9 @@ struct ChunkPlan {
   /// The dimension rows step along: the tile's next-to-last (the ones
   /// before it have extent 1).
   unsigned rowDim = 0;
-  /// The shared address of chunk i is chunk 0's plus a constant.
+  /// The shared address of chunk i is chunk 0's plus i * dstStep elements.
   bool dstSteps = false;
+  int64_t dstStep = 0;
 };
 /// Registers of a thread's chunk 0 that later chunks step from.
 struct ChunkBase {
@@ -336,6 +337,36 @@ static SmallVector<Value, 4> chunkCoord(KernelLowering &kl, Location loc,
   return coord;
 }
 
+/// The element distance between a thread's consecutive chunks, `rowStep`
+/// rows apart, when the slice's swizzle maps it to the same distance for
+/// every thread and chunk (checked on all of them): a column blocking
+/// (SharedLayout.h) moves whole rows as one even though its span is the
+/// whole tile. The caller adds any prefix after the swizzle.
+static std::optional<int64_t>
+steppedDistance(const SharedLayout &slice, const ChunkPlan &p, int64_t perRow) {
+  ArrayRef<int64_t> shape = slice.shape();
+  int64_t rows = shape[p.rowDim];
+  SmallVector<int64_t, 4> c0(shape.size(), 0), ci(shape.size(), 0);
+  std::optional<int64_t> step;
+  for (int64_t t = 0; t < p.threads; ++t) {
+    c0[p.rowDim] = t / perRow;
+    c0.back() = (t % perRow) * p.vec;
+    if (c0[p.rowDim] >= rows)
+      continue;
+    ci = c0;
+    int64_t o0 = slice.offset(c0);
+    for (int64_t i = 1; c0[p.rowDim] + i * p.rowStep < rows; ++i) {
+      ci[p.rowDim] = c0[p.rowDim] + i * p.rowStep;
+      int64_t d = slice.offset(ci) - o0;
+      if (!step && i == 1)
+        step = d;
+      if (!step || d != i * *step)
+        return std::nullopt;
+    }
+  }
+  return step;
+}
+
 /// The shared address of the chunk at tile coordinate `coord`: with row
 /// stepping and `iter` > 0, chunk 0's address `dst0` plus a constant where
 /// the swizzle allows.
@@ -345,8 +376,7 @@ static Value chunkDst(KernelLowering &kl, Location loc, const ChunkPlan &p,
   const SharedLayout &slice = *p.slice;
   unsigned bits = tile::getElementBitWidth(p.view->elementType);
   if (iter > 0 && p.dstSteps)
-    return kl.gep(
-        dst0, kl.i32(iter * p.rowStep * slice.strides()[p.rowDim] * bits / 8));
+    return kl.gep(dst0, kl.i32(iter * p.dstStep * bits / 8));
   Value lin = kl.i32(0);
   for (unsigned d = 0; d < coord.size(); ++d)
     lin = arith::AddIOp::create(
@@ -707,11 +737,19 @@ LogicalResult KernelLowering::lowerCopyAsync(tile::CopyAsyncOp op) {
     p.rowStep = p.threads / perRow;
     p.rowDim = rank - 2;
   }
-  const ::tile::layout::Swizzle &swz = slice.swizzle();
-  int64_t span =
-      swz.isIdentity() ? 1 : int64_t(1) << (swz.base + swz.shift + swz.bits);
+  int64_t span = slice.swizzle().span();
   int64_t dstStep = p.rowStep * slice.strides()[p.rowDim];
-  p.dstSteps = p.rowStep && dstStep % span == 0 && (dstStep * bits) % 8 == 0;
+  p.dstSteps = p.rowStep && dstStep % span == 0;
+  if (p.rowStep && !p.dstSteps &&
+      (!p.prefix ||
+       (p.prefixAlign % span == 0 && (p.prefixAlign * bits) % 8 == 0))) {
+    if (std::optional<int64_t> d = steppedDistance(slice, p, perRow)) {
+      dstStep = *d;
+      p.dstSteps = true;
+    }
+  }
+  p.dstSteps &= (dstStep * bits) % 8 == 0;
+  p.dstStep = dstStep;
 
   // A copy under a false predicate moves nothing (the chunks branch away
   // as one).

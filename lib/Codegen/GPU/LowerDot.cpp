@@ -33,6 +33,7 @@
 
 using namespace mlir;
 using ::tile::layout::DistributedLayout;
+using ::tile::layout::SharedLayout;
 using ::tile::layout::WgmmaOperandLayout;
 
 namespace tile::gpu {
@@ -227,9 +228,11 @@ bool KernelLowering::hasWarpgroupLayout(Value operand, bool isA,
       llvm::consumeError(tile.takeError());
       return false;
     }
+    // Operand dim 0 from buffer dim 1: read through a transpose.
+    bool transposed = load.dimMap.size() == 2 && load.dimMap[0] == 1;
     auto fit = ::tile::layout::matchWgmmaOperand(
         *tile, tile::getElementBitWidth(type.getElementType()), isA,
-        isA ? 64 : n);
+        isA ? 64 : n, transposed);
     if (!fit) {
       llvm::consumeError(fit.takeError());
       return false;
@@ -258,7 +261,24 @@ bool KernelLowering::mayUseWarpgroupMma() {
 static std::optional<WgmmaOperandLayout>
 matchWarpgroupOperand(const SharedOperand &so, unsigned bits, bool isA,
                       int64_t mnTile) {
-  auto fit = ::tile::layout::matchWgmmaOperand(so.smem, bits, isA, mnTile);
+  // A 2-D view whose first dimension is the contiguous one is the transpose
+  // of a row-major buffer tile (B stored N x K): match that tile.
+  const SharedLayout *tile = &so.smem;
+  std::optional<SharedLayout> stored;
+  ArrayRef<int64_t> strides = so.smem.strides();
+  bool transposed = strides.size() == 2 && strides[0] == 1 && strides[1] != 1;
+  if (transposed) {
+    auto t = SharedLayout::get({so.smem.shape()[1], so.smem.shape()[0]},
+                               {strides[1], strides[0]}, so.smem.swizzle());
+    if (!t) {
+      llvm::consumeError(t.takeError());
+      return std::nullopt;
+    }
+    stored = *t;
+    tile = &*stored;
+  }
+  auto fit =
+      ::tile::layout::matchWgmmaOperand(*tile, bits, isA, mnTile, transposed);
   if (!fit) {
     llvm::consumeError(fit.takeError());
     return std::nullopt;
@@ -343,11 +363,11 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
   for (int64_t k = 0; k < kExtent / 16; ++k) {
     Value descB = wgmmaDescriptor(
         *this, loc,
-        arith::AddIOp::create(b, loc, baseB, i32(k * fb->kSliceBytes)), *fb);
+        arith::AddIOp::create(b, loc, baseB, i32(fb->kSliceOffset(k))), *fb);
     for (int64_t q = 0; q < numC; ++q) {
       Value startA = arith::AddIOp::create(
           b, loc, baseA,
-          i32(first[q] * fa->mnBlockBytes + k * fa->kSliceBytes));
+          i32(first[q] * fa->mnBlockBytes + fa->kSliceOffset(k)));
       Value descA = wgmmaDescriptor(*this, loc, startA, *fa);
       SmallVector<Value> d = tl.warpgroupMma(
           b, loc, elem, n, descA, descB, fa->mnMajor, fb->mnMajor,

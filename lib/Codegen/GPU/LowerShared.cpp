@@ -29,6 +29,26 @@ Value applySwizzle(KernelLowering &kl, Location loc, Value offset,
   if (s.isIdentity())
     return offset;
   OpBuilder &b = kl.builder();
+  if (s.hasBlocks()) {
+    // The column blocking (SharedLayout.h): the block index bits move above
+    // the row bits.
+    unsigned w = s.blockBase, c = s.blockBits, r = s.rowBits;
+    auto field = [&](unsigned from, unsigned count, unsigned to) -> Value {
+      Value v = arith::AndIOp::create(
+          b, loc, offset, kl.i32(((int64_t(1) << count) - 1) << from));
+      return to > from ? arith::ShLIOp::create(b, loc, v, kl.i32(to - from))
+                             .getResult()
+                       : arith::ShRUIOp::create(b, loc, v, kl.i32(from - to))
+                             .getResult();
+    };
+    int64_t keep = ~(((int64_t(1) << (c + r)) - 1) << w);
+    Value kept = arith::AndIOp::create(b, loc, offset, kl.i32(keep));
+    offset = arith::OrIOp::create(
+        b, loc, arith::OrIOp::create(b, loc, kept, field(w, c, w + r)),
+        field(w + c, r, w));
+    if (s.bits == 0)
+      return offset;
+  }
   int64_t mask = ((int64_t(1) << s.bits) - 1) << (s.base + s.shift);
   Value hi = arith::AndIOp::create(b, loc, offset, kl.i32(mask));
   Value moved = arith::ShRUIOp::create(b, loc, hi, kl.i32(s.shift));
@@ -54,7 +74,7 @@ Value sharedAddress(KernelLowering &kl, Location loc, Value base, Value prefix,
         b, loc, arith::MulIOp::create(b, loc, x, kl.i32(bits), flags),
         kl.i32(3));
   };
-  int64_t span = s.isIdentity() ? 1 : int64_t(1) << (s.base + s.shift + s.bits);
+  int64_t span = s.span();
   bool after =
       prefix && prefixAlign % span == 0 && (prefixAlign * bits) % 8 == 0;
   if (prefix && !after)
@@ -128,8 +148,7 @@ static std::optional<ByteRuns> byteRuns(const DistributedLayout &layout,
                                         int64_t prefixAlign) {
   int64_t local = layout.localSize();
   const ::tile::layout::Swizzle &sw = smem.swizzle();
-  int64_t span =
-      sw.isIdentity() ? 1 : int64_t(1) << (sw.base + sw.shift + sw.bits);
+  int64_t span = sw.span();
   for (int64_t v = 16; v >= 4; v /= 2) {
     if (local % v || (prefix && (prefixAlign % v || prefixAlign % span)))
       continue;

@@ -325,7 +325,7 @@ static Value swizzledAddress(KernelLowering &kl, Location loc, Value x,
                              int64_t bytes) {
   OpBuilder &b = kl.builder();
   const Swizzle &s = so.smem.swizzle();
-  int64_t span = s.isIdentity() ? 1 : int64_t(1) << (s.base + s.shift + s.bits);
+  int64_t span = s.span();
   int64_t lo = c % span, hi = c - lo;
   bool prefixAfter = so.prefix && so.prefixAlign % span == 0;
   Value y = x;
@@ -407,8 +407,7 @@ planMatrixLoad(TargetLowering &tl, const SharedOperand &so,
   // swizzle must keep 16-byte chunks whole (it moves them as units then).
   const Swizzle &swz = so.smem.swizzle();
   if (strides[1 - c] % rowElems || (so.prefix && so.prefixAlign % rowElems) ||
-      so.ptrAlign < 16 ||
-      (!swz.isIdentity() && (int64_t(1) << swz.base) < rowElems))
+      so.ptrAlign < 16 || swz.unit() < rowElems)
     return std::nullopt;
   for (bool trans : {false, true}) {
     if (!tl.hasMatrixLoad(bits, trans) || (trans && bits != 16))
