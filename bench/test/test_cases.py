@@ -44,6 +44,11 @@ class CasesTest(unittest.TestCase):
                   "vector_add", "gemm_f16_decode_64x64x64",
                   "gemm_f8_prefill_128x128x64"):
             self.assertIn(i, ids)
+        # Issue 14: the quantized-weight GEMM at prefill, u4 at 4096^3.
+        wqp = [c for c in cases.cases(False)
+               if c["id"] == "gemm_wq_prefill_u4_128x128x64"][0]
+        self.assertEqual(wqp["defines"]["BN"], 128)
+        self.assertIn({"M": 4096, "N": 4096, "K": 4096}, wqp["bench"])
         # Issue 13: every weight type of the decode GEMM at M = 1 and 16,
         # the Tilus shape included, adding into C.
         for t in ("u1", "u5", "u7", "i2", "i6", "f5e2m2", "f6e3m2"):
