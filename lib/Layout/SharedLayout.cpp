@@ -218,28 +218,32 @@ Expected<SharedLayout> SharedLayout::parse(StringRef text) {
       return error("',' or ')'");
     return Error::success();
   };
+  // `NAME(a,b,c) o` (FORM names it in errors): the three small integers,
+  // or none when NAME is absent.
+  auto prefix = [&](StringRef name, StringRef form,
+                    SmallVectorImpl<int64_t> &p) -> Error {
+    if (!consume(name))
+      return Error::success();
+    if (Error e = tuple(p))
+      return e;
+    if (p.size() != 3 || p[0] > 30 || p[1] > 30 || p[2] > 30)
+      return error(form + " with three small integers before this");
+    if (!consume("o"))
+      return error("'o' after " + form);
+    return Error::success();
+  };
   Swizzle sw;
-  if (consume("swizzle")) {
-    SmallVector<int64_t, 3> p;
-    if (Error e = tuple(p))
-      return e;
-    if (p.size() != 3 || p[0] > 30 || p[1] > 30 || p[2] > 30)
-      return error("swizzle(B,M,S) with three small integers before this");
-    sw = {unsigned(p[0]), unsigned(p[1]), unsigned(p[2])};
-    if (!consume("o"))
-      return error("'o' after swizzle(B,M,S)");
-  }
-  if (consume("block")) {
-    SmallVector<int64_t, 3> p;
-    if (Error e = tuple(p))
-      return e;
-    if (p.size() != 3 || p[0] > 30 || p[1] > 30 || p[2] > 30)
-      return error("block(w,c,r) with three small integers before this");
-    sw.blockBase = unsigned(p[0]);
-    sw.blockBits = unsigned(p[1]);
-    sw.rowBits = unsigned(p[2]);
-    if (!consume("o"))
-      return error("'o' after block(w,c,r)");
+  SmallVector<int64_t, 3> x, blocks;
+  if (Error e = prefix("swizzle", "swizzle(B,M,S)", x))
+    return e;
+  if (!x.empty())
+    sw = {unsigned(x[0]), unsigned(x[1]), unsigned(x[2])};
+  if (Error e = prefix("block", "block(w,c,r)", blocks))
+    return e;
+  if (!blocks.empty()) {
+    sw.blockBase = unsigned(blocks[0]);
+    sw.blockBits = unsigned(blocks[1]);
+    sw.rowBits = unsigned(blocks[2]);
   }
   SmallVector<int64_t, 4> shape, strides;
   if (Error e = tuple(shape))

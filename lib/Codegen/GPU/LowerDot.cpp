@@ -228,8 +228,10 @@ bool KernelLowering::hasWarpgroupLayout(Value operand, bool isA,
       llvm::consumeError(tile.takeError());
       return false;
     }
-    // Operand dim 0 from buffer dim 1: read through a transpose.
-    bool transposed = load.dimMap.size() == 2 && load.dimMap[0] == 1;
+    // Operand dims in the reverse order of the load's: read through a
+    // transpose.
+    bool transposed = load.dimMap.size() == 2 &&
+                      load.dimMap[0] > load.dimMap[1] && load.dimMap[1] >= 0;
     auto fit = ::tile::layout::matchWgmmaOperand(
         *tile, tile::getElementBitWidth(type.getElementType()), isA,
         isA ? 64 : n, transposed);
