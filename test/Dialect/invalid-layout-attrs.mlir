@@ -15,6 +15,12 @@ func.func private @f(!tile.shared<64x32xf16, #tile.shared_layout<(64,32):(32)>>)
 
 // -----
 
+// A column blocking of no columns.
+// expected-error @+1 {{blocks nothing: c must be positive}}
+func.func private @f(!tile.shared<32x128xf16, #tile.shared_layout<block(6,0,5) o (32,128):(128,1)>>)
+
+// -----
+
 // expected-error @+1 {{shared layout '(32,32):(32,1)' does not have the buffer's shape}}
 func.func private @f(!tile.shared<64x32xf16, #tile.shared_layout<(32,32):(32,1)>>)
 

@@ -33,9 +33,12 @@ func.func @replicated(%a: tensor<32xf32, #tile.layout<replicate(4) * spatial(32)
 // CHECK-SAME: !tile.shared<64x32xf16, #tile.shared_layout<(64,32):(32,1)>>
 // CHECK-SAME: !tile.shared<64x32xf16, #tile.shared_layout<swizzle(2,3,3) o (64,32):(32,1)>>
 // CHECK-SAME: !tile.shared<64x32xf16, #tile.shared_layout<(64,32):(40,1)>>
+// A column blocking (wide wgmma operands) prints after the XOR swizzle.
+// CHECK-SAME: !tile.shared<3x32x128xf16, #tile.shared_layout<swizzle(3,3,3) o block(6,1,5) o (3,32,128):(4096,128,1)>>
 func.func @shared(%a: !tile.shared<64x32xf16, #tile.shared_layout<(64,32):(32,1)>>,
                   %b: !tile.shared<64x32xf16, #tile.shared_layout<swizzle(2,3,3) o (64,32):(32,1)>>,
-                  %c: !tile.shared<64x32xf16, #tile.shared_layout<(64,32):(40,1)>>) {
+                  %c: !tile.shared<64x32xf16, #tile.shared_layout<(64,32):(40,1)>>,
+                  %d: !tile.shared<3x32x128xf16, #tile.shared_layout<swizzle(3,3,3) o block(6,1,5) o (3,32,128):(4096,128,1)>>) {
   return
 }
 

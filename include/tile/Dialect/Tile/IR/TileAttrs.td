@@ -53,11 +53,14 @@ def Tile_SharedLayoutAttr : AttrDef<Tile_Dialect, "SharedLayout"> {
   let summary = "a shared-memory layout: shape:stride with an XOR swizzle";
   let description = [{
     CuTe-style offsets in elements, optionally composed with a swizzle
-    (B, M, S); the encoding of a `!tile.shared` buffer, whose shape it must
-    equal.
+    (B, M, S) and, before it, a column blocking `block(w,c,r)` (the
+    2^c groups of 2^w columns of a 2^r-row tile stored one after the
+    other: wide wgmma operands); the encoding of a `!tile.shared` buffer,
+    whose shape it must equal.
 
     ```mlir
     !tile.shared<64x32xf16, #tile.shared_layout<swizzle(2,3,3) o (64,32):(32,1)>>
+    !tile.shared<32x128xf16, #tile.shared_layout<swizzle(3,3,3) o block(6,1,5) o (32,128):(128,1)>>
     ```
   }];
   let parameters = (ins "::tile::layout::SharedLayout":$layout);
