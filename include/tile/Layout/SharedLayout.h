@@ -27,8 +27,8 @@ class DistributedLayout;
 
 /// CuTe's Swizzle<B, M, S> on element offsets: the B bits starting at bit
 /// M + S are XORed into the B bits starting at bit M. Requires S >= B (the
-/// two bit ranges do not overlap), which makes it an involution. B == 0 is
-/// the identity.
+/// two bit ranges do not overlap), which makes it an involution. B == 0
+/// (and no column blocking) is the identity.
 ///
 /// Optionally preceded by a column blocking (blockBits > 0): with
 /// w = blockBase, c = blockBits and r = rowBits, offset bits [w, w + c)

@@ -66,9 +66,9 @@ struct WgmmaOperandLayout {
   /// Bytes between consecutive instruction tiles along MN (64 rows of A,
   /// N columns of B).
   int64_t mnBlockBytes = 0;
-  /// A K-major A tile wider than one swizzle row is stored as blocks of
-  /// W-byte columns (wgmmaRowMajorLayout), kBlockBytes apart, each
-  /// kSlicesPerBlock k16 slices wide; 0 when there is one block.
+  /// A K-major tile (A, or B stored N x K) wider than one swizzle row is
+  /// stored as blocks of W-byte columns (wgmmaRowMajorLayout), kBlockBytes
+  /// apart, each kSlicesPerBlock k16 slices wide; 0 when there is one block.
   int64_t kSlicesPerBlock = 0, kBlockBytes = 0;
   /// Alignment the buffer's shared-memory address needs (8 * W).
   int64_t alignment = 0;
