@@ -42,6 +42,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     sys.exit(77)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases  # noqa: E402
 import codes  # noqa: E402
 
 if not torch.cuda.is_available():
@@ -54,13 +55,8 @@ torch.backends.cudnn.allow_tf32 = False
 
 DEV = torch.device("cuda")
 
-# Normwise relative error allowed per family: f16 outputs of long f32
-# accumulations (METHOD.md: f16/bf16 operands land between 1e-3 and 1e-2);
-# rmsnorm_quant: that of the f32 scales (its codes are checked apart).
-TOLERANCE = {"gemm_f16": 1e-2, "gemm_wq": 1e-2, "gemm_decode": 1e-2,
-             "gemm_decode_packed": 1e-2,
-             "attention_fwd": 1e-2,
-             "softmax": 2e-3, "rmsnorm_quant": 1e-5, "vector_add": 1e-6}
+# Normwise relative error allowed per family (bench/cases.py).
+TOLERANCE = cases.CHECK_TOLERANCE
 
 
 # --------------------------------------------------------------------------

@@ -36,6 +36,13 @@ class CasesTest(unittest.TestCase):
                     if c["family"] == "attention_fwd":
                         self.assertEqual(s["H"] % s["HKV"], 0)
 
+    def test_every_family_has_a_check_tolerance(self):
+        # gpu_bench.py checks each benchmark output with its family's
+        # tolerance; a family without one stops the checks of the run.
+        for quick in (False, True):
+            for c in cases.cases(quick):
+                self.assertIn(c["family"], cases.CHECK_TOLERANCE, c["id"])
+
     def test_full_list_covers_the_brief(self):
         ids = {c["id"] for c in cases.cases(False)}
         for t in ("u4", "u3", "u2", "i8", "f4e2m1", "f8e4m3"):

@@ -7,37 +7,47 @@
 
 // A loop whose only dot multiplies two pipelined loads in a shape wgmma
 // takes (128 x 64 x 64 f16 -> f32, 4 warps), three stages: the copies run
-// one iteration ahead instead of two (prologue: iteration 0 into stage 0;
-// write stage starts at 1; wait until no group of this iteration's stage
-// is pending, (1 - 1) * 2 = 0), so that the MMA group an iteration leaves
-// in flight keeps its stage for one iteration more; the dot is marked, and
-// the loop runs under `scf.if (lb < ub)` (its initial values otherwise), so
-// that the lowering's wait for the last group after the loop is reached
-// only from the loop. On sm_80 (no wgmma) the usual two iterations ahead.
+// two iterations ahead as usual (prologue: iterations 0 and 1; write stage
+// starts at 2; wait until the groups of one later stage may be pending,
+// (2 - 1) * 2 = 2), but an iteration refills its stage only after the dot,
+// whose lowering retires the previous iteration's MMA group (which read
+// that stage), and a barrier (every warp retired it). The dot is marked,
+// and the loop runs under `scf.if (lb < ub)` (its initial values
+// otherwise), so that the lowering's wait for the last group after the
+// loop is reached only from the loop. On sm_80 (no wgmma) the copies come
+// before the dot.
 // CHECK-LABEL: func.func @wgmma_shaped
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i32
 // CHECK: tile.alloc_shared : !tile.shared<3x128x64xf16>
 // CHECK: tile.alloc_shared : !tile.shared<3x64x64xf16>
-// CHECK-COUNT-2: tile.copy_async
+// CHECK-COUNT-4: tile.copy_async
 // CHECK-NOT: tile.copy_async
-// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
-// CHECK: %[[AHEAD:.*]] = arith.muli %[[C64]], %[[ONE]]
+// CHECK: %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK: %[[AHEAD:.*]] = arith.muli %[[C64]], %[[TWO]]
 // CHECK: %[[ENTER:.*]] = arith.cmpi slt, %[[C0]], %[[N:.*]] : i32
 // CHECK: %[[RES:.*]]:3 = scf.if %[[ENTER]]
-// CHECK: scf.for %[[K:.*]] = %[[C0]] to %[[N]] step %[[C64]] iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %c0_i32{{[_0-9]*}}, %{{.*}} = %c1_i32{{[_0-9]*}})
-// CHECK-NEXT: tile.wait 0
+// CHECK: scf.for %[[K:.*]] = %[[C0]] to %[[N]] step %[[C64]] iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %c0_i32{{[_0-9]*}}, %{{.*}} = %c2_i32{{[_0-9]*}})
+// CHECK-NEXT: tile.wait 2
 // CHECK-NEXT: tile.barrier
-// CHECK: arith.addi %[[K]], %[[AHEAD]]
+// CHECK-NOT: tile.copy_async
 // CHECK: tile.dot {{.*}} {tile.mma_in_flight = 1 : i64}
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: arith.addi %[[K]], %[[AHEAD]]
+// CHECK-COUNT-2: tile.copy_async
+// CHECK: scf.yield
 // CHECK: } else {
-// CHECK-NEXT: scf.yield %cst, %c0_i32{{[_0-9]*}}, %c1_i32{{[_0-9]*}}
+// CHECK-NEXT: scf.yield %cst, %c0_i32{{[_0-9]*}}, %c2_i32{{[_0-9]*}}
 // CHECK: tile.wait 0
 // CHECK-NEXT: return %[[RES]]#0
 // SM80-LABEL: func.func @wgmma_shaped
 // SM80-COUNT-4: tile.copy_async
 // SM80: scf.for
 // SM80-NEXT: tile.wait 2
+// SM80-NEXT: tile.barrier
+// SM80-COUNT-2: tile.shared_load
+// SM80-COUNT-2: tile.copy_async
+// SM80: tile.dot
 // SM80-NOT: tile.mma_in_flight
 func.func @wgmma_shaped(%PA: !tile.ptr<f16>, %PB: !tile.ptr<f16>, %N: i32) -> tensor<128x64xf32, #c> attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
   %a = tile.view %PA(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
@@ -62,13 +72,20 @@ func.func @wgmma_shaped(%PA: !tile.ptr<f16>, %PB: !tile.ptr<f16>, %N: i32) -> te
 #b2 = #tile.layout<spatial(64,2) * local(1,96)>
 #c2 = #tile.layout<spatial(128,1) * local(1,192)>
 
-// Not marked: two stages (no stage to spare), an accumulator read in the
-// loop besides the dot, and a B tile of 192 columns (384-byte rows: no
-// power of two of 128-byte column blocks, so no wgmma).
-// CHECK-LABEL: func.func @not_async
+// Two stages (the copies one iteration ahead; each refills the stage the
+// previous iteration's MMA group read, after the dot and a barrier): marked.
+// Not marked: an accumulator read in the loop besides the dot, and a B
+// tile of 192 columns (384-byte rows: no power of two of 128-byte column
+// blocks, so no wgmma).
+// CHECK-LABEL: func.func @two_stages_and_not_async
+// CHECK: scf.for
+// CHECK-NEXT: tile.wait 0
+// CHECK: tile.dot {{.*}} {tile.mma_in_flight = 1 : i64}
+// CHECK-NEXT: tile.barrier
+// CHECK-COUNT-2: tile.copy_async
 // CHECK-NOT: tile.mma_in_flight
 // CHECK: return
-func.func @not_async(%PA: !tile.ptr<f16>, %PB: !tile.ptr<f16>, %N: i32) -> (tensor<128x64xf32, #c>, tensor<128x64xf32, #c>, tensor<128x192xf32, #c2>) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+func.func @two_stages_and_not_async(%PA: !tile.ptr<f16>, %PB: !tile.ptr<f16>, %N: i32) -> (tensor<128x64xf32, #c>, tensor<128x64xf32, #c>, tensor<128x192xf32, #c2>) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
   %a = tile.view %PA(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
   %b = tile.view %PB(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
   %c0 = arith.constant 0 : i32

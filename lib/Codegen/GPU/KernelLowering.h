@@ -356,6 +356,9 @@ public:
   mlir::LogicalResult lowerView(tile::ViewOp op);
   mlir::LogicalResult lowerAllocShared(tile::AllocSharedOp op);
   mlir::LogicalResult lowerBarrier(tile::BarrierOp op);
+  void warnIfAccumulatorSpills(tile::DotOp op,
+                               const ::tile::layout::DistributedLayout &acc);
+  llvm::DenseSet<mlir::Operation *> barriersAfterSharedReads();
   mlir::LogicalResult lowerWait(tile::WaitOp op);
   /// program_id, num_programs (LowerKernel.cpp).
   mlir::LogicalResult lowerProgramId(tile::ProgramIdOp op);
@@ -411,6 +414,9 @@ private:
   llvm::DenseMap<mlir::Value, SharedOperand> sharedOperands;
   /// mayUseWarpgroupMma(), computed after the fusion analysis.
   bool warpgroupMmaKernel = false;
+  /// The tile.barriers of a wgmma kernel that need no proxy fence
+  /// (barriersAfterSharedReads()).
+  llvm::DenseSet<mlir::Operation *> unfencedBarriers;
   /// Ops already lowered as part of an earlier op (a dot's epilogue add).
   llvm::DenseSet<mlir::Operation *> loweredEarly;
 };

@@ -599,6 +599,8 @@ LogicalResult KernelLowering::run() {
     return kernel.emitOpError("a kernel returns no values");
   analyzeOperandFusion();
   warpgroupMmaKernel = mayUseWarpgroupMma();
+  if (warpgroupMmaKernel)
+    unfencedBarriers = barriersAfterSharedReads();
   // The program's scalar arithmetic stays as it is (legal), contractible
   // like its tile arithmetic.
   // (Tile ops are marked as they are lowered: a dot's epilogue add, which

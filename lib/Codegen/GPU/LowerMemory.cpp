@@ -645,10 +645,41 @@ LogicalResult KernelLowering::lowerAllocShared(tile::AllocSharedOp op) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerBarrier(tile::BarrierOp) {
+/// The tile.barriers whose block, back to an earlier tile.barrier, holds
+/// only ops that write no memory (shared loads, dots, arithmetic): no
+/// shared memory was written since that barrier's proxy fence, so they
+/// need none (tile-pipeline's barrier between a wgmma group's wait and the
+/// copies that refill its stage). Computed before the conversion, which
+/// puts LLVM ops with side effects in between.
+DenseSet<Operation *> KernelLowering::barriersAfterSharedReads() {
+  auto writesNothing = [](Operation *op) {
+    if (isa<tile::DotOp>(op))
+      return true;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return false;
+    return !effects.hasEffect<MemoryEffects::Write>() &&
+           !effects.hasEffect<MemoryEffects::Allocate>() &&
+           !effects.hasEffect<MemoryEffects::Free>();
+  };
+  DenseSet<Operation *> out;
+  kernel.walk([&](tile::BarrierOp barrier) {
+    for (Operation *p = barrier->getPrevNode(); p; p = p->getPrevNode()) {
+      if (isa<tile::BarrierOp>(p)) {
+        out.insert(barrier);
+        break;
+      }
+      if (!writesNothing(p))
+        break;
+    }
+  });
+  return out;
+}
+
+LogicalResult KernelLowering::lowerBarrier(tile::BarrierOp op) {
   // Shared memory this thread wrote (its cp.async retired by the wait
   // before) may be read by wgmma after the barrier: order it for them.
-  if (warpgroupMmaKernel)
+  if (warpgroupMmaKernel && !unfencedBarriers.contains(op))
     tl.fenceSharedForWarpgroupMma(b, loc);
   tl.barrier(b, loc);
   return success();
