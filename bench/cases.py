@@ -153,9 +153,10 @@ def cases(quick=False):
         add("gemm_f16_prefill_wgmma_128x64x64", "gemm_f16.tile", "gemm_f16",
             {"BM": 128, "BN": 64, "BK": 64, "STAGES": 3}, chk, pre,
             _gemm_f16_work)
-    # GEMM with 8-bit float operands (examples/gemm_f8.tile: mma.sync e4m3
-    # on sm_89+, expanded into f16 HMMA by ptxas on sm_90a), per-tensor
-    # scales, against cuBLAS f16 and torch._scaled_mm in the same run.
+    # GEMM with 8-bit float operands (examples/gemm_f8.tile, B stored
+    # N x K: wgmma m64nNk32 e4m3 on sm_90a, mma.sync e4m3 on sm_89),
+    # per-tensor scales, against cuBLAS f16 and torch._scaled_mm in the
+    # same run.
     if not quick:
         add("gemm_f8_prefill_128x128x64", "gemm_f8.tile", "gemm_f8",
             {"T": "f8e4m3", "BM": 128, "BN": 128, "BK": 64, "STAGES": 3},

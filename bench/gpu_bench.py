@@ -175,17 +175,17 @@ def gemm_f8(t, s, timer, opts):
     the decoded codes; baselines cuBLAS on the same values in f16 and, where
     this PyTorch has it, torch._scaled_mm on the 8-bit operands."""
     dtype = t["defines"]["T"]
-    A, B = s.value("A", dtype), s.value("B", dtype)
+    A, Bt = s.value("A", dtype), s.value("B", dtype)  # B stored N x K
     sa, sb = float(t["scalars"]["sa"]), float(t["scalars"]["sb"])
-    want = (A @ B) * (sa * sb)
+    want = (A @ Bt.t()) * (sa * sb)
     err = rel_err(s.tensor("C"), want)
-    Ah, Bh = A.half(), B.half()
+    Ah, Bh = A.half(), Bt.t().contiguous().half()
     base = {"cublas-f16": timer(lambda: torch.matmul(Ah, Bh))}
     fp8 = {"f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2"}.get(dtype)
     if fp8 and hasattr(torch, "_scaled_mm") and hasattr(torch, fp8):
         try:
             a8 = A.to(getattr(torch, fp8))
-            b8 = B.t().contiguous().to(getattr(torch, fp8)).t()
+            b8 = Bt.to(getattr(torch, fp8)).t()  # column-major K x N
             one = torch.ones((), device=A.device)
             base["torch-scaled-mm"] = timer(lambda: torch._scaled_mm(
                 a8, b8, scale_a=one, scale_b=one, out_dtype=torch.float16))

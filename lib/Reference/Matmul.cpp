@@ -72,8 +72,13 @@ Outputs detail::gemmI8(const Launch &l) {
 
 Outputs detail::gemmF8(const Launch &l) {
   int64_t m = l.dim("M"), k = l.dim("K"), n = l.dim("N");
-  std::vector<double> c =
-      matmul(l.input("A").values, l.input("B").values, m, k, n);
+  // B is stored N x K.
+  const std::vector<double> &bt = l.input("B").values;
+  std::vector<double> b(k * n);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t r = 0; r < k; ++r)
+      b[r * n + j] = bt[j * k + r];
+  std::vector<double> c = matmul(l.input("A").values, b, m, k, n);
   // Products of 8-bit floats are exact; f32 accumulation, one scaling by
   // sa * sb (an f32 product) and one OUT rounding.
   double scale = double(float(l.scalar("sa")) * float(l.scalar("sb")));

@@ -180,7 +180,8 @@ std::optional<SL> Allocator::warpgroupMmaLayout(tile::AllocSharedOp alloc) {
           !::tile::layout::fitsWarpgroupMma(
               c.getDimSize(0), c.getDimSize(1), a.getDimSize(1), bits,
               isa<FloatType>(a.getElementType()), c.getElementType().isF32(),
-              numWarps, target, through))
+              numWarps, target, through,
+              isa<Float8E4M3FNType, Float8E5M2Type>(a.getElementType())))
         return std::nullopt;
       isA = role;
       transposed = through;

@@ -217,11 +217,11 @@ const ::tile::layout::DotLayouts &LayoutInference::dotLayouts(tile::DotOp dot) {
   // B read through a 2-D transpose is stored N x K (K-major) for wgmma.
   auto bTrans = dot.getB().getDefiningOp<tile::TransOp>();
   bool bTransposed = bTrans && bTrans.getPermutation().size() == 2;
-  bool warpgroup = ::tile::layout::fitsWarpgroupMma(
-      m, n, k, bits, isFloat, c.getElementType().isF32(), numWarps, target,
-      bTransposed);
   // e4m3 / e5m2: the 8-bit float formats of the matrix instructions.
   bool fp8MmaFormat = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
+  bool warpgroup = ::tile::layout::fitsWarpgroupMma(
+      m, n, k, bits, isFloat, c.getElementType().isF32(), numWarps, target,
+      bTransposed, fp8MmaFormat);
   auto layouts = ::tile::layout::chooseDotLayouts(
       m, n, k, bits, isFloat, numWarps, target, isChained(dot) || warpgroup,
       fp8MmaFormat);

@@ -183,16 +183,26 @@ DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
 
 bool fitsWarpgroupMma(int64_t m, int64_t n, int64_t k, unsigned operandBits,
                       bool operandIsFloat, bool accIsF32, int64_t numWarps,
-                      const TargetInfo &target, bool bTransposed) {
-  if (!target.hasWgmma || operandBits != 16 || !operandIsFloat || !accIsF32)
+                      const TargetInfo &target, bool bTransposed,
+                      bool fp8MmaFormat) {
+  if (!target.hasWgmma || !operandIsFloat || !accIsF32)
     return false;
+  // 16-bit floats, or e4m3 / e5m2, which wgmma reads only K-major (B
+  // stored N x K and read through a transpose).
+  if (operandBits == 8) {
+    if (!fp8MmaFormat || !bTransposed)
+      return false;
+  } else if (operandBits != 16) {
+    return false;
+  }
   // Shared rows of 32, 64 or 128 bytes, or (wgmmaRowMajorLayout) a power
   // of two of 128-byte column blocks over a power of two of rows: B up to
   // the instruction's 256 columns over its K rows, A's K over its M rows.
-  auto rowFits = [](int64_t elems, int64_t rows, int64_t most) {
-    if (elems == 16 || elems == 32 || elems == 64)
+  auto rowFits = [&](int64_t elems, int64_t rows, int64_t most) {
+    int64_t bytes = elems * operandBits / 8;
+    if (bytes == 32 || bytes == 64 || bytes == 128)
       return true;
-    return elems > 64 && elems <= most && llvm::isPowerOf2_64(elems) &&
+    return bytes > 128 && elems <= most && llvm::isPowerOf2_64(elems) &&
            llvm::isPowerOf2_64(rows) && rows >= 8;
   };
   // B stored N x K (K-major): rows of K elements over N rows, N a multiple

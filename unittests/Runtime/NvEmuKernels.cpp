@@ -147,7 +147,8 @@ ENTRY(mma) {
 /// emulator must catch): 1 leaves out the wgmma.fence; 2 makes thread 0
 /// overwrite shared byte 0 before the wgmma.wait_group; 4 makes it
 /// overwrite the byte after a wgmma.wait_group 1, which leaves the group
-/// in flight.
+/// in flight. Mode 8 / 16 run the m64nNk32 kind with e4m3 / e5m2 operands
+/// instead of f16.
 ENTRY(wgmma) {
   const uint8_t *Image = ptr<uint8_t>(Args, 0);
   auto Bytes = uint32_t(arg(Args, 1));
@@ -167,7 +168,10 @@ ENTRY(wgmma) {
     Acc[I] = load(&C[T * (N / 2) + I]);
   if (!(Mode & 1))
     Ops->wgmma_fence();
-  Ops->wgmma(TILE_EMU_WGMMA_F32_F16, N, DescA, DescB, Flags, Acc, Out);
+  uint32_t Kind = (Mode & 8)    ? TILE_EMU_WGMMA_F32_E4M3
+                  : (Mode & 16) ? TILE_EMU_WGMMA_F32_E5M2
+                                : TILE_EMU_WGMMA_F32_F16;
+  Ops->wgmma(Kind, N, DescA, DescB, Flags, Acc, Out);
   Ops->wgmma_commit();
   if ((Mode & 2) && T == 0)
     store(&S[0], uint8_t(0), TILE_EMU_SHARED);

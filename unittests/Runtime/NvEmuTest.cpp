@@ -791,6 +791,85 @@ TEST_F(NvEmuTest, WgmmaMatchesTheIsaLayouts) {
   }
 }
 
+/// m64nNk32 with 8-bit floats: both operands K-major, 32 one-byte
+/// elements of K per row (PTX ISA: K-major canonical layouts in bytes),
+/// values decoded exactly (e4m3: no infinities, S.1111.111 is NaN; e5m2).
+TEST_F(NvEmuTest, WgmmaEightBitFloatsMatchTheIsaLayouts) {
+  // A: 128B swizzle, rows of 128 bytes, starting 32 bytes in (the second
+  // k32 slice); B: 64B swizzle, 64-byte rows. K-major:
+  // (mn / 8) SBO + (mn % 8) row + k, then the chunk XOR.
+  auto Offset = [](uint32_t Base, uint32_t Row, uint32_t Sbo, uint32_t Mn,
+                   uint32_t K) {
+    uint32_t A = Base + (Mn / 8) * Sbo + (Mn % 8) * Row + K;
+    uint32_t Bits = Row == 128 ? 7 : Row == 64 ? 3 : 1;
+    return A ^ (((A >> 7) & Bits) << 4);
+  };
+  auto Descriptor = [](uint32_t Base, uint32_t Row, uint32_t Sbo) {
+    uint64_t Mode = Row == 128 ? 1 : Row == 64 ? 2 : 3;
+    return uint64_t(Base >> 4) | uint64_t(16 >> 4) << 16 |
+           uint64_t(Sbo >> 4) << 32 | Mode << 62;
+  };
+  const uint32_t Bytes = 16384, Threads = 128, N = 64, Half = N / 2;
+  for (bool E5M2 : {false, true}) {
+    SCOPED_TRACE(E5M2 ? "e5m2" : "e4m3");
+    num::Format Fmt = *num::Format::smallFloat(E5M2 ? 5 : 4, E5M2 ? 2 : 3);
+    std::mt19937 Gen(11);
+    std::uniform_int_distribution<int> Code(0, 255);
+    std::vector<uint8_t> Image(Bytes, 0);
+    double A[64][32], B[32][64];
+    auto Put = [&](uint32_t At, double &Val) {
+      uint8_t C;
+      do {
+        C = uint8_t(Code(Gen));
+        Val = num::decode(Fmt, C);
+      } while (!std::isfinite(Val));
+      Image[At] = C;
+    };
+    for (uint32_t M = 0; M < 64; ++M)
+      for (uint32_t K = 0; K < 32; ++K)
+        Put(Offset(32, 128, 1024, M, K), A[M][K]);
+    for (uint32_t Col = 0; Col < N; ++Col)
+      for (uint32_t K = 0; K < 32; ++K)
+        Put(Offset(8192, 64, 512, Col, K), B[K][Col]);
+    std::vector<uint32_t> CIn(Threads * Half);
+    std::vector<double> Expect(CIn.size());
+    for (uint32_t T = 0; T < Threads; ++T)
+      for (uint32_t I = 0; I < Half; ++I) {
+        float Acc = float(T % 7) - 3.0f;
+        std::memcpy(&CIn[T * Half + I], &Acc, 4);
+        uint32_t Row = 16 * (T / 32) + (T % 32) / 4 + 8 * ((I % 4) / 2);
+        uint32_t Col = 8 * (I / 4) + 2 * (T % 4) + I % 2;
+        double Sum = Acc;
+        for (uint32_t K = 0; K < 32; ++K)
+          Sum += A[Row][K] * B[K][Col];
+        Expect[T * Half + I] = Sum;
+      }
+    Buffer ImageB = upload(Image), CB = upload(CIn);
+    Buffer DB = output<uint32_t>(CIn.size());
+    uint64_t DA = Descriptor(32, 128, 1024), DBd = Descriptor(8192, 64, 512);
+    Error E = run("wgmma", Threads, Bytes, {1, 1, 1},
+                  {ImageB.address(), Bytes, DA, DBd, TILE_EMU_WGMMA_SCALE_D, N,
+                   CB.address(), DB.address(), E5M2 ? 16u : 8u});
+    ASSERT_FALSE(E) << E.message();
+    std::vector<uint32_t> D = read<uint32_t>(DB);
+    for (size_t I = 0; I < D.size(); ++I) {
+      float Got;
+      std::memcpy(&Got, &D[I], 4);
+      ASSERT_NEAR(Got, Expect[I], 1e-6 * (1 + std::fabs(Expect[I])))
+          << "thread " << I / Half << " register " << I % Half;
+    }
+    // 8-bit operands have no MN-major form.
+    E = run("wgmma", Threads, Bytes, {1, 1, 1},
+            {ImageB.address(), Bytes, DA, DBd,
+             TILE_EMU_WGMMA_SCALE_D | TILE_EMU_WGMMA_TRANS_B, N, CB.address(),
+             DB.address(), E5M2 ? 16u : 8u});
+    ASSERT_TRUE(bool(E));
+    EXPECT_NE(E.message().find("8-bit operands are K-major only"),
+              std::string::npos)
+        << E.message();
+  }
+}
+
 TEST_F(NvEmuTest, WgmmaNeedsItsFenceAndKeepsItsOperandsUntilTheWait) {
   // The interleaved A of the test above starts at byte 0.
   WgmmaOperandCase A{WgmmaOperandCase::KMajorInterleave, 0, 16, 128, 256};

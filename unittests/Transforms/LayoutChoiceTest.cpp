@@ -289,3 +289,26 @@ TEST(LayoutChoice, WarpgroupMmaShapes) {
   EXPECT_FALSE(fits(32, 64, 64));
   EXPECT_FALSE(fits(128, 64, 64, 4, false, &sm80));
 }
+
+/// 8-bit floats: wgmma m64nNk32 reads them only K-major (B stored N x K),
+/// and only in its formats (e4m3 / e5m2); the row widths count bytes.
+TEST(LayoutChoice, WarpgroupMmaEightBitFloats) {
+  TargetInfo sm90 = *TargetInfo::lookup("sm_90a");
+  auto fits = [&](int64_t m, int64_t n, int64_t k, bool bTransposed,
+                  bool format = true, int64_t warps = 8) {
+    return fitsWarpgroupMma(m, n, k, 8, /*operandIsFloat=*/true,
+                            /*accIsF32=*/true, warps, sm90, bTransposed,
+                            format);
+  };
+  // gemm_f8's tiles: K of 64 / 128 bytes, N up to 256.
+  EXPECT_TRUE(fits(128, 128, 64, true));
+  EXPECT_TRUE(fits(128, 256, 128, true));
+  EXPECT_TRUE(fits(128, 128, 32, true)) << "rows of 32 bytes";
+  EXPECT_TRUE(fits(128, 128, 256, true)) << "two 128-byte column blocks";
+  EXPECT_FALSE(fits(128, 128, 16, true)) << "rows of 16 bytes";
+  EXPECT_FALSE(fits(128, 128, 64, false)) << "B K x N: MN-major";
+  EXPECT_FALSE(fits(128, 128, 64, true, false)) << "e3m4 and the like";
+  EXPECT_FALSE(fits(64, 128, 64, true)) << "8 warps need 128 rows";
+  // 16-bit operands ignore the format flag.
+  EXPECT_TRUE(fitsWarpgroupMma(128, 128, 64, 16, true, true, 4, sm90));
+}

@@ -106,6 +106,9 @@ enum tile_emu_mma_kind {
 enum tile_emu_wgmma_kind {
   TILE_EMU_WGMMA_F32_F16 = 0,
   TILE_EMU_WGMMA_F32_BF16,
+  /* m64nNk32 with 8-bit float A and B (K-major only: no trans flags). */
+  TILE_EMU_WGMMA_F32_E4M3,
+  TILE_EMU_WGMMA_F32_E5M2,
   TILE_EMU_NUM_WGMMA_KINDS
 };
 #define TILE_EMU_WGMMA_SCALE_D 0x1u

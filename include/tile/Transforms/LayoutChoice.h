@@ -73,12 +73,15 @@ DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
 
 /// Whether an (M x K) x (K x N) dot with `operandBits`-bit float operands
 /// and an f32 accumulator, both operands read from shared memory, fits the
-/// Hopper warpgroup instruction tilec emits (wgmma.mma_async m64nNk16 on
-/// sm_90a; WgmmaOperand.h): 16-bit float operands, rows of A and of B of
-/// 32, 64 or 128 bytes (K and N of 16, 32 or 64) or column-blocked (K or N
-/// a power of two above 64, N at most 256, over a power of two of at least
-/// 8 rows: M for A, K for B), whole warpgroups (warps a
-/// multiple of 4) and M a multiple of 16 rows per warp and of 64. Layout
+/// Hopper warpgroup instruction tilec emits (wgmma.mma_async m64nNk16, or
+/// m64nNk32 for e4m3 / e5m2, on sm_90a; WgmmaOperand.h): 16-bit float
+/// operands, or 8-bit ones in the instruction's formats (`fp8MmaFormat`)
+/// with B stored N x K (`bTransposed`: wgmma reads 8-bit operands only
+/// K-major); rows of A and of B of
+/// 32, 64 or 128 bytes (K and N of 16, 32 or 64 16-bit elements) or
+/// column-blocked (K or N a power of two above 128 bytes, N at most 256, over a
+/// power of two of at least 8 rows: M for A, K for B), whole warpgroups (warps
+/// a multiple of 4) and M a multiple of 16 rows per warp and of 64. Layout
 /// inference then puts the warps along M (each warpgroup's accumulator is
 /// m64nN), tile-allocate-shared gives the operand buffers the hardware
 /// swizzle, and the GPU lowering emits wgmma. With `bTransposed`, B is
@@ -86,7 +89,8 @@ DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
 /// over N rows (N a multiple of 8 from 64 up to 256).
 bool fitsWarpgroupMma(int64_t m, int64_t n, int64_t k, unsigned operandBits,
                       bool operandIsFloat, bool accIsF32, int64_t numWarps,
-                      const TargetInfo &target, bool bTransposed = false);
+                      const TargetInfo &target, bool bTransposed = false,
+                      bool fp8MmaFormat = false);
 
 } // namespace layout
 } // namespace tile

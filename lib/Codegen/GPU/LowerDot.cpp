@@ -332,6 +332,10 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
   if (!sa || !sb || !tl.hasWarpgroupMma(elem, cType.getElementType()))
     return false;
   int64_t n = cType.getShape()[1], kExtent = aType.getShape()[1];
+  // One instruction reads 32 bytes of K: k16 for f16/bf16, k32 for
+  // e4m3/e5m2.
+  unsigned bits = tile::getElementBitWidth(elem);
+  int64_t kStep = 256 / bits;
   auto atom = ::tile::layout::nvidiaWgmmaAccumulator(n);
   if (!atom) {
     llvm::consumeError(atom.takeError());
@@ -339,10 +343,12 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
   }
   std::optional<DistributedLayout> qc = lc.divideRight(*atom);
   std::optional<WgmmaOperandLayout> fa =
-      matchWarpgroupOperand(*sa, 16, true, 64);
+      matchWarpgroupOperand(*sa, bits, true, 64);
   std::optional<WgmmaOperandLayout> fb =
-      matchWarpgroupOperand(*sb, 16, false, n);
-  if (!qc || !fa || !fb || kExtent % 16 != 0)
+      matchWarpgroupOperand(*sb, bits, false, n);
+  // 8-bit operands are read K-major only (no transpose immediates).
+  if (!qc || !fa || !fb || kExtent % kStep != 0 ||
+      (bits == 8 && (fa->mnMajor || fb->mnMajor)))
     return false;
   // The 64-row block of slot q in warpgroup g: first[q] + g * step.
   int64_t groups = qc->numThreads(), numC = qc->localSize();
@@ -356,13 +362,13 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
   }
   Value group = arith::DivUIOp::create(b, loc, threadIndex(), i32(128));
   Value baseA = arith::AddIOp::create(
-      b, loc, operandAddress(*this, loc, *sa, 16),
+      b, loc, operandAddress(*this, loc, *sa, bits),
       arith::MulIOp::create(b, loc, group, i32(step * fa->mnBlockBytes)));
-  Value baseB = operandAddress(*this, loc, *sb, 16);
+  Value baseB = operandAddress(*this, loc, *sb, bits);
   Regs acc = values[op.getAcc()];
   int64_t half = n / 2;
   tl.warpgroupFence(b, loc);
-  for (int64_t k = 0; k < kExtent / 16; ++k) {
+  for (int64_t k = 0; k < kExtent / kStep; ++k) {
     Value descB = wgmmaDescriptor(
         *this, loc,
         arith::AddIOp::create(b, loc, baseB, i32(fb->kSliceOffset(k))), *fb);
@@ -415,11 +421,11 @@ void KernelLowering::warnIfAccumulatorSpills(tile::DotOp op,
   if (regs <= kAccumulatorRegisterLimit)
     return;
   mlir::emitWarning(op.getLoc())
-      << "the " << type.getDimSize(0) << "x"
-                   << type.getDimSize(1) << " accumulator takes " << regs
-                   << " registers per thread of " << threads / warpSize()
-                   << " warps (a thread has 255): the loop will spill; use "
-                      "more warps or a smaller tile";
+      << "the " << type.getDimSize(0) << "x" << type.getDimSize(1)
+      << " accumulator takes " << regs << " registers per thread of "
+      << threads / warpSize()
+      << " warps (a thread has 255): the loop will spill; use "
+         "more warps or a smaller tile";
 }
 
 LogicalResult KernelLowering::lowerDot(tile::DotOp op) {

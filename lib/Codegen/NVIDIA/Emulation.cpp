@@ -284,7 +284,8 @@ Expected<Value *> NvidiaRewriter::rewriteCall(CallInst *call, StringRef name) {
 
 /// The wgmma.mma_async statement tilec emits (NVVMTargetLowering::
 /// warpgroupMma): "wgmma.mma_async.sync.aligned.m64n<N>k16.f32.<T>.<T> {d},
-/// desc-a, desc-b, p, 1, 1, <trans-a>, <trans-b>;" after a setp of p from
+/// desc-a, desc-b, p, 1, 1, <trans-a>, <trans-b>;" (T f16, bf16; with e4m3,
+/// e5m2: k32 and no trans immediates) after a setp of p from
 /// the last operand; operands: the N/2 accumulators (tied to the results),
 /// the two descriptors, scale-d.
 Expected<bool> NvidiaRewriter::rewriteTargetAsm(CallInst *call, StringRef text,
@@ -314,18 +315,24 @@ Expected<bool> NvidiaRewriter::rewriteTargetAsm(CallInst *call, StringRef text,
   StringRef rest = text.drop_front(at).drop_front(
       StringRef("wgmma.mma_async.sync.aligned.m64n").size());
   unsigned n = 0;
-  if (rest.consumeInteger(10, n) || !rest.consume_front("k16.f32."))
+  if (rest.consumeInteger(10, n))
     return error("the NVIDIA emulator does not know '" + text + "'");
   unsigned kind;
-  if (rest.starts_with("f16.f16 "))
+  if (rest.consume_front("k16.f32.f16.f16 "))
     kind = TILE_EMU_WGMMA_F32_F16;
-  else if (rest.starts_with("bf16.bf16 "))
+  else if (rest.consume_front("k16.f32.bf16.bf16 "))
     kind = TILE_EMU_WGMMA_F32_BF16;
+  else if (rest.consume_front("k32.f32.e4m3.e4m3 "))
+    kind = TILE_EMU_WGMMA_F32_E4M3;
+  else if (rest.consume_front("k32.f32.e5m2.e5m2 "))
+    kind = TILE_EMU_WGMMA_F32_E5M2;
   else
-    return error("the NVIDIA emulator knows wgmma.mma_async with f16 or "
-                 "bf16 operands, not '" +
+    return error("the NVIDIA emulator knows wgmma.mma_async m64nNk16 with "
+                 "f16 or bf16 and m64nNk32 with e4m3 or e5m2 operands, not '" +
                  text + "'");
-  // The immediates after the scale-d predicate.
+  // The immediates after the scale-d predicate: imm-scale-a, imm-scale-b
+  // and, for 16-bit operands, imm-trans-a, imm-trans-b.
+  bool fp8 = kind == TILE_EMU_WGMMA_F32_E4M3 || kind == TILE_EMU_WGMMA_F32_E5M2;
   size_t pred = rest.find(", p, ");
   SmallVector<StringRef, 4> imms;
   if (pred != StringRef::npos)
@@ -333,8 +340,8 @@ Expected<bool> NvidiaRewriter::rewriteTargetAsm(CallInst *call, StringRef text,
         .take_until([](char c) { return c == ';'; })
         .split(imms, ',');
   unsigned values[4] = {0, 0, 0, 0};
-  bool bad = imms.size() != 4;
-  for (unsigned i = 0; !bad && i < 4; ++i)
+  bool bad = imms.size() != (fp8 ? 2u : 4u);
+  for (unsigned i = 0; !bad && i < imms.size(); ++i)
     bad = imms[i].trim().getAsInteger(10, values[i]);
   unsigned half = n / 2;
   auto *result = dyn_cast<StructType>(call->getType());

@@ -237,7 +237,9 @@ public:
   // to inputs, scale-d a predicate set from the last operand (always 1:
   // D += A x B).
   bool hasWarpgroupMma(Type operand, Type acc) const override {
-    return info.hasWgmma && (operand.isF16() || operand.isBF16()) &&
+    return info.hasWgmma &&
+           (operand.isF16() || operand.isBF16() ||
+            isa<Float8E4M3FNType, Float8E5M2Type>(operand)) &&
            acc.isF32();
   }
   SmallVector<Value> warpgroupMma(OpBuilder &b, Location loc, Type operandType,
@@ -245,19 +247,27 @@ public:
                                   bool transA, bool transB,
                                   ValueRange acc) override {
     unsigned half = n / 2;
-    std::string type = operandType.isBF16() ? "bf16" : "f16";
+    // 8-bit floats: k32 and no transpose immediates (K-major only).
+    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(operandType);
+    std::string type = operandType.isBF16()                 ? "bf16"
+                       : isa<Float8E4M3FNType>(operandType) ? "e4m3"
+                       : isa<Float8E5M2Type>(operandType)   ? "e5m2"
+                                                            : "f16";
     std::string text =
         "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(2 * half + 2) +
         ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
-        "k16.f32." + type + "." + type + " {";
+        (fp8 ? "k32.f32." : "k16.f32.") + type + "." + type + " {";
     std::string constraints;
     for (unsigned i = 0; i < half; ++i) {
       text += (i ? ", $" : "$") + std::to_string(i);
       constraints += "=f,";
     }
-    text += "}, $" + std::to_string(2 * half) + ", $" +
-            std::to_string(2 * half + 1) + ", p, 1, 1, " +
-            std::to_string(transA) + ", " + std::to_string(transB) + ";\n}";
+    text +=
+        "}, $" + std::to_string(2 * half) + ", $" +
+        std::to_string(2 * half + 1) + ", p, 1, 1" +
+        (fp8 ? std::string()
+             : ", " + std::to_string(transA) + ", " + std::to_string(transB)) +
+        ";\n}";
     for (unsigned i = 0; i < half; ++i)
       constraints += std::to_string(i) + ",";
     constraints += "l,l,r";

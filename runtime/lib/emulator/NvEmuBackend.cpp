@@ -372,39 +372,47 @@ void NvEmuDevice::computeWgmma(Launch &L, unsigned Warp) {
   bool TransA = Flags & TILE_EMU_WGMMA_TRANS_A;
   bool TransB = Flags & TILE_EMU_WGMMA_TRANS_B;
   unsigned WarpInGroup = Warp % 4;
-  static thread_local uint16_t A[64][16], B[16][256];
+  // 32 bytes of K per instruction: 16 2-byte or 32 1-byte elements.
+  unsigned K = wgmmaK(Kind), Bytes = 32 / K;
+  if (Bytes == 1 && (TransA || TransB)) {
+    addError(L, describeCollective(F) + ": 8-bit operands are K-major only (" +
+                    waveName(L, Warp) + ")");
+    zeroResults(L, Warp, ~0u);
+    return;
+  }
+  static thread_local uint16_t A[64][32], B[32][256];
   // Reads element (Mn, K) of an operand; false after recording an error.
-  auto Read = [&](uint64_t Desc, bool MnMajor, unsigned Mn, unsigned K,
+  auto Read = [&](uint64_t Desc, bool MnMajor, unsigned Mn, unsigned Kk,
                   uint16_t &Out, const char *Operand) {
     uint64_t Offset;
     const char *Why = "";
     Out = 0;
-    if (!wgmmaElementOffset(Desc, MnMajor, 2, Mn, K, Offset, Why)) {
+    if (!wgmmaElementOffset(Desc, MnMajor, Bytes, Mn, Kk, Offset, Why)) {
       addError(L, describeCollective(F) + ": descriptor " + Operand + " " +
                       hex(Desc) + " has " + Why + " (" + waveName(L, Warp) +
                       ")");
       return false;
     }
     uint8_t *Ptr = L.Shared + Offset;
-    if (!checkAccess(L, F, Ptr, 2, TILE_EMU_SHARED | AccessAsyncRead))
+    if (!checkAccess(L, F, Ptr, Bytes, TILE_EMU_SHARED | AccessAsyncRead))
       return false;
     std::vector<EmuThread::AsyncRead> &Reads = F.WgmmaReads;
     if (!Reads.empty() && Reads.back().Group == F.WgmmaCommitted &&
         Reads.back().Offset + Reads.back().Bytes == Offset)
-      Reads.back().Bytes += 2;
+      Reads.back().Bytes += Bytes;
     else
-      Reads.push_back({F.WgmmaCommitted, Offset, 2});
-    std::memcpy(&Out, Ptr, 2);
+      Reads.push_back({F.WgmmaCommitted, Offset, Bytes});
+    std::memcpy(&Out, Ptr, Bytes);
     return true;
   };
   bool Ok = true;
   for (unsigned Row = 16 * WarpInGroup; Ok && Row < 16 * WarpInGroup + 16;
        ++Row)
-    for (unsigned K = 0; Ok && K < 16; ++K)
-      Ok = Read(F.DescA, TransA, Row, K, A[Row][K], "A");
-  for (unsigned K = 0; Ok && K < 16; ++K)
+    for (unsigned Kk = 0; Ok && Kk < K; ++Kk)
+      Ok = Read(F.DescA, TransA, Row, Kk, A[Row][Kk], "A");
+  for (unsigned Kk = 0; Ok && Kk < K; ++Kk)
     for (unsigned Col = 0; Ok && Col < N; ++Col)
-      Ok = Read(F.DescB, TransB, Col, K, B[K][Col], "B");
+      Ok = Read(F.DescB, TransB, Col, Kk, B[Kk][Col], "B");
   if (!Ok) {
     zeroResults(L, Warp, ~0u);
     return;
@@ -415,8 +423,7 @@ void NvEmuDevice::computeWgmma(Launch &L, unsigned Warp) {
     C[Lane] = laneThread(L, Warp, Lane).MmaC;
     D[Lane] = laneThread(L, Warp, Lane).Out;
   }
-  wgmmaWarp(Kind == TILE_EMU_WGMMA_F32_BF16, N, WarpInGroup, A, B,
-            Flags & TILE_EMU_WGMMA_SCALE_D, C, D);
+  wgmmaWarp(Kind, N, WarpInGroup, A, B, Flags & TILE_EMU_WGMMA_SCALE_D, C, D);
 }
 
 //===----------------------------------------------------------------------===//

@@ -335,18 +335,38 @@ void tile::rt::nvemu::wgmmaAccPosition(unsigned T, unsigned I, unsigned &Row,
   Col = 8 * (I / 4) + 2 * (Lane % 4) + I % 2;
 }
 
-void tile::rt::nvemu::wgmmaWarp(bool Bf16, unsigned N, unsigned WarpInGroup,
-                                const uint16_t (*A)[16],
+unsigned tile::rt::nvemu::wgmmaK(uint32_t Kind) {
+  return Kind == TILE_EMU_WGMMA_F32_E4M3 || Kind == TILE_EMU_WGMMA_F32_E5M2
+             ? 32
+             : 16;
+}
+
+void tile::rt::nvemu::wgmmaWarp(uint32_t Kind, unsigned N, unsigned WarpInGroup,
+                                const uint16_t (*A)[32],
                                 const uint16_t (*B)[256], bool ScaleD,
                                 const uint32_t *const *C, uint32_t *const *D) {
-  auto Value = [&](uint16_t H) { return Bf16 ? bf16Value(H) : f16Value(H); };
+  unsigned K = wgmmaK(Kind);
+  bool E5M2 = Kind == TILE_EMU_WGMMA_F32_E5M2;
+  tile::numerics::Format Fp8 =
+      *tile::numerics::Format::smallFloat(E5M2 ? 5 : 4, E5M2 ? 2 : 3);
+  auto Value = [&](uint16_t H) {
+    switch (Kind) {
+    case TILE_EMU_WGMMA_F32_BF16:
+      return bf16Value(H);
+    case TILE_EMU_WGMMA_F32_E4M3:
+    case TILE_EMU_WGMMA_F32_E5M2:
+      return tile::numerics::decode(Fp8, static_cast<uint8_t>(H));
+    default:
+      return f16Value(H);
+    }
+  };
   for (unsigned L = 0; L < WarpSize; ++L) {
     for (unsigned I = 0; I < N / 2; ++I) {
       unsigned Row, Col;
       wgmmaAccPosition(WarpInGroup * 32 + L, I, Row, Col);
       double Sum = ScaleD ? f32Value(C[L][I]) : 0.0;
-      for (unsigned K = 0; K < 16; ++K)
-        Sum += Value(A[Row][K]) * Value(B[K][Col]);
+      for (unsigned Kk = 0; Kk < K; ++Kk)
+        Sum += Value(A[Row][Kk]) * Value(B[Kk][Col]);
       D[L][I] = f32Bits(Sum);
     }
   }

@@ -60,13 +60,17 @@ bool wgmmaElementOffset(uint64_t Desc, bool MnMajor, unsigned ElemBytes,
 /// warpgroup (PTX ISA, "Matrix fragments for wgmma.m64nNk16", D).
 void wgmmaAccPosition(unsigned T, unsigned I, unsigned &Row, unsigned &Col);
 
+/// The K extent of one wgmma.mma_async of kind \p Kind
+/// (tile_emu_wgmma_kind): 16 for f16/bf16, 32 for e4m3/e5m2 (32 bytes).
+unsigned wgmmaK(uint32_t Kind);
+
 /// The rows of D that warp \p WarpInGroup (0-3) of a warpgroup holds, for
-/// wgmma m64n\p N k16 with A[64][16] and B[16][N] (16-bit elements, bf16
-/// when \p Bf16, else f16): lane l's registers C[l][0..N/2) in, D[l] out.
-/// Products are summed in double and rounded to f32 once; without
-/// \p ScaleD, C is ignored.
-void wgmmaWarp(bool Bf16, unsigned N, unsigned WarpInGroup,
-               const uint16_t (*A)[16], const uint16_t (*B)[256], bool ScaleD,
+/// wgmma m64n\p N kK of kind \p Kind (K = wgmmaK) with A[64][K] and
+/// B[K][N] (the elements' bits: f16, bf16, e4m3 or e5m2): lane l's
+/// registers C[l][0..N/2) in, D[l] out. Products are summed in double and
+/// rounded to f32 once; without \p ScaleD, C is ignored.
+void wgmmaWarp(uint32_t Kind, unsigned N, unsigned WarpInGroup,
+               const uint16_t (*A)[32], const uint16_t (*B)[256], bool ScaleD,
                const uint32_t *const *C, uint32_t *const *D);
 
 /// IEEE binary16 nearest to \p X (ties to even, overflow to infinity).

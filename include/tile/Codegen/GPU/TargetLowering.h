@@ -125,10 +125,12 @@ public:
   /// `operandType` operands and an `accType` accumulator. Default: no.
   virtual bool hasWarpgroupMma(mlir::Type operandType,
                                mlir::Type accType) const;
-  /// One wgmma.mma_async m64n`n`k16 of the calling thread's warpgroup:
+  /// One wgmma.mma_async m64n`n`k16 (k32 for 8-bit operands: 32 bytes of
+  /// K either way) of the calling thread's warpgroup:
   /// `descA` and `descB` are the operands' 64-bit shared-memory matrix
   /// descriptors (lib/Layout's WgmmaOperand.h), `transA` / `transB` say
-  /// that an operand is MN-major, `acc` are the thread's n / 2 f32
+  /// that an operand is MN-major (16-bit operands only), `acc` are the
+  /// thread's n / 2 f32
   /// accumulator registers (D += A x B); returns the new ones. They may be
   /// read only after warpgroupWait retires the group.
   virtual llvm::SmallVector<mlir::Value>
