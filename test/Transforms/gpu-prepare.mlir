@@ -28,17 +28,20 @@
 // On sm_90a the same GEMM is shaped for wgmma: the warps along M (one
 // m64n128 accumulator block per 64 rows), A's 64-byte rows with the 64-byte
 // swizzle, B's 256-byte rows stored as two blocks of 64 columns, one wgmma
-// group left in flight (copies one stage ahead: wait 0 at the top), and
-// the loop under a zero-trip guard.
+// group left in flight (copies two stages ahead, wait 2 at the top, issued
+// after the dot and a second barrier), and the loop under a zero-trip
+// guard.
 // WG-LABEL: func.func @gemm
 // WG-SAME: tile.shared_bytes = 49152 : i64
 // WG: tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<3x128x32xf16, #tile.shared_layout<swizzle(2,3,3) o (3,128,32):(4096,32,1)>>
 // WG: tile.alloc_shared {tile.offset = 24576 : i64} : !tile.shared<3x32x128xf16, #tile.shared_layout<swizzle(3,3,3) o block(6,1,5) o (3,32,128):(4096,128,1)>>
 // WG: scf.if
 // WG: scf.for
-// WG-NEXT: tile.wait 0
+// WG-NEXT: tile.wait 2
 // WG-NEXT: tile.barrier
 // WG: tile.dot {{.*}} {tile.mma_in_flight = 1 : i64} {{.*}} -> tensor<128x128xf32, #tile.layout<local(2,16) * spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>
+// WG-NEXT: tile.barrier
+// WG: tile.copy_async
 // WG: tile.wait 0
 // WG: tile.store
 func.func @gemm(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr<f16>, %M: i32, %N: i32, %K: i32) attributes {tile.kernel, tile.warps = 4 : i32} {

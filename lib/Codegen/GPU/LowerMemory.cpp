@@ -655,6 +655,9 @@ DenseSet<Operation *> KernelLowering::barriersAfterSharedReads() {
   auto writesNothing = [](Operation *op) {
     if (isa<tile::DotOp>(op))
       return true;
+    // A cp.async wait lands copies: shared memory written since.
+    if (isa<tile::WaitOp>(op))
+      return false;
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects)
       return false;

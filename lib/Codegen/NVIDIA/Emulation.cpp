@@ -327,9 +327,9 @@ Expected<bool> NvidiaRewriter::rewriteTargetAsm(CallInst *call, StringRef text,
   else if (rest.consume_front("k32.f32.e5m2.e5m2 "))
     kind = TILE_EMU_WGMMA_F32_E5M2;
   else
-    return error("the NVIDIA emulator knows wgmma.mma_async m64nNk16 with "
-                 "f16 or bf16 and m64nNk32 with e4m3 or e5m2 operands, not '" +
-                 text + "'");
+    return error("the NVIDIA emulator does not know '" + text +
+                 "' (it knows wgmma.mma_async m64nNk16 with f16 or bf16 and "
+                 "m64nNk32 with e4m3 or e5m2 operands)");
   // The immediates after the scale-d predicate: imm-scale-a, imm-scale-b
   // and, for 16-bit operands, imm-trans-a, imm-trans-b.
   bool fp8 = kind == TILE_EMU_WGMMA_F32_E4M3 || kind == TILE_EMU_WGMMA_F32_E5M2;
