@@ -58,7 +58,7 @@ mkdir -p "$OUT"
 status=0
 count=0
 while IFS=$'\t' read -r id spec; do
-  # spec: {"source", "defines", "check", "args", "inout", "atol"} (cases.py
+  # spec: {"source", "defines", "check", "args", "inout", "atol", "flags"} (cases.py
   # list).
   mapfile -t opts < <(python3 - "$spec" <<'EOF'
 import json, sys
@@ -73,6 +73,8 @@ for n in s.get("inout", []):
     print("--inout=" + n)
 if s.get("atol") is not None:
     print("--atol=%g" % s["atol"])
+for f in s.get("flags", []):
+    print(f)
 print(s["source"])
 EOF
 )

@@ -6,7 +6,7 @@ for an on-device sweep with bench/time-bundles.sh (no PyTorch needed there).
                       [--grid NAME=V1,V2,...]... [--check SIZES]...
                       [--bench SIZES]... [--inout NAME]... [--atol X]
                       [--arg NAME=VALUE]... [--target T] [--tilec EXE]
-                      [--name STEM]
+                      [--name STEM] [--tma]
 
 Each grid point (the cross product of every --grid) becomes the bundle
 OUT_DIR/<STEM>_<name><value>... (STEM: the source's name unless --name
@@ -92,6 +92,8 @@ def main(argv):
     p.add_argument("--inout", action="append", default=[])
     p.add_argument("--arg", action="append", default=[])
     p.add_argument("--atol", type=float)
+    p.add_argument("--tma", action="store_true",
+                   help="compile with tilec --tma (sm_90: TMA copies)")
     p.add_argument("--name")
     p.add_argument("--target", default="sm_90a")
     p.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin",
@@ -123,6 +125,8 @@ def main(argv):
         cmd += ["--arg=" + a for a in o.arg]
         if o.atol is not None:
             cmd.append("--atol=%g" % o.atol)
+        if o.tma:
+            cmd.append("--tma")
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             print("FAIL %s:\n%s" % (os.path.basename(bundle),

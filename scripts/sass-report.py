@@ -262,6 +262,8 @@ def main():
     ap.add_argument("--kernel")
     ap.add_argument("-D", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--per", help="tensor whose bytes divide (default: all)")
+    ap.add_argument("--tma", action="store_true",
+                    help="compile with --tma (sm_90: TMA copies)")
     ap.add_argument("--tilec", default=os.environ.get("TILEC", "tilec"))
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--hot", action="store_true",
@@ -284,6 +286,8 @@ def main():
         common += ["-D", d]
     if a.kernel:
         common += ["--kernel=" + a.kernel]
+    if a.tma:
+        common += ["--tma"]
     with tempfile.TemporaryDirectory() as tmp:
         cubin = os.path.join(tmp, "k.cubin")
         ptxas = run([a.tilec] + common + ["--emit=obj", "-v", "-o", cubin])

@@ -36,6 +36,22 @@ class CasesTest(unittest.TestCase):
                     if c["family"] == "attention_fwd":
                         self.assertEqual(s["H"] % s["HKV"], 0)
 
+    def test_tma_cases_have_rows_of_16_bytes(self):
+        # A case compiled with --tma launches only with tensors whose rows
+        # are multiples of 16 bytes (the runtime refuses the others): its
+        # check and bench shapes must have them (16 elements: enough for
+        # any element size); the quick cases have no flags.
+        tma = [c for c in cases.cases(False) if "--tma" in c["flags"]]
+        self.assertTrue(tma)
+        for c in tma:
+            shapes = [dict(kv.split("=") for kv in s.split(","))
+                      for s in c["check"]] + c["bench"]
+            for s in shapes:
+                for dim in ("K", "N"):
+                    self.assertEqual(int(s[dim]) % 16, 0, (c["id"], s))
+        for c in cases.cases(True):
+            self.assertEqual(c["flags"], [], c["id"])
+
     def test_every_family_has_a_check_tolerance(self):
         # gpu_bench.py checks each benchmark output with its family's
         # tolerance; a family without one stops the checks of the run.

@@ -48,6 +48,11 @@ struct CompileOptions {
   /// by device "cuda-emu", amdemu-so run by "hip-emu") instead of a cubin /
   /// an HSACO. Ignored for the host.
   bool emulate = false;
+  /// NVIDIA sm_90 targets: copy the operands of pipelined wgmma loops with
+  /// TMA (tile-pipeline's TMA scheme); the kernels then take tensor maps
+  /// the runtime encodes at launch, and their tensors' rows must be
+  /// multiples of 16 bytes (docs/Passes.md). Ignored elsewhere.
+  bool tma = false;
 };
 
 /// One compiled kernel: its launch description and its code object (shared

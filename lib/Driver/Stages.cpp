@@ -9,11 +9,13 @@
 #include "tile/Driver/Stages.h"
 
 #include "tile/Codegen/Host/HostCodegen.h"
+#include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Target/Backend.h"
 #include "tile/Target/TargetInfo.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/IR/LLVMContext.h"
@@ -106,6 +108,31 @@ static llvm::Expected<StageOutput> compileEmulator(target::Backend &backend,
   return out;
 }
 
+/// The tensor maps of each lowered kernel (`tile.tensor_maps`, which the
+/// GPU lowering keeps on the function).
+static std::map<std::string, std::vector<TensorMapDesc>>
+tensorMapsOf(mlir::ModuleOp module) {
+  std::map<std::string, std::vector<TensorMapDesc>> maps;
+  module.walk([&](mlir::FunctionOpInterface func) {
+    auto list = func->getAttrOfType<mlir::ArrayAttr>(
+        tile::TileDialect::kTensorMapsAttr);
+    if (!list)
+      return;
+    std::vector<TensorMapDesc> &out = maps[func.getName().str()];
+    for (mlir::Attribute entry : list) {
+      auto dict = mlir::cast<mlir::DictionaryAttr>(entry);
+      TensorMapDesc map;
+      map.param = dict.getAs<mlir::IntegerAttr>("param").getInt();
+      for (int64_t extent :
+           dict.getAs<mlir::DenseI64ArrayAttr>("box").asArrayRef())
+        map.box.push_back(uint32_t(extent));
+      map.swizzleBytes = dict.getAs<mlir::IntegerAttr>("swizzle").getInt();
+      out.push_back(std::move(map));
+    }
+  });
+  return maps;
+}
+
 /// From a module the tile passes prepared to \p stage (LLVM, Asm or Obj)
 /// through \p backend: the LLVM dialect, optimized LLVM IR (what
 /// --emit=llvm prints is what the assembly is made from), assembly or a
@@ -119,6 +146,7 @@ compileLowered(target::Backend &backend, mlir::ModuleOp module, Stage stage,
     return std::move(err);
   StageOutput out;
   out.sharedBytes = backend.sharedBytes(module);
+  out.tensorMaps = tensorMapsOf(module);
   if (options.emulate)
     return compileEmulator(backend, module, stage, std::move(out));
   llvm::LLVMContext context;

@@ -314,7 +314,8 @@ Value MLIRGen::emitMemoryCall(CallExpr *e) {
     offsetsOf(src, sOffs);
     Value buf = vals.lookup(cast<NameExpr>(dst->base.get())->decl);
     Value view = views.lookup(cast<NameExpr>(src->base.get())->decl).first;
-    tile::CopyAsyncOp::create(b, l, view, sOffs, buf, dOffs, Value());
+    tile::CopyAsyncOp::create(b, l, view, sOffs, buf, dOffs, Value(), Value(),
+                              Value());
     return Value();
   }
   case Builtin::Wait:

@@ -73,6 +73,18 @@ buildObject(mlir::ModuleOp module, const TargetInfo &target,
   for (rt::KernelInfo &info : infos) {
     auto it = out->sharedBytes.find(info.Entry);
     info.Launch.SharedBytes = it == out->sharedBytes.end() ? 0 : it->second;
+    auto maps = out->tensorMaps.find(info.Entry);
+    if (maps == out->tensorMaps.end())
+      continue;
+    for (const driver::TensorMapDesc &map : maps->second) {
+      rt::TensorMapInfo tm;
+      tm.Param = map.param;
+      tm.Box.assign(map.box.begin(), map.box.end());
+      tm.SwizzleBytes = map.swizzleBytes;
+      info.Signature.TensorMaps.push_back(std::move(tm));
+    }
+    if (rt::Error err = info.Signature.verify())
+      return rt::makeError("kernel " + info.Entry + ": " + err.message());
   }
   readResourceReport(out->report, infos);
   return std::vector<uint8_t>(out->data.begin(), out->data.end());
@@ -111,6 +123,10 @@ Compiler::compileUncached(std::string_view source, std::string_view sourceName,
   if (!module)
     return rt::makeError(diagnostics.empty() ? "compilation failed"
                                              : diagnostics);
+
+  if (options.tma)
+    (*module)->setAttr(tile::TileDialect::kTmaAttr,
+                       mlir::UnitAttr::get(&context));
 
   // The launch description is read before lowering rewrites the kernels.
   std::vector<rt::KernelInfo> infos;

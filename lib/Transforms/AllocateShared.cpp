@@ -304,7 +304,10 @@ Interval Allocator::bufferInterval(tile::AllocSharedOp alloc, int64_t bytes,
       end = last[ancestor];
       endOp = ancestor;
     }
-    if (isAsyncAccess(user) &&
+    // A TMA copy is waited for before its stage is read, and none is issued
+    // past the end of its loop: it lands within the buffer's last use.
+    auto copy = dyn_cast<tile::CopyAsyncOp>(user);
+    if (isAsyncAccess(user) && !(copy && copy.isTensorCopy()) &&
         (!lastCopy || lastCopy->isBeforeInBlock(ancestor)))
       lastCopy = ancestor;
   }

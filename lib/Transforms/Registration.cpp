@@ -49,6 +49,7 @@ void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target) {
   pm.addPass(createTileStageConvertedOperands(
       TileStageConvertedOperandsOptions{target}));
   pm.addPass(createTileAllocateShared(TileAllocateSharedOptions{target}));
+  pm.addPass(createTileAssignTensorMaps());
 }
 
 void registerTransformsPasses() {
@@ -59,7 +60,7 @@ void registerTransformsPasses() {
       "tile-remove-conversions, "
       "canonicalize, cse, tile-pipeline, tile-remove-conversions, "
       "canonicalize, tile-stage-operands, tile-stage-converted-operands, "
-      "tile-allocate-shared "
+      "tile-allocate-shared, tile-assign-tensor-maps "
       "for a target",
       [](OpPassManager &pm, const GpuPrepareOptions &options) {
         buildGpuPreparePipeline(pm, options.target);

@@ -76,6 +76,8 @@
 #include "Common.h"
 
 #include "tile/Dialect/Tile/IR/MmaInFlight.h"
+#include "tile/Layout/TmaBox.h"
+#include "tile/Layout/WgmmaOperand.h"
 #include "tile/Transforms/LayoutChoice.h"
 #include "tile/Transforms/Passes.h"
 
@@ -209,7 +211,7 @@ Value constI32(OpBuilder &builder, Location loc, int64_t value) {
 /// past the end).
 void issueCopy(OpBuilder &builder, Location loc, scf::ForOp loop,
                Candidate candidate, Value iv, Value inside, Value stage,
-               Value buffer) {
+               Value buffer, Value barriers = Value()) {
   IRMapping mapping;
   mapping.map(loop.getInductionVar(), iv);
   for (Operation *op : candidate.slice)
@@ -222,7 +224,8 @@ void issueCopy(OpBuilder &builder, Location loc, scf::ForOp loop,
   Value zero = constI32(builder, loc, 0);
   indices.append(type.getRank(), zero);
   tile::CopyAsyncOp::create(builder, loc, candidate.load.getView(), offsets,
-                            buffer, indices, inside);
+                            buffer, indices, inside, barriers,
+                            barriers ? stage : Value());
 }
 
 /// Clones \p candidate's load (and the computation of its offsets) for
@@ -471,13 +474,89 @@ void guardZeroTrip(IRRewriter &rewriter, scf::ForOp loop) {
   scf::YieldOp::create(rewriter, loc, loop.getInitArgs());
 }
 
+/// Whether \p c's load can be a TMA copy: it reads a 2-D tensor parameter
+/// of the kernel whole (the view is the parameter with its declared shape,
+/// dense, which is what the runtime builds the tensor map from), of whole
+/// bytes, and its ring, in the layout tile-allocate-shared gives wgmma
+/// operands, is what TMA boxes write (TmaBox.h).
+bool tensorCopyable(Candidate c, int64_t stages) {
+  auto view = c.load.getView().getDefiningOp<tile::ViewOp>();
+  if (!view || !view.getStrides().empty())
+    return false;
+  auto arg = dyn_cast<BlockArgument>(view.getPtr());
+  auto func =
+      arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+  if (!func || !func->hasAttr(tile::TileDialect::kKernelAttr))
+    return false;
+  auto shape = func.getArgAttrOfType<ArrayAttr>(
+      arg.getArgNumber(), tile::TileDialect::kArgShapeAttr);
+  auto viewType = cast<tile::ViewType>(view.getType());
+  if (!shape || viewType.getRank() != 2 || shape.size() != 2)
+    return false;
+  unsigned dynamic = 0;
+  for (auto [d, extent] : llvm::enumerate(viewType.getShape())) {
+    auto declared = dyn_cast<StringAttr>(shape[d]);
+    if (!declared)
+      return false;
+    if (!ShapedType::isDynamic(extent)) {
+      if (declared.getValue() != std::to_string(extent))
+        return false;
+      continue;
+    }
+    auto dim = dyn_cast<BlockArgument>(view.getDims()[dynamic++]);
+    auto name = dim && dim.getOwner() == arg.getOwner()
+                    ? func.getArgAttrOfType<StringAttr>(
+                          dim.getArgNumber(), tile::TileDialect::kArgDimAttr)
+                    : StringAttr();
+    if (!name || name != declared)
+      return false;
+  }
+  auto type = cast<RankedTensorType>(c.load.getType());
+  unsigned bits = tile::detail::elementBits(type);
+  if (type.getRank() != 2 || bits % 8 != 0)
+    return false;
+  SmallVector<int64_t> ring{stages};
+  llvm::append_range(ring, type.getShape());
+  llvm::Expected<::tile::layout::SharedLayout> tileLayout =
+      ::tile::layout::wgmmaRowMajorLayout(type.getShape(), bits);
+  if (!tileLayout) {
+    llvm::consumeError(tileLayout.takeError());
+    return false;
+  }
+  llvm::Expected<::tile::layout::TmaBoxPlan> plan =
+      ::tile::layout::planTmaBoxes(
+          ::tile::layout::SharedLayout::rowMajor(ring).withSwizzle(
+              tileLayout->swizzle()),
+          bits);
+  if (!plan) {
+    llvm::consumeError(plan.takeError());
+    return false;
+  }
+  return true;
+}
+
+/// Whether the loop's copies are TMA copies: the module allows them
+/// (tile.tma or the pass option), the target has TMA, the MMA of the loop
+/// stays in flight (its barrier after the dot frees the stage a refill
+/// writes; no barrier is needed at the top) and its two operands are the
+/// only pipelined loads, both TMA-copyable.
+bool useTensorCopies(scf::ForOp loop, ArrayRef<Candidate> candidates,
+                     int64_t stages, tile::DotOp asyncDot,
+                     const ::tile::TargetInfo &target, bool allowed) {
+  auto module = loop->getParentOfType<ModuleOp>();
+  allowed = allowed || (module && module->hasAttr(tile::TileDialect::kTmaAttr));
+  return allowed && target.hasTma && asyncDot && candidates.size() == 2 &&
+         llvm::all_of(candidates,
+                      [&](Candidate c) { return tensorCopyable(c, stages); });
+}
+
 /// The cp.async scheme (see the file comment). With an asynchronous MMA
 /// (asyncMmaDot) the dot is marked tile.mma_in_flight = 1 for the lowering
 /// and the copies of an iteration come after it and a barrier: they refill
 /// the stage of iteration i-1, which the MMA group it left in flight reads
 /// until every warp has retired that group (the dot's lowering does).
 LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
-                           const ::tile::TargetInfo &target) {
+                           const ::tile::TargetInfo &target, bool allowTma) {
   SmallVector<Candidate> candidates =
       findCandidates(loop, /*asyncCopies=*/true);
   if (candidates.empty())
@@ -492,9 +571,20 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
   tile::DotOp asyncDot = asyncMmaDot(loop, candidates, stages, target);
   if (asyncDot)
     asyncDot->setAttr(tile::kMmaInFlightAttr, rewriter.getI64IntegerAttr(1));
+  bool tma =
+      useTensorCopies(loop, candidates, stages, asyncDot, target, allowTma);
 
-  // Rings and prologue.
+  // Rings (with TMA, and their mbarriers: one per stage, one arrival per
+  // copy) and prologue.
   SmallVector<Value> buffers = createRings(rewriter, candidates, stages);
+  Value barriers;
+  if (tma) {
+    auto type = tile::SharedType::get({stages}, rewriter.getI64Type());
+    barriers = tile::AllocSharedOp::create(rewriter, loc, type);
+    tile::MbarrierInitOp::create(rewriter, loc, barriers,
+                                 rewriter.getI32IntegerAttr(numLoads));
+    tile::BarrierOp::create(rewriter, loc);
+  }
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
         step = loop.getStep();
   for (int64_t i = 0; i < depth; ++i) {
@@ -509,38 +599,58 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
     Value inside =
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, iv, ub);
     for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
-      issueCopy(rewriter, c.load.getLoc(), loop, c, iv, inside, stage, buffer);
+      issueCopy(rewriter, c.load.getLoc(), loop, c, iv, inside, stage, buffer,
+                barriers);
   }
   Value ahead = arith::MulIOp::create(rewriter, loc, step,
                                       constI32(rewriter, loc, depth));
   Value zero = constI32(rewriter, loc, 0), one = constI32(rewriter, loc, 1),
         numStages = constI32(rewriter, loc, stages);
 
-  // Two more iteration arguments: the stage to read and the stage to fill.
-  auto advance = [&](OpBuilder &b, Value s) -> Value {
+  // Two more iteration arguments: the stage to read and the stage to fill;
+  // with TMA a third, the parity of the read stage's mbarrier phase (it
+  // flips each time the read stage wraps around).
+  // s + 1 wrapped to 0 at S, and whether it wrapped.
+  auto advance = [&](OpBuilder &b, Value s) -> std::pair<Value, Value> {
     Value next = arith::AddIOp::create(b, loc, s, one);
     Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, next,
                                        numStages);
-    return arith::SelectOp::create(b, loc, wrap, zero, next);
+    return {arith::SelectOp::create(b, loc, wrap, zero, next), wrap};
   };
+  SmallVector<Value> counters{zero, constI32(rewriter, loc, depth)};
+  if (tma)
+    counters.push_back(zero);
   FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
-      rewriter, ValueRange{zero, constI32(rewriter, loc, depth)},
+      rewriter, counters,
       /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &b, Location, ArrayRef<BlockArgument> args) {
-        return SmallVector<Value>{advance(b, args[0]), advance(b, args[1])};
+        auto [read, readWraps] = advance(b, args[0]);
+        SmallVector<Value> next{read, advance(b, args[1]).first};
+        if (tma)
+          next.push_back(arith::SelectOp::create(
+              b, loc, readWraps, arith::XOrIOp::create(b, loc, args[2], one),
+              args[2]));
+        return next;
       });
   if (failed(replaced))
     return loop.emitError("cannot add pipeline stage counters to the loop");
   auto newLoop = cast<scf::ForOp>(replaced->getOperation());
-  unsigned numArgs = newLoop.getRegionIterArgs().size();
-  Value readStage = newLoop.getRegionIterArgs()[numArgs - 2];
-  Value writeStage = newLoop.getRegionIterArgs()[numArgs - 1];
+  unsigned firstCounter = newLoop.getRegionIterArgs().size() - counters.size();
+  Value readStage = newLoop.getRegionIterArgs()[firstCounter];
+  Value writeStage = newLoop.getRegionIterArgs()[firstCounter + 1];
 
-  // Steady state at the top of the body.
+  // Steady state at the top of the body: with TMA each thread waits for the
+  // read stage's mbarrier (the refill's barrier after the dot has freed the
+  // stage), otherwise for its own copy groups and then for every thread.
   rewriter.setInsertionPointToStart(newLoop.getBody());
-  tile::WaitOp::create(rewriter, loc,
-                       rewriter.getI32IntegerAttr((depth - 1) * numLoads));
-  tile::BarrierOp::create(rewriter, loc);
+  if (tma) {
+    tile::MbarrierWaitOp::create(rewriter, loc, barriers, readStage,
+                                 newLoop.getRegionIterArgs()[firstCounter + 2]);
+  } else {
+    tile::WaitOp::create(rewriter, loc,
+                         rewriter.getI32IntegerAttr((depth - 1) * numLoads));
+    tile::BarrierOp::create(rewriter, loc);
+  }
   Value czero = constI32(rewriter, loc, 0);
   for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
     replaceBySharedLoad(rewriter, c, buffer, readStage, czero);
@@ -557,13 +667,21 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
       arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, next, ub);
   for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
     issueCopy(rewriter, c.load.getLoc(), newLoop, c, next, nextInside,
-              writeStage, buffer);
+              writeStage, buffer, barriers);
   for (Candidate &c : candidates)
     rewriter.eraseOp(c.load);
 
   // Drain the copies of the stages past the end before the buffers die.
+  // TMA copies past the end are never issued, and every other one is
+  // waited for in the loop: the mbarriers only need invalidating once no
+  // thread waits on them any more.
   rewriter.setInsertionPointAfter(newLoop);
-  tile::WaitOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
+  if (tma) {
+    tile::BarrierOp::create(rewriter, loc);
+    tile::MbarrierInvalOp::create(rewriter, loc, barriers);
+  } else {
+    tile::WaitOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
+  }
   newLoop->removeAttr(tile::TileDialect::kPipelineAttr);
   if (asyncDot)
     guardZeroTrip(rewriter, newLoop);
@@ -591,7 +709,7 @@ struct PipelinePass : public tile::impl::TilePipelineBase<PipelinePass> {
         continue;
       }
       LogicalResult result =
-          info->hasCpAsync ? pipelineLoop(loop, stages.getInt(), *info)
+          info->hasCpAsync ? pipelineLoop(loop, stages.getInt(), *info, tma)
                            : pipelineThroughRegisters(loop, stages.getInt());
       if (failed(result))
         return signalPassFailure();

@@ -106,3 +106,26 @@ func.func @mma_in_flight_count(%a: tensor<16x16xf16, #l>, %c: tensor<16x16xf32, 
   %d = tile.dot %a, %a, %c {tile.mma_in_flight = 2 : i64} : tensor<16x16xf16, #l>, tensor<16x16xf16, #l>, tensor<16x16xf32, #l> -> tensor<16x16xf32, #l>
   return %d : tensor<16x16xf32, #l>
 }
+
+// -----
+
+// expected-error @+1 {{'tile.tma' must be a unit attribute of the module}}
+func.func @f() attributes {tile.tma} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.tensor_maps' must be an array of {param, box, swizzle} dictionaries}}
+func.func @f() attributes {tile.tensor_maps = [{param = 0 : i64}]} {
+  return
+}
+
+// -----
+
+func.func @f(%v: !tile.view<?x?xf16>, %s: !tile.shared<2x4x8xf16>, %i: i32) {
+  // expected-error @+1 {{'tile.tma_map' is only valid on a tile.copy_async with a barrier}}
+  tile.copy_async %v[%i, %i] -> %s[%i, %i, %i] {tile.tma_map = 0 : i64} : !tile.view<?x?xf16> -> !tile.shared<2x4x8xf16>
+  return
+}
+

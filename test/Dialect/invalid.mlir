@@ -456,3 +456,44 @@ func.func @f(%a: tensor<16x64xf4E2M1FN>, %sa: tensor<16x2xf8E8M0FNU>, %b: tensor
   %r = tile.dot_scaled %a, %sa, %b, %sb, %c : tensor<16x64xf4E2M1FN>, tensor<16x2xf8E8M0FNU>, tensor<64x32xf4E2M1FN>, tensor<2x32xf8E8M0FNU>, tensor<16x32xf16> -> tensor<16x32xf16>
   return
 }
+
+// -----
+
+func.func @f(%v: !tile.view<?x?xf16>, %s: !tile.shared<2x4x8xf16>, %b: !tile.shared<2xi32>, %i: i32) {
+  // expected-error @+1 {{expects mbarriers in a rank-1 buffer of i64, got '!tile.shared<2xi32>'}}
+  tile.copy_async %v[%i, %i] -> %s[%i, %i, %i] barrier(%b[%i]) : !tile.view<?x?xf16> -> !tile.shared<2x4x8xf16>, !tile.shared<2xi32>
+  return
+}
+
+// -----
+
+func.func @f(%b: !tile.shared<2x2xi64>) {
+  // expected-error @+1 {{expects mbarriers in a rank-1 buffer of i64}}
+  tile.mbarrier_init %b count(1) : !tile.shared<2x2xi64>
+  return
+}
+
+// -----
+
+func.func @f(%b: !tile.shared<2xi64>) {
+  // expected-error @+1 {{'count' failed to satisfy constraint}}
+  tile.mbarrier_init %b count(0) : !tile.shared<2xi64>
+  return
+}
+
+// -----
+
+func.func @f(%b: !tile.shared<2xf32>, %i: i32) {
+  // expected-error @+1 {{expects mbarriers in a rank-1 buffer of i64}}
+  tile.mbarrier_wait %b[%i] phase(%i) : !tile.shared<2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%b: !tile.shared<2xi32>) {
+  // expected-error @+1 {{expects mbarriers in a rank-1 buffer of i64}}
+  tile.mbarrier_inval %b : !tile.shared<2xi32>
+  return
+}
+

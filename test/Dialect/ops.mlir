@@ -176,3 +176,23 @@ func.func @pipelined_loop(%n: i32) {
   } {tile.pipeline = 3 : i32}
   return
 }
+
+// -----
+
+// TMA copies and their mbarriers (tile-pipeline's TMA scheme, sm_90).
+// CHECK-LABEL: func.func @tensor_copies
+// CHECK: %[[B:.*]] = tile.alloc_shared : !tile.shared<2xi64>
+// CHECK: tile.mbarrier_init %[[B]] count(2) : !tile.shared<2xi64>
+// CHECK: tile.copy_async %{{.*}}[%{{.*}}, %{{.*}}] -> %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] barrier(%[[B]][%{{.*}}]) if %{{.*}} {tile.tma_map = 0 : i64} : !tile.view<?x?xf16> -> !tile.shared<2x64x32xf16>, !tile.shared<2xi64>
+// CHECK: tile.mbarrier_wait %[[B]][%{{.*}}] phase(%{{.*}}) : !tile.shared<2xi64>
+// CHECK: tile.mbarrier_inval %[[B]] : !tile.shared<2xi64>
+func.func @tensor_copies(%v: !tile.view<?x?xf16>, %i: i32, %p: i1) {
+  %s = tile.alloc_shared : !tile.shared<2x64x32xf16>
+  %b = tile.alloc_shared : !tile.shared<2xi64>
+  tile.mbarrier_init %b count(2) : !tile.shared<2xi64>
+  tile.copy_async %v[%i, %i] -> %s[%i, %i, %i] barrier(%b[%i]) if %p {tile.tma_map = 0 : i64} : !tile.view<?x?xf16> -> !tile.shared<2x64x32xf16>, !tile.shared<2xi64>
+  tile.mbarrier_wait %b[%i] phase(%i) : !tile.shared<2xi64>
+  tile.mbarrier_inval %b : !tile.shared<2xi64>
+  return
+}
+

@@ -84,6 +84,13 @@ cl::opt<bool>
                         "cuda-emu; implied by --device cuda-emu)"),
                cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
                cl::cat(commandCat));
+cl::opt<bool>
+    tmaOpt("tma",
+           cl::desc("sm_90 targets: copy the operands of pipelined wgmma "
+                    "loops with TMA (tensor rows must be multiples of 16 "
+                    "bytes)"),
+           cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
+           cl::cat(commandCat));
 cl::opt<uint64_t> seedOpt("seed", cl::desc("Seed of the generated inputs"),
                           cl::init(1), cl::sub(runCmd), cl::sub(checkCmd),
                           cl::sub(bundleCmd), cl::cat(commandCat));
@@ -427,6 +434,7 @@ bool applyTunedConfiguration(jit::CompileOptions &options,
 int runMain() {
   jit::CompileOptions options;
   options.target = targetOpt;
+  options.tma = tmaOpt;
   if (!collectDefines(options.defines))
     return 1;
   if (sizeOpt.size() > 1)
@@ -610,6 +618,7 @@ rt::Expected<unsigned> checkAgainstHost(jit::Compiler &compiler,
 int checkMain() {
   jit::CompileOptions options;
   options.target = targetOpt;
+  options.tma = tmaOpt;
   if (!collectDefines(options.defines))
     return 1;
   if (sizeOpt.size() != 1)
@@ -653,6 +662,7 @@ int checkMain() {
 int bundleMain() {
   jit::CompileOptions options;
   options.target = targetOpt;
+  options.tma = tmaOpt;
   options.emulate = emulateOpt;
   if (!collectDefines(options.defines))
     return 1;

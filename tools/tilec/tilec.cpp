@@ -12,6 +12,7 @@
 
 #include "Commands.h"
 
+#include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Driver/Stages.h"
 #include "tile/Frontend/Frontend.h"
 #include "tile/Frontend/KernelInfo.h"
@@ -118,6 +119,13 @@ cl::opt<bool> emulateOpt(
     cl::desc("GPU targets: make the CPU emulator's LLVM IR (--emit=llvm) "
              "or code object (--emit=obj, a host shared object for device "
              "cuda-emu / hip-emu) from the NVPTX / AMDGPU IR"),
+    cl::cat(tilecCat));
+
+cl::opt<bool> tmaOpt(
+    "tma",
+    cl::desc("sm_90 targets: copy the operands of pipelined wgmma loops with "
+             "TMA (the kernels take tensor maps; tensor rows must be "
+             "multiples of 16 bytes)"),
     cl::cat(tilecCat));
 
 cl::opt<unsigned>
@@ -320,6 +328,8 @@ int main(int argc, char **argv) {
     if (!module)
       return 1;
   }
+  if (tmaOpt)
+    (*module)->setAttr(tile::TileDialect::kTmaAttr, mlir::UnitAttr::get(&ctx));
 
   std::optional<tile::TargetInfo> info =
       tile::TargetInfo::lookup(targetName(target));

@@ -89,6 +89,18 @@ TEST(BundleTest, RoundTrip) {
   EXPECT_EQ(Back->Kernels[1].Registers, -1); // Unknown stays unknown.
   EXPECT_TRUE(Back->Kernels[1].Bucket.empty());
 
+  // Tensor maps are written only when a kernel has some.
+  EXPECT_EQ(J.find("kernels")->getArray()[0].find("tensor_maps"), nullptr);
+  M->Kernels[1].Signature.TensorMaps = {{1, {16, 8}, 32}};
+  Back = Manifest::fromJson(M->toJson());
+  ASSERT_TRUE(Back) << Back.message();
+  EXPECT_EQ(Back->Kernels[1].Signature.TensorMaps,
+            M->Kernels[1].Signature.TensorMaps);
+  EXPECT_EQ(Back->toJson(), M->toJson());
+  EXPECT_NE(json::write(M->toJson()).find("\"tensor_maps\""),
+            std::string::npos);
+  M->Kernels[1].Signature.TensorMaps.clear();
+
   std::string Dir = test::makeHostBundle("roundtrip");
   ASSERT_FALSE(Bundle::save(Dir, *M));
   Expected<Bundle> B = Bundle::load(Dir);
@@ -140,6 +152,26 @@ TEST(BundleTest, ErrorsNameTheField) {
   V = manifestJson();
   kernel(V, 0).set("spills", -3);
   EXPECT_EQ(manifestError(V), "kernels[0].spills: must be at least 0");
+
+  V = manifestJson();
+  kernel(V, 0).set("tensor_maps", json::Array{json::Object{{"param", 0}}});
+  EXPECT_EQ(manifestError(V), "kernels[0].tensor_maps[0]: missing \"box\"");
+  kernel(V, 0).set("tensor_maps",
+                   json::Array{json::Object{{"param", 0}, {"box", "big"}}});
+  EXPECT_EQ(manifestError(V), "kernels[0].tensor_maps[0].box: expected an "
+                              "array of integers, found string");
+  kernel(V, 0).set(
+      "tensor_maps",
+      json::Array{json::Object{{"param", 0}, {"box", json::Array{300}}}});
+  EXPECT_EQ(manifestError(V),
+            "kernels[0].tensor_maps[0].box: extent 300 is outside 1-256");
+  kernel(V, 0).set("tensor_maps", json::Array{json::Object{
+                                      {"param", 3}, {"box", json::Array{64}}}});
+  EXPECT_EQ(manifestError(V), "kernels[0]: kernel vadd: tensor map 0: "
+                              "parameter 3 is not a tensor parameter");
+  kernel(V, 0).set("tensor_maps", 1);
+  EXPECT_EQ(manifestError(V),
+            "kernels[0].tensor_maps: expected an array, found number");
 
   V = manifestJson();
   kernel(V, 0).set("warps", "four");

@@ -14,6 +14,7 @@
 
 #include "FakeDriver.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -153,6 +154,41 @@ int cuLaunchKernel(void *F, unsigned Gx, unsigned Gy, unsigned Gz, unsigned Bx,
     return InvalidValue;
   if (Fn->Name == "vadd")
     fake::runVadd(Params, Gx, Bx);
+  if (Fn->Name == "tma") {
+    std::memcpy(Last.MapParam, Params[3], sizeof(Last.MapParam));
+    Last.MapParamAligned = reinterpret_cast<uintptr_t>(Params[3]) % 64 == 0;
+  }
+  return Success;
+}
+
+/// Records its arguments and writes "FAKETMAP" and the rank into the map.
+int cuTensorMapEncodeTiled(void *Map, int DataType, unsigned Rank,
+                           void *Address, const unsigned long long *Dims,
+                           const unsigned long long *Strides,
+                           const unsigned *Box, const unsigned *ElementStrides,
+                           int Interleave, int Swizzle, int L2Promotion,
+                           int OobFill) {
+  FakeTensorMapEncode &E = Last.Encode;
+  ++E.Calls;
+  if (Rank < 1 || Rank > 5 || reinterpret_cast<uintptr_t>(Map) % 64 != 0)
+    return InvalidValue;
+  E.DataType = DataType;
+  E.Rank = Rank;
+  E.Address = Address;
+  for (unsigned I = 0; I < Rank; ++I) {
+    E.Dims[I] = Dims[I];
+    E.Box[I] = Box[I];
+    E.ElementStrides[I] = ElementStrides[I];
+    if (I + 1 < Rank)
+      E.Strides[I] = Strides[I];
+  }
+  E.Interleave = Interleave;
+  E.Swizzle = Swizzle;
+  E.L2Promotion = L2Promotion;
+  E.OobFill = OobFill;
+  std::memset(Map, 0, 128);
+  std::memcpy(Map, "FAKETMAP", 8);
+  std::memcpy(static_cast<char *>(Map) + 8, &Rank, sizeof(Rank));
   return Success;
 }
 

@@ -291,6 +291,63 @@ TEST_F(FakeCudaTest, WorksFromAnyThread) {
   EXPECT_FALSE(Result) << Result.message();
 }
 
+TEST_F(FakeCudaTest, TensorMapsAreEncodedAndPassedAfterTheParameters) {
+  Device D = open();
+  std::string Ptx = "// PTX text\n";
+  Expected<Module> M = D.loadModuleData(
+      std::vector<uint8_t>(Ptx.begin(), Ptx.end()), ObjectKind::Ptx);
+  ASSERT_TRUE(M) << M.message();
+  KernelSignature Sig;
+  Sig.Name = "tma";
+  Sig.Params = {{"A", ParamKind::Tensor, "f16", {"M", "N"}, false},
+                {"M", ParamKind::Dim, "i32", {}, false},
+                {"N", ParamKind::Dim, "i32", {}, false}};
+  Sig.TensorMaps = {{0, {64, 32}, 128}};
+  Expected<Kernel> K = M->getKernel("tma", Sig, {128, 0});
+  ASSERT_TRUE(K) << K.message();
+  Expected<Buffer> A = D.allocate(100 * 72 * 2);
+  ASSERT_TRUE(A) << A.message();
+  int Calls = last().Encode.Calls;
+  ASSERT_FALSE(
+      K->launch({ArgValue::tensor(A->address(), A->size(), {100, 72}, "f16")}));
+  const FakeLaunch &L = last();
+  EXPECT_EQ(L.Encode.Calls, Calls + 1);
+  EXPECT_EQ(L.Encode.DataType, 1); // CU_TENSOR_MAP_DATA_TYPE_UINT16
+  EXPECT_EQ(L.Encode.Rank, 2u);
+  EXPECT_EQ(reinterpret_cast<uint64_t>(L.Encode.Address), A->address());
+  // Innermost dimension first; the strides of dimensions 1.. only.
+  EXPECT_EQ(L.Encode.Dims[0], 72u);
+  EXPECT_EQ(L.Encode.Dims[1], 100u);
+  EXPECT_EQ(L.Encode.Strides[0], 144u);
+  EXPECT_EQ(L.Encode.Box[0], 32u);
+  EXPECT_EQ(L.Encode.Box[1], 64u);
+  EXPECT_EQ(L.Encode.ElementStrides[0], 1u);
+  EXPECT_EQ(L.Encode.ElementStrides[1], 1u);
+  EXPECT_EQ(L.Encode.Interleave, 0);
+  EXPECT_EQ(L.Encode.Swizzle, 3); // CU_TENSOR_MAP_SWIZZLE_128B
+  EXPECT_EQ(L.Encode.L2Promotion, 2);
+  EXPECT_EQ(L.Encode.OobFill, 0);
+  // The encoded 128 bytes are the parameter after A, M and N.
+  EXPECT_EQ(std::memcmp(L.MapParam, "FAKETMAP", 8), 0);
+  unsigned Rank = 0;
+  std::memcpy(&Rank, L.MapParam + 8, sizeof(Rank));
+  EXPECT_EQ(Rank, 2u);
+  EXPECT_TRUE(L.MapParamAligned);
+
+  // A row of 100 f16 is 200 bytes: no TMA copy can stride it.
+  Error E =
+      K->launch({ArgValue::tensor(A->address(), A->size(), {64, 100}, "f16")});
+  EXPECT_EQ(E.message(),
+            "tma: tensor A (64x100 f16): a TMA copy needs rows whose byte "
+            "stride is a multiple of 16, this one is 200 bytes; compile "
+            "without --tma for such shapes");
+  EXPECT_EQ(last().Encode.Calls, Calls + 1);
+  // An empty tensor has nothing to encode.
+  ASSERT_FALSE(
+      K->launch({ArgValue::tensor(A->address(), A->size(), {0, 72}, "f16")}));
+  EXPECT_EQ(last().Encode.Calls, Calls + 1);
+}
+
 TEST_F(FakeCudaTest, ModuleAndFunctionErrors) {
   Device D = open();
   std::string Dir = makeBundle("errors", "BAD ptx");

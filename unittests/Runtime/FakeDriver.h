@@ -13,6 +13,19 @@
 #include <chrono>
 #include <cstddef>
 
+/// The arguments of the last cuTensorMapEncodeTiled (FakeCuda.cpp).
+struct FakeTensorMapEncode {
+  int Calls = 0;
+  int DataType = -1;
+  unsigned Rank = 0;
+  void *Address = nullptr;
+  unsigned long long Dims[5] = {0, 0, 0, 0, 0};
+  unsigned long long Strides[5] = {0, 0, 0, 0, 0}; ///< Rank - 1 of them.
+  unsigned Box[5] = {0, 0, 0, 0, 0};
+  unsigned ElementStrides[5] = {0, 0, 0, 0, 0};
+  int Interleave = -1, Swizzle = -1, L2Promotion = -1, OobFill = -1;
+};
+
 /// The last launch and other observations of a simulated driver.
 struct FakeLaunch {
   unsigned Grid[3] = {0, 0, 0};
@@ -25,6 +38,11 @@ struct FakeLaunch {
   int Launches = 0;         ///< Every launch call.
   int Allocations = 0;      ///< Every allocation call.
   int Synchronizations = 0; ///< Every context or stream synchronization.
+  FakeTensorMapEncode Encode;
+  /// A launch of a function named "tma": its parameter 3 (the tensor map
+  /// after A, M, N), and whether it was 64-byte aligned.
+  unsigned char MapParam[128] = {};
+  bool MapParamAligned = false;
 };
 
 extern "C" const FakeLaunch *fakeCudaLastLaunch();

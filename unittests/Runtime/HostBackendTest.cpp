@@ -103,12 +103,12 @@ TEST_F(HostBackendTest, DeviceBasics) {
   Expected<Device> Again = Device::open("host");
   ASSERT_TRUE(Again);
   EXPECT_EQ(Again->name(), Dev.name());
-  EXPECT_EQ(
-      Device::open("tpu").message(),
-      "unknown device 'tpu' (expected host, cuda[:N], hip[:N], cuda-emu or hip-emu)");
-  EXPECT_EQ(
-      Device::open("cuda:x").message(),
-      "bad device 'cuda:x' (expected host, cuda[:N], hip[:N], cuda-emu or hip-emu)");
+  EXPECT_EQ(Device::open("tpu").message(),
+            "unknown device 'tpu' (expected host, cuda[:N], hip[:N], cuda-emu "
+            "or hip-emu)");
+  EXPECT_EQ(Device::open("cuda:x").message(),
+            "bad device 'cuda:x' (expected host, cuda[:N], hip[:N], cuda-emu "
+            "or hip-emu)");
   EXPECT_EQ(Device::open("host:1").message(),
             "there is only one host device ('host')");
 }
@@ -257,6 +257,22 @@ TEST_F(HostBackendTest, LaunchErrorsAreClear) {
   ASSERT_TRUE(E);
   EXPECT_EQ(E.message(),
             "vadd: argument 0 (A): expected a tensor of f32 but got f16");
+}
+
+TEST_F(HostBackendTest, NoTensorMapsOnTheHost) {
+  Expected<Module> M = Dev.loadModule(Dir + "/kernels.so", ObjectKind::HostSO);
+  ASSERT_TRUE(M) << M.message();
+  Kernel K = load("vadd");
+  KernelSignature Sig = K.signature();
+  Sig.TensorMaps = {{0, {64}, 0}};
+  Expected<Kernel> WithMap = M->getKernel("tile_test_vadd", Sig);
+  ASSERT_TRUE(WithMap) << WithMap.message();
+  Expected<Buffer> A = Dev.allocate(64 * 4);
+  ASSERT_TRUE(A);
+  ArgValue T = ArgValue::tensor(A->address(), A->size(), {64}, "f32");
+  EXPECT_EQ(WithMap->launch({T, T, T}).message(),
+            "vadd: host has no TMA tensor maps (the kernel was compiled for "
+            "sm_90 with TMA copies)");
 }
 
 TEST_F(HostBackendTest, ModuleErrors) {

@@ -445,3 +445,97 @@ ENTRY(stuck_copy) {
   Ops->shfl(TILE_EMU_SHFL_BFLY, 0xffffffffu, T, 16, 0x1f, nullptr);
   Ops->cp_async_wait(0);
 }
+
+/// tma(A: f16[M][N], Out: u8[3][8192], C0, C1, Mode; M, N, OUT; then the
+/// tensor map of A, 64x64 box, 128-byte swizzle), 32 threads, 9216 bytes
+/// of shared memory: thread 0 initializes the mbarrier at offset 0 (one
+/// arrival), expects 8192 transaction bytes (Mode 2: 10240) and loads the
+/// box at (C0, C1) to offset 1024; after a block barrier each thread dumps
+/// its 256 bytes of the stage to Out[0] (Mode 1 only: before any thread
+/// waits) and, after waiting on parity 0, to Out[1]. Mode 4: a second phase
+/// loads the box at (C0, C1 + 64) after a block barrier (Mode 8: after a warp
+/// shuffle, which orders nothing) and dumps it to Out[2] after the wait on
+/// parity 1.
+ENTRY(tma) {
+  uint8_t *Out = ptr<uint8_t>(Args, 1);
+  auto C0 = int32_t(arg(Args, 2)), C1 = int32_t(arg(Args, 3));
+  auto Mode = uint32_t(arg(Args, 4));
+  const void *Map = Args[8]; // The parameter's bytes are the map.
+  auto *S = static_cast<uint8_t *>(Ops->shared_base());
+  auto Bar = uint32_t(reinterpret_cast<uintptr_t>(S));
+  auto Stage = uint32_t(reinterpret_cast<uintptr_t>(S + 1024));
+  uint32_t T = tid();
+  auto Load = [&](int32_t Row) {
+    int32_t Coords[2] = {C0, Row};
+    Ops->mbarrier_arrive_expect_tx(Bar, (Mode & 2) ? 10240 : 8192);
+    Ops->tma_load(Stage, Map, Coords, 2, Bar);
+  };
+  auto Dump = [&](uint32_t Part) {
+    for (uint32_t I = 0; I < 256; I += 16) {
+      const uint8_t *Src = S + 1024 + T * 256 + I;
+      uint8_t Bytes[16] = {};
+      if (Ops->access(Src, 16, TILE_EMU_SHARED))
+        std::memcpy(Bytes, Src, 16);
+      for (uint32_t J = 0; J < 16; ++J)
+        store(&Out[Part * 8192 + T * 256 + I + J], Bytes[J]);
+    }
+  };
+  if (T == 0)
+    Ops->mbarrier_init(Bar, 1);
+  Ops->barrier(0);
+  if (T == 0)
+    Load(C1);
+  Ops->barrier(0);
+  if (Mode & 1) {
+    Dump(0);
+    Ops->barrier(0); // Nobody waits before everybody dumped.
+  }
+  Ops->mbarrier_try_wait_parity(Bar, 0);
+  Dump(1);
+  if (!(Mode & 4))
+    return;
+  if (Mode & 8)
+    Ops->shfl(TILE_EMU_SHFL_IDX, 0xffffffffu, T, 0, 0x1f, nullptr);
+  else
+    Ops->barrier(0);
+  if (T == 0)
+    Load(C1 + 64);
+  Ops->mbarrier_try_wait_parity(Bar, 1);
+  Dump(2);
+}
+
+/// mbarrier_misuse(Mode), one thread, 64 bytes of shared memory. Mode 0:
+/// an arrival on a barrier never initialized; 1: two inits of one barrier;
+/// 2: a barrier at offset 4; 3: a barrier at offset 64; 4: a correct
+/// phase without transaction bytes (init, arrive, wait, inval); 5: an
+/// arrival beyond the expected count.
+ENTRY(mbarrier_misuse) {
+  auto Mode = uint32_t(arg(Args, 0));
+  auto Base = uint32_t(reinterpret_cast<uintptr_t>(Ops->shared_base()));
+  switch (Mode) {
+  case 0:
+    Ops->mbarrier_arrive_expect_tx(Base + 8, 0);
+    break;
+  case 1:
+    Ops->mbarrier_init(Base, 1);
+    Ops->mbarrier_init(Base, 1);
+    break;
+  case 2:
+    Ops->mbarrier_init(Base + 4, 1);
+    break;
+  case 3:
+    Ops->mbarrier_init(Base + 64, 1);
+    break;
+  case 4:
+  case 5:
+    Ops->mbarrier_init(Base, 1);
+    Ops->mbarrier_arrive_expect_tx(Base, 0);
+    Ops->mbarrier_try_wait_parity(Base, 0);
+    if (Mode == 5) {
+      Ops->mbarrier_arrive_expect_tx(Base, 16);
+      Ops->mbarrier_arrive_expect_tx(Base, 0);
+    }
+    Ops->mbarrier_inval(Base);
+    break;
+  }
+}

@@ -12,8 +12,8 @@
 #include "EmuTestSupport.h"
 #include "TestBundle.h"
 
-#include "tile/runtime/Bundle.h"
 #include "tile/Emulation/NvEmuAbi.h"
+#include "tile/runtime/Bundle.h"
 #include "tile/runtime/Runtime.h"
 
 #include "tile/Numerics/Format.h"
@@ -270,6 +270,179 @@ TEST_F(NvEmuTest, CpAsyncIssueAndRetirementAreWritesForTheRaceDetector) {
                        "(access of 16 bytes at offset 16), which thread 0 "
                        "read since the last barrier (block (0,0,0))\n"))
       << E.message();
+}
+
+//===----------------------------------------------------------------------===//
+// TMA copies and mbarriers
+//===----------------------------------------------------------------------===//
+
+/// The signature of the "tma" kernel: A's tensor map has a 64x64 box with
+/// the 128-byte swizzle.
+KernelSignature tmaSignature() {
+  KernelSignature Sig;
+  Sig.Name = "tma";
+  Sig.Params = {{"A", ParamKind::Tensor, "f16", {"M", "N"}, false},
+                {"Out", ParamKind::Tensor, "u8", {"OUT"}, true},
+                {"c0", ParamKind::Scalar, "i32", {}, false},
+                {"c1", ParamKind::Scalar, "i32", {}, false},
+                {"mode", ParamKind::Scalar, "i32", {}, false},
+                {"M", ParamKind::Dim, "i32", {}, false},
+                {"N", ParamKind::Dim, "i32", {}, false},
+                {"OUT", ParamKind::Dim, "i32", {}, false}};
+  Sig.TensorMaps = {{0, {64, 64}, 128}};
+  return Sig;
+}
+
+/// What the 64x64 f16 box of \p A (\p M x \p N) at column \p C0, row
+/// \p C1 leaves in the 8192 bytes of shared memory at offset 1024 (1024-
+/// byte aligned): stored densely, row-major, then the 16-byte chunk index
+/// (address bits 4-6) XORed with address bits 7-9; zeros outside A.
+std::vector<uint8_t> tmaReference(const std::vector<uint16_t> &A, int64_t M,
+                                  int64_t N, int64_t C0, int64_t C1) {
+  std::vector<uint8_t> Stage(8192, 0xAA);
+  for (int64_t R = 0; R < 64; ++R)
+    for (int64_t C = 0; C < 64; ++C) {
+      int64_t Row = C1 + R, Col = C0 + C;
+      uint16_t V = Row >= 0 && Row < M && Col >= 0 && Col < N
+                       ? A[size_t(Row * N + Col)]
+                       : 0;
+      uint64_t Address = 1024 + uint64_t(R * 64 + C) * 2;
+      uint64_t Swizzled = Address ^ (((Address >> 7) & 7) << 4);
+      std::memcpy(&Stage[Swizzled - 1024], &V, 2);
+    }
+  return Stage;
+}
+
+class NvEmuTmaTest : public NvEmuTest {
+protected:
+  void SetUp() override {
+    NvEmuTest::SetUp();
+    A.resize(M * N);
+    std::vector<uint32_t> Words = randomWords(M * N, 21);
+    for (size_t I = 0; I < A.size(); ++I)
+      A[I] = static_cast<uint16_t>(Words[I] | 1); // Never zero.
+    ABuf = upload(A);
+    OutBuf = output<uint8_t>(3 * 8192);
+    Expected<Kernel> Loaded = Mod.getKernel("tma", tmaSignature(), {32, 9216});
+    ASSERT_TRUE(Loaded) << Loaded.message();
+    K = *Loaded;
+  }
+
+  Error launch(int64_t C0, int64_t C1, uint32_t Mode) {
+    return K.launch(
+        {ArgValue::tensor(ABuf.address(), ABuf.size(), {M, N}, "f16"),
+         ArgValue::tensor(OutBuf.address(), OutBuf.size(), {3 * 8192}, "u8"),
+         ArgValue::scalar(double(C0)), ArgValue::scalar(double(C1)),
+         ArgValue::scalar(Mode)});
+  }
+
+  /// Part \p Part of the kernel's dumps.
+  std::vector<uint8_t> dump(unsigned Part) {
+    std::vector<uint8_t> All = read<uint8_t>(OutBuf);
+    return std::vector<uint8_t>(All.begin() + Part * 8192,
+                                All.begin() + (Part + 1) * 8192);
+  }
+
+  const int64_t M = 100, N = 72; // Rows of 144 bytes.
+  std::vector<uint16_t> A;
+  Buffer ABuf, OutBuf;
+  Kernel K;
+};
+
+TEST_F(NvEmuTmaTest, SwizzledBoxWithEdgesLandsAtTheWait) {
+  // Columns 40-103 of 72, rows -3-60 of 100: both edges are zero-filled.
+  ASSERT_FALSE(launch(40, -3, 0));
+  EXPECT_EQ(dump(1), tmaReference(A, M, N, 40, -3));
+  // Columns -8-55, rows 70-133.
+  ASSERT_FALSE(launch(-8, 70, 0));
+  EXPECT_EQ(dump(1), tmaReference(A, M, N, -8, 70));
+}
+
+TEST_F(NvEmuTmaTest, TheStageIsInFlightUntilTheWait) {
+  Error E = launch(40, -3, 1);
+  EXPECT_TRUE(failsWith(E, {"512 errors in emulated kernel 'tma'",
+                            ":\n  TMA hazard: thread ",
+                            " (access of 16 bytes at offset ",
+                            ") while a TMA copy onto it is in flight (its "
+                            "mbarrier phase has not completed) (block "
+                            "(0,0,0))\n"}));
+  EXPECT_EQ(dump(0), std::vector<uint8_t>(8192, 0xCD)); // The poison.
+  EXPECT_EQ(dump(1), tmaReference(A, M, N, 40, -3));
+}
+
+TEST_F(NvEmuTmaTest, TwoPhasesOnOneBarrier) {
+  ASSERT_FALSE(launch(0, 0, 4));
+  EXPECT_EQ(dump(1), tmaReference(A, M, N, 0, 0));
+  EXPECT_EQ(dump(2), tmaReference(A, M, N, 0, 64));
+}
+
+TEST_F(NvEmuTmaTest, MissingTransactionBytesDeadlock) {
+  Error E = launch(0, 0, 2);
+  ASSERT_TRUE(E);
+  EXPECT_TRUE(contains(E.message(),
+                       "\n  deadlock in block (0,0,0): every thread that has "
+                       "not exited waits; warp 0: lanes 0-31 at mbarrier "
+                       "(shared offset 0x0) waiting for phase parity 0: 0 of "
+                       "1 arrivals pending, 2048 transaction bytes "
+                       "outstanding"))
+      << E.message();
+  EXPECT_TRUE(contains(E.message(), "1 error in emulated kernel"))
+      << E.message();
+  // The abandoned block left nothing behind.
+  EXPECT_FALSE(launch(0, 0, 4));
+}
+
+TEST_F(NvEmuTmaTest, RefillWithoutABlockBarrierRacesWithTheReaders) {
+  Error E = launch(0, 0, 4 | 8);
+  ASSERT_TRUE(E);
+  EXPECT_TRUE(contains(E.message(),
+                       ":\n  shared-memory race: thread 0 writes byte 1280 "
+                       "(access of 8192 bytes at offset 1024), which thread "
+                       "1 read since the last barrier (block (0,0,0))"))
+      << E.message();
+}
+
+TEST_F(NvEmuTmaTest, TensorMapsAreChecked) {
+  // 200-byte rows.
+  Expected<Kernel> Odd = Mod.getKernel("tma", tmaSignature(), {32, 9216});
+  ASSERT_TRUE(Odd) << Odd.message();
+  Error E = Odd->launch(
+      {ArgValue::tensor(ABuf.address(), ABuf.size(), {64, 100}, "f16"),
+       ArgValue::tensor(OutBuf.address(), OutBuf.size(), {3 * 8192}, "u8"),
+       ArgValue::scalar(0), ArgValue::scalar(0), ArgValue::scalar(0)});
+  EXPECT_EQ(E.message(),
+            "tma: tensor A (64x100 f16): a TMA copy needs rows whose byte "
+            "stride is a multiple of 16, this one is 200 bytes; compile "
+            "without --tma for such shapes");
+  E = Odd->launch(
+      {ArgValue::tensor(ABuf.address() + 8, 64 * 72 * 2, {64, 72}, "f16"),
+       ArgValue::tensor(OutBuf.address(), OutBuf.size(), {3 * 8192}, "u8"),
+       ArgValue::scalar(0), ArgValue::scalar(0), ArgValue::scalar(0)});
+  EXPECT_EQ(E.message(), "tma: tensor A (64x72 f16): a TMA copy needs a "
+                         "16-byte aligned address, this one is 16n + 8");
+}
+
+TEST_F(NvEmuTest, MbarrierMisuseIsReported) {
+  auto Run = [&](uint64_t Mode) {
+    return run("mbarrier_misuse", 1, 64, {1, 1, 1}, {Mode});
+  };
+  EXPECT_TRUE(failsWith(Run(0), {"mbarrier.arrive.expect_tx on the mbarrier "
+                                 "at shared offset 0x8, which is not "
+                                 "initialized",
+                                 "(block (0,0,0), thread 0)"}));
+  EXPECT_TRUE(failsWith(Run(1), {"mbarrier.init of the mbarrier at shared "
+                                 "offset 0x0, which is initialized already "
+                                 "(mbarrier.inval it first)"}));
+  EXPECT_TRUE(failsWith(Run(2), {"mbarrier.init: mbarrier address 0x",
+                                 "(shared offset 0x4) is not 8-byte "
+                                 "aligned"}));
+  EXPECT_TRUE(failsWith(Run(3), {"(shared offset 0x40) is outside the "
+                                 "64-byte dynamic shared memory"}));
+  EXPECT_FALSE(Run(4));
+  EXPECT_TRUE(failsWith(Run(5), {"mbarrier.arrive.expect_tx on the mbarrier "
+                                 "at shared offset 0x0 beyond the 1 arrivals "
+                                 "its phase expects (the phase waits for 16 "
+                                 "transaction bytes)"}));
 }
 
 //===----------------------------------------------------------------------===//

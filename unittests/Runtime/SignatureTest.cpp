@@ -280,4 +280,25 @@ TEST(SignatureTest, VerifyRejectsMalformedSignatures) {
             "parameters");
 }
 
+TEST(SignatureTest, VerifyChecksTensorMaps) {
+  KernelSignature S = gemmWq();
+  S.TensorMaps = {{0, {64, 64}, 128}, {3, {16, 64}, 0}};
+  EXPECT_FALSE(S.verify());
+  auto Fails = [&](TensorMapInfo M, const std::string &Want) {
+    KernelSignature Bad = gemmWq();
+    Bad.TensorMaps = {{0, {64, 64}, 128}, std::move(M)};
+    Error E = Bad.verify();
+    ASSERT_TRUE(E) << Want;
+    EXPECT_EQ(E.message(), "kernel gemm_wq: tensor map 1" + Want);
+  };
+  Fails({4, {1}, 0}, ": parameter 4 is not a tensor parameter");
+  Fails({9, {1}, 0}, ": parameter 9 is not a tensor parameter");
+  Fails({0, {64}, 0}, " of A: the box has 1 extents but the tensor has rank 2");
+  Fails({0, {64, 0}, 0}, " of A: box extent 0 is outside 1-256");
+  Fails({0, {257, 8}, 0}, " of A: box extent 257 is outside 1-256");
+  Fails({0, {64, 64}, 16}, " of A: swizzle 16 is not 0, 32, 64 or 128 bytes");
+  Fails({1, {64, 64}, 0},
+        " of W: a TMA copy needs elements of 8, 16, 32 or 64 bits, not u4");
+}
+
 } // namespace

@@ -22,6 +22,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class ModuleOp;
@@ -41,6 +42,15 @@ llvm::StringRef stageName(Stage stage);
 std::optional<Stage> parseStage(llvm::StringRef name);
 
 /// What a stage produced.
+/// A tensor map a kernel takes after its parameters (TMA copies;
+/// tile-assign-tensor-maps): the tensor parameter, the box (outermost
+/// first) and the swizzle width in bytes (0: none).
+struct TensorMapDesc {
+  unsigned param = 0;
+  std::vector<uint32_t> box;
+  unsigned swizzleBytes = 0;
+};
+
 struct StageOutput {
   /// Text (IR, assembly) or the bytes of an object.
   std::string data;
@@ -49,6 +59,8 @@ struct StageOutput {
   std::string report;
   /// GPU targets: the dynamic shared memory each kernel is launched with.
   std::map<std::string, uint64_t> sharedBytes;
+  /// GPU targets: the tensor maps each kernel takes, in order.
+  std::map<std::string, std::vector<TensorMapDesc>> tensorMaps;
 };
 
 /// Options of a compilation past the front end.

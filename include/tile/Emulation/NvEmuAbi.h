@@ -5,11 +5,12 @@
  * (lib/Codegen/NVIDIA/Emulation.cpp) retargets that module to the host,
  * replaces every llvm.nvvm.* intrinsic by a call through the table below and
  * puts an access check before every load and store of global or shared
- * memory; the runtime (runtime/lib/emulator/NvEmuBackend.cpp) runs each thread of a
- * block as a fiber and implements the table: warp collectives (shuffles,
- * ldmatrix, mma.sync) gather all lanes of the warp first, barriers all
- * threads of the block, cp.async writes shared memory only when a
- * wait_group retires its group, and accesses are checked against the
+ * memory; the runtime (runtime/lib/emulator/NvEmuBackend.cpp) runs each
+ * thread of a block as a fiber and implements the table: warp collectives
+ * (shuffles, ldmatrix, mma.sync) gather all lanes of the warp first,
+ * barriers all threads of the block, cp.async writes shared memory only
+ * when a wait_group retires its group, a TMA copy when a wait on its
+ * mbarrier completes the phase, and accesses are checked against the
  * allocations (global) and the launch's dynamic shared memory, with a race
  * detector on shared memory between barriers.
  *
@@ -23,6 +24,11 @@
  * and nothing else is required of it. Plain C so both sides agree without
  * sharing any C++ type.
  *
+ * TMA tensor maps (CUtensorMap on a GPU) are, on the emulator, a
+ * struct tile_emu_tensor_map in the kernel's 128-byte __grid_constant__
+ * parameter: the runtime fills it at each launch (the entry passes the
+ * address of the parameter's slot itself, not a value loaded from it).
+ *
  *===----------------------------------------------------------------------===*/
 
 #ifndef TILE_RUNTIME_NVEMUABI_H
@@ -35,7 +41,7 @@ extern "C" {
 #endif
 
 /** Bumped whenever the table or an enumeration changes. */
-#define TILE_EMU_ABI_VERSION 2
+#define TILE_EMU_ABI_VERSION 3
 
 #define TILE_EMU_BIND_SYMBOL "__tile_emu_bind"
 #define TILE_EMU_ENTRY_PREFIX "__tile_emu_entry_"
@@ -141,6 +147,20 @@ enum tile_emu_space {
 #define TILE_EMU_ACCESS_WRITE 0x100u
 #define TILE_EMU_ACCESS_ATOMIC 0x200u
 
+/** What an emulated TMA tensor map holds (at most 128 bytes). */
+#define TILE_EMU_TENSOR_MAP_MAGIC 0x50414d54u /* "TMAP" */
+struct tile_emu_tensor_map {
+  uint32_t magic;         /**< TILE_EMU_TENSOR_MAP_MAGIC */
+  uint32_t rank;          /**< 1-5 */
+  uint32_t element_bytes; /**< 1, 2, 4 or 8 */
+  uint32_t swizzle_bytes; /**< 0 (none), 32, 64 or 128 */
+  uint64_t address;       /**< Global address of element 0. */
+  uint64_t dims[5];       /**< Extents, innermost first. */
+  uint64_t strides[5];    /**< Bytes, innermost first (strides[0] =
+                               element_bytes). */
+  uint32_t box[5];        /**< Box extents in elements, innermost first. */
+};
+
 /**
  * The runtime's side. Every function acts for the calling thread (the
  * fiber that runs it); a warp collective returns only when every lane of
@@ -207,6 +227,29 @@ struct tile_emu_ops {
   void (*wgmma_wait)(uint32_t pending);
   /** fence.proxy.async.shared::cta. */
   void (*fence_proxy_async)(void);
+  /** mbarrier.init.shared::cta.b64 of the barrier at shared address
+   *  \p bar (a 32-bit shared-window address: its low 18 bits are the
+   *  offset in the block's shared memory) expecting \p count arrivals
+   *  per phase. */
+  void (*mbarrier_init)(uint32_t bar, uint32_t count);
+  /** mbarrier.arrive.expect_tx: the barrier's transaction count grows by
+   *  \p bytes, then the calling thread arrives once. */
+  void (*mbarrier_arrive_expect_tx)(uint32_t bar, uint32_t bytes);
+  /** mbarrier.try_wait.parity: 1 once the phase of parity \p parity has
+   *  completed; blocks the calling thread until it has (so never 0
+   *  here). */
+  uint32_t (*mbarrier_try_wait_parity)(uint32_t bar, uint32_t parity);
+  /** mbarrier.inval. */
+  void (*mbarrier_inval)(uint32_t bar);
+  /** cp.async.bulk.tensor.<rank>d.shared::cluster.global.tile.mbarrier::
+   *  complete_tx::bytes: copies the box at element coordinates \p coords
+   *  (\p rank of them, innermost first, signed; elements outside the
+   *  tensor read as zero) of tensor map \p map to shared address \p dst;
+   *  the bytes complete transactions of barrier \p bar. The source is
+   *  read at the issue; shared memory is written when a wait on the
+   *  barrier completes the phase. */
+  void (*tma_load)(uint32_t dst, const void *map, const int32_t *coords,
+                   uint32_t rank, uint32_t bar);
 };
 
 #ifdef __cplusplus

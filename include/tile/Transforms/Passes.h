@@ -36,7 +36,8 @@ inline constexpr llvm::StringLiteral kScratchBytesAttr = "tile.scratch_bytes";
 /// tile-expand-scaled-dot, canonicalize, tile-infer-layouts,
 /// tile-remove-conversions, canonicalize,
 /// cse, tile-pipeline, tile-remove-conversions, canonicalize,
-/// tile-stage-operands, tile-allocate-shared, for \p target.
+/// tile-stage-operands, tile-allocate-shared, tile-assign-tensor-maps, for
+/// \p target.
 void buildGpuPreparePipeline(mlir::OpPassManager &pm,
                              const std::string &target);
 

@@ -96,10 +96,22 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
     (a loop-carried tile) and is written with `tile.shared_store` into a
     ring of only B buffers at the top of the next iteration, between
     barriers. S = 1 and `target=host` drop the attribute.
+
+    With `tma` (or a `tile.tma` unit attribute on the module) on a target
+    with TMA (sm_90), a loop whose wgmma group stays in flight and whose
+    only pipelined loads are its two operands, each reading a 2-D tensor
+    parameter whole into a ring TMA boxes can write, copies with TMA
+    instead: `tile.copy_async ... barrier(%bars[%w])`, one mbarrier per
+    stage (`tile.mbarrier_init` before the prologue), `tile.mbarrier_wait`
+    on the read stage's phase at the top of each iteration instead of
+    `tile.wait` and `tile.barrier`, and a `tile.barrier` and
+    `tile.mbarrier_inval` after the loop instead of `tile.wait 0`.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
-           "target name (sm_80, sm_90a, gfx942, host, ...)">
+           "target name (sm_80, sm_90a, gfx942, host, ...)">,
+    Option<"tma", "tma", "bool", /*default=*/"false",
+           "copy wgmma operands with TMA where the loop and loads allow it">
   ];
 }
 
@@ -171,6 +183,22 @@ def TileAllocateShared : Pass<"tile-allocate-shared", "::mlir::ModuleOp"> {
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
            "target name (sm_80, sm_90a, gfx942, host, ...)">
   ];
+}
+
+def TileAssignTensorMaps
+    : Pass<"tile-assign-tensor-maps", "::mlir::ModuleOp"> {
+  let summary = "give each TMA copy the tensor map it reads";
+  let description = [{
+    For every `tile.copy_async` with a barrier (a TMA copy, tile-pipeline)
+    plans the TMA boxes that write its destination's shared layout
+    (lib/Layout/TmaBox.h: box extents and swizzle) and records, on the
+    kernel, `tile.tensor_maps`: one `{param, box, swizzle}` per distinct
+    (tensor parameter, box, swizzle), the tensor maps the kernel takes
+    after its other parameters and the runtime encodes at launch; on the
+    copy, `tile.tma_map`: the index of its map. A layout no TMA box writes
+    or a misaligned destination is an internal error at the copy. Runs
+    after tile-allocate-shared.
+  }];
 }
 
 #endif // TILE_TRANSFORMS_PASSES_TD

@@ -343,7 +343,12 @@ void EmulationRewriter::addEntries() {
       Value *slot =
           b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_32(ptr, entry->getArg(0),
                                                          param.getArgNo()));
-      args.push_back(b.CreateLoad(param.getType(), slot));
+      // A byval parameter (an NVIDIA TMA tensor map, __grid_constant__) is
+      // passed by the address of its slot: the slot holds the bytes.
+      args.push_back(
+          param.hasByValAttr()
+              ? b.CreatePointerBitCastOrAddrSpaceCast(slot, param.getType())
+              : b.CreateLoad(param.getType(), slot));
     }
     b.CreateCall(kernel, args);
     b.CreateRetVoid();

@@ -271,6 +271,15 @@ public:
                                            mlir::ValueRange indices,
                                            mlir::Type type);
   mlir::LogicalResult lowerCopyAsync(tile::CopyAsyncOp op);
+  /// TMA copies and their mbarriers (LowerTensorCopy.cpp).
+  mlir::LogicalResult lowerTensorCopy(tile::CopyAsyncOp op);
+  mlir::LogicalResult lowerMbarrierInit(tile::MbarrierInitOp op);
+  mlir::LogicalResult lowerMbarrierWait(tile::MbarrierWaitOp op);
+  mlir::LogicalResult lowerMbarrierInval(tile::MbarrierInvalOp op);
+  /// The kernel's tensor-map parameters (tile.tensor_maps), in order.
+  void setTensorMaps(mlir::ValueRange maps) {
+    tensorMaps.assign(maps.begin(), maps.end());
+  }
   mlir::LogicalResult lowerReduce(tile::ReduceOp op);
   /// A thread digit (stride, size of the thread index) of a reduced axis.
   struct ReduceDigit {
@@ -395,6 +404,7 @@ private:
   mlir::Block *entryBlock = nullptr;
   mlir::Value tid;
   mlir::Value smemBase;
+  llvm::SmallVector<mlir::Value> tensorMaps;
   int64_t sharedBytes = 0;
   int64_t scratchBytes = 0;
   llvm::DenseMap<mlir::Value, Regs> values;
@@ -477,6 +487,8 @@ void populateMemoryPatterns(KernelLowering &kl,
                             mlir::RewritePatternSet &patterns);
 void populateCopyPatterns(KernelLowering &kl,
                           mlir::RewritePatternSet &patterns);
+void populateTensorCopyPatterns(KernelLowering &kl,
+                                mlir::RewritePatternSet &patterns);
 void populateAtomicPatterns(KernelLowering &kl,
                             mlir::RewritePatternSet &patterns);
 void populateReducePatterns(KernelLowering &kl,

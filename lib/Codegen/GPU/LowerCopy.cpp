@@ -678,6 +678,8 @@ static void copySteppedChunks(KernelLowering &kl, Location loc,
 }
 
 LogicalResult KernelLowering::lowerCopyAsync(tile::CopyAsyncOp op) {
+  if (op.isTensorCopy())
+    return lowerTensorCopy(op);
   ViewValue *view = lookupView(op.getSrc());
   SharedValue *s = lookupShared(op.getDst());
   if (!view || !s)

@@ -110,6 +110,28 @@ SmallVector<Value> TargetLowering::warpgroupWait(OpBuilder &, Location,
 }
 void TargetLowering::fenceSharedForWarpgroupMma(OpBuilder &, Location) {}
 
+bool TargetLowering::hasTensorCopy() const { return false; }
+void TargetLowering::mbarrierInit(OpBuilder &, Location, Value, unsigned) {
+  llvm_unreachable("mbarrierInit without hasTensorCopy");
+}
+void TargetLowering::mbarrierInitFence(OpBuilder &, Location) {
+  llvm_unreachable("mbarrierInitFence without hasTensorCopy");
+}
+void TargetLowering::mbarrierArriveExpectTx(OpBuilder &, Location, Value,
+                                            int64_t) {
+  llvm_unreachable("mbarrierArriveExpectTx without hasTensorCopy");
+}
+Value TargetLowering::mbarrierTryWait(OpBuilder &, Location, Value, Value) {
+  llvm_unreachable("mbarrierTryWait without hasTensorCopy");
+}
+void TargetLowering::mbarrierInval(OpBuilder &, Location, Value) {
+  llvm_unreachable("mbarrierInval without hasTensorCopy");
+}
+void TargetLowering::tensorCopy2d(OpBuilder &, Location, Value, Value, Value,
+                                  Value, Value) {
+  llvm_unreachable("tensorCopy2d without hasTensorCopy");
+}
+
 KernelLowering::KernelLowering(TargetLowering &target, ModuleOp module,
                                func::FuncOp kernel)
     : tl(target), module(module), kernel(kernel), b(kernel.getContext()),
@@ -435,14 +457,35 @@ public:
         return fn.emitOpError("unsupported kernel parameter type ") << t;
       signature.addInputs(i, converted);
     }
-    auto newFn = func::FuncOp::create(
-        rewriter, fn.getLoc(), fn.getSymName(),
-        rewriter.getFunctionType(signature.getConvertedTypes(), {}));
+    // The tensor maps of TMA copies (tile.tensor_maps) follow the
+    // parameters: 128-byte parameters passed by value, whose generic address
+    // the copies use (markKernel makes them __grid_constant__).
+    auto maps = fn->getAttrOfType<ArrayAttr>(TileDialect::kTensorMapsAttr);
+    unsigned numMaps = maps ? maps.size() : 0;
+    Type ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+    SmallVector<Type> types(signature.getConvertedTypes());
+    types.append(numMaps, ptr);
+    auto newFn = func::FuncOp::create(rewriter, fn.getLoc(), fn.getSymName(),
+                                      rewriter.getFunctionType(types, {}));
     rewriter.inlineRegionBefore(fn.getBody(), newFn.getBody(), newFn.end());
     SmallVector<Value> oldArgs(newFn.getBody().front().getArguments());
     Block *entry = rewriter.applySignatureConversion(&newFn.getBody().front(),
                                                      signature, &tc);
     kl.mapConverted(oldArgs, entry->getArguments());
+    if (numMaps) {
+      newFn->setAttr(TileDialect::kTensorMapsAttr, maps);
+      auto byval = LLVM::LLVMArrayType::get(rewriter.getI8Type(), 128);
+      SmallVector<Value> mapArgs;
+      for (unsigned i = 0; i < numMaps; ++i) {
+        unsigned arg = entry->getNumArguments();
+        mapArgs.push_back(entry->addArgument(ptr, fn.getLoc()));
+        newFn.setArgAttr(arg, LLVM::LLVMDialect::getByValAttrName(),
+                         TypeAttr::get(byval));
+        newFn.setArgAttr(arg, LLVM::LLVMDialect::getAlignAttrName(),
+                         rewriter.getI64IntegerAttr(64));
+      }
+      kl.setTensorMaps(mapArgs);
+    }
     kl.enterFunction(entry, rewriter);
     rewriter.eraseOp(fn);
     return success();
@@ -617,6 +660,7 @@ LogicalResult KernelLowering::run() {
   populateShapePatterns(*this, patterns);
   populateMemoryPatterns(*this, patterns);
   populateCopyPatterns(*this, patterns);
+  populateTensorCopyPatterns(*this, patterns);
   populateAtomicPatterns(*this, patterns);
   populateReducePatterns(*this, patterns);
   populateDotPatterns(*this, patterns);

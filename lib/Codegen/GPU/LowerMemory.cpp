@@ -649,7 +649,8 @@ LogicalResult KernelLowering::lowerAllocShared(tile::AllocSharedOp op) {
 /// only ops that write no memory (shared loads, dots, arithmetic): no
 /// shared memory was written since that barrier's proxy fence, so they
 /// need none (tile-pipeline's barrier between a wgmma group's wait and the
-/// copies that refill its stage). Computed before the conversion, which
+/// copies that refill its stage); and every barrier of a kernel whose
+/// shared buffers only TMA writes. Computed before the conversion, which
 /// puts LLVM ops with side effects in between.
 DenseSet<Operation *> KernelLowering::barriersAfterSharedReads() {
   auto writesNothing = [](Operation *op) {
@@ -666,7 +667,21 @@ DenseSet<Operation *> KernelLowering::barriersAfterSharedReads() {
            !effects.hasEffect<MemoryEffects::Free>();
   };
   DenseSet<Operation *> out;
+  // Without shared stores and cp.async copies, what wgmma reads was written
+  // by TMA (the async proxy, like wgmma; the mbarrier wait orders it): no
+  // barrier needs the fence (scratch of layout conversions and reductions
+  // is written and read by the generic proxy only).
+  bool genericOperandWrites = false;
+  kernel.walk([&](Operation *op) {
+    auto copy = dyn_cast<tile::CopyAsyncOp>(op);
+    if (isa<tile::SharedStoreOp>(op) || (copy && !copy.isTensorCopy()))
+      genericOperandWrites = true;
+  });
   kernel.walk([&](tile::BarrierOp barrier) {
+    if (!genericOperandWrites) {
+      out.insert(barrier);
+      return;
+    }
     for (Operation *p = barrier->getPrevNode(); p; p = p->getPrevNode()) {
       if (isa<tile::BarrierOp>(p)) {
         out.insert(barrier);

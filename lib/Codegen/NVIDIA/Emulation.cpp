@@ -7,15 +7,18 @@
 // tile::emu::EmulationRewriter; this file maps the NVVM intrinsics onto the
 // runtime's table of include/tile/Emulation/NvEmuAbi.h (aggregate
 // operands and results as arrays of 32-bit words) and the dynamic shared
-// memory array onto the block's buffer (ops->shared_base()). An unlisted
-// NVVM intrinsic or a static shared variable is an error at compile time,
-// not a wrong result later.
+// memory array onto the block's buffer (ops->shared_base()), and the
+// inline-PTX TMA copies and mbarriers of TmaAsm.h onto the table's TMA
+// entries. An unlisted NVVM intrinsic, TMA or mbarrier statement, or a
+// static shared variable is an error at compile time, not a wrong result
+// later.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
 
 #include "tile/Codegen/Common/EmulationRewriter.h"
+#include "tile/Codegen/NVIDIA/TmaAsm.h"
 #include "tile/Emulation/NvEmuAbi.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -62,6 +65,11 @@ enum OpsField : unsigned {
   kWgmmaCommit,
   kWgmmaWait,
   kFenceProxyAsync,
+  kMbarrierInit,
+  kMbarrierArriveExpectTx,
+  kMbarrierTryWaitParity,
+  kMbarrierInval,
+  kTmaLoad,
   kNumFields
 };
 
@@ -140,6 +148,8 @@ private:
   Expected<Value *> rewriteCall(CallInst *call, StringRef name) override;
   Expected<bool> rewriteTargetAsm(CallInst *call, StringRef text,
                                   Value *&replacement) override;
+  Expected<bool> rewriteTmaAsm(CallInst *call, StringRef text,
+                               Value *&replacement);
   Error rewriteMemoryAsm() override;
   Error rewriteSharedGlobals() override;
   bool isKernel(const Function &f) const override {
@@ -282,6 +292,71 @@ Expected<Value *> NvidiaRewriter::rewriteCall(CallInst *call, StringRef name) {
   return replacement;
 }
 
+/// The TMA and mbarrier statements of TmaAsm.h, matched exactly: each is
+/// a call through the table (fence.mbarrier_init is nothing: the emulator
+/// has no async proxy to order). Any other statement naming an mbarrier or
+/// a bulk copy is an error.
+Expected<bool> NvidiaRewriter::rewriteTmaAsm(CallInst *call, StringRef text,
+                                             Value *&replacement) {
+  namespace tma = tile::nvidia::tma_asm;
+  StringRef trimmed = text.trim();
+  IRBuilder<> b(call);
+  auto word = [&](unsigned i) -> Value * {
+    Value *operand = call->getArgOperand(i);
+    if (operand->getType()->isPointerTy())
+      return b.CreatePtrToInt(operand, i32);
+    return b.CreateZExtOrTrunc(operand, i32);
+  };
+  auto expect = [&](unsigned operands, bool result) -> Error {
+    if (call->arg_size() != operands ||
+        result != !call->getType()->isVoidTy() ||
+        !llvm::all_of(call->args(), [](const Use &u) {
+          return u->getType()->isIntegerTy() || u->getType()->isPointerTy();
+        }))
+      return error("unexpected operands of '" + text + "'");
+    return Error::success();
+  };
+  if (trimmed == tma::kInitFence)
+    return true;
+  if (trimmed == tma::kInit || trimmed == tma::kArriveExpectTx) {
+    if (Error err = expect(2, false))
+      return std::move(err);
+    callOps(b, trimmed == tma::kInit ? kMbarrierInit : kMbarrierArriveExpectTx,
+            voidTy, {word(0), word(1)});
+    return true;
+  }
+  if (trimmed == tma::kTryWaitParity) {
+    if (Error err = expect(2, true))
+      return std::move(err);
+    replacement = b.CreateZExtOrTrunc(
+        callOps(b, kMbarrierTryWaitParity, i32, {word(0), word(1)}),
+        call->getType());
+    return true;
+  }
+  if (trimmed == tma::kInval) {
+    if (Error err = expect(1, false))
+      return std::move(err);
+    callOps(b, kMbarrierInval, voidTy, {word(0)});
+    return true;
+  }
+  if (trimmed == tma::kLoad2d) {
+    if (Error err = expect(5, false))
+      return std::move(err);
+    Value *map = call->getArgOperand(1);
+    map = map->getType()->isPointerTy() ? generic(b, map)
+                                        : b.CreateIntToPtr(map, ptr);
+    Value *coords = scratch(*call->getFunction(), "tma.coords", 5);
+    storeWords(b, coords, {word(2), word(3)});
+    callOps(b, kTmaLoad, voidTy,
+            {word(0), map, coords, b.getInt32(2), word(4)});
+    return true;
+  }
+  if (trimmed.contains("mbarrier") || trimmed.contains("cp.async.bulk"))
+    return error("the NVIDIA emulator does not know '" + text +
+                 "' (it knows the TMA and mbarrier statements of TmaAsm.h)");
+  return false;
+}
+
 /// The wgmma.mma_async statement tilec emits (NVVMTargetLowering::
 /// warpgroupMma): "wgmma.mma_async.sync.aligned.m64n<N>k16.f32.<T>.<T> {d},
 /// desc-a, desc-b, p, 1, 1, <trans-a>, <trans-b>;" (T f16, bf16; with e4m3,
@@ -290,6 +365,9 @@ Expected<Value *> NvidiaRewriter::rewriteCall(CallInst *call, StringRef name) {
 /// the two descriptors, scale-d.
 Expected<bool> NvidiaRewriter::rewriteTargetAsm(CallInst *call, StringRef text,
                                                 Value *&replacement) {
+  Expected<bool> tma = rewriteTmaAsm(call, text, replacement);
+  if (!tma || *tma)
+    return tma;
   // "wgmma.wait_group.sync.aligned <n>;" returning its operands
   // (NVVMTargetLowering::warpgroupWait).
   StringRef wait = text.trim();

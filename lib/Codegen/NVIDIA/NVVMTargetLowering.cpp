@@ -10,6 +10,7 @@
 
 #include "tile/Codegen/GPU/TargetLowering.h"
 #include "tile/Codegen/NVIDIA/NVIDIACodegen.h"
+#include "tile/Codegen/NVIDIA/TmaAsm.h"
 #include "tile/Layout/MmaAtoms.h"
 #include "tile/Target/TargetInfo.h"
 
@@ -420,15 +421,82 @@ public:
         .getResult(0);
   }
 
+  bool hasTensorCopy() const override { return info.hasTma; }
+
+  void mbarrierInit(OpBuilder &b, Location loc, Value bar,
+                    unsigned count) override {
+    Value n = arith::ConstantIntOp::create(b, loc, b.getI32Type(), count);
+    sideEffect(b, loc, tma_asm::kInit, "r,r", {sharedAddress(b, loc, bar), n});
+  }
+
+  void mbarrierInitFence(OpBuilder &b, Location loc) override {
+    sideEffect(b, loc, tma_asm::kInitFence, "", {});
+  }
+
+  void mbarrierArriveExpectTx(OpBuilder &b, Location loc, Value bar,
+                              int64_t bytes) override {
+    Value n = arith::ConstantIntOp::create(b, loc, b.getI32Type(), bytes);
+    sideEffect(b, loc, tma_asm::kArriveExpectTx, "r,r",
+               {sharedAddress(b, loc, bar), n});
+  }
+
+  Value mbarrierTryWait(OpBuilder &b, Location loc, Value bar,
+                        Value parity) override {
+    return LLVM::InlineAsmOp::create(
+               b, loc, b.getI32Type(),
+               ValueRange{sharedAddress(b, loc, bar), parity},
+               tma_asm::kTryWaitParity, "=r,r,r,~{memory}",
+               /*has_side_effects=*/true, /*is_align_stack=*/false,
+               LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+               ArrayAttr())
+        .getResult(0);
+  }
+
+  void mbarrierInval(OpBuilder &b, Location loc, Value bar) override {
+    sideEffect(b, loc, tma_asm::kInval, "r", {sharedAddress(b, loc, bar)});
+  }
+
+  void tensorCopy2d(OpBuilder &b, Location loc, Value dst, Value map,
+                    Value inner, Value outer, Value bar) override {
+    Value mapAddress = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), map);
+    sideEffect(b, loc, tma_asm::kLoad2d, "r,l,r,r,r",
+               {sharedAddress(b, loc, dst), mapAddress, inner, outer,
+                sharedAddress(b, loc, bar)});
+  }
+
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) override {
     MLIRContext *ctx = func.getContext();
     func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                   UnitAttr::get(ctx));
     func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                   DenseI32ArrayAttr::get(ctx, {int32_t(numThreads)}));
+    // Parameters passed by value (the tensor maps of TMA copies) are read
+    // in place through their generic address: __grid_constant__, which
+    // keeps the compiler from copying them to local memory.
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (func.getArgAttr(i, LLVM::LLVMDialect::getByValAttrName()))
+        func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                        UnitAttr::get(ctx));
   }
 
 private:
+  /// The 32-bit shared-window address of a shared pointer.
+  static Value sharedAddress(OpBuilder &b, Location loc, Value ptr) {
+    return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
+  }
+
+  /// An inline PTX statement without results that touches memory.
+  static void sideEffect(OpBuilder &b, Location loc, const char *text,
+                         StringRef constraints, ValueRange operands) {
+    std::string all = constraints.str();
+    all += all.empty() ? "~{memory}" : ",~{memory}";
+    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, text, all,
+                              /*has_side_effects=*/true,
+                              /*is_align_stack=*/false,
+                              LLVM::tailcallkind::TailCallKind::None,
+                              LLVM::AsmDialectAttr(), ArrayAttr());
+  }
+
   TargetInfo info;
 };
 

@@ -29,6 +29,19 @@ public:
                        void *Stream) = 0;
 };
 
+/// A TMA tensor map to encode (KernelSignature::TensorMaps): a dense
+/// tensor and the box one copy moves; every list is innermost dimension
+/// first, Rank entries long.
+struct TensorMapRequest {
+  uint64_t Address = 0;              ///< Device address of element 0.
+  unsigned ElementBytes = 0;         ///< 1, 2, 4 or 8.
+  unsigned Rank = 0;                 ///< 1-5.
+  std::array<uint64_t, 5> Dims{};    ///< Extents.
+  std::array<uint64_t, 5> Strides{}; ///< In bytes; Strides[0] = ElementBytes.
+  std::array<uint32_t, 5> Box{};     ///< Box extents in elements.
+  unsigned SwizzleBytes = 0;         ///< 0, 32, 64 or 128.
+};
+
 /// One device of some platform.
 class DeviceImpl {
 public:
@@ -69,6 +82,9 @@ public:
   virtual Expected<void *> recordEvent(void *Stream) = 0;
   virtual void destroyEvent(void *Event) = 0;
   virtual Expected<float> elapsedMs(void *Start, void *End) = 0;
+  /// Encodes \p R into the 128-byte, 64-byte aligned kernel parameter
+  /// \p Out128 (CUDA: a CUtensorMap). Default: an error (no TMA).
+  virtual Error encodeTensorMap(const TensorMapRequest &R, void *Out128);
 };
 
 /// A device whose memory is host memory (the host platform, the NVIDIA

@@ -34,6 +34,18 @@ constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 constexpr uint32_t StaticSharedLimit = 48 * 1024;
+// cuTensorMapEncodeTiled's enumerations (CUtensorMapDataType, ...).
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4;
+constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
+constexpr int CU_TENSOR_MAP_SWIZZLE_NONE = 0;
+constexpr int CU_TENSOR_MAP_SWIZZLE_32B = 1;
+constexpr int CU_TENSOR_MAP_SWIZZLE_64B = 2;
+constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
+constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2;
+constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;
 
 /// The driver entry points, resolved once.
 struct CudaApi {
@@ -70,6 +82,12 @@ struct CudaApi {
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  /// Optional (CUDA 12+): null when the driver lacks it; only kernels with
+  /// TMA tensor maps need it.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int,
+                                     int, int, int);
 
   /// "cuX failed: CUDA_ERROR_Y (text)" or success.
   Error check(CUresult R, const char *Call) const {
@@ -141,6 +159,8 @@ Expected<const CudaApi *> loadCuda() {
   TILE_RESOLVE(cuEventSynchronize, "cuEventSynchronize");
   TILE_RESOLVE(cuEventElapsedTime, "cuEventElapsedTime");
 #undef TILE_RESOLVE
+  std::string Optional;
+  resolve(L, A->cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", Optional);
   if (!Missing.empty())
     return makeError("CUDA driver " + L.path() + " lacks " + Missing);
   if (Error E = A->check(A->cuInit(0), "cuInit"))
@@ -316,6 +336,7 @@ public:
     if (!activate())
       (void)Api.cuEventDestroy(static_cast<CUevent>(Ev));
   }
+  Error encodeTensorMap(const TensorMapRequest &R, void *Out128) override;
   Expected<float> elapsedMs(void *Start, void *End) override {
     if (Error E = activate())
       return E;
@@ -336,6 +357,37 @@ private:
   CUcontext Ctx;
   int MaxShared;
 };
+
+Error CudaDevice::encodeTensorMap(const TensorMapRequest &R, void *Out128) {
+  if (!Api.cuTensorMapEncodeTiled)
+    return makeError("the CUDA driver " + Api.Lib->path() +
+                     " lacks cuTensorMapEncodeTiled (CUDA 12 or later is "
+                     "needed for the kernel's TMA copies)");
+  int Type = R.ElementBytes == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+             : R.ElementBytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+             : R.ElementBytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32
+                                   : CU_TENSOR_MAP_DATA_TYPE_UINT64;
+  int Swizzle = R.SwizzleBytes == 32    ? CU_TENSOR_MAP_SWIZZLE_32B
+                : R.SwizzleBytes == 64  ? CU_TENSOR_MAP_SWIZZLE_64B
+                : R.SwizzleBytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                        : CU_TENSOR_MAP_SWIZZLE_NONE;
+  // The driver takes the strides of dimensions 1.. only (dimension 0 is
+  // dense).
+  uint64_t Strides[5] = {0, 0, 0, 0, 0};
+  for (unsigned I = 1; I < R.Rank; ++I)
+    Strides[I - 1] = R.Strides[I];
+  const uint32_t ElementStrides[5] = {1, 1, 1, 1, 1};
+  if (Error E = activate())
+    return E;
+  return Api.check(
+      Api.cuTensorMapEncodeTiled(Out128, Type, R.Rank,
+                                 reinterpret_cast<void *>(R.Address),
+                                 R.Dims.data(), Strides, R.Box.data(),
+                                 ElementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                 Swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+      "cuTensorMapEncodeTiled");
+}
 
 } // namespace
 

@@ -6,6 +6,8 @@
 
 #include "backends/Backend.h"
 
+#include "tile/Numerics/Format.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -143,6 +145,12 @@ DeviceImpl::loadModule(const std::string &Path, ObjectKind Kind) {
   if (!Data)
     return Data.takeError();
   return loadModuleData(*Data, Kind, Path);
+}
+
+Error DeviceImpl::encodeTensorMap(const TensorMapRequest &, void *) {
+  return makeError(std::string(platformName(P)) +
+                   " has no TMA tensor maps (the kernel was compiled for "
+                   "sm_90 with TMA copies)");
 }
 
 Expected<std::shared_ptr<DynamicLibrary>>
@@ -293,6 +301,91 @@ struct Kernel::State {
 };
 
 const KernelSignature &Kernel::signature() const { return S->Sig; }
+
+namespace {
+
+/// The storage of one encoded tensor map: a CUtensorMap is 128 bytes,
+/// 64-byte aligned.
+struct alignas(64) TensorMapStorage {
+  uint8_t Bytes[128];
+};
+
+/// The request for tensor map \p M of \p Sig over the tensor bound in
+/// \p Bound, checked against what a TMA copy allows; \p Empty is set (and
+/// nothing is checked) when the tensor has no elements.
+Error tensorMapRequest(const KernelSignature &Sig, const TensorMapInfo &M,
+                       const BoundArgs &Bound, TensorMapRequest &R,
+                       bool &Empty) {
+  const ParamInfo &P = Sig.Params[M.Param];
+  Expected<std::vector<int64_t>> Shape = evaluateShape(P, Bound.Dims);
+  if (!Shape)
+    return Shape.takeError();
+  tile::numerics::Result<tile::numerics::Format> F =
+      tile::numerics::parseFormat(P.DType);
+  if (!F)
+    return makeError(F.message());
+  std::string Dims;
+  for (int64_t D : *Shape)
+    Dims += (Dims.empty() ? "" : "x") + std::to_string(D);
+  std::string Where = "tensor " + P.Name + " (" + Dims + " " + P.DType + "): ";
+  const std::string Advice = "; compile without --tma for such shapes";
+  auto Rank = static_cast<unsigned>(Shape->size());
+  R.Address = Bound.Slots[M.Param];
+  R.ElementBytes = F->bits() / 8;
+  R.Rank = Rank;
+  R.SwizzleBytes = M.SwizzleBytes;
+  Empty = false;
+  uint64_t Stride = R.ElementBytes;
+  for (unsigned I = 0; I < Rank; ++I) {
+    // Innermost first: dimension Rank - 1 - I of the shape.
+    auto Extent = static_cast<uint64_t>((*Shape)[Rank - 1 - I]);
+    Empty |= Extent == 0;
+    R.Dims[I] = Extent;
+    R.Strides[I] = Stride;
+    R.Box[I] = M.Box[Rank - 1 - I];
+    Stride *= Extent;
+  }
+  if (Empty)
+    return Error::success();
+  if (R.Address % 16 != 0)
+    return makeError(Where +
+                     "a TMA copy needs a 16-byte aligned address, "
+                     "this one is 16n + " +
+                     std::to_string(R.Address % 16));
+  for (unsigned I = 0; I < Rank; ++I) {
+    if (R.Dims[I] > (uint64_t(1) << 32))
+      return makeError(Where +
+                       "a TMA copy needs extents of at most 2^32, "
+                       "this one has " +
+                       std::to_string(R.Dims[I]));
+    if (I == 0)
+      continue;
+    if (R.Strides[I] % 16 != 0)
+      return makeError(Where + "a TMA copy needs " +
+                       (I == 1 ? std::string("rows whose byte stride")
+                               : "dimension " + std::to_string(Rank - 1 - I) +
+                                     " to have a byte stride that") +
+                       " is a multiple of 16, this one is " +
+                       std::to_string(R.Strides[I]) + " bytes" + Advice);
+    if (R.Strides[I] >= (uint64_t(1) << 40))
+      return makeError(Where +
+                       "a TMA copy needs byte strides below 2^40, "
+                       "this one has " +
+                       std::to_string(R.Strides[I]));
+  }
+  uint64_t InnerBytes = uint64_t(R.Box[0]) * R.ElementBytes;
+  if (InnerBytes % 16 != 0 ||
+      (M.SwizzleBytes != 0 && InnerBytes > M.SwizzleBytes))
+    return makeError(
+        Where + "the TMA box's inner extent is " + std::to_string(InnerBytes) +
+        " bytes; it must be a multiple of 16" +
+        (M.SwizzleBytes ? " and at most the " + std::to_string(M.SwizzleBytes) +
+                              "-byte swizzle span"
+                        : std::string()));
+  return Error::success();
+}
+
+} // namespace
 const LaunchConfig &Kernel::config() const { return S->Config; }
 
 Error Kernel::launch(const std::vector<ArgValue> &Args, const DimMap &Given,
@@ -316,6 +409,21 @@ Error Kernel::launch(BoundArgs &Bound, Stream *St) {
   if (Bound.numPrograms() == 0)
     return Error::success(); // An empty grid has nothing to do.
   std::vector<void *> Ptrs = Bound.pointers();
+  // The tensor maps follow the parameters; an empty tensor's map is zeros
+  // (a kernel copies nothing from an empty tensor).
+  std::vector<TensorMapStorage> Maps(S->Sig.TensorMaps.size());
+  for (size_t I = 0; I < Maps.size(); ++I) {
+    TensorMapRequest R;
+    bool Empty = false;
+    std::memset(Maps[I].Bytes, 0, sizeof(Maps[I].Bytes));
+    if (Error E =
+            tensorMapRequest(S->Sig, S->Sig.TensorMaps[I], Bound, R, Empty))
+      return makeError(S->Sig.Name + ": " + E.message());
+    if (!Empty)
+      if (Error E = S->Dev->encodeTensorMap(R, Maps[I].Bytes))
+        return makeError(S->Sig.Name + ": " + E.message());
+    Ptrs.push_back(Maps[I].Bytes);
+  }
   if (Error E = S->Mod->launch(S->Function, S->Config, Bound.Grid, Ptrs.data(),
                                St ? St->nativeHandle() : nullptr))
     return makeError(S->Sig.Name + ": " + E.message());

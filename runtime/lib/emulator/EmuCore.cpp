@@ -100,6 +100,8 @@ std::string EmuDevice::describeWait(const EmuThread &T) const {
     return "at " + describeBarrier(T.BarrierId);
   case ThreadState::AtCollective:
     return "at " + describeCollective(T);
+  case ThreadState::AtMbarrier:
+    return "at " + describeMbarrierWait(T);
   case ThreadState::Exited:
     return "exited";
   case ThreadState::Ready:
@@ -387,6 +389,13 @@ void emu::arriveAtBarrier(Launch &L, EmuThread &T, uint32_t Id) {
     suspend(L, T);
 }
 
+void emu::blockThread(Launch &L, EmuThread &T, ThreadState State) {
+  T.State = State;
+  suspend(L, T);
+}
+
+void emu::wakeThread(Launch &L, EmuThread &T) { makeReady(L, T); }
+
 bool emu::requireFullWave(Launch &L, unsigned Wave, uint64_t Lanes) {
   if (Lanes == fullWaveMask(L.WaveSize))
     return true;
@@ -436,6 +445,7 @@ bool emu::checkAccess(Launch &L, EmuThread &T, const void *Ptr, uint64_t Bytes,
   bool Atomic = Flags & AccessAtomic;
   SharedAccess Kind = Flags & AccessAsyncIssue  ? SharedAccess::AsyncIssue
                       : Flags & AccessAsyncRead ? SharedAccess::AsyncRead
+                      : Flags & AccessTmaIssue  ? SharedAccess::TmaIssue
                       : Write                   ? SharedAccess::Write
                                                 : SharedAccess::Read;
   const EmuTarget &Target = L.Dev->target();
@@ -528,10 +538,12 @@ void EmuDevice::advanceEpoch(Launch &L) {
     // Wrapped around: forget the history (epoch 0 is never current) but
     // not the copies in flight.
     for (ShadowByte &S : Shadow) {
-      uint16_t Pending = S.Pending, PendingReads = S.PendingReads;
+      uint16_t Pending = S.Pending, PendingReads = S.PendingReads,
+               PendingTma = S.PendingTma;
       S = ShadowByte();
       S.Pending = Pending;
       S.PendingReads = PendingReads;
+      S.PendingTma = PendingTma;
     }
     Epoch = 1;
     L.BlockEpoch = 0;
@@ -547,10 +559,30 @@ void EmuDevice::checkShared(Launch &L, EmuThread &T, uint64_t Offset,
         --Shadow[I].PendingReads;
     return;
   }
+  if (Kind == SharedAccess::TmaLand) {
+    for (uint64_t I = Offset; I < Offset + Bytes; ++I) {
+      ShadowByte &S = Shadow[I];
+      if (S.PendingTma != 0)
+        --S.PendingTma;
+      S.WriteEpoch = Epoch;
+      S.Writer = TmaWriter;
+    }
+    return;
+  }
   bool Write = Kind != SharedAccess::Read && Kind != SharedAccess::AsyncRead;
+  bool Async = Kind == SharedAccess::AsyncIssue ||
+               Kind == SharedAccess::AsyncRetire ||
+               Kind == SharedAccess::TmaIssue;
   // The first problem of the access: a race with thread Other, a byte
   // with a copy in flight, or a read of a byte nobody wrote.
-  enum { None, Race, InFlight, ReadInFlight, Uninitialized } Problem = None;
+  enum {
+    None,
+    Race,
+    InFlight,
+    TmaInFlight,
+    ReadInFlight,
+    Uninitialized
+  } Problem = None;
   int Other = -1;
   uint64_t At = 0;
   bool OtherWrote = false;
@@ -558,13 +590,16 @@ void EmuDevice::checkShared(Launch &L, EmuThread &T, uint64_t Offset,
     ShadowByte &S = Shadow[I];
     if (Problem == None) {
       At = I;
-      if (S.Pending != 0 && Kind != SharedAccess::AsyncIssue &&
-          Kind != SharedAccess::AsyncRetire) {
+      if (S.Pending != 0 && !Async) {
         Problem = InFlight;
+      } else if (S.PendingTma != 0) {
+        Problem = TmaInFlight;
       } else if (S.PendingReads != 0 && (Kind == SharedAccess::Write ||
-                                         Kind == SharedAccess::AsyncIssue)) {
+                                         Kind == SharedAccess::AsyncIssue ||
+                                         Kind == SharedAccess::TmaIssue)) {
         Problem = ReadInFlight;
-      } else if (S.WriteEpoch == Epoch && S.Writer != Me) {
+      } else if (S.WriteEpoch == Epoch && S.Writer != Me &&
+                 S.Writer != TmaWriter) {
         Problem = Race;
         Other = S.Writer;
         OtherWrote = true;
@@ -584,6 +619,8 @@ void EmuDevice::checkShared(Launch &L, EmuThread &T, uint64_t Offset,
       S.Writer = Me;
       if (Kind == SharedAccess::AsyncIssue)
         ++S.Pending;
+      else if (Kind == SharedAccess::TmaIssue)
+        ++S.PendingTma;
       else if (Kind == SharedAccess::AsyncRetire && S.Pending != 0)
         --S.Pending;
     } else {
@@ -618,6 +655,12 @@ void EmuDevice::checkShared(Launch &L, EmuThread &T, uint64_t Offset,
     addError(L, "cp.async hazard: " + Access +
                     " while a cp.async onto it is in flight (not yet "
                     "retired by cp.async.wait_group) (" +
+                    blockName(L) + ")");
+    break;
+  case TmaInFlight:
+    addError(L, "TMA hazard: " + Access +
+                    " while a TMA copy onto it is in flight (its mbarrier "
+                    "phase has not completed) (" +
                     blockName(L) + ")");
     break;
   case ReadInFlight:
@@ -919,6 +962,8 @@ void EmuDevice::runBlock(Launch &L) {
     Context::swap(L.Scheduler, T->Ctx);
     CurrentThread = nullptr;
   }
+  if (L.LiveThreads == 0)
+    endBlock(L);
 }
 
 Expected<size_t> emu::stackBytesFromEnv(const char *Var, size_t Default) {

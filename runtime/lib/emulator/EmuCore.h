@@ -48,6 +48,11 @@ constexpr uint32_t AccessAtomic = 0x200u;
 constexpr uint32_t AccessAsyncIssue = 0x10000u;
 /// Internal: a read by an NVIDIA wgmma.mma_async (in flight until retired).
 constexpr uint32_t AccessAsyncRead = 0x20000u;
+/// Internal: the issue of an NVIDIA TMA copy (in flight until it lands).
+constexpr uint32_t AccessTmaIssue = 0x40000u;
+/// The writer of shared bytes a TMA copy landed on: ordered by the
+/// mbarrier wait, so no race with whoever waited.
+constexpr uint16_t TmaWriter = 0xFFFF;
 
 /// Barrier ids a block may use (PTX has 16; AMD's s_barrier is id 0).
 constexpr uint32_t NumBarriers = 16;
@@ -59,6 +64,7 @@ enum class ThreadState : uint8_t {
   Running,
   AtBarrier,
   AtCollective,
+  AtMbarrier, ///< NVIDIA: blocked in mbarrier.try_wait (WaitBar, WaitParity).
   Exited
 };
 
@@ -78,6 +84,8 @@ struct EmuThread {
   FiberStack *Stack = nullptr;
   ThreadState State = ThreadState::Ready;
   uint32_t BarrierId = 0;
+  /// AtMbarrier: the barrier's shared offset and the awaited phase parity.
+  uint32_t WaitBar = 0, WaitParity = 0;
 
   // The collective this thread waits in and its operands; the target
   // decides what they mean. Lanes agree when Coll, P0 and P1 are equal.
@@ -122,18 +130,24 @@ struct ShadowByte {
   uint8_t NumReaders = 0;    ///< Distinct readers seen in ReadEpoch (<= 2).
   uint16_t Pending = 0;      ///< cp.async copies in flight onto the byte.
   uint16_t PendingReads = 0; ///< wgmma.mma_async reads in flight.
+  uint16_t PendingTma = 0;   ///< TMA copies in flight onto the byte.
 };
 
 /// What a checked shared-memory access is.
 /// AsyncRead / AsyncReadRetire: the start and the end of an asynchronous
 /// read (wgmma.mma_async), during which the byte must not be written.
+/// TmaIssue / TmaLand: the issue of a TMA copy (a write, in flight until
+/// it lands) and its landing (or its drop in an abandoned block), which
+/// is checked against nothing: the mbarrier wait orders it.
 enum class SharedAccess {
   Read,
   Write,
   AsyncIssue,
   AsyncRetire,
   AsyncRead,
-  AsyncReadRetire
+  AsyncReadRetire,
+  TmaIssue,
+  TmaLand
 };
 
 /// What distinguishes one emulated target in the shared code: limits and
@@ -234,6 +248,10 @@ bool inShared(const Launch &L, uint64_t Address, uint64_t Bytes,
 void arriveAtCollective(Launch &L, EmuThread &T);
 /// Waits at barrier \p Id until every live thread of the block has arrived.
 void arriveAtBarrier(Launch &L, EmuThread &T, uint32_t Id);
+/// Blocks the running thread \p T in state \p State until wakeThread.
+void blockThread(Launch &L, EmuThread &T, ThreadState State);
+/// Makes the blocked thread \p T ready again.
+void wakeThread(Launch &L, EmuThread &T);
 /// For collectives every lane must execute: records an error and returns
 /// false unless all lanes of the wave are in \p Lanes.
 bool requireFullWave(Launch &L, unsigned Wave, uint64_t Lanes);
@@ -322,12 +340,18 @@ public:
   virtual unsigned resultWords(const EmuThread &T) const = 0;
   /// What a thread at barrier \p Id waits at ("barrier 0").
   virtual std::string describeBarrier(uint32_t Id) const = 0;
+  /// What a thread blocked AtMbarrier waits on (NVIDIA only).
+  virtual std::string describeMbarrierWait(const EmuThread &T) const {
+    return "mbarrier";
+  }
   /// Called before the launch's first block (AMD: the dispatch packet).
   virtual void beginLaunch(Launch &) {}
   /// Called when a thread starts, exits, or its block is abandoned.
   virtual void startThread(Launch &, EmuThread &) {}
   virtual void exitThread(Launch &, EmuThread &) {}
   virtual void abandonBlock(Launch &) {}
+  /// Called when every thread of a block has exited.
+  virtual void endBlock(Launch &) {}
 
   // Used by the shared machinery while a launch runs.
   bool findAllocation(Launch &L, uint64_t Address, uint64_t Bytes);

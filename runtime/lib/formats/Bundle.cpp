@@ -246,6 +246,37 @@ Error readParam(const Value &V, const std::string &Path, ParamInfo &P) {
   return Error::success();
 }
 
+/// One entry of "tensor_maps": {"param": 0, "box": [128, 64], "swizzle":
+/// 128} (verify() checks the values).
+Error readTensorMap(const Value &V, const std::string &Path, TensorMapInfo &M) {
+  Fields F(V, Path);
+  if (Error E = F.checkObject())
+    return E;
+  int64_t Param = 0, Swizzle = 0;
+  if (Error E = F.integer("param", Param, true, 0))
+    return E;
+  if (Error E = F.integer("swizzle", Swizzle, false, 0))
+    return E;
+  if (Param > 1 << 20 || Swizzle > 1 << 20)
+    return makeError(F.where() + "param or swizzle out of range");
+  M.Param = static_cast<unsigned>(Param);
+  M.SwizzleBytes = static_cast<unsigned>(Swizzle);
+  const Value *Box = F.get("box");
+  if (!Box)
+    return F.missing("box");
+  if (!Box->isArray())
+    return F.wrongType("box", "an array of integers", *Box);
+  for (const Value &B : Box->getArray()) {
+    if (!B.isInteger())
+      return F.wrongType("box", "an array of integers", B);
+    if (B.getInteger() < 1 || B.getInteger() > 256)
+      return makeError(F.where("box") + "extent " +
+                       std::to_string(B.getInteger()) + " is outside 1-256");
+    M.Box.push_back(static_cast<uint32_t>(B.getInteger()));
+  }
+  return Error::success();
+}
+
 Error readKernel(const Value &V, const std::string &Path, KernelInfo &K) {
   Fields F(V, Path);
   if (Error E = F.checkObject())
@@ -310,6 +341,18 @@ Error readKernel(const Value &V, const std::string &Path, KernelInfo &K) {
                             F.path("params[" + std::to_string(I) + "]"), P))
       return E;
     K.Signature.Params.push_back(std::move(P));
+  }
+  if (const Value *Maps = F.get("tensor_maps")) {
+    if (!Maps->isArray())
+      return F.wrongType("tensor_maps", "an array", *Maps);
+    for (size_t I = 0; I < Maps->getArray().size(); ++I) {
+      TensorMapInfo M;
+      if (Error E = readTensorMap(
+              Maps->getArray()[I],
+              F.path("tensor_maps[" + std::to_string(I) + "]"), M))
+        return E;
+      K.Signature.TensorMaps.push_back(std::move(M));
+    }
   }
   if (Error E = K.Signature.verify())
     return makeError(F.where() + E.message());
@@ -426,6 +469,17 @@ Value Manifest::toJson() const {
       Params.push_back(std::move(PV));
     }
     KV.set("params", std::move(Params));
+    if (!K.Signature.TensorMaps.empty()) {
+      json::Array Maps;
+      for (const TensorMapInfo &M : K.Signature.TensorMaps) {
+        Value MV = json::Object{};
+        MV.set("param", M.Param);
+        MV.set("box", json::Array(M.Box.begin(), M.Box.end()));
+        MV.set("swizzle", M.SwizzleBytes);
+        Maps.push_back(std::move(MV));
+      }
+      KV.set("tensor_maps", std::move(Maps));
+    }
     json::Array Tests;
     for (const TestCase &T : K.Tests) {
       Value TV = json::Object{};

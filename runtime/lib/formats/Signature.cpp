@@ -138,6 +138,41 @@ int KernelSignature::findParam(const std::string &N) const {
   return -1;
 }
 
+/// Checks TensorMaps[\p I] of \p Sig (verify() adds the kernel's name).
+static Error verifyTensorMap(const KernelSignature &Sig, size_t I) {
+  const TensorMapInfo &M = Sig.TensorMaps[I];
+  std::string Where = "tensor map " + std::to_string(I) + ": ";
+  if (M.Param >= Sig.Params.size() ||
+      Sig.Params[M.Param].Kind != ParamKind::Tensor)
+    return makeError(Where + "parameter " + std::to_string(M.Param) +
+                     " is not a tensor parameter");
+  const ParamInfo &P = Sig.Params[M.Param];
+  Where = "tensor map " + std::to_string(I) + " of " + P.Name + ": ";
+  if (P.Shape.empty() || P.Shape.size() > 5)
+    return makeError(Where + "a TMA copy needs a tensor of rank 1-5, not " +
+                     std::to_string(P.Shape.size()));
+  if (M.Box.size() != P.Shape.size())
+    return makeError(Where + "the box has " + std::to_string(M.Box.size()) +
+                     " extents but the tensor has rank " +
+                     std::to_string(P.Shape.size()));
+  for (uint32_t B : M.Box)
+    if (B < 1 || B > 256)
+      return makeError(Where + "box extent " + std::to_string(B) +
+                       " is outside 1-256");
+  if (M.SwizzleBytes != 0 && M.SwizzleBytes != 32 && M.SwizzleBytes != 64 &&
+      M.SwizzleBytes != 128)
+    return makeError(Where + "swizzle " + std::to_string(M.SwizzleBytes) +
+                     " is not 0, 32, 64 or 128 bytes");
+  num::Result<num::Format> F = num::parseFormat(P.DType);
+  if (!F ||
+      (F->bits() != 8 && F->bits() != 16 && F->bits() != 32 && F->bits() != 64))
+    return makeError(Where +
+                     "a TMA copy needs elements of 8, 16, 32 or 64 "
+                     "bits, not " +
+                     P.DType);
+  return Error::success();
+}
+
 Error KernelSignature::verify() const {
   std::string Where = "kernel " + Name + ": ";
   std::vector<std::string> Dims;
@@ -178,6 +213,9 @@ Error KernelSignature::verify() const {
   for (const std::string &G : Grid)
     if (Error E = checkExpr(G, "grid"))
       return E;
+  for (size_t I = 0; I < TensorMaps.size(); ++I)
+    if (Error E = verifyTensorMap(*this, I))
+      return makeError(Where + E.message());
   return Error::success();
 }
 

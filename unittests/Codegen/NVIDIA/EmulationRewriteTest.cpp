@@ -337,4 +337,114 @@ define ptx_kernel void @k(i32 %i) {
   EXPECT_NE(err.find("static shared variable @buf"), std::string::npos) << err;
 }
 
+//===----------------------------------------------------------------------===//
+// TMA copies and mbarriers (TmaAsm.h)
+//===----------------------------------------------------------------------===//
+
+constexpr const char *kTmaKernel = R"(
+target triple = "nvptx64-nvidia-cuda"
+@__tile_dynamic_smem = external addrspace(3) global [0 x i8], align 16
+
+define ptx_kernel void @tma(ptr addrspace(1) %out, ptr byval([128 x i8]) align 64 %map) {
+entry:
+  %bar = ptrtoint ptr addrspace(3) @__tile_dynamic_smem to i32
+  %dstp = getelementptr i8, ptr addrspace(3) @__tile_dynamic_smem, i32 128
+  %dst = ptrtoint ptr addrspace(3) %dstp to i32
+  %m = ptrtoint ptr %map to i64
+  call void asm sideeffect "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r"(i32 %bar, i32 1)
+  call void asm sideeffect "fence.mbarrier_init.release.cluster;", ""()
+  call void asm sideeffect "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r"(i32 %bar, i32 8192)
+  call void asm sideeffect "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];", "r,l,r,r,r"(i32 %dst, i64 %m, i32 -8, i32 64, i32 %bar)
+  %ok = call i32 asm sideeffect "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; selp.u32 $0, 1, 0, p; }", "=r,r,r"(i32 %bar, i32 1)
+  call void asm sideeffect "mbarrier.inval.shared::cta.b64 [$0];", "r"(i32 %bar)
+  store i32 %ok, ptr addrspace(1) %out
+  ret void
+}
+)";
+
+/// What the TMA ops were called with: op (0 init, 1 arrive, 2 wait,
+/// 3 inval, 4 load), then the operands.
+struct TmaRecorder {
+  std::vector<std::array<int64_t, 6>> calls;
+  alignas(16) std::array<uint8_t, 256> smem{};
+  std::array<uint8_t, 128> map{}; ///< The tensor map's bytes at the load.
+};
+TmaRecorder *tmaRec = nullptr;
+
+TEST(EmulationRewrite, TmaStatementsCallTheTable) {
+  auto jit =
+      tile::test::rewriteAndJit(kTmaKernel, tile::nvidia::rewriteForEmulation);
+  ASSERT_TRUE(bool(jit)) << llvm::toString(jit.takeError());
+  auto bind = tile::test::lookup<void (*)(const tile_emu_ops *)>(
+      **jit, TILE_EMU_BIND_SYMBOL);
+  auto entry =
+      tile::test::lookup<void (*)(void **)>(**jit, "__tile_emu_entry_tma");
+  ASSERT_TRUE(bind && entry);
+
+  tile_emu_ops ops = kOps;
+  ops.shared_base = []() -> void * { return tmaRec->smem.data(); };
+  ops.access = [](const void *, uint32_t, uint32_t) -> uint32_t { return 1; };
+  ops.mbarrier_init = [](uint32_t bar, uint32_t count) {
+    tmaRec->calls.push_back({0, bar, count});
+  };
+  ops.mbarrier_arrive_expect_tx = [](uint32_t bar, uint32_t bytes) {
+    tmaRec->calls.push_back({1, bar, bytes});
+  };
+  ops.mbarrier_try_wait_parity = [](uint32_t bar, uint32_t parity) {
+    tmaRec->calls.push_back({2, bar, parity});
+    return 1u;
+  };
+  ops.mbarrier_inval = [](uint32_t bar) { tmaRec->calls.push_back({3, bar}); };
+  ops.tma_load = [](uint32_t dst, const void *map, const int32_t *coords,
+                    uint32_t rank, uint32_t bar) {
+    tmaRec->calls.push_back({4, dst, coords[0], coords[1], rank, bar});
+    std::memcpy(tmaRec->map.data(), map, 128);
+  };
+  TmaRecorder r;
+  tmaRec = &r;
+  bind(&ops);
+  uint32_t out = 0;
+  uint32_t *outPtr = &out;
+  // The byval tensor map: its slot holds the 128 bytes themselves.
+  alignas(64) std::array<uint8_t, 128> map;
+  for (size_t i = 0; i < map.size(); ++i)
+    map[i] = static_cast<uint8_t>(i * 7 + 1);
+  void *args[] = {&outPtr, map.data()};
+  entry(args);
+  tmaRec = nullptr;
+
+  auto bar = static_cast<int64_t>(
+      static_cast<uint32_t>(reinterpret_cast<uintptr_t>(r.smem.data())));
+  std::vector<std::array<int64_t, 6>> want = {{0, bar, 1},
+                                              {1, bar, 8192},
+                                              {4, bar + 128, -8, 64, 2, bar},
+                                              {2, bar, 1},
+                                              {3, bar}};
+  EXPECT_EQ(r.calls, want);
+  EXPECT_EQ(r.map, map);
+  EXPECT_EQ(out, 1u);
+}
+
+TEST(EmulationRewrite, OtherTmaStatementsAreErrors) {
+  std::string err = rewriteError(R"(
+define ptx_kernel void @k(i32 %bar) {
+  call void asm sideeffect "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"(i32 %bar)
+  ret void
+}
+)");
+  EXPECT_NE(err.find("does not know 'mbarrier.arrive.shared::cta.b64 _, "
+                     "[$0];'"),
+            std::string::npos)
+      << err;
+  err = rewriteError(R"(
+define ptx_kernel void @k(i32 %dst, i64 %map, i32 %bar) {
+  call void asm sideeffect "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {$2, $2, $2}], [$3];", "r,l,r,r"(i32 %dst, i64 %map, i32 %bar, i32 %bar)
+  ret void
+}
+)");
+  EXPECT_NE(err.find("does not know 'cp.async.bulk.tensor.3d"),
+            std::string::npos)
+      << err;
+}
+
 } // namespace

@@ -169,6 +169,34 @@ public:
   virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
                          unsigned pending) = 0;
 
+  /// Whether TMA copies and the mbarriers tracking them exist (NVIDIA
+  /// sm_90). Default: no; the mbarrier and TMA hooks below are then never
+  /// called.
+  virtual bool hasTensorCopy() const;
+  /// Initializes the mbarrier at shared address `bar` to expect `count`
+  /// arrivals per phase (one thread).
+  virtual void mbarrierInit(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value bar, unsigned count);
+  /// Makes the initializations visible to TMA; a block barrier follows.
+  virtual void mbarrierInitFence(mlir::OpBuilder &b, mlir::Location loc);
+  /// One arrival on `bar` that announces `bytes` transaction bytes.
+  virtual void mbarrierArriveExpectTx(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value bar, int64_t bytes);
+  /// i32 1 once the phase of parity `parity` (i32 0 or 1) of `bar` has
+  /// completed, 0 when the wait timed out first (the caller loops).
+  virtual mlir::Value mbarrierTryWait(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value bar, mlir::Value parity);
+  /// Invalidates `bar` (one thread; no thread waits on it any more).
+  virtual void mbarrierInval(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value bar);
+  /// One 2-D TMA load through tensor map `map` (the generic address of a
+  /// kernel parameter) of the box at element coordinates (`inner`, `outer`)
+  /// (i32, innermost first; outside the tensor reads zero) into shared
+  /// `dst`; its bytes complete the transaction count of `bar`.
+  virtual void tensorCopy2d(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value dst, mlir::Value map, mlir::Value inner,
+                            mlir::Value outer, mlir::Value bar);
+
   /// 2^x for f32 x, the fast hardware approximation where there is one.
   virtual mlir::Value exp2(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value x) = 0;

@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -476,6 +477,45 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
         groups.getInt() > 1)
       return op->emitOpError()
              << "'" << name << "' must be an i64 of 0 or 1, got " << value;
+    return success();
+  }
+  if (name == kTmaAttr) {
+    if (!isa<ModuleOp>(op) || !isa<UnitAttr>(value))
+      return op->emitOpError()
+             << "'tile.tma' must be a unit attribute of the module";
+    return success();
+  }
+  // Written by tile-assign-tensor-maps: one dictionary per tensor map
+  // ({param, box, swizzle}) and, on a TMA copy, the index of its map.
+  // (Also on the lowered kernel, which keeps them for the driver.)
+  if (name == kTensorMapsAttr) {
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitOpError()
+             << "'tile.tensor_maps' is only valid on a function";
+    auto maps = dyn_cast<ArrayAttr>(value);
+    if (!maps || !llvm::all_of(maps, [](Attribute map) {
+          auto dict = dyn_cast<DictionaryAttr>(map);
+          return dict && dict.getAs<IntegerAttr>("param") &&
+                 dict.getAs<DenseI64ArrayAttr>("box") &&
+                 dict.getAs<IntegerAttr>("swizzle");
+        }))
+      return op->emitOpError()
+             << "'tile.tensor_maps' must be an array of {param, box, "
+                "swizzle} dictionaries, got "
+             << value;
+    return success();
+  }
+  if (name == kTmaMapAttr) {
+    auto index = dyn_cast<IntegerAttr>(value);
+    auto copy = dyn_cast<CopyAsyncOp>(op);
+    if (!copy || !copy.isTensorCopy())
+      return op->emitOpError()
+             << "'tile.tma_map' is only valid on a tile.copy_async with a "
+                "barrier";
+    if (!index || index.getInt() < 0)
+      return op->emitOpError() << "'tile.tma_map' must be a non-negative "
+                                  "index, got "
+                               << value;
     return success();
   }
   // Written by tile-allocate-shared (docs/Passes.md): byte offsets/sizes.

@@ -200,6 +200,15 @@ LogicalResult SharedStoreOp::verify() {
                             "stored tile");
 }
 
+/// mbarriers live in a rank-1 shared buffer of i64, one per element.
+static LogicalResult verifyBarrierBuffer(Operation *op, Value barriers) {
+  auto type = cast<SharedType>(barriers.getType());
+  if (type.getRank() != 1 || !type.getElementType().isInteger(64))
+    return op->emitOpError("expects mbarriers in a rank-1 buffer of i64, got ")
+           << type;
+  return success();
+}
+
 LogicalResult CopyAsyncOp::verify() {
   ViewType src = getSrc().getType();
   SharedType dst = getDst().getType();
@@ -210,9 +219,25 @@ LogicalResult CopyAsyncOp::verify() {
   if (dst.getRank() < src.getRank())
     return emitOpError() << "destination rank " << dst.getRank()
                          << " is lower than the source rank " << src.getRank();
+  if (Value barrier = getBarrier()) {
+    if (failed(verifyBarrierBuffer(*this, barrier)))
+      return failure();
+    if (!getBarrierIndex())
+      return emitOpError("expects an index into its mbarrier buffer");
+  }
   return verifySharedAccess(*this, dst, getDstIndices().size(),
                             dst.getShape().take_back(src.getRank()),
                             src.getElementType(), "copied tile");
+}
+
+LogicalResult MbarrierInitOp::verify() {
+  return verifyBarrierBuffer(*this, getBarriers());
+}
+LogicalResult MbarrierWaitOp::verify() {
+  return verifyBarrierBuffer(*this, getBarriers());
+}
+LogicalResult MbarrierInvalOp::verify() {
+  return verifyBarrierBuffer(*this, getBarriers());
 }
 
 // SharedAccessOpInterface.

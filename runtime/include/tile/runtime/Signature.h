@@ -3,7 +3,9 @@
 // Part of tilec. A compiled kernel takes, in this order: every runtime
 // parameter of the source (a tensor as a pointer to its dense bit stream, a
 // scalar by value), then one i32 per runtime dimension in order of first
-// appearance. Binding turns user arguments into that parameter list: it
+// appearance, then (NVIDIA sm_90 kernels with TMA copies) one 128-byte
+// tensor map per TensorMaps entry, which the runtime encodes at each
+// launch. Binding turns user arguments into that parameter list: it
 // checks dtypes and ranks, infers and cross-checks the dimensions, checks
 // buffer sizes and evaluates the grid.
 //
@@ -35,16 +37,35 @@ struct ParamInfo {
   bool Mut = false;               ///< Tensors: written by the kernel.
 };
 
+/// A TMA tensor map (NVIDIA sm_90) a kernel takes after all of Params, in
+/// this order; the runtime encodes one per entry at each launch from the
+/// bound tensor.
+struct TensorMapInfo {
+  unsigned Param = 0;        ///< Index in Params of the tensor it maps.
+  std::vector<uint32_t> Box; ///< Box extents in elements, outermost first
+                             ///< (the order of the tensor's shape); one per
+                             ///< dimension of the tensor.
+  unsigned SwizzleBytes = 0; ///< 0, 32, 64 or 128.
+
+  bool operator==(const TensorMapInfo &O) const {
+    return Param == O.Param && Box == O.Box && SwizzleBytes == O.SwizzleBytes;
+  }
+};
+
 /// The calling convention of a kernel: its parameters and its grid.
 struct KernelSignature {
   std::string Name;
   std::vector<ParamInfo> Params;
   /// Number of programs along x, y, z as expressions over dimension names.
   std::array<std::string, 3> Grid = {"1", "1", "1"};
+  /// The tensor maps passed after Params (empty for most kernels).
+  std::vector<TensorMapInfo> TensorMaps;
 
   /// Checks that every dtype and expression parses, that tensor/scalar
-  /// parameters come before the dims, and that every name used in a shape
-  /// or the grid is a dim parameter.
+  /// parameters come before the dims, that every name used in a shape or
+  /// the grid is a dim parameter, and that each tensor map names a tensor
+  /// of byte-sized elements with one box extent (1-256) per dimension and a
+  /// valid swizzle.
   Error verify() const;
   /// Number of parameters the user supplies (tensors and scalars).
   size_t numUserParams() const;

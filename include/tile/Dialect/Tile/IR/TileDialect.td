@@ -54,6 +54,12 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kArgShapeAttr = "tile.shape";
     static constexpr ::llvm::StringLiteral kArgMutAttr = "tile.mut";
     static constexpr ::llvm::StringLiteral kArgDimAttr = "tile.dim";
+    // TMA (docs/Passes.md, tile-pipeline and tile-assign-tensor-maps): a
+    // unit attribute on the module that lets tile-pipeline use TMA copies,
+    // the kernel's tensor maps, and the map a tile.copy_async reads.
+    static constexpr ::llvm::StringLiteral kTmaAttr = "tile.tma";
+    static constexpr ::llvm::StringLiteral kTensorMapsAttr = "tile.tensor_maps";
+    static constexpr ::llvm::StringLiteral kTmaMapAttr = "tile.tma_map";
   }];
 }
 

@@ -204,14 +204,34 @@ def Tile_CopyAsyncOp : Tile_Op<"copy_async",
     With `if %pred` and %pred false, nothing is copied (`dst` keeps its
     contents) and the op is still one, empty, group: tile-pipeline uses it
     for the copies of iterations past the end of a loop.
+
+    With `barrier(%bars[%i])` (NVIDIA sm_90, tile-pipeline with TMA) the
+    copy is a TMA copy instead, issued by one thread, that is no
+    `tile.wait` group: it arrives once on mbarrier `%i` of `%bars` (a
+    `tile.mbarrier_init` buffer of i64) and its bytes complete that
+    barrier's phase; `tile.mbarrier_wait` waits for it. Its `tile.tma_map`
+    attribute (tile-assign-tensor-maps) names the kernel's tensor map.
+
+    ```mlir
+    tile.copy_async %a[%m, %k] -> %ring[%w] barrier(%bars[%w]) if %live
+        : !tile.view<?x?xf16> -> !tile.shared<3x128x64xf16>,
+          !tile.shared<3xi64>
+    ```
   }];
   let arguments = (ins Tile_View:$src, Variadic<I32>:$src_offsets,
                        Tile_Shared:$dst, Variadic<I32>:$dst_indices,
-                       Optional<I1>:$pred);
+                       Optional<I1>:$pred, Optional<Tile_Shared>:$barrier,
+                       Optional<I32>:$barrier_index);
   let assemblyFormat = [{
     $src `[` $src_offsets `]` `->` $dst `[` $dst_indices `]`
+    (`barrier` `(` $barrier^ `[` $barrier_index `]` `)`)?
     (`if` $pred^)? attr-dict `:`
     qualified(type($src)) `->` qualified(type($dst))
+    (`,` qualified(type($barrier))^)?
+  }];
+  let extraClassDeclaration = [{
+    /// A TMA copy tracked by an mbarrier rather than a tile.wait group.
+    bool isTensorCopy() { return getBarrier() != nullptr; }
   }];
   let hasVerifier = 1;
 }
@@ -220,6 +240,62 @@ def Tile_WaitOp : Tile_Op<"wait"> {
   let summary = "wait until at most `pending` async copy groups are in flight";
   let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
   let assemblyFormat = "$pending attr-dict";
+}
+
+def Tile_MbarrierInitOp : Tile_Op<"mbarrier_init",
+    [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "initialize the mbarriers of a shared buffer of i64";
+  let description = [{
+    One thread initializes every element of `barriers` (a rank-1 buffer of
+    i64) as an mbarrier whose phases complete after `count` arrivals and
+    the transaction bytes they announce. A `tile.barrier` must follow before
+    other threads use them. NVIDIA sm_90 (tile-pipeline's TMA scheme).
+
+    ```mlir
+    tile.mbarrier_init %bars count(2) : !tile.shared<3xi64>
+    ```
+  }];
+  let arguments = (ins Tile_Shared:$barriers,
+                       ConfinedAttr<I32Attr, [IntPositive]>:$count);
+  let assemblyFormat = [{
+    $barriers `count` `(` $count `)` attr-dict `:` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MbarrierWaitOp : Tile_Op<"mbarrier_wait",
+    [MemoryEffects<[MemRead<Tile_SharedMemory>,
+                    MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "wait until a phase of an mbarrier has completed";
+  let description = [{
+    Every thread waits until the phase of parity `phase` (0 or 1) of
+    mbarrier `index` of `barriers` has completed: every arrival it expects
+    has arrived and every byte of the TMA copies that announced them has
+    landed, and is visible to the waiting thread.
+
+    ```mlir
+    tile.mbarrier_wait %bars[%r] phase(%p) : !tile.shared<3xi64>
+    ```
+  }];
+  let arguments = (ins Tile_Shared:$barriers, I32:$index, I32:$phase);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `phase` `(` $phase `)` attr-dict `:`
+    qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MbarrierInvalOp : Tile_Op<"mbarrier_inval",
+    [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "invalidate the mbarriers of a buffer before its reuse";
+  let description = [{
+    One thread invalidates every mbarrier of `barriers`, after a
+    `tile.barrier` that every wait on them precedes, so that their shared
+    memory may hold other data afterwards.
+  }];
+  let arguments = (ins Tile_Shared:$barriers);
+  let assemblyFormat = "$barriers attr-dict `:` qualified(type($barriers))";
+  let hasVerifier = 1;
 }
 
 def Tile_BarrierOp : Tile_Op<"barrier"> {

@@ -1,0 +1,174 @@
+//===- LowerTensorCopy.cpp - TMA copies and mbarriers ---------------------===//
+//
+// Part of tilec. The generic GPU lowering of tile-pipeline's TMA scheme
+// (targets with TargetLowering::hasTensorCopy: NVIDIA sm_90):
+//  - tile.copy_async with a barrier: thread 0 announces the stage's bytes on
+//    the stage's mbarrier (one arrival) and issues one TMA load per box of
+//    the destination's layout (lib/Layout's TmaBox.h), through the kernel's
+//    tensor-map parameter the copy's tile.tma_map names;
+//  - tile.mbarrier_init / tile.mbarrier_inval: thread 0 for every barrier
+//    of the buffer (the init followed by the fence TMA needs);
+//  - tile.mbarrier_wait: every thread polls the barrier's phase.
+// The other threads do nothing for a copy: the 16-byte chunks, addresses
+// and predicates every thread computes for cp.async (LowerCopy.cpp) are the
+// instructions this replaces.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+#include "tile/Layout/TmaBox.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using ::tile::layout::SharedLayout;
+
+namespace tile::gpu {
+
+/// The shared address of mbarrier `index` (i32) of the buffer `bars`, or
+/// null after an error at `op` (the buffer must be a plain array of i64).
+static Value barrierAddress(KernelLowering &kl, Operation *op,
+                            SharedValue &bars, Value index) {
+  if (!(bars.layout == SharedLayout::rowMajor(bars.type.getShape()))) {
+    op->emitOpError("expects its mbarriers in an unswizzled array, got ")
+        << bars.layout.str();
+    return Value();
+  }
+  OpBuilder &b = kl.builder();
+  Value offset = arith::MulIOp::create(b, op->getLoc(), index, kl.i32(8));
+  return kl.gep(bars.ptr, offset);
+}
+
+/// Opens `if (thread 0 [and pred])`; the builder stays inside (the caller's
+/// insertion guard closes it).
+static void onlyThreadZero(KernelLowering &kl, Location loc, Value pred) {
+  OpBuilder &b = kl.builder();
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      kl.threadIndex(), kl.i32(0));
+  if (pred)
+    first = arith::AndIOp::create(b, loc, first, pred);
+  auto guard = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+  b.setInsertionPointToStart(&guard.getThenRegion().front());
+}
+
+LogicalResult KernelLowering::lowerTensorCopy(tile::CopyAsyncOp op) {
+  if (!tl.hasTensorCopy())
+    return op.emitOpError("is a TMA copy, which the target does not have");
+  SharedValue *dst = lookupShared(op.getDst());
+  SharedValue *bars = lookupShared(op.getBarrier());
+  auto mapIndex = op->getAttrOfType<IntegerAttr>(TileDialect::kTmaMapAttr);
+  if (!dst || !bars)
+    return op.emitOpError("destination or barrier buffer not lowered");
+  if (!mapIndex || mapIndex.getInt() >= int64_t(tensorMaps.size()))
+    return op.emitOpError("internal error: a TMA copy without its tensor map "
+                          "(run tile-assign-tensor-maps)");
+  unsigned bits = tile::getElementBitWidth(dst->type.getElementType());
+  llvm::Expected<::tile::layout::TmaBoxPlan> plan =
+      ::tile::layout::planTmaBoxes(dst->layout, bits);
+  if (!plan)
+    return op.emitOpError("internal error: ")
+           << llvm::toString(plan.takeError());
+  // tile-pipeline copies whole tiles into one stage of a ring (or into a
+  // lone tile): every index but the stage is zero.
+  OperandRange indices = op.getDstIndices();
+  bool ring = dst->type.getRank() == 3;
+  for (Value index : indices.drop_front(ring ? 1 : 0))
+    if (!matchPattern(index, m_Zero()))
+      return op.emitOpError("a TMA copy fills whole stages of its buffer");
+  Location l = op.getLoc();
+  Value stageOffset = i32(0);
+  if (ring)
+    stageOffset = arith::MulIOp::create(b, l, values[indices[0]][0],
+                                        i32(plan->stageBytes));
+  Value row0 = values[op.getSrcOffsets()[0]][0];
+  Value col0 = values[op.getSrcOffsets()[1]][0];
+  Value bar = barrierAddress(*this, op, *bars, values[op.getBarrierIndex()][0]);
+  if (!bar)
+    return failure();
+
+  OpBuilder::InsertionGuard guard(b);
+  onlyThreadZero(*this, l, op.getPred() ? values[op.getPred()][0] : Value());
+  tl.mbarrierArriveExpectTx(b, l, bar, plan->bytesPerStage());
+  for (auto [box, boxOffset] : llvm::enumerate(plan->boxOffsets)) {
+    Value at = arith::AddIOp::create(b, l, stageOffset, i32(boxOffset));
+    Value col =
+        arith::AddIOp::create(b, l, col0, i32(int64_t(box) * plan->boxCols));
+    tl.tensorCopy2d(b, l, gep(dst->ptr, at), tensorMaps[mapIndex.getInt()], col,
+                    row0, bar);
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerMbarrierInit(tile::MbarrierInitOp op) {
+  if (!tl.hasTensorCopy())
+    return op.emitOpError("needs a target with TMA and mbarriers (sm_90)");
+  SharedValue *bars = lookupShared(op.getBarriers());
+  if (!bars)
+    return op.emitOpError("barrier buffer not lowered");
+  OpBuilder::InsertionGuard guard(b);
+  onlyThreadZero(*this, op.getLoc(), Value());
+  for (int64_t i = 0, e = bars->type.getShape()[0]; i < e; ++i) {
+    Value bar = barrierAddress(*this, op, *bars, i32(i));
+    if (!bar)
+      return failure();
+    tl.mbarrierInit(b, op.getLoc(), bar, op.getCount());
+  }
+  tl.mbarrierInitFence(b, op.getLoc());
+  return success();
+}
+
+LogicalResult KernelLowering::lowerMbarrierWait(tile::MbarrierWaitOp op) {
+  if (!tl.hasTensorCopy())
+    return op.emitOpError("needs a target with TMA and mbarriers (sm_90)");
+  SharedValue *bars = lookupShared(op.getBarriers());
+  if (!bars)
+    return op.emitOpError("barrier buffer not lowered");
+  Location l = op.getLoc();
+  Value bar = barrierAddress(*this, op, *bars, values[op.getIndex()][0]);
+  if (!bar)
+    return failure();
+  Value parity = values[op.getPhase()][0];
+  // while (!try_wait(bar, parity)) {}
+  auto loop = scf::WhileOp::create(b, l, TypeRange{}, ValueRange{});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *before = b.createBlock(&loop.getBefore());
+    b.setInsertionPointToStart(before);
+    Value done = tl.mbarrierTryWait(b, l, bar, parity);
+    Value pending =
+        arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, done, i32(0));
+    scf::ConditionOp::create(b, l, pending, ValueRange{});
+    Block *after = b.createBlock(&loop.getAfter());
+    b.setInsertionPointToStart(after);
+    scf::YieldOp::create(b, l);
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerMbarrierInval(tile::MbarrierInvalOp op) {
+  if (!tl.hasTensorCopy())
+    return op.emitOpError("needs a target with TMA and mbarriers (sm_90)");
+  SharedValue *bars = lookupShared(op.getBarriers());
+  if (!bars)
+    return op.emitOpError("barrier buffer not lowered");
+  OpBuilder::InsertionGuard guard(b);
+  onlyThreadZero(*this, op.getLoc(), Value());
+  for (int64_t i = 0, e = bars->type.getShape()[0]; i < e; ++i) {
+    Value bar = barrierAddress(*this, op, *bars, i32(i));
+    if (!bar)
+      return failure();
+    tl.mbarrierInval(b, op.getLoc(), bar);
+  }
+  return success();
+}
+
+void populateTensorCopyPatterns(KernelLowering &kl,
+                                RewritePatternSet &patterns) {
+  addLowering(patterns, kl, &KernelLowering::lowerMbarrierInit);
+  addLowering(patterns, kl, &KernelLowering::lowerMbarrierWait);
+  addLowering(patterns, kl, &KernelLowering::lowerMbarrierInval);
+}
+
+} // namespace tile::gpu

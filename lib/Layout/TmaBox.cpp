@@ -1,0 +1,95 @@
+//===- TmaBox.cpp - TMA boxes that write a shared-memory tile -------------===//
+//
+// Part of tilec. See TmaBox.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Layout/TmaBox.h"
+
+#include "llvm/ADT/Twine.h"
+
+using namespace tile::layout;
+
+static llvm::Error fail(const llvm::Twine &why) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
+}
+
+int64_t tile::layout::tmaSwizzle(int64_t offset, unsigned swizzleBytes) {
+  if (swizzleBytes == 0)
+    return offset;
+  int64_t mask = swizzleBytes / 16 - 1;
+  return offset ^ (((offset >> 7) & mask) << 4);
+}
+
+/// Whether boxes of `boxCols` columns with swizzle `swizzleBytes` write
+/// `layout` (stages x rows x cols, elements of `bytes` bytes); fills `plan`.
+static bool matches(const SharedLayout &layout, int64_t bytes,
+                    unsigned swizzleBytes, int64_t boxCols, TmaBoxPlan &plan) {
+  llvm::ArrayRef<int64_t> shape = layout.shape();
+  bool ring = shape.size() == 3;
+  int64_t stages = ring ? shape[0] : 1, rows = shape[shape.size() - 2],
+          cols = shape.back();
+  auto offsetOf = [&](int64_t s, int64_t r, int64_t c) {
+    if (ring)
+      return layout.offset({s, r, c}) * bytes;
+    return layout.offset({r, c}) * bytes;
+  };
+  plan = TmaBoxPlan();
+  plan.swizzleBytes = swizzleBytes;
+  plan.boxRows = rows;
+  plan.boxCols = boxCols;
+  plan.stageBytes = rows * cols * bytes;
+  plan.alignment = swizzleBytes ? 8 * swizzleBytes : 128;
+  for (int64_t c0 = 0; c0 < cols; c0 += boxCols) {
+    int64_t start = offsetOf(0, 0, c0);
+    // The swizzle acts on address bits: a box must start on a pattern.
+    if (start % plan.alignment != 0)
+      return false;
+    plan.boxOffsets.push_back(start);
+  }
+  int64_t rowBytes = boxCols * bytes;
+  for (int64_t s = 0; s < stages; ++s)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        int64_t want =
+            s * plan.stageBytes + plan.boxOffsets[c / boxCols] +
+            tmaSwizzle(r * rowBytes + (c % boxCols) * bytes, swizzleBytes);
+        if (offsetOf(s, r, c) != want)
+          return false;
+      }
+  return true;
+}
+
+llvm::Expected<TmaBoxPlan>
+tile::layout::planTmaBoxes(const SharedLayout &layout, unsigned elemBits) {
+  llvm::ArrayRef<int64_t> shape = layout.shape();
+  if (shape.size() != 2 && shape.size() != 3)
+    return fail("TMA boxes are planned for 2-D tiles (or rings of them), "
+                "not a rank-" +
+                llvm::Twine(shape.size()) + " buffer");
+  if (elemBits != 8 && elemBits != 16 && elemBits != 32 && elemBits != 64)
+    return fail("TMA copies whole bytes: " + llvm::Twine(elemBits) +
+                "-bit elements do not qualify");
+  int64_t bytes = elemBits / 8, rows = shape[shape.size() - 2],
+          cols = shape.back();
+  if (rows > 256)
+    return fail("a TMA box has at most 256 rows, the tile has " +
+                llvm::Twine(rows));
+  for (unsigned swizzle : {128u, 64u, 32u}) {
+    int64_t boxCols = swizzle / bytes;
+    if (cols % boxCols != 0)
+      continue;
+    TmaBoxPlan plan;
+    if (matches(layout, bytes, swizzle, boxCols, plan))
+      return plan;
+  }
+  if (cols * bytes % 16 != 0 || cols > 256)
+    return fail("the tile's layout is no TMA swizzle pattern, and its " +
+                llvm::Twine(cols * bytes) +
+                "-byte rows are no unswizzled box (a multiple of 16 bytes, "
+                "at most 256 elements)");
+  TmaBoxPlan plan;
+  if (matches(layout, bytes, 0, cols, plan))
+    return plan;
+  return fail("no sequence of TMA boxes writes the layout " + layout.str());
+}
