@@ -55,12 +55,13 @@ jit::Compiler &compilerFor(const std::string &CacheDir) {
 }
 
 jit::CompileOptions options(const std::string &Target, const Defines &D,
-                            bool Optimize, bool Emulate) {
+                            bool Optimize, bool Emulate, bool Tma) {
   jit::CompileOptions O;
   O.target = Target;
   O.defines = D;
   O.optimize = Optimize;
   O.emulate = Emulate;
+  O.tma = Tma;
   return O;
 }
 
@@ -90,14 +91,14 @@ nb::dict toPython(const rt::TuneConfig &C) {
 /// compile(): the bundle directory and the names of its kernels.
 nb::tuple compile(const std::string &Source, const std::string &SourceName,
                   const std::string &Kernel, const std::string &Target,
-                  const Defines &D, bool Optimize, bool Emulate,
+                  const Defines &D, bool Optimize, bool Emulate, bool Tma,
                   const std::string &CacheDir) {
   jit::Compiler &C = compilerFor(CacheDir);
   rt::Expected<jit::CompiledKernels> Ks = rt::makeError("not compiled");
   {
     nb::gil_scoped_release Release;
-    Ks = C.compile(Source, SourceName, options(Target, D, Optimize, Emulate),
-                   Kernel);
+    Ks = C.compile(Source, SourceName,
+                   options(Target, D, Optimize, Emulate, Tma), Kernel);
   }
   jit::CompiledKernels Kernels = unwrap(std::move(Ks));
   if (Kernels.empty())
@@ -112,7 +113,7 @@ nb::tuple compile(const std::string &Source, const std::string &SourceName,
 /// whether the tune cache held it.
 nb::tuple compileTuned(const std::string &Source, const std::string &SourceName,
                        const std::string &Kernel, const std::string &Target,
-                       const Defines &D, bool Emulate,
+                       const Defines &D, bool Emulate, bool Tma,
                        const std::map<std::string, int64_t> &Sizes,
                        const std::string &DeviceSpec,
                        const std::string &TuneCache, bool TuneOnMiss,
@@ -128,7 +129,7 @@ nb::tuple compileTuned(const std::string &Source, const std::string &SourceName,
   {
     nb::gil_scoped_release Release;
     T = jit::compileTuned(C, Dev, Source, SourceName, Kernel,
-                          options(Target, D, true, Emulate), Dims, Policy);
+                          options(Target, D, true, Emulate, Tma), Dims, Policy);
   }
   jit::TunedKernel K = unwrap(std::move(T));
   return nb::make_tuple(unwrap(C.bundleDir(*K.Kernel)), toPython(K.Config),
@@ -178,7 +179,8 @@ nb::dict tune(const TuneArgs &A) {
   Req.Kernel = A.Kernel;
   Req.Options = options(A.Target, A.D, true,
                         Dev.platform() == rt::Platform::NvEmu ||
-                            Dev.platform() == rt::Platform::AmdEmu);
+                            Dev.platform() == rt::Platform::AmdEmu,
+                        /*Tma=*/false);
   Req.Test.Sizes = rt::DimMap(A.Sizes.begin(), A.Sizes.end());
   Req.Test.Scalars = A.Scalars;
   Req.Timing.Warmup = A.Warmup;
@@ -232,12 +234,13 @@ NB_MODULE(_jit, m) {
   m.def("version", &jit::Compiler::version);
   m.def("compile", &compile, nb::arg("source"), nb::arg("source_name"),
         nb::arg("kernel"), nb::arg("target"), nb::arg("defines"),
-        nb::arg("optimize"), nb::arg("emulate"), nb::arg("cache_dir"));
+        nb::arg("optimize"), nb::arg("emulate"), nb::arg("tma"),
+        nb::arg("cache_dir"));
   m.def("compile_tuned", &compileTuned, nb::arg("source"),
         nb::arg("source_name"), nb::arg("kernel"), nb::arg("target"),
-        nb::arg("defines"), nb::arg("emulate"), nb::arg("sizes"),
-        nb::arg("device"), nb::arg("tune_cache"), nb::arg("tune_on_miss"),
-        nb::arg("cache_dir"));
+        nb::arg("defines"), nb::arg("emulate"), nb::arg("tma"),
+        nb::arg("sizes"), nb::arg("device"), nb::arg("tune_cache"),
+        nb::arg("tune_on_miss"), nb::arg("cache_dir"));
   m.def(
       "tune",
       [](const std::string &Source, const std::string &SourceName,

@@ -152,6 +152,22 @@ def test_emulators_stage_host_arrays(examples, rng, target, device):
     np.testing.assert_allclose(y.astype(np.float64), e / e.sum(axis=1, keepdims=True), rtol=1e-2, atol=1e-3)
 
 
+def test_tma_copies_on_the_emulator(examples, rng):
+    # tma=True: gemm_f16's operands are copied by TMA (the kernel takes
+    # tensor maps the runtime encodes at launch), checked against float64;
+    # rows that are no multiple of 16 bytes are refused at launch.
+    k = tilec.compile(f"{examples}/gemm_f16.tile", target="sm_90a", device="cuda-emu",
+                      tma=True, BN=64, BK=64)
+    a = rng.standard_normal((70, 136)).astype(np.float16)
+    b = rng.standard_normal((136, 72)).astype(np.float16)
+    c = poisoned((70, 72), np.float16)
+    k(a, b, c)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2, atol=0.05)
+    with pytest.raises(tilec.Error, match="multiple of 16"):
+        k(a[:, :100].copy(), b[:100].copy(), poisoned((70, 72), np.float16))
+
+
 def test_gpu_kernel_compiles_without_a_gpu(examples, rng):
     # Compiling and inspecting need no device; the first call loads it.
     k = tilec.compile(f"{examples}/vector_add.tile", target="sm_90a")

@@ -176,6 +176,7 @@ def compile(
     tune=False,
     tune_cache=None,
     cache_dir=None,
+    tma=False,
     **constants,
 ):
     """Compiles `kernel` of `source` (.tile text, or the path of a file)
@@ -189,8 +190,10 @@ def compile(
     or an '-emu' device. With `sizes` ({'M': 1, 'N': 4096, 'K': 4096}) the
     configuration the tune cache holds for their shape bucket is used
     (docs/Tuning.md); on a miss the defaults, or with `tune=True` the kernel
-    is tuned on the device first and the result recorded. Other keyword
-    arguments set compile-time parameters. Raises CompileError.
+    is tuned on the device first and the result recorded. `tma=True` (sm_90
+    targets) copies the operands of pipelined wgmma loops with TMA; the
+    tensors' rows must then be multiples of 16 bytes (docs/Passes.md). Other
+    keyword arguments set compile-time parameters. Raises CompileError.
     """
     text, name = _source(source)
     target, device = _resolve_target(target, device)
@@ -203,14 +206,15 @@ def compile(
             raise TypeError("compile(sizes=...) needs kernel=")
         bundle_dir, _, _ = _call(
             lambda j: j.compile_tuned,
-            text, name, kernel, target, defines, emulate,
+            text, name, kernel, target, defines, emulate, bool(tma),
             {k: int(v) for k, v in sizes.items()}, device,
             "" if tune_cache is None else os.fspath(tune_cache), bool(tune), cache,
         )
         return Kernel(bundle_dir, kernel, device)
     bundle_dir, names = _call(
         lambda j: j.compile,
-        text, name, kernel or "", target, defines, bool(optimize), emulate, cache,
+        text, name, kernel or "", target, defines, bool(optimize), emulate,
+        bool(tma), cache,
     )
     if kernel is None:
         if len(names) != 1:

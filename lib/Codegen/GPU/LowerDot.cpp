@@ -365,18 +365,28 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
       b, loc, operandAddress(*this, loc, *sa, bits),
       arith::MulIOp::create(b, loc, group, i32(step * fa->mnBlockBytes)));
   Value baseB = operandAddress(*this, loc, *sb, bits);
+  // Each instruction's descriptor is the tile origin's plus its constant
+  // byte offset >> 4, added to the 14-bit address field: shared addresses
+  // are below 2^18, so the sum never carries out of the field (one 64-bit
+  // add per descriptor instead of an add, a shift, a mask and an or).
+  Value descA0 = wgmmaDescriptor(*this, loc, baseA, *fa);
+  Value descB0 = wgmmaDescriptor(*this, loc, baseB, *fb);
+  auto offsetDescriptor = [&](Value desc, int64_t bytes) -> Value {
+    assert(bytes % 16 == 0 && "wgmma tiles start on 16-byte boundaries");
+    if (bytes == 0)
+      return desc;
+    return arith::AddIOp::create(
+        b, loc, desc,
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(), bytes >> 4));
+  };
   Regs acc = values[op.getAcc()];
   int64_t half = n / 2;
   tl.warpgroupFence(b, loc);
   for (int64_t k = 0; k < kExtent / kStep; ++k) {
-    Value descB = wgmmaDescriptor(
-        *this, loc,
-        arith::AddIOp::create(b, loc, baseB, i32(fb->kSliceOffset(k))), *fb);
+    Value descB = offsetDescriptor(descB0, fb->kSliceOffset(k));
     for (int64_t q = 0; q < numC; ++q) {
-      Value startA = arith::AddIOp::create(
-          b, loc, baseA,
-          i32(first[q] * fa->mnBlockBytes + fa->kSliceOffset(k)));
-      Value descA = wgmmaDescriptor(*this, loc, startA, *fa);
+      Value descA = offsetDescriptor(descA0, first[q] * fa->mnBlockBytes +
+                                                 fa->kSliceOffset(k));
       SmallVector<Value> d = tl.warpgroupMma(
           b, loc, elem, n, descA, descB, fa->mnMajor, fb->mnMajor,
           ArrayRef<Value>(acc).slice(q * half, half));
