@@ -158,6 +158,18 @@ if [ -f "$T/tb2/times.csv" ]; then
   fails=$((fails + 1))
 fi
 
+# --- The GPU sweeps' bundles (sm_90a; compiled here, timed on a GPU) -------
+# sweep-tma.sh: 10 bundles, the 5 TMA ones with tensor maps in their
+# manifests; sweep-decode.sh: 16 (u8 over BK x STAGES x BN, u1 over BK x
+# STAGES).
+expect "sweep-tma.sh" 0 "1 bundles in $T/swt, 0 failed" \
+  env TILEC="$TILEC" "$BENCH/sweep-tma.sh" "$T/swt"
+expect "sweep-tma.sh bundles" 0 "10 5" bash -c \
+  "echo \$(ls '$T/swt' | wc -l) \$(grep -l tensor_maps '$T'/swt/*_tma_*/manifest.json | wc -l)"
+expect "sweep-decode.sh" 0 "4 bundles in $T/swd, 0 failed" \
+  env TILEC="$TILEC" "$BENCH/sweep-decode.sh" "$T/swd"
+expect "sweep-decode.sh bundles" 0 "16" bash -c "ls '$T/swd' | wc -l"
+
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"
   exit 1
