@@ -299,6 +299,13 @@ TEST(SignatureTest, VerifyChecksTensorMaps) {
   Fails({0, {64, 64}, 16}, " of A: swizzle 16 is not 0, 32, 64 or 128 bytes");
   Fails({1, {64, 64}, 0},
         " of W: a TMA copy needs elements of 8, 16, 32 or 64 bits, not u4");
+  // The runtime encodes the maps on the stack: at most MaxMaps of them.
+  KernelSignature Many = gemmWq();
+  Many.TensorMaps.assign(TensorMapInfo::MaxMaps + 1, {0, {64, 64}, 128});
+  Error E = Many.verify();
+  ASSERT_TRUE(E);
+  EXPECT_EQ(E.message(),
+            "kernel gemm_wq: 9 tensor maps, more than the 8 a kernel may take");
 }
 
 } // namespace

@@ -410,9 +410,10 @@ Error Kernel::launch(BoundArgs &Bound, Stream *St) {
     return Error::success(); // An empty grid has nothing to do.
   std::vector<void *> Ptrs = Bound.pointers();
   // The tensor maps follow the parameters; an empty tensor's map is zeros
-  // (a kernel copies nothing from an empty tensor).
-  std::vector<TensorMapStorage> Maps(S->Sig.TensorMaps.size());
-  for (size_t I = 0; I < Maps.size(); ++I) {
+  // (a kernel copies nothing from an empty tensor). On the stack: no
+  // allocation in the launch path (verify() bounds their number).
+  std::array<TensorMapStorage, TensorMapInfo::MaxMaps> Maps;
+  for (size_t I = 0; I < S->Sig.TensorMaps.size(); ++I) {
     TensorMapRequest R;
     bool Empty = false;
     std::memset(Maps[I].Bytes, 0, sizeof(Maps[I].Bytes));

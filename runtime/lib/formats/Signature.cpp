@@ -213,6 +213,11 @@ Error KernelSignature::verify() const {
   for (const std::string &G : Grid)
     if (Error E = checkExpr(G, "grid"))
       return E;
+  if (TensorMaps.size() > TensorMapInfo::MaxMaps)
+    return makeError(Where + std::to_string(TensorMaps.size()) +
+                     " tensor maps, more than the " +
+                     std::to_string(TensorMapInfo::MaxMaps) +
+                     " a kernel may take");
   for (size_t I = 0; I < TensorMaps.size(); ++I)
     if (Error E = verifyTensorMap(*this, I))
       return makeError(Where + E.message());

@@ -39,8 +39,9 @@ struct ParamInfo {
 
 /// A TMA tensor map (NVIDIA sm_90) a kernel takes after all of Params, in
 /// this order; the runtime encodes one per entry at each launch from the
-/// bound tensor.
+/// bound tensor (on the stack: a kernel takes at most MaxMaps).
 struct TensorMapInfo {
+  static constexpr size_t MaxMaps = 8;
   unsigned Param = 0;        ///< Index in Params of the tensor it maps.
   std::vector<uint32_t> Box; ///< Box extents in elements, outermost first
                              ///< (the order of the tensor's shape); one per
