@@ -14,7 +14,9 @@
 //    at a time, two slots per lop3 (packedIntWords; 4-bit floats to f16 by
 //    packedFloatWords); 3-, 5-, 6- and 7-bit integers to f16 convert the
 //    pairs of the pre-packed operand order from shifted windows of their
-//    words, one lop3 and one fma per pair (oddWidthWords). 8-bit tiles
+//    words, one lop3 and one fma per pair (oddWidthWords), and 3-, 5-, 6-
+//    and 7-bit small floats from two windows per pair (oddWidthFloatWords).
+//    8-bit tiles
 //    read from shared memory as whole words whose bytes are the slots in
 //    another order (the pre-packed pairs: bytes 0 and 2, 1 and 3) convert
 //    a pair per byte permutation, prmt on NVIDIA (byteWordPairs);
@@ -639,6 +641,64 @@ static Regs oddWidthWords(KernelLowering &kl, Location loc, const Regs &words,
   return out;
 }
 
+/// Packed small floats eXmY of 3, 5, 6 or 7 bits (X <= 4, finite-only:
+/// f5e2m2, f6e3m2, f6e2m3, ...) -> f16 from the thread's 32-bit words, in
+/// the pairs of the pre-packed operand order (slot i with slot i + D, as
+/// oddWidthWords). A float's fields must land at fixed places (unlike an
+/// integer, whose place a scale undoes), so each code gets its own window
+/// of the stream: the low code's exponent and mantissa at bit 10 - Y of
+/// the low half, the high code's at the same bit of the high half. One
+/// lop3 takes the low half of the first window and the high half of the
+/// second, one keeps the fields (an f16 with the code's exponent and
+/// mantissa, exact as in smallFloatFieldsToF16), a shift and one more lop3
+/// build the factor 2^(15 - bias) with each code's sign, and one packed
+/// multiplication gives the signed values: 7 instructions per pair with
+/// the two window shifts, against 11-12 for codes unpacked one by one.
+static Regs oddWidthFloatWords(KernelLowering &kl, Location loc,
+                               const Regs &words, const num::Format &from,
+                               Type dst) {
+  OpBuilder &b = kl.builder();
+  unsigned bits = from.bits();
+  if (from.kind() != num::FormatKind::SmallFloat || from.expBits() > 4 ||
+      from.hasInf() || from.hasNaN() || !dst.isF16() ||
+      !(bits == 3 || bits == 5 || bits == 6 || bits == 7))
+    return {};
+  int64_t x = from.expBits(), y = from.manBits();
+  int64_t d = int64_t(num::oddWidthPairDistance(bits));
+  int64_t span = d * bits, streamBits = int64_t(words.size()) * 32;
+  if (streamBits % bits || (streamBits / bits) % (2 * d))
+    return {};
+  int64_t count = streamBits / bits;
+  int64_t fields = ((int64_t(1) << (x + y)) - 1) << (10 - y);
+  Type f16 = b.getF16Type();
+  auto vecType = VectorType::get({2}, f16);
+  // 2^(15 - bias) in each half (its sign bits clear).
+  int64_t rebias = int64_t(
+      num::encode(num::Format::f16(), std::ldexp(1.0, 15 - from.bias())));
+  Regs out(count);
+  for (int64_t i = 0; i < count; ++i) {
+    if (i % (2 * d) >= d)
+      continue;
+    int64_t at = i * bits;
+    Value lo = streamWindow(kl, loc, words, at - (10 - y));
+    Value hi = streamWindow(kl, loc, words, at + span - (26 - y));
+    TargetLowering &tl = kl.target();
+    Value both = tl.bitSelect(b, loc, lo, hi, 0xFFFF);
+    Value mag = tl.andXor(b, loc, both, fields | fields << 16, 0);
+    // The factor 2^(15 - bias) with each code's sign (bit 10 + X of each
+    // half, shifted to 15): the product is the signed value, zeros too.
+    Value factor =
+        tl.andXor(b, loc, arith::ShLIOp::create(b, loc, both, kl.i32(5 - x)),
+                  int64_t(0x80008000u), rebias | rebias << 16);
+    Value pair = arith::MulFOp::create(
+        b, loc, LLVM::BitcastOp::create(b, loc, vecType, mag),
+        LLVM::BitcastOp::create(b, loc, vecType, factor));
+    out[i] = LLVM::ExtractElementOp::create(b, loc, pair, kl.i32(0));
+    out[i + d] = LLVM::ExtractElementOp::create(b, loc, pair, kl.i32(1));
+  }
+  return out;
+}
+
 Regs dequantizeFast(KernelLowering &kl, Location loc, tile::CastOp op,
                     const Regs &in, Type srcElem, Type dstElem) {
   bool su = op.getSrcUnsigned();
@@ -648,8 +708,11 @@ Regs dequantizeFast(KernelLowering &kl, Location loc, tile::CastOp op,
     if (fast.empty())
       fast = oddWidthWords(kl, loc, *words, srcElem, su, dstElem);
     if (fast.empty())
-      if (std::optional<num::Format> from = formatOf(srcElem, su))
+      if (std::optional<num::Format> from = formatOf(srcElem, su)) {
         fast = packedFloatWords(kl, loc, *words, *from, dstElem);
+        if (fast.empty())
+          fast = oddWidthFloatWords(kl, loc, *words, *from, dstElem);
+      }
     if (fast.size() == in.size())
       return fast;
   }

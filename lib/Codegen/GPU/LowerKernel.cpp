@@ -45,6 +45,16 @@ Value TargetLowering::andXor(OpBuilder &b, Location loc, Value a, int64_t mask,
                                arith::ConstantIntOp::create(b, loc, i32, c));
 }
 
+Value TargetLowering::bitSelect(OpBuilder &b, Location loc, Value a,
+                                Value bValue, int64_t mask) {
+  Type i32 = b.getI32Type();
+  Value keep = arith::AndIOp::create(
+      b, loc, a, arith::ConstantIntOp::create(b, loc, i32, mask));
+  Value other = arith::AndIOp::create(
+      b, loc, bValue, arith::ConstantIntOp::create(b, loc, i32, ~mask));
+  return arith::OrIOp::create(b, loc, keep, other);
+}
+
 Value TargetLowering::permuteBytes(OpBuilder &b, Location loc, Value a,
                                    uint32_t c, uint32_t selector) {
   Type i32 = b.getI32Type();

@@ -406,6 +406,21 @@ public:
         .getResult(0);
   }
 
+  Value bitSelect(OpBuilder &b, Location loc, Value a, Value bValue,
+                  int64_t mask) override {
+    Type i32 = b.getI32Type();
+    // LUT 0xe4: (a & c) | (b & ~c) for a = 0xf0, b = 0xcc, c = 0xaa.
+    return LLVM::InlineAsmOp::create(
+               b, loc, i32,
+               ValueRange{a, bValue,
+                          arith::ConstantIntOp::create(b, loc, i32, mask)},
+               "lop3.b32 $0, $1, $2, $3, 0xe4;", "=r,r,r,n",
+               /*has_side_effects=*/false, /*is_align_stack=*/false,
+               LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+               ArrayAttr())
+        .getResult(0);
+  }
+
   Value permuteBytes(OpBuilder &b, Location loc, Value a, uint32_t c,
                      uint32_t selector) override {
     Type i32 = b.getI32Type();

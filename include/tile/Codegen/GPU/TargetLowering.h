@@ -214,6 +214,14 @@ public:
   virtual mlir::Value andXor(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value a, int64_t mask, int64_t c);
 
+  /// (a & mask) | (b & ~mask) of i32 `a` and `b`: the bits of `a` where
+  /// the constant `mask` has ones, of `b` elsewhere. By default ands and an
+  /// or; NVIDIA emits one `lop3.b32` (which LLVM's demanded-bits rewrites
+  /// of its operands cannot split).
+  virtual mlir::Value bitSelect(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value a, mlir::Value bValue,
+                                int64_t mask);
+
   /// The bytes of the i32 `a` and the constant `c` picked by `selector`:
   /// result byte k is byte (selector >> 4k) & 7 of the pair (a, c), bytes
   /// 0-3 from `a`, 4-7 from `c` (PTX prmt's default mode). The word-wise
