@@ -27,6 +27,18 @@ inline void PrintTo(const DistributedLayout &l, std::ostream *os) {
 
 namespace tile::layout::test {
 
+/// The hardware swizzle of `width` bytes (32, 64, 128; anything else: none)
+/// on a shared-memory byte address, bit by bit from the PTX ISA's
+/// definition: address bits [4, 4 + b) XOR bits [7, 7 + b), b = log2(width
+/// / 16). Shared by the wgmma and TMA layout tests.
+inline int64_t hardwareSwizzle(int64_t address, int64_t width) {
+  int64_t bits = width == 128 ? 3 : width == 64 ? 2 : width == 32 ? 1 : 0;
+  int64_t out = address;
+  for (int64_t j = 0; j < bits; ++j)
+    out ^= ((address >> (7 + j)) & 1) << (4 + j);
+  return out;
+}
+
 /// `l` with leading extent-1 dimensions up to `rank`.
 inline DistributedLayout padTo(const DistributedLayout &l, unsigned rank) {
   return l * DistributedLayout::local(std::vector<int64_t>(rank, 1));

@@ -11,19 +11,13 @@
 #include "tile/Layout/TmaBox.h"
 #include "tile/Layout/WgmmaOperand.h"
 
+#include "LayoutTestUtils.h"
+
 #include "gtest/gtest.h"
 
 using namespace tile::layout;
 
 namespace {
-
-int64_t hwSwizzle(int64_t address, int64_t width) {
-  int64_t bits = width == 128 ? 3 : width == 64 ? 2 : width == 32 ? 1 : 0;
-  int64_t out = address;
-  for (int64_t j = 0; j < bits; ++j)
-    out ^= ((address >> (7 + j)) & 1) << (4 + j);
-  return out;
-}
 
 /// The layout AllocateShared gives a ring of wgmma operand tiles.
 SharedLayout wgmmaRing(std::vector<int64_t> shape, unsigned bits) {
@@ -45,7 +39,7 @@ void expectBoxesWrite(const SharedLayout &ring, const TmaBoxPlan &plan,
         int64_t base = s * plan.stageBytes + plan.boxOffsets[box];
         ASSERT_EQ(base % plan.alignment, 0);
         ASSERT_EQ(ring.offset({s, r, c}) * bytes,
-                  base + hwSwizzle(dense, plan.swizzleBytes))
+                  base + test::hardwareSwizzle(dense, plan.swizzleBytes))
             << "stage " << s << " row " << r << " col " << c;
       }
 }

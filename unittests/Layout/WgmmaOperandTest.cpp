@@ -9,6 +9,8 @@
 
 #include "tile/Layout/WgmmaOperand.h"
 
+#include "LayoutTestUtils.h"
+
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -17,15 +19,6 @@
 using namespace tile::layout;
 
 namespace {
-
-/// The hardware swizzle of width `width` on a byte address, bit by bit.
-int64_t hwSwizzle(int64_t address, int64_t width) {
-  int64_t bits = width == 128 ? 3 : width == 64 ? 2 : width == 32 ? 1 : 0;
-  int64_t out = address;
-  for (int64_t j = 0; j < bits; ++j)
-    out ^= ((address >> (7 + j)) & 1) << (4 + j);
-  return out;
-}
 
 TEST(WgmmaOperand, DescriptorFields) {
   WgmmaDescriptor d;
@@ -91,7 +84,7 @@ void expectCanonical(int64_t rows, int64_t cols, unsigned bits, bool isA,
                                 (k % 8) * width + (k / 8) * op->strideByteOffset
                           : start + (mn % 8) * width +
                                 (mn / 8) * op->strideByteOffset + k * e;
-          ASSERT_EQ(hwSwizzle(linear, width), want)
+          ASSERT_EQ(test::hardwareSwizzle(linear, width), want)
               << "slice (" << mb << ", " << ks << ") element (" << mn << ", "
               << k << ")";
           ASSERT_EQ(wgmmaCanonicalAddress(*op, e, start, mn, k), want);
@@ -175,7 +168,8 @@ TEST(WgmmaOperand, TransposedBIsKMajor) {
             int64_t want = smem->offset({mn, ks * 16 + kk}) * 2;
             int64_t linear = start + (mn % 8) * width +
                              (mn / 8) * op->strideByteOffset + kk * 2;
-            ASSERT_EQ(hwSwizzle(linear, width), want) << ks << " " << mn;
+            ASSERT_EQ(test::hardwareSwizzle(linear, width), want)
+                << ks << " " << mn;
             ASSERT_EQ(wgmmaCanonicalAddress(*op, 2, start, mn, kk), want);
             seen.insert(want);
           }

@@ -7,7 +7,8 @@
 //    the destination's layout (lib/Layout's TmaBox.h), through the kernel's
 //    tensor-map parameter the copy's tile.tma_map names;
 //  - tile.mbarrier_init / tile.mbarrier_inval: thread 0 for every barrier
-//    of the buffer (the init followed by the fence TMA needs);
+//    of the buffer (the init followed by the fence TMA needs, which every
+//    thread executes);
 //  - tile.mbarrier_wait: every thread polls the barrier's phase.
 // The other threads do nothing for a copy: the 16-byte chunks, addresses
 // and predicates every thread computes for cp.async (LowerCopy.cpp) are the
@@ -51,6 +52,21 @@ static void onlyThreadZero(KernelLowering &kl, Location loc, Value pred) {
     first = arith::AndIOp::create(b, loc, first, pred);
   auto guard = scf::IfOp::create(b, loc, first, /*withElse=*/false);
   b.setInsertionPointToStart(&guard.getThenRegion().front());
+}
+
+/// Thread 0 applies `each` to the address of every mbarrier of `bars`.
+static LogicalResult onEveryBarrier(KernelLowering &kl, Operation *op,
+                                    SharedValue &bars,
+                                    llvm::function_ref<void(Value)> each) {
+  OpBuilder::InsertionGuard guard(kl.builder());
+  onlyThreadZero(kl, op->getLoc(), Value());
+  for (int64_t i = 0, e = bars.type.getShape()[0]; i < e; ++i) {
+    Value bar = barrierAddress(kl, op, bars, kl.i32(i));
+    if (!bar)
+      return failure();
+    each(bar);
+  }
+  return success();
 }
 
 LogicalResult KernelLowering::lowerTensorCopy(tile::CopyAsyncOp op) {
@@ -107,14 +123,11 @@ LogicalResult KernelLowering::lowerMbarrierInit(tile::MbarrierInitOp op) {
   SharedValue *bars = lookupShared(op.getBarriers());
   if (!bars)
     return op.emitOpError("barrier buffer not lowered");
-  OpBuilder::InsertionGuard guard(b);
-  onlyThreadZero(*this, op.getLoc(), Value());
-  for (int64_t i = 0, e = bars->type.getShape()[0]; i < e; ++i) {
-    Value bar = barrierAddress(*this, op, *bars, i32(i));
-    if (!bar)
-      return failure();
-    tl.mbarrierInit(b, op.getLoc(), bar, op.getCount());
-  }
+  if (failed(onEveryBarrier(*this, op, *bars, [&](Value bar) {
+        tl.mbarrierInit(b, op.getLoc(), bar, op.getCount());
+      })))
+    return failure();
+  // (Every thread: one fence per kernel, no branch around it.)
   tl.mbarrierInitFence(b, op.getLoc());
   return success();
 }
@@ -153,15 +166,9 @@ LogicalResult KernelLowering::lowerMbarrierInval(tile::MbarrierInvalOp op) {
   SharedValue *bars = lookupShared(op.getBarriers());
   if (!bars)
     return op.emitOpError("barrier buffer not lowered");
-  OpBuilder::InsertionGuard guard(b);
-  onlyThreadZero(*this, op.getLoc(), Value());
-  for (int64_t i = 0, e = bars->type.getShape()[0]; i < e; ++i) {
-    Value bar = barrierAddress(*this, op, *bars, i32(i));
-    if (!bar)
-      return failure();
+  return onEveryBarrier(*this, op, *bars, [&](Value bar) {
     tl.mbarrierInval(b, op.getLoc(), bar);
-  }
-  return success();
+  });
 }
 
 void populateTensorCopyPatterns(KernelLowering &kl,

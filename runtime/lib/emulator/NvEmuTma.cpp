@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 using namespace tile::rt;
 using namespace tile::rt::emu;
@@ -138,6 +139,32 @@ void issueChunks(Launch &L, EmuThread &T, const TmaCopy &C) {
 
 NvEmuDevice &nvDevice(Launch &L) { return static_cast<NvEmuDevice &>(*L.Dev); }
 
+/// What an mbarrier op works on: the calling thread, its device and the
+/// live barrier at shared address `Bar`.
+struct BarrierCall {
+  Launch *L = nullptr;
+  EmuThread *T = nullptr;
+  NvEmuDevice *D = nullptr;
+  uint32_t Offset = 0;
+  Mbarrier *B = nullptr;
+};
+
+/// The barrier op \p Op of the calling thread on \p Bar, or nothing (after
+/// recording why, when the barrier is not usable).
+std::optional<BarrierCall> barrierCall(uint32_t Bar, const char *Op) {
+  BarrierCall C;
+  C.L = CurrentLaunch;
+  C.T = CurrentThread;
+  if (!C.L || !C.T)
+    return std::nullopt;
+  C.D = &nvDevice(*C.L);
+  C.Offset = Bar & SharedOffsetMask;
+  C.B = C.D->barrier(*C.L, *C.T, Bar, Op);
+  if (!C.B)
+    return std::nullopt;
+  return C;
+}
+
 } // namespace
 
 std::string NvEmuDevice::describeMbarrierWait(const EmuThread &T) const {
@@ -257,15 +284,11 @@ void nvemu::opMbarrierInit(uint32_t Bar, uint32_t Count) {
 }
 
 void nvemu::opMbarrierArriveExpectTx(uint32_t Bar, uint32_t Bytes) {
-  Launch *L = CurrentLaunch;
-  EmuThread *T = CurrentThread;
-  if (!L || !T)
+  std::optional<BarrierCall> C = barrierCall(Bar, "mbarrier.arrive.expect_tx");
+  if (!C)
     return;
-  NvEmuDevice &D = nvDevice(*L);
-  uint32_t Offset = Bar & SharedOffsetMask;
-  Mbarrier *B = D.barrier(*L, *T, Bar, "mbarrier.arrive.expect_tx");
-  if (!B)
-    return;
+  auto [L, T, Device, Offset, B] = *C;
+  NvEmuDevice &D = *Device;
   // Every arrival of the phase is in: it completes once its copies land,
   // before this arrival (of the next phase) counts.
   if (B->Pending == 0 && !D.advanceBarrier(*L, *B, Offset)) {
@@ -283,15 +306,11 @@ void nvemu::opMbarrierArriveExpectTx(uint32_t Bar, uint32_t Bytes) {
 }
 
 uint32_t nvemu::opMbarrierTryWaitParity(uint32_t Bar, uint32_t Parity) {
-  Launch *L = CurrentLaunch;
-  EmuThread *T = CurrentThread;
-  if (!L || !T)
+  std::optional<BarrierCall> C = barrierCall(Bar, "mbarrier.try_wait.parity");
+  if (!C)
     return 1;
-  NvEmuDevice &D = nvDevice(*L);
-  uint32_t Offset = Bar & SharedOffsetMask;
-  Mbarrier *B = D.barrier(*L, *T, Bar, "mbarrier.try_wait.parity");
-  if (!B)
-    return 1;
+  auto [L, T, Device, Offset, B] = *C;
+  NvEmuDevice &D = *Device;
   Parity &= 1;
   // Complete when the current phase has the other parity.
   if ((B->Phase & 1) != Parity || D.advanceBarrier(*L, *B, Offset))
@@ -304,15 +323,11 @@ uint32_t nvemu::opMbarrierTryWaitParity(uint32_t Bar, uint32_t Parity) {
 }
 
 void nvemu::opMbarrierInval(uint32_t Bar) {
-  Launch *L = CurrentLaunch;
-  EmuThread *T = CurrentThread;
-  if (!L || !T)
+  std::optional<BarrierCall> C = barrierCall(Bar, "mbarrier.inval");
+  if (!C)
     return;
-  NvEmuDevice &D = nvDevice(*L);
-  uint32_t Offset = Bar & SharedOffsetMask;
-  Mbarrier *B = D.barrier(*L, *T, Bar, "mbarrier.inval");
-  if (!B)
-    return;
+  auto [L, T, Device, Offset, B] = *C;
+  NvEmuDevice &D = *Device;
   if (!B->Copies.empty() || !B->Waiters.empty())
     addError(*L, "mbarrier.inval of the " + barrierName(Offset) + " while " +
                      std::to_string(B->Copies.size()) +
