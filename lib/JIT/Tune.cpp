@@ -310,7 +310,8 @@ rt::TuneKey jit::tuneKey(const std::string &source, const std::string &kernel,
   key.Compiler = Compiler::version();
   key.Source = hashText(source);
   key.Kernel = kernel;
-  key.Target = options.target;
+  // TMA copies (CompileOptions::tma) make other kernels: their own entries.
+  key.Target = options.target + (options.tma ? "+tma" : "");
   key.Defines = definesText(options.defines);
   key.Bucket = rt::bucketText(sizes);
   return key;

@@ -609,8 +609,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
 
   // Two more iteration arguments: the stage to read and the stage to fill;
   // with TMA a third, the parity of the read stage's mbarrier phase (it
-  // flips each time the read stage wraps around).
-  // s + 1 wrapped to 0 at S, and whether it wrapped.
+  // flips each time the read stage wraps around). `advance` gives s + 1
+  // wrapped to 0 at S, and whether it wrapped.
   auto advance = [&](OpBuilder &b, Value s) -> std::pair<Value, Value> {
     Value next = arith::AddIOp::create(b, loc, s, one);
     Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, next,

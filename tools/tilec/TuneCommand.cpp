@@ -93,6 +93,11 @@ cl::opt<std::string> tuneCsv("csv",
                              cl::desc("Also write the table as CSV to FILE"),
                              cl::value_desc("FILE"), cl::sub(tuneCmd),
                              cl::cat(tuneCat));
+cl::opt<bool> tuneTma("tma",
+                      cl::desc("sm_90 targets: tune the kernel with TMA "
+                               "copies (tilec --tma; a tune cache entry of "
+                               "its own)"),
+                      cl::sub(tuneCmd), cl::cat(tuneCat));
 cl::opt<bool> tuneQuiet("quiet", cl::desc("No progress lines"),
                         cl::sub(tuneCmd), cl::cat(tuneCat));
 cl::opt<bool> tuneNoCache("no-cache",
@@ -166,6 +171,7 @@ bool makeRequest(jit::TuneRequest &request, const std::string &deviceSpec) {
   request.Kernel = tuneKernelOpt;
   request.Options.target = tuneTarget;
   request.Options.emulate = driver::isEmulatorDevice(deviceSpec);
+  request.Options.tma = tuneTma;
   for (const std::string &d : tuneDefines) {
     std::string name, value;
     if (!driver::splitAssignment(d, name, value)) {

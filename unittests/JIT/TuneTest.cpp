@@ -152,6 +152,11 @@ TEST(Tune, CompileTunedUsesTheCacheByBucket) {
     EXPECT_TRUE(hit->FromCache);
     EXPECT_EQ(runFill(compiler, *hit->Kernel, n), 2) << n;
   }
+  // TMA kernels are other kernels: the entry is not theirs.
+  CompileOptions tma;
+  tma.tma = true;
+  EXPECT_NE(tuneKey(kFill, "fill", tma, *device, {{"N", 64}}).Target,
+            entry.Key.Target);
   // Another bucket misses.
   auto other = compileTuned(compiler, *device, kFill, "fill.tile", "fill", {},
                             {{"N", 65}}, policy);
