@@ -47,14 +47,26 @@ static bool ptxForTheDriver(const TargetInfo &target,
 /// object the runtime loads: a host shared object, a cubin or an HSACO (PTX
 /// without ptxas), an emulator's shared object; the dynamic shared memory
 /// each kernel needs goes into its launch configuration.
+/// "file:line:col: " of a diagnostic's location, or nothing.
+static std::string sourceLocation(mlir::Location loc) {
+  auto file = loc->findInstanceOf<mlir::FileLineColLoc>();
+  if (!file)
+    return "";
+  return (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+          ":" + std::to_string(file.getColumn()) + ": ");
+}
+
 static rt::Expected<std::vector<uint8_t>>
 buildObject(mlir::ModuleOp module, const TargetInfo &target,
             const CompileOptions &options, std::vector<rt::KernelInfo> &infos) {
-  std::string diagnostics;
-  llvm::raw_string_ostream diagOS(diagnostics);
+  std::string diagnostics, warnings;
+  llvm::raw_string_ostream diagOS(diagnostics), warnOS(warnings);
   mlir::ScopedDiagnosticHandler handler(
       module.getContext(), [&](mlir::Diagnostic &diag) {
         diagOS << diag.getLocation() << ": " << diag << "\n";
+        if (diag.getSeverity() == mlir::DiagnosticSeverity::Warning)
+          warnOS << sourceLocation(diag.getLocation()) << "warning: " << diag
+                 << "\n";
         return mlir::success();
       });
   mlir::PassManager pm(module.getContext());
@@ -87,6 +99,10 @@ buildObject(mlir::ModuleOp module, const TargetInfo &target,
       return rt::makeError("kernel " + info.Entry + ": " + err.message());
   }
   readResourceReport(out->report, infos);
+  // A successful compile keeps its warnings (the kernels of one source
+  // share them): tilec prints them, Python warns with them.
+  for (rt::KernelInfo &info : infos)
+    info.Warnings = warnings;
   return std::vector<uint8_t>(out->data.begin(), out->data.end());
 }
 

@@ -166,6 +166,8 @@ NB_MODULE(_runtime, m) {
       .def_prop_ro("registers",
                    [](const Launcher &L) { return L.info().Registers; })
       .def_prop_ro("spills", [](const Launcher &L) { return L.info().Spills; })
+      .def_prop_ro("warnings",
+                   [](const Launcher &L) { return L.info().Warnings; })
       .def_prop_ro("variants", &Launcher::numVariants);
 
   m.def(

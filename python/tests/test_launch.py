@@ -1,6 +1,8 @@
 """Calling kernels: tensors from numpy, DLPack and torch-like objects, types
 numpy has no name for as their storage, the emulators, argument errors."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -166,6 +168,18 @@ def test_tma_copies_on_the_emulator(examples, rng):
     np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2, atol=0.05)
     with pytest.raises(tilec.Error, match="multiple of 16"):
         k(a[:, :100].copy(), b[:100].copy(), poisoned((70, 72), np.float16))
+
+
+def test_compile_warnings(examples):
+    # A kernel that compiles with a warning (a 128x256 accumulator over 4
+    # warps: the loop will spill) warns with tilec.CompileWarning, its
+    # location first; the default tile compiles quietly.
+    with pytest.warns(tilec.CompileWarning, match=r"gemm_f16.tile:11:15: warning: .* will spill"):
+        k = tilec.compile(f"{examples}/gemm_f16.tile", target="sm_90a", device="cuda-emu", BN=256)
+    assert "accumulator" in k.warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tilec.compile(f"{examples}/gemm_f16.tile", target="sm_90a", device="cuda-emu").warnings == ""
 
 
 def test_gpu_kernel_compiles_without_a_gpu(examples, rng):

@@ -22,6 +22,7 @@ See docs/Python.md.
 
 import os
 import re
+import warnings
 
 from . import runtime
 from .runtime import (
@@ -42,6 +43,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Bundle",
     "CompileError",
+    "CompileWarning",
     "Device",
     "DeviceArray",
     "Error",
@@ -56,6 +58,18 @@ __all__ = [
     "unpack_codes",
     "unpack_weights",
 ]
+
+
+class CompileWarning(UserWarning):
+    """A warning of the compiler about a kernel that compiled (for example
+    an accumulator too large for the registers: the loop will spill); the
+    message is the compiler's, file:line:col first."""
+
+
+def _warn(kernel):
+    if kernel.warnings:
+        warnings.warn(kernel.warnings.rstrip(), CompileWarning, stacklevel=3)
+    return kernel
 
 
 class CompileError(Error):
@@ -210,7 +224,7 @@ def compile(
             {k: int(v) for k, v in sizes.items()}, device,
             "" if tune_cache is None else os.fspath(tune_cache), bool(tune), cache,
         )
-        return Kernel(bundle_dir, kernel, device)
+        return _warn(Kernel(bundle_dir, kernel, device))
     bundle_dir, names = _call(
         lambda j: j.compile,
         text, name, kernel or "", target, defines, bool(optimize), emulate,
@@ -222,7 +236,7 @@ def compile(
                 f"{name} defines {len(names)} kernels ({', '.join(names)}): pass kernel="
             )
         kernel = names[0]
-    return Kernel(bundle_dir, kernel, device)
+    return _warn(Kernel(bundle_dir, kernel, device))
 
 
 class TuneResult:

@@ -219,6 +219,16 @@ bool isEmulator(llvm::StringRef deviceSpec) {
   return driver::isEmulatorDevice(deviceSpec);
 }
 
+/// Prints the compiler's warnings of \p kernels to stderr, once per text.
+void printWarnings(const jit::CompiledKernels &kernels) {
+  std::string last;
+  for (const auto &k : kernels)
+    if (!k->Info.Warnings.empty() && k->Info.Warnings != last) {
+      llvm::errs() << k->Info.Warnings;
+      last = k->Info.Warnings;
+    }
+}
+
 /// Compiles FILE for \p options and picks the kernel named by --kernel (or
 /// the only one).
 rt::Expected<std::shared_ptr<const jit::CompiledKernel>>
@@ -228,6 +238,9 @@ compileSelected(jit::Compiler &compiler, const std::string &file,
       compiler.compileFile(file, options, kernelOpt);
   if (!kernels)
     return kernels.takeError();
+  // Only the target's warnings (a host reference build has its own).
+  if (options.target != "host" || !options.optimize)
+    printWarnings(*kernels);
   if (kernelOpt.empty() && kernels->size() != 1) {
     std::string names;
     for (const auto &k : *kernels)
@@ -673,6 +686,7 @@ int bundleMain() {
     auto kernels = compiler.compileFile(file, options, kernelOpt);
     if (!kernels)
       return fail(kernels.message());
+    printWarnings(*kernels);
     for (const auto &k : *kernels) {
       all.push_back(k);
       tests.emplace_back();

@@ -77,6 +77,7 @@ TEST(BundleTest, RoundTrip) {
   M->Kernels[0].Registers = 96;
   M->Kernels[0].Spills = 0;
   M->Kernels[0].Bucket = {{"N", 64}};
+  M->Kernels[0].Warnings = "k.tile:3:5: warning: the loop will spill\n";
   json::Value J = M->toJson();
   Expected<Manifest> Back = Manifest::fromJson(J);
   ASSERT_TRUE(Back) << Back.message() << "\n" << json::write(J);
@@ -86,7 +87,9 @@ TEST(BundleTest, RoundTrip) {
   EXPECT_EQ(Back->Kernels[0].Registers, 96);
   EXPECT_EQ(Back->Kernels[0].Spills, 0);
   EXPECT_EQ(Back->Kernels[0].Bucket, (DimMap{{"N", 64}}));
+  EXPECT_EQ(Back->Kernels[0].Warnings, M->Kernels[0].Warnings);
   EXPECT_EQ(Back->Kernels[1].Registers, -1); // Unknown stays unknown.
+  EXPECT_EQ(J.find("kernels")->getArray()[1].find("warnings"), nullptr);
   EXPECT_TRUE(Back->Kernels[1].Bucket.empty());
 
   // Tensor maps are written only when a kernel has some.

@@ -363,6 +363,8 @@ Error readKernel(const Value &V, const std::string &Path, KernelInfo &K) {
     return E;
   K.Registers = static_cast<int>(std::min<int64_t>(Registers, 1 << 20));
   K.Spills = Spills;
+  if (Error E = F.string("warnings", K.Warnings, false))
+    return E;
   if (const Value *B = F.get("bucket")) {
     if (!B->isObject())
       return F.wrongType("bucket", "an object of sizes", *B);
@@ -515,6 +517,8 @@ Value Manifest::toJson() const {
       KV.set("registers", K.Registers);
     if (K.Spills >= 0)
       KV.set("spills", K.Spills);
+    if (!K.Warnings.empty())
+      KV.set("warnings", K.Warnings);
     if (!K.Bucket.empty()) {
       Value B = json::Object{};
       for (const auto &[Name, Size] : K.Bucket)

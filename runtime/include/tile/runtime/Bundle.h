@@ -57,6 +57,9 @@ struct KernelInfo {
   int Registers = -1;  ///< Per thread (AMD: VGPRs + AGPRs).
   int64_t Spills = -1; ///< NVIDIA: bytes of spill stores; AMD: spilled
                        ///< VGPRs + SGPRs.
+  /// The compiler's warnings for the kernel's source (file:line:col:
+  /// warning: ...), one per line; empty when it had none.
+  std::string Warnings;
   /// The shape bucket (TuneCache.h) this variant was tuned for; empty: the
   /// variant for every other shape.
   DimMap Bucket;
