@@ -54,6 +54,20 @@ static void onlyThreadZero(KernelLowering &kl, Location loc, Value pred) {
   b.setInsertionPointToStart(&guard.getThenRegion().front());
 }
 
+/// The lowered mbarrier buffer of an mbarrier op, or null after an error
+/// at `op` (a target without mbarriers, or a buffer not lowered).
+static SharedValue *mbarrierBuffer(KernelLowering &kl, Operation *op,
+                                   Value barriers) {
+  if (!kl.target().hasTensorCopy()) {
+    op->emitOpError("needs a target with TMA and mbarriers (sm_90)");
+    return nullptr;
+  }
+  SharedValue *bars = kl.lookupShared(barriers);
+  if (!bars)
+    op->emitOpError("barrier buffer not lowered");
+  return bars;
+}
+
 /// Thread 0 applies `each` to the address of every mbarrier of `bars`.
 static LogicalResult onEveryBarrier(KernelLowering &kl, Operation *op,
                                     SharedValue &bars,
@@ -118,11 +132,9 @@ LogicalResult KernelLowering::lowerTensorCopy(tile::CopyAsyncOp op) {
 }
 
 LogicalResult KernelLowering::lowerMbarrierInit(tile::MbarrierInitOp op) {
-  if (!tl.hasTensorCopy())
-    return op.emitOpError("needs a target with TMA and mbarriers (sm_90)");
-  SharedValue *bars = lookupShared(op.getBarriers());
+  SharedValue *bars = mbarrierBuffer(*this, op, op.getBarriers());
   if (!bars)
-    return op.emitOpError("barrier buffer not lowered");
+    return failure();
   if (failed(onEveryBarrier(*this, op, *bars, [&](Value bar) {
         tl.mbarrierInit(b, op.getLoc(), bar, op.getCount());
       })))
@@ -133,11 +145,9 @@ LogicalResult KernelLowering::lowerMbarrierInit(tile::MbarrierInitOp op) {
 }
 
 LogicalResult KernelLowering::lowerMbarrierWait(tile::MbarrierWaitOp op) {
-  if (!tl.hasTensorCopy())
-    return op.emitOpError("needs a target with TMA and mbarriers (sm_90)");
-  SharedValue *bars = lookupShared(op.getBarriers());
+  SharedValue *bars = mbarrierBuffer(*this, op, op.getBarriers());
   if (!bars)
-    return op.emitOpError("barrier buffer not lowered");
+    return failure();
   Location l = op.getLoc();
   Value bar = barrierAddress(*this, op, *bars, values[op.getIndex()][0]);
   if (!bar)
@@ -161,11 +171,9 @@ LogicalResult KernelLowering::lowerMbarrierWait(tile::MbarrierWaitOp op) {
 }
 
 LogicalResult KernelLowering::lowerMbarrierInval(tile::MbarrierInvalOp op) {
-  if (!tl.hasTensorCopy())
-    return op.emitOpError("needs a target with TMA and mbarriers (sm_90)");
-  SharedValue *bars = lookupShared(op.getBarriers());
+  SharedValue *bars = mbarrierBuffer(*this, op, op.getBarriers());
   if (!bars)
-    return op.emitOpError("barrier buffer not lowered");
+    return failure();
   return onEveryBarrier(*this, op, *bars, [&](Value bar) {
     tl.mbarrierInval(b, op.getLoc(), bar);
   });

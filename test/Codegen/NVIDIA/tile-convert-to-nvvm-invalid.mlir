@@ -49,3 +49,17 @@ func.func @small_float_arith(%a: !tile.ptr<f8E4M3FN>)
   %y = arith.addf %x, %x : tensor<128xf8E4M3FN, #v>
   return
 }
+
+// -----
+
+// A TMA copy without its tensor map (tile-assign-tensor-maps did not run).
+func.func @tma_without_map(%A: !tile.ptr<f16>, %N: i32)
+    attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32, tile.shared_bytes = 17408 : i64} {
+  %c0 = arith.constant 0 : i32
+  %v = tile.view %A(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %s = tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<2x64x64xf16, #tile.shared_layout<swizzle(3,3,3) o (2,64,64):(4096,64,1)>>
+  %b = tile.alloc_shared {tile.offset = 16384 : i64} : !tile.shared<2xi64, #tile.shared_layout<(2):(1)>>
+  // expected-error @below {{internal error: a TMA copy without its tensor map (run tile-assign-tensor-maps)}}
+  tile.copy_async %v[%c0, %c0] -> %s[%c0, %c0, %c0] barrier(%b[%c0]) : !tile.view<?x?xf16> -> !tile.shared<2x64x64xf16, #tile.shared_layout<swizzle(3,3,3) o (2,64,64):(4096,64,1)>>, !tile.shared<2xi64, #tile.shared_layout<(2):(1)>>
+  return
+}
