@@ -50,7 +50,8 @@ def _packed_block_k(t):
 # (METHOD.md: f16/bf16 operands land between 1e-3 and 1e-2); rmsnorm_quant:
 # that of the f32 scales (its codes are checked apart). Every family of
 # cases() needs one (a missing one stopped a GPU run's checks, 2026-11-27).
-CHECK_TOLERANCE = {"gemm_f16": 1e-2, "gemm_f8": 1e-2, "gemm_wq": 1e-2,
+CHECK_TOLERANCE = {"gemm_f16": 1e-2, "gemm_f8": 1e-2, "gemm_w8a8": 1e-2,
+                   "gemm_wq": 1e-2,
                    "gemm_decode": 1e-2, "gemm_decode_packed": 1e-2,
                    "attention_fwd": 1e-2, "softmax": 2e-3,
                    "rmsnorm_quant": 1e-5, "vector_add": 1e-6}
@@ -84,6 +85,11 @@ def _gemm_f16_work(s):
 def _gemm_f8_work(s):
     m, n, k = s["M"], s["N"], s["K"]
     return 2.0 * m * n * k, 1.0 * (m * k + k * n) + 2.0 * m * n
+
+
+def _gemm_w8a8_work(s):
+    m, n, k = s["M"], s["N"], s["K"]
+    return 2.0 * m * n * k, 1.0 * (m * k + k * n) + 4.0 * (m + n) + 2.0 * m * n
 
 
 def _gemm_wq_work(t, g):
@@ -177,6 +183,21 @@ def cases(quick=False):
             {"T": "f8e4m3", "BM": 128, "BN": 256, "BK": 128, "STAGES": 4},
             ["M=1,K=64,N=144", "M=129,K=256,N=208"], pre, _gemm_f8_work,
             scalars={"sa": 0.5, "sb": 0.25}, flags=["--tma"])
+    # W8A8 int8 linear layer (examples/gemm_w8a8.tile, the weight stored
+    # N x K: wgmma m64nNk32 s8 on sm_90a, mma.sync s8 elsewhere), per-token
+    # and per-channel scales, bf16 out, against torch._int_mm (cuBLASLt
+    # int8) and cuBLAS f16 in the same run; not yet timed.
+    if not quick:
+        add("gemm_w8a8_prefill_128x128x128", "gemm_w8a8.tile", "gemm_w8a8",
+            {"BM": 128, "BN": 128, "BK": 128, "STAGES": 3}, chk, pre,
+            _gemm_w8a8_work)
+        add("gemm_w8a8_prefill_128x256x128", "gemm_w8a8.tile", "gemm_w8a8",
+            {"BM": 128, "BN": 256, "BK": 128, "STAGES": 4}, chk, pre,
+            _gemm_w8a8_work)
+        add("gemm_w8a8_prefill_tma_128x256x128", "gemm_w8a8.tile",
+            "gemm_w8a8", {"BM": 128, "BN": 256, "BK": 128, "STAGES": 4},
+            ["M=1,K=64,N=144", "M=129,K=256,N=208"], pre, _gemm_w8a8_work,
+            flags=["--tma"])
     # GEMM f16, decode: M = 1, 16, 128 tokens.
     dec = [{"M": m, "N": n, "K": k} for m in (1, 16, 128)
            for (n, k) in DECODE_NK]
@@ -288,6 +309,19 @@ def cases(quick=False):
     add("attention_fwd_causal", "attention_fwd.tile", "attention_fwd",
         {"BM": 128, "BN": 64, "STAGES": 2, "CAUSAL": "true"},
         ["B=2,H=2,HKV=2,N=129"], att, _attention_work(True), scale)
+    # FlashAttention-3's shape on sm_90a (one 64-row block of Q per
+    # warpgroup: both products on wgmma with A in registers; mma.sync on
+    # other targets); not yet timed. N = 8192 too (issue 14's list).
+    att8 = att + [{"B": 1, "H": 32, "HKV": 8, "N": 8192}]
+    add("attention_fwd_w8", "attention_fwd.tile", "attention_fwd",
+        {"BM": 128, "BN": 64, "STAGES": 2, "W": 8},
+        ["B=1,H=4,HKV=2,N=200"], att8, _attention_work(False), scale)
+    add("attention_fwd_w8_bn128", "attention_fwd.tile", "attention_fwd",
+        {"BM": 128, "BN": 128, "STAGES": 2, "W": 8},
+        ["B=1,H=4,HKV=2,N=200"], att8, _attention_work(False), scale)
+    add("attention_fwd_causal_w8", "attention_fwd.tile", "attention_fwd",
+        {"BM": 128, "BN": 64, "STAGES": 2, "CAUSAL": "true", "W": 8},
+        ["B=2,H=2,HKV=2,N=129"], att8, _attention_work(True), scale)
     # Memory-bound kernels.
     add("softmax_1024", "softmax.tile", "softmax", {"ROWS": 4, "COLS": 1024},
         ["M=33,N=777"], [{"M": 4096, "N": 1024}, {"M": 32768, "N": 1024}],

@@ -194,6 +194,28 @@ def gemm_f8(t, s, timer, opts):
     return err, "", base
 
 
+def gemm_w8a8(t, s, timer, opts):
+    """C = (A x W^T) * sa[m] * sw[n] (+ bias) with int8 A and W (W stored
+    N x K): the exact integer product in float64; baselines
+    torch._int_mm (cuBLASLt int8, W^T column-major, i32 out: the GEMM
+    without our epilogue) and cuBLAS on the same values in f16."""
+    A, W = s.tensor("A"), s.tensor("W")
+    sa, sw = s.tensor("sa").double(), s.tensor("sw").double()
+    want = (A.double() @ W.double().t()) * sa[:, None] * sw[None, :]
+    if str(t["defines"].get("BIAS", "false")) == "true":
+        want = want + s.tensor("bias").double()[None, :]
+    err = rel_err(s.tensor("C"), want)
+    Ah, Wh = A.half(), W.t().contiguous().half()
+    base = {"cublas-f16": timer(lambda: torch.matmul(Ah, Wh))}
+    if hasattr(torch, "_int_mm"):
+        try:
+            wt = W.t()  # K x N, column-major
+            base["torch-int-mm"] = timer(lambda: torch._int_mm(A, wt))
+        except (RuntimeError, TypeError) as e:  # shape or GPU limits
+            return err, "torch._int_mm: %s" % str(e).split("\n")[0], base
+    return err, "", base
+
+
 def _wq_product(t, s):
     """A x dequant(W) in float32 from the saved inputs of a gemm_wq or
     gemm_decode test, and what the baselines need."""
@@ -356,7 +378,8 @@ def vector_add(t, s, timer, opts):
     return err, "", base
 
 
-FAMILIES = {"gemm_f16": gemm_f16, "gemm_f8": gemm_f8, "gemm_wq": gemm_wq,
+FAMILIES = {"gemm_f16": gemm_f16, "gemm_f8": gemm_f8,
+            "gemm_w8a8": gemm_w8a8, "gemm_wq": gemm_wq,
             "gemm_decode": gemm_decode,
             "gemm_decode_packed": gemm_decode_packed,
             "attention_fwd": attention_fwd, "softmax": softmax,

@@ -90,6 +90,7 @@ for f in "$EX"/*.tile; do
   case $(basename "$f" .tile) in
   dequant_fp4) check "$f" --size M=33,N=512 ;;
   gemm_i8) check "$f" --size M=65,K=128,N=130 ;;
+  gemm_w8a8) check "$f" --size M=65,K=128,N=130 ;;
   gemm_f8) check "$f" -D T=f8e5m2 --size M=65,K=128,N=130 --arg sa=0.5 --arg sb=0.25 ;;
   gemm_shared) check "$f" --size M=65,K=96,N=70 ;;
   layernorm) check "$f" --size M=9,N=1000 --arg eps=1e-5 ;;

@@ -39,6 +39,7 @@ declare -A ARGS=(
   [dequant_fp4]="--size M=33,N=512"
   [gemm_i8]="--size M=65,K=128,N=130"
   [gemm_f8]="--size M=65,K=128,N=130 --arg sa=0.5 --arg sb=0.25"
+  [gemm_w8a8]="--size M=65,K=128,N=130"
   [gemm_shared]="--size M=65,K=96,N=70"
   [layernorm]="--size M=9,N=1000 --arg eps=1e-5"
   [swiglu]="--size M=40,F2=512,F=256"

@@ -59,13 +59,29 @@ class CasesTest(unittest.TestCase):
             for c in cases.cases(quick):
                 self.assertIn(c["family"], cases.CHECK_TOLERANCE, c["id"])
 
+    def test_every_family_has_a_gpu_check(self):
+        # gpu_bench.py (which needs PyTorch and a GPU, so it is read here as
+        # text) checks each family's outputs with FAMILIES[family].
+        import os
+        import re
+        path = os.path.join(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__))), "gpu_bench.py")
+        with open(path) as f:
+            text = f.read()
+        table = text[text.index("FAMILIES = {"):]
+        table = table[:table.index("}")]
+        known = set(re.findall(r'"(\w+)": \w+', table))
+        for c in cases.cases(False):
+            self.assertIn(c["family"], known, c["id"])
+
     def test_full_list_covers_the_brief(self):
         ids = {c["id"] for c in cases.cases(False)}
         for t in ("u4", "u3", "u2", "i8", "f4e2m1", "f8e4m3"):
             self.assertIn("gemm_wq_" + t, ids)
         for i in ("attention_fwd", "softmax_1024", "rmsnorm_quant_i8",
                   "vector_add", "gemm_f16_decode_64x64x64",
-                  "gemm_f8_prefill_128x128x64"):
+                  "gemm_f8_prefill_128x128x64",
+                  "gemm_w8a8_prefill_128x128x128"):
             self.assertIn(i, ids)
         # Issue 14: the quantized-weight GEMM at prefill, u4 at 4096^3.
         wqp = [c for c in cases.cases(False)

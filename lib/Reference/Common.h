@@ -37,6 +37,7 @@ Outputs swiglu(const Launch &l);
 Outputs gemmF16(const Launch &l);
 Outputs gemmShared(const Launch &l);
 Outputs gemmI8(const Launch &l);
+Outputs gemmW8A8(const Launch &l);
 Outputs gemmF8(const Launch &l);
 Outputs gemmWQ(const Launch &l);
 Outputs gemmDecode(const Launch &l);

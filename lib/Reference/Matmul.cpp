@@ -1,9 +1,9 @@
 //===- Matmul.cpp - References of the matrix-product examples -------------===//
 //
-// Part of tilec. gemm_f16, gemm_shared, gemm_i8, gemm_f8, gemm_wq and the
-// decode GEMMs in float64. Dequantized weights are rounded the way the programs
-// round them (each f16 operation once), so the tolerance covers only the
-// f32 accumulation and the output rounding.
+// Part of tilec. gemm_f16, gemm_shared, gemm_i8, gemm_w8a8, gemm_f8, gemm_wq
+// and the decode GEMMs in float64. Dequantized weights are rounded the way
+// the programs round them (each f16 operation once), so the tolerance covers
+// only the f32 accumulation and the output rounding.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,28 +57,45 @@ Outputs detail::gemmF16(const Launch &l) { return plainGemm(l); }
 
 Outputs detail::gemmShared(const Launch &l) { return plainGemm(l); }
 
-Outputs detail::gemmI8(const Launch &l) {
+/// The int8 GEMMs' epilogue on C = A x B (B [k, n], the sums exact): f32
+/// scaling by row and column, the bias, one OUT rounding.
+static Outputs scaledIntGemm(const Launch &l, const std::vector<double> &b,
+                             const char *rowScale, const char *colScale) {
   int64_t m = l.dim("M"), k = l.dim("K"), n = l.dim("N");
   bool bias = l.boolConstant("BIAS");
-  std::vector<double> c =
-      matmul(l.input("A").values, l.input("B").values, m, k, n);
-  const Tensor &sa = l.input("sa"), &sb = l.input("sb"), &b = l.input("bias");
-  // The integer sum is exact; then f32 scaling and one OUT rounding.
+  std::vector<double> c = matmul(l.input("A").values, b, m, k, n);
+  const Tensor &sa = l.input(rowScale), &sb = l.input(colScale),
+               &bv = l.input("bias");
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
-      c[i * n + j] = c[i * n + j] * sa[i] * sb[j] + (bias ? b[j] : 0.0);
+      c[i * n + j] = c[i * n + j] * sa[i] * sb[j] + (bias ? bv[j] : 0.0);
   return {{"C", {c, 1e-6, 1.0 / 256}}};
+}
+
+/// B [k, n] from a weight stored N x K.
+static std::vector<double> transposedWeight(const Launch &l, const char *name) {
+  int64_t k = l.dim("K"), n = l.dim("N");
+  const std::vector<double> &bt = l.input(name).values;
+  std::vector<double> b(k * n);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t r = 0; r < k; ++r)
+      b[r * n + j] = bt[j * k + r];
+  return b;
+}
+
+Outputs detail::gemmI8(const Launch &l) {
+  return scaledIntGemm(l, l.input("B").values, "sa", "sb");
+}
+
+Outputs detail::gemmW8A8(const Launch &l) {
+  return scaledIntGemm(l, transposedWeight(l, "W"), "sa", "sw");
 }
 
 Outputs detail::gemmF8(const Launch &l) {
   int64_t m = l.dim("M"), k = l.dim("K"), n = l.dim("N");
   // B is stored N x K.
-  const std::vector<double> &bt = l.input("B").values;
-  std::vector<double> b(k * n);
-  for (int64_t j = 0; j < n; ++j)
-    for (int64_t r = 0; r < k; ++r)
-      b[r * n + j] = bt[j * k + r];
-  std::vector<double> c = matmul(l.input("A").values, b, m, k, n);
+  std::vector<double> c =
+      matmul(l.input("A").values, transposedWeight(l, "B"), m, k, n);
   // Products of 8-bit floats are exact; f32 accumulation, one scaling by
   // sa * sb (an f32 product) and one OUT rounding.
   double scale = double(float(l.scalar("sa")) * float(l.scalar("sb")));

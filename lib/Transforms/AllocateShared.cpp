@@ -24,6 +24,7 @@
 
 #include "Common.h"
 
+#include "tile/Dialect/Tile/Utils/DotChain.h"
 #include "tile/Transforms/LayoutChoice.h"
 #include "tile/Transforms/Passes.h"
 
@@ -141,8 +142,22 @@ static bool isAsyncAccess(Operation *op) {
   return access && access.isAsyncAccess();
 }
 
-/// A buffer whose tiles a tile.shared_load reads straight into operand A or
-/// B (B also through a transpose: stored N x K, K-major) of a dot that fits
+/// Whether \p reshape only inserts or removes dimensions of extent 1.
+static bool onlyUnitDimsDiffer(tile::ReshapeOp reshape) {
+  auto nonUnit = [](Type type) {
+    SmallVector<int64_t, 4> dims;
+    for (int64_t d : cast<RankedTensorType>(type).getShape())
+      if (d != 1)
+        dims.push_back(d);
+    return dims;
+  };
+  return nonUnit(reshape->getOperand(0).getType()) ==
+         nonUnit(reshape->getResult(0).getType());
+}
+
+/// A buffer whose tiles a tile.shared_load reads straight (through reshapes
+/// of unit dimensions) into operand A or B (B also through a transpose:
+/// stored N x K, K-major) of a dot that fits
 /// the warpgroup instruction (fitsWarpgroupMma) gets
 /// the layout wgmma reads (WgmmaOperand.h: row-major rows of 32/64/128
 /// bytes, the hardware swizzle), aligned to its swizzle pattern. The
@@ -163,6 +178,13 @@ std::optional<SL> Allocator::warpgroupMmaLayout(tile::AllocSharedOp alloc) {
     for (OpOperand &loadUse : load->getUses()) {
       OpOperand *use = &loadUse;
       bool through = false;
+      // Reshapes that drop unit dimensions (a tile of a rank-4 view, as
+      // attention loads K and V) rename the tile.
+      while (auto reshape = dyn_cast<tile::ReshapeOp>(use->getOwner())) {
+        if (!reshape->hasOneUse() || !onlyUnitDimsDiffer(reshape))
+          return std::nullopt;
+        use = &*reshape->getUses().begin();
+      }
       if (auto trans = dyn_cast<tile::TransOp>(use->getOwner())) {
         if (!trans->hasOneUse() || trans.getPermutation().size() != 2)
           return std::nullopt;
@@ -179,9 +201,11 @@ std::optional<SL> Allocator::warpgroupMmaLayout(tile::AllocSharedOp alloc) {
           (role && through) ||
           !::tile::layout::fitsWarpgroupMma(
               c.getDimSize(0), c.getDimSize(1), a.getDimSize(1), bits,
-              isa<FloatType>(a.getElementType()), c.getElementType().isF32(),
+              isa<FloatType>(a.getElementType()),
+              c.getElementType().isF32() || c.getElementType().isInteger(32),
               numWarps, target, through,
-              isa<Float8E4M3FNType, Float8E5M2Type>(a.getElementType())))
+              isa<Float8E4M3FNType, Float8E5M2Type>(a.getElementType()),
+              tile::isChainedProduct(dot)))
         return std::nullopt;
       isA = role;
       transposed = through;

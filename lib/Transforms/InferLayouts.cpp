@@ -19,6 +19,7 @@
 
 #include "Common.h"
 
+#include "tile/Dialect/Tile/Utils/DotChain.h"
 #include "tile/Transforms/LayoutChoice.h"
 #include "tile/Transforms/Passes.h"
 
@@ -60,19 +61,7 @@ RankedTensorType tensorType(Value value) {
 }
 
 /// Ops whose tensor results have the layout of their tensor operands.
-bool isElementwise(Operation *op) {
-  if (isa<tile::CastOp>(op))
-    return true;
-  if (!op->hasTrait<OpTrait::Elementwise>())
-    return false;
-  if (op->getNumResults() == 0)
-    return false;
-  for (Value result : op->getResults()) {
-    if (!isTensor(result))
-      return false;
-  }
-  return true;
-}
+bool isElementwise(Operation *op) { return tile::isElementwiseOnTiles(op); }
 
 /// Dimensions of a broadcast that are expanded from extent 1.
 SmallVector<unsigned> broadcastDims(tile::BroadcastOp op) {
@@ -157,50 +146,6 @@ private:
   llvm::DenseMap<Operation *, ::tile::layout::DotLayouts> dots;
 };
 
-/// Ops a value flows through unchanged in distribution when looking for
-/// chained products.
-static bool passesThrough(Operation *op) {
-  return isElementwise(op) || isa<tile::ConvertLayoutOp>(op);
-}
-
-/// Whether \p dot's result reaches the A operand of a dot, or its A operand
-/// comes from a dot's result, through elementwise ops (attention's
-/// P = softmax(Q K^T) feeding P V).
-static bool isChained(tile::DotOp dot) {
-  SmallVector<Value> work{dot.getResult()};
-  llvm::DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value value = work.pop_back_val();
-    if (!seen.insert(value).second || seen.size() > 256)
-      continue;
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      if (isa<tile::DotOp>(user) && use.getOperandNumber() == 0)
-        return true;
-      if (passesThrough(user))
-        llvm::append_range(work, user->getResults());
-    }
-  }
-  work.assign({dot.getA()});
-  while (!work.empty()) {
-    Value value = work.pop_back_val();
-    if (!seen.insert(value).second || seen.size() > 512)
-      continue;
-    Operation *def = value.getDefiningOp();
-    if (!def)
-      continue;
-    if (isa<tile::DotOp>(def))
-      return true;
-    if (passesThrough(def)) {
-      for (Value operand : def->getOperands()) {
-        if (isTensor(operand))
-          work.push_back(operand);
-      }
-    }
-  }
-  return false;
-}
-
 const ::tile::layout::DotLayouts &LayoutInference::dotLayouts(tile::DotOp dot) {
   auto it = dots.find(dot);
   if (it != dots.end())
@@ -219,12 +164,14 @@ const ::tile::layout::DotLayouts &LayoutInference::dotLayouts(tile::DotOp dot) {
   bool bTransposed = bTrans && bTrans.getPermutation().size() == 2;
   // e4m3 / e5m2: the 8-bit float formats of the matrix instructions.
   bool fp8MmaFormat = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
+  bool chained = tile::isChainedProduct(dot);
   bool warpgroup = ::tile::layout::fitsWarpgroupMma(
-      m, n, k, bits, isFloat, c.getElementType().isF32(), numWarps, target,
-      bTransposed, fp8MmaFormat);
-  auto layouts = ::tile::layout::chooseDotLayouts(
-      m, n, k, bits, isFloat, numWarps, target, isChained(dot) || warpgroup,
-      fp8MmaFormat);
+      m, n, k, bits, isFloat,
+      c.getElementType().isF32() || c.getElementType().isInteger(32), numWarps,
+      target, bTransposed, fp8MmaFormat, chained);
+  auto layouts =
+      ::tile::layout::chooseDotLayouts(m, n, k, bits, isFloat, numWarps, target,
+                                       chained || warpgroup, fp8MmaFormat);
   return dots.try_emplace(dot, std::move(layouts)).first->second;
 }
 

@@ -182,17 +182,17 @@ DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
 }
 
 bool fitsWarpgroupMma(int64_t m, int64_t n, int64_t k, unsigned operandBits,
-                      bool operandIsFloat, bool accIsF32, int64_t numWarps,
+                      bool operandIsFloat, bool accIsWide, int64_t numWarps,
                       const TargetInfo &target, bool bTransposed,
-                      bool fp8MmaFormat) {
-  if (!target.hasWgmma || !operandIsFloat || !accIsF32)
+                      bool fp8MmaFormat, bool chained) {
+  if (!target.hasWgmma || !accIsWide)
     return false;
-  // 16-bit floats, or e4m3 / e5m2, which wgmma reads only K-major (B
+  // 16-bit floats, or e4m3 / e5m2 or s8, which wgmma reads only K-major (B
   // stored N x K and read through a transpose).
   if (operandBits == 8) {
-    if (!fp8MmaFormat || !bTransposed)
+    if ((operandIsFloat && !fp8MmaFormat) || !bTransposed)
       return false;
-  } else if (operandBits != 16) {
+  } else if (operandBits != 16 || !operandIsFloat) {
     return false;
   }
   // Shared rows of 32, 64 or 128 bytes, or (wgmmaRowMajorLayout) a power
@@ -210,9 +210,16 @@ bool fitsWarpgroupMma(int64_t m, int64_t n, int64_t k, unsigned operandBits,
   // gemm_decode: N = 8, its A a dequantized weight staged for the
   // instruction) keeps mma.sync, which issues fewer instructions there
   // (sass-report: 0.35 against 0.47 per weight byte).
-  bool bFits = bTransposed
-                   ? rowFits(k, n, 1 << 12) && n % 8 == 0 && n >= 64 && n <= 256
-                   : rowFits(n, k, 256);
+  bool bFits = bTransposed ? rowFits(k, n, 1 << 12) &&
+                                 n % (operandIsFloat ? 8 : 16) == 0 &&
+                                 n >= 64 && n <= 256
+                           : rowFits(n, k, 256);
+  // Chained products (attention): one 64-row block per warpgroup,
+  // FlashAttention-3's shape. With two (128 rows on 4 warps) the S and O
+  // accumulators and the packed P fragments of the wgmma form spilled 1 KB
+  // in attention's loop, against 0.3 KB with mma.sync (sm_90a, 2026-11-27).
+  if (chained && m != 16 * numWarps)
+    return false;
   return rowFits(k, m, 1 << 12) && bFits && numWarps % 4 == 0 && m % 64 == 0 &&
          m % (16 * numWarps) == 0;
 }

@@ -441,11 +441,13 @@ tile::DotOp asyncMmaDot(scf::ForOp loop, ArrayRef<Candidate> candidates,
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto c = cast<RankedTensorType>(dot.getAcc().getType());
   Type elem = a.getElementType();
-  if (!warps || !::tile::layout::fitsWarpgroupMma(
-                    c.getDimSize(0), c.getDimSize(1), a.getDimSize(1),
-                    tile::detail::elementBits(a), isa<FloatType>(elem),
-                    c.getElementType().isF32(), warps.getInt(), target,
-                    bTransposed, isa<Float8E4M3FNType, Float8E5M2Type>(elem)))
+  if (!warps ||
+      !::tile::layout::fitsWarpgroupMma(
+          c.getDimSize(0), c.getDimSize(1), a.getDimSize(1),
+          tile::detail::elementBits(a), isa<FloatType>(elem),
+          c.getElementType().isF32() || c.getElementType().isInteger(32),
+          warps.getInt(), target, bTransposed,
+          isa<Float8E4M3FNType, Float8E5M2Type>(elem)))
     return {};
   return dot;
 }

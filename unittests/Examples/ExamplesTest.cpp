@@ -262,6 +262,13 @@ TEST(ExamplesHost, GemmI8) {
         {{"BIAS", "true"}, {"BM", "64"}, {"BN", "64"}}, mkn(129, 200, 65));
 }
 
+TEST(ExamplesHost, GemmW8A8) {
+  check("gemm_w8a8.tile", "gemm_w8a8", {}, mkn(70, 96, 90));
+  check("gemm_w8a8.tile", "gemm_w8a8", {{"BIAS", "true"}}, mkn(1, 200, 130));
+  check("gemm_w8a8.tile", "gemm_w8a8",
+        {{"BM", "64"}, {"BN", "256"}, {"BK", "64"}}, mkn(129, 64, 257));
+}
+
 TEST(ExamplesHost, GemmF8) {
   check("gemm_f8.tile", "gemm_f8", {}, mkn(70, 128, 90),
         {{"sa", 0.5}, {"sb", 0.125}});

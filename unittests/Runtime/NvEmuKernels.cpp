@@ -147,8 +147,9 @@ ENTRY(mma) {
 /// emulator must catch): 1 leaves out the wgmma.fence; 2 makes thread 0
 /// overwrite shared byte 0 before the wgmma.wait_group; 4 makes it
 /// overwrite the byte after a wgmma.wait_group 1, which leaves the group
-/// in flight. Mode 8 / 16 run the m64nNk32 kind with e4m3 / e5m2 operands
-/// instead of f16.
+/// in flight. Mode 8 / 16 / 32 run the m64nNk32 kind with e4m3 / e5m2 / s8
+/// operands instead of f16; mode 64 the register-A form, DescA then being
+/// the address of each thread's four A registers (u32[threads][4]).
 ENTRY(wgmma) {
   const uint8_t *Image = ptr<uint8_t>(Args, 0);
   auto Bytes = uint32_t(arg(Args, 1));
@@ -170,8 +171,18 @@ ENTRY(wgmma) {
     Ops->wgmma_fence();
   uint32_t Kind = (Mode & 8)    ? TILE_EMU_WGMMA_F32_E4M3
                   : (Mode & 16) ? TILE_EMU_WGMMA_F32_E5M2
+                  : (Mode & 32) ? TILE_EMU_WGMMA_S32_S8
                                 : TILE_EMU_WGMMA_F32_F16;
-  Ops->wgmma(Kind, N, DescA, DescB, Flags, Acc, Out);
+  if (Mode & 64) {
+    // The register-A form: DescA is the address of A: u32[threads][4].
+    const auto *Words = reinterpret_cast<const uint32_t *>(DescA);
+    uint32_t Regs[4];
+    for (uint32_t I = 0; I < 4; ++I)
+      Regs[I] = load(&Words[T * 4 + I]);
+    Ops->wgmma_register_a(Kind, N, Regs, DescB, Flags, Acc, Out);
+  } else {
+    Ops->wgmma(Kind, N, DescA, DescB, Flags, Acc, Out);
+  }
   Ops->wgmma_commit();
   if ((Mode & 2) && T == 0)
     store(&S[0], uint8_t(0), TILE_EMU_SHARED);

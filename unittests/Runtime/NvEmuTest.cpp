@@ -948,6 +948,33 @@ TEST_F(NvEmuTest, WgmmaMatchesTheIsaLayouts) {
       ASSERT_NEAR(Got, Expect[I], 1e-5 * (1 + std::fabs(Expect[I])))
           << "thread " << I / Half << " register " << I % Half;
     }
+    // A from registers: element e of a thread's fragment (PTX ISA,
+    // "Register Fragments" of wgmma .m64nNk16, A) is row groupID + 8 (e/2
+    // % 2) of its warp's 16, column 2 threadID_in_group + e % 2 + 8 (e/4);
+    // two per 32-bit register, the first in the low half.
+    std::vector<uint32_t> Words(Threads * 4, 0);
+    for (uint32_t T = 0; T < Threads; ++T)
+      for (uint32_t Elem = 0; Elem < 8; ++Elem) {
+        uint32_t Lane = T % 32;
+        uint32_t Row = 16 * (T / 32 % 4) + Lane / 4 + 8 * (Elem / 2 % 2);
+        uint32_t Col = 2 * (Lane % 4) + Elem % 2 + 8 * (Elem / 4);
+        uint32_t Code = num::f32ToF16(float(A[Row][Col]));
+        Words[T * 4 + Elem / 2] |= Code << (16 * (Elem % 2));
+      }
+    Buffer WordsB = upload(Words);
+    std::vector<uint32_t> Poison(CIn.size(), 0xFFFFFFFFu);
+    Buffer DR = upload(Poison);
+    E = run("wgmma", Threads, Bytes, {1, 1, 1},
+            {ImageB.address(), Bytes, WordsB.address(), C.B.descriptor(), Flags,
+             C.N, CB.address(), DR.address(), 64});
+    ASSERT_FALSE(E) << E.message();
+    D = read<uint32_t>(DR);
+    for (size_t I = 0; I < D.size(); ++I) {
+      float Got;
+      std::memcpy(&Got, &D[I], 4);
+      ASSERT_NEAR(Got, Expect[I], 1e-5 * (1 + std::fabs(Expect[I])))
+          << "register A: thread " << I / Half << " register " << I % Half;
+    }
     // Without scale-d the accumulators are not read.
     E = run("wgmma", Threads, Bytes, {1, 1, 1},
             {ImageB.address(), Bytes, C.A.descriptor(), C.B.descriptor(),
@@ -964,10 +991,11 @@ TEST_F(NvEmuTest, WgmmaMatchesTheIsaLayouts) {
   }
 }
 
-/// m64nNk32 with 8-bit floats: both operands K-major, 32 one-byte
-/// elements of K per row (PTX ISA: K-major canonical layouts in bytes),
-/// values decoded exactly (e4m3: no infinities, S.1111.111 is NaN; e5m2).
-TEST_F(NvEmuTest, WgmmaEightBitFloatsMatchTheIsaLayouts) {
+/// m64nNk32 with 8-bit operands: both K-major, 32 one-byte elements of K
+/// per row (PTX ISA: K-major canonical layouts in bytes); floats decoded
+/// exactly (e4m3: no infinities, S.1111.111 is NaN; e5m2), s8 into s32
+/// accumulators, exact.
+TEST_F(NvEmuTest, WgmmaEightBitOperandsMatchTheIsaLayouts) {
   // A: 128B swizzle, rows of 128 bytes, starting 32 bytes in (the second
   // k32 slice); B: 64B swizzle, 64-byte rows. K-major:
   // (mn / 8) SBO + (mn % 8) row + k, then the chunk XOR.
@@ -983,8 +1011,10 @@ TEST_F(NvEmuTest, WgmmaEightBitFloatsMatchTheIsaLayouts) {
            uint64_t(Sbo >> 4) << 32 | Mode << 62;
   };
   const uint32_t Bytes = 16384, Threads = 128, N = 64, Half = N / 2;
-  for (bool E5M2 : {false, true}) {
-    SCOPED_TRACE(E5M2 ? "e5m2" : "e4m3");
+  for (const char *Type : {"e4m3", "e5m2", "s8"}) {
+    SCOPED_TRACE(Type);
+    bool E5M2 = std::string(Type) == "e5m2", S8 = std::string(Type) == "s8";
+    uint32_t Mode = S8 ? 32u : E5M2 ? 16u : 8u;
     num::Format Fmt = *num::Format::smallFloat(E5M2 ? 5 : 4, E5M2 ? 2 : 3);
     std::mt19937 Gen(11);
     std::uniform_int_distribution<int> Code(0, 255);
@@ -994,7 +1024,7 @@ TEST_F(NvEmuTest, WgmmaEightBitFloatsMatchTheIsaLayouts) {
       uint8_t C;
       do {
         C = uint8_t(Code(Gen));
-        Val = num::decode(Fmt, C);
+        Val = S8 ? double(int8_t(C)) : num::decode(Fmt, C);
       } while (!std::isfinite(Val));
       Image[At] = C;
     };
@@ -1009,7 +1039,10 @@ TEST_F(NvEmuTest, WgmmaEightBitFloatsMatchTheIsaLayouts) {
     for (uint32_t T = 0; T < Threads; ++T)
       for (uint32_t I = 0; I < Half; ++I) {
         float Acc = float(T % 7) - 3.0f;
-        std::memcpy(&CIn[T * Half + I], &Acc, 4);
+        if (S8)
+          CIn[T * Half + I] = uint32_t(int32_t(T % 7) - 3);
+        else
+          std::memcpy(&CIn[T * Half + I], &Acc, 4);
         uint32_t Row = 16 * (T / 32) + (T % 32) / 4 + 8 * ((I % 4) / 2);
         uint32_t Col = 8 * (I / 4) + 2 * (T % 4) + I % 2;
         double Sum = Acc;
@@ -1022,10 +1055,15 @@ TEST_F(NvEmuTest, WgmmaEightBitFloatsMatchTheIsaLayouts) {
     uint64_t DA = Descriptor(32, 128, 1024), DBd = Descriptor(8192, 64, 512);
     Error E = run("wgmma", Threads, Bytes, {1, 1, 1},
                   {ImageB.address(), Bytes, DA, DBd, TILE_EMU_WGMMA_SCALE_D, N,
-                   CB.address(), DB.address(), E5M2 ? 16u : 8u});
+                   CB.address(), DB.address(), Mode});
     ASSERT_FALSE(E) << E.message();
     std::vector<uint32_t> D = read<uint32_t>(DB);
     for (size_t I = 0; I < D.size(); ++I) {
+      if (S8) {
+        ASSERT_EQ(int32_t(D[I]), int32_t(Expect[I]))
+            << "thread " << I / Half << " register " << I % Half;
+        continue;
+      }
       float Got;
       std::memcpy(&Got, &D[I], 4);
       ASSERT_NEAR(Got, Expect[I], 1e-6 * (1 + std::fabs(Expect[I])))
@@ -1035,7 +1073,7 @@ TEST_F(NvEmuTest, WgmmaEightBitFloatsMatchTheIsaLayouts) {
     E = run("wgmma", Threads, Bytes, {1, 1, 1},
             {ImageB.address(), Bytes, DA, DBd,
              TILE_EMU_WGMMA_SCALE_D | TILE_EMU_WGMMA_TRANS_B, N, CB.address(),
-             DB.address(), E5M2 ? 16u : 8u});
+             DB.address(), Mode});
     ASSERT_TRUE(bool(E));
     EXPECT_NE(E.message().find("8-bit operands are K-major only"),
               std::string::npos)

@@ -262,7 +262,7 @@ TEST(LayoutChoice, WarpgroupMmaShapes) {
   auto fits = [&](int64_t m, int64_t n, int64_t k, int64_t warps = 4,
                   bool bTransposed = false, const TargetInfo *t = nullptr) {
     return fitsWarpgroupMma(m, n, k, 16, /*operandIsFloat=*/true,
-                            /*accIsF32=*/true, warps, t ? *t : sm90,
+                            /*accIsWide=*/true, warps, t ? *t : sm90,
                             bTransposed);
   };
   // Rows of 32/64/128 bytes.
@@ -297,7 +297,7 @@ TEST(LayoutChoice, WarpgroupMmaEightBitFloats) {
   auto fits = [&](int64_t m, int64_t n, int64_t k, bool bTransposed,
                   bool format = true, int64_t warps = 8) {
     return fitsWarpgroupMma(m, n, k, 8, /*operandIsFloat=*/true,
-                            /*accIsF32=*/true, warps, sm90, bTransposed,
+                            /*accIsWide=*/true, warps, sm90, bTransposed,
                             format);
   };
   // gemm_f8's tiles: K of 64 / 128 bytes, N up to 256.
@@ -311,4 +311,44 @@ TEST(LayoutChoice, WarpgroupMmaEightBitFloats) {
   EXPECT_FALSE(fits(64, 128, 64, true)) << "8 warps need 128 rows";
   // 16-bit operands ignore the format flag.
   EXPECT_TRUE(fitsWarpgroupMma(128, 128, 64, 16, true, true, 4, sm90));
+}
+
+/// s8 operands with an i32 accumulator: wgmma m64nNk32.s32.s8.s8, K-major
+/// only like the 8-bit floats, N a multiple of 16 (the integer shapes).
+TEST(LayoutChoice, WarpgroupMmaInt8) {
+  TargetInfo sm90 = *TargetInfo::lookup("sm_90a");
+  TargetInfo sm80 = *TargetInfo::lookup("sm_80");
+  auto fits = [&](int64_t m, int64_t n, int64_t k, bool bTransposed,
+                  bool accIsI32 = true, const TargetInfo *t = nullptr) {
+    return fitsWarpgroupMma(m, n, k, 8, /*operandIsFloat=*/false, accIsI32, 8,
+                            t ? *t : sm90, bTransposed);
+  };
+  // gemm_w8a8's tiles.
+  EXPECT_TRUE(fits(128, 128, 128, true));
+  EXPECT_TRUE(fits(128, 256, 64, true));
+  EXPECT_TRUE(fits(128, 64, 32, true)) << "rows of 32 bytes";
+  EXPECT_FALSE(fits(128, 128, 128, false)) << "B K x N (gemm_i8): MN-major";
+  EXPECT_FALSE(fits(128, 72, 64, true)) << "n72 exists for floats only";
+  EXPECT_TRUE(fitsWarpgroupMma(128, 72, 64, 8, true, true, 8, sm90, true, true))
+      << "e4m3 at n72";
+  EXPECT_FALSE(fits(128, 128, 128, true, false)) << "a narrow accumulator";
+  EXPECT_FALSE(fits(128, 128, 128, true, true, &sm80)) << "no wgmma";
+  // 16-bit integers have no warpgroup instruction.
+  EXPECT_FALSE(fitsWarpgroupMma(128, 128, 64, 16, false, true, 8, sm90, true));
+}
+
+/// Chained products (attention's) fit only with one 64-row block per
+/// warpgroup: 64 rows on 4 warps, 128 on 8; 128 rows on 4 warps keep
+/// mma.sync (wgmma spilled there), unchained products do not care.
+TEST(LayoutChoice, WarpgroupMmaChainedProducts) {
+  TargetInfo sm90 = *TargetInfo::lookup("sm_90a");
+  auto fits = [&](int64_t m, int64_t warps, bool chained) {
+    return fitsWarpgroupMma(m, 64, 128, 16, true, true, warps, sm90,
+                            /*bTransposed=*/true, false, chained);
+  };
+  EXPECT_TRUE(fits(64, 4, true));
+  EXPECT_TRUE(fits(128, 8, true));
+  EXPECT_FALSE(fits(128, 4, true));
+  EXPECT_TRUE(fits(128, 4, false));
+  EXPECT_FALSE(fits(256, 8, true));
 }

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 /** Bumped whenever the table or an enumeration changes. */
-#define TILE_EMU_ABI_VERSION 3
+#define TILE_EMU_ABI_VERSION 4
 
 #define TILE_EMU_BIND_SYMBOL "__tile_emu_bind"
 #define TILE_EMU_ENTRY_PREFIX "__tile_emu_entry_"
@@ -115,11 +115,16 @@ enum tile_emu_wgmma_kind {
   /* m64nNk32 with 8-bit float A and B (K-major only: no trans flags). */
   TILE_EMU_WGMMA_F32_E4M3,
   TILE_EMU_WGMMA_F32_E5M2,
+  /* m64nNk32 with s8 A and B (K-major only), s32 accumulators (C and D
+     are the thread's N / 2 s32 registers; sums wrap modulo 2^32). */
+  TILE_EMU_WGMMA_S32_S8,
   TILE_EMU_NUM_WGMMA_KINDS
 };
 #define TILE_EMU_WGMMA_SCALE_D 0x1u
 #define TILE_EMU_WGMMA_TRANS_A 0x2u
 #define TILE_EMU_WGMMA_TRANS_B 0x4u
+/* Internal to the emulator: A came from registers (wgmma_register_a). */
+#define TILE_EMU_WGMMA_REGISTER_A 0x8u
 
 /** Approximate math (ex2.approx.f32, lg2.approx.f32, ...). */
 enum tile_emu_math {
@@ -250,6 +255,13 @@ struct tile_emu_ops {
    *  barrier completes the phase. */
   void (*tma_load)(uint32_t dst, const void *map, const int32_t *coords,
                    uint32_t rank, uint32_t bar);
+  /** wgmma.mma_async of \p kind (16-bit kinds only) with A from
+   *  registers: \p a is the thread's four 32-bit A registers (the
+   *  m16n8k16 A fragment of its warp's 16 rows); otherwise as wgmma (no
+   *  TILE_EMU_WGMMA_TRANS_A). */
+  void (*wgmma_register_a)(uint32_t kind, uint32_t n, const uint32_t *a,
+                           uint64_t desc_b, uint32_t flags, const uint32_t *c,
+                           uint32_t *d);
 };
 
 #ifdef __cplusplus

@@ -71,13 +71,14 @@ DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
                             int64_t numWarps, const TargetInfo &target,
                             bool warpsAlongM = false, bool fp8MmaFormat = true);
 
-/// Whether an (M x K) x (K x N) dot with `operandBits`-bit float operands
-/// and an f32 accumulator, both operands read from shared memory, fits the
-/// Hopper warpgroup instruction tilec emits (wgmma.mma_async m64nNk16, or
-/// m64nNk32 for e4m3 / e5m2, on sm_90a; WgmmaOperand.h): 16-bit float
-/// operands, or 8-bit ones in the instruction's formats (`fp8MmaFormat`)
-/// with B stored N x K (`bTransposed`: wgmma reads 8-bit operands only
-/// K-major); rows of A and of B of
+/// Whether an (M x K) x (K x N) dot with both operands read from shared
+/// memory fits the Hopper warpgroup instruction tilec emits
+/// (wgmma.mma_async on sm_90a; WgmmaOperand.h): m64nNk16 for 16-bit float
+/// operands, m64nNk32 for 8-bit ones in the instruction's formats (e4m3 /
+/// e5m2: `fp8MmaFormat`; or i8, `operandIsFloat` false), the accumulator
+/// wide (`accIsWide`: f32 for floats, i32 for i8). 8-bit operands need B
+/// stored N x K (`bTransposed`: wgmma reads them only K-major); rows of A
+/// and of B of
 /// 32, 64 or 128 bytes (K and N of 16, 32 or 64 16-bit elements) or
 /// column-blocked (K or N a power of two above 128 bytes, N at most 256, over a
 /// power of two of at least 8 rows: M for A, K for B), whole warpgroups (warps
@@ -86,11 +87,15 @@ DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
 /// m64nN), tile-allocate-shared gives the operand buffers the hardware
 /// swizzle, and the GPU lowering emits wgmma. With `bTransposed`, B is
 /// stored N x K (read through a transpose: K-major), rows of K elements
-/// over N rows (N a multiple of 8 from 64 up to 256).
+/// over N rows (N from 64 up to 256, a multiple of 8; of 16 for i8, the
+/// integer instruction's shapes). A `chained` product (DotChain.h:
+/// attention's two) fits only with one 64-row block per warpgroup (M = 16
+/// x warps); its A may also come from registers (the GPU lowering's
+/// register-A form).
 bool fitsWarpgroupMma(int64_t m, int64_t n, int64_t k, unsigned operandBits,
-                      bool operandIsFloat, bool accIsF32, int64_t numWarps,
+                      bool operandIsFloat, bool accIsWide, int64_t numWarps,
                       const TargetInfo &target, bool bTransposed = false,
-                      bool fp8MmaFormat = false);
+                      bool fp8MmaFormat = false, bool chained = false);
 
 } // namespace layout
 } // namespace tile

@@ -61,12 +61,20 @@ Value *EmulationRewriter::generic(IRBuilderBase &b, Value *pointer) {
 
 Value *EmulationRewriter::scratch(Function &f, StringRef role, unsigned n) {
   Value *&slot = scratchSlots[{&f, role}];
-  if (!slot) {
-    // Address space 0: the host's stack, whatever the GPU layout says.
-    slot = new AllocaInst(ArrayType::get(i32, n), /*AddrSpace=*/0,
-                          /*ArraySize=*/nullptr, Align(16), "emu." + role,
-                          f.getEntryBlock().begin());
+  auto *old = cast_or_null<AllocaInst>(slot);
+  // A later use of the role may need more words (two wgmma dots of
+  // different N): the slot grows, its earlier users move to the new one.
+  if (old && cast<ArrayType>(old->getAllocatedType())->getNumElements() >= n)
+    return slot;
+  // Address space 0: the host's stack, whatever the GPU layout says.
+  auto *grown = new AllocaInst(ArrayType::get(i32, n), /*AddrSpace=*/0,
+                               /*ArraySize=*/nullptr, Align(16), "emu." + role,
+                               f.getEntryBlock().begin());
+  if (old) {
+    old->replaceAllUsesWith(grown);
+    old->eraseFromParent();
   }
+  slot = grown;
   return slot;
 }
 

@@ -291,10 +291,12 @@ public:
                   const ::tile::layout::DistributedLayout &sliced,
                   llvm::ArrayRef<ReduceDigit> viaShared, Regs &partial);
   mlir::LogicalResult lowerDot(tile::DotOp op);
-  /// The dot as warpgroup instructions (wgmma) reading both operands from
-  /// shared memory: true when lowered, false when the dot does not fit
-  /// (nothing emitted).
+  /// The dot as warpgroup instructions (wgmma) reading B from shared memory
+  /// and A from shared memory or (16-bit floats in the A-fragment layout
+  /// \p la) from registers: true when lowered, false when the dot does not
+  /// fit (nothing emitted).
   bool lowerWarpgroupDot(tile::DotOp op,
+                         const ::tile::layout::DistributedLayout &la,
                          const ::tile::layout::DistributedLayout &lc);
   /// The wait after a warpgroup dot's group (LowerDot.cpp): its
   /// accumulators \p acc, readable once it returns.

@@ -11,18 +11,20 @@
 // (LowerSharedOperand.cpp) is read one k slice at a time, right before the
 // instructions that use it.
 //
-// On targets with warpgroup instructions (wgmma, sm_90a) a dot whose two
-// operands are fused shared operands in the canonical layouts of
-// lib/Layout's WgmmaOperand.h, and whose accumulator is a product of m64nN
-// warpgroup accumulators, is instead a batch of wgmma.mma_async reading
-// shared memory through descriptors: fence, the k16 slices (each over the
-// warpgroup's 64-row blocks), commit, wait.
+// On targets with warpgroup instructions (wgmma, sm_90a) a dot whose B is
+// a fused shared operand in the canonical layouts of lib/Layout's
+// WgmmaOperand.h, whose A is one too or (16-bit floats) sits in the
+// threads' registers as mma.sync A fragments, and whose accumulator is a
+// product of m64nN warpgroup accumulators, is instead a batch of
+// wgmma.mma_async reading shared memory through descriptors: fence, the
+// k16 slices (each over the warpgroup's 64-row blocks), commit, wait.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelLowering.h"
 
 #include "tile/Dialect/Tile/IR/MmaInFlight.h"
+#include "tile/Dialect/Tile/Utils/DotChain.h"
 #include "tile/Layout/MmaAtoms.h"
 #include "tile/Layout/WgmmaOperand.h"
 
@@ -249,10 +251,14 @@ bool KernelLowering::mayUseWarpgroupMma() {
   kernel.walk([&](tile::DotOp dot) {
     auto cType = cast<RankedTensorType>(dot.getAcc().getType());
     int64_t n = cType.getShape()[1];
-    found |= tl.hasWarpgroupMma(
-                 cast<RankedTensorType>(dot.getA().getType()).getElementType(),
-                 cType.getElementType()) &&
-             hasWarpgroupLayout(dot.getA(), true, n) &&
+    Type elem = cast<RankedTensorType>(dot.getA().getType()).getElementType();
+    // A from shared memory, or (16-bit floats) from registers.
+    bool registerA = elem.getIntOrFloatBitWidth() == 16 &&
+                     !llvm::any_of(fusedLoads, [&](const auto &entry) {
+                       return entry.second.operand == dot.getA();
+                     });
+    found |= tl.hasWarpgroupMma(elem, cType.getElementType()) &&
+             (registerA || hasWarpgroupLayout(dot.getA(), true, n)) &&
              hasWarpgroupLayout(dot.getB(), false, n);
   });
   return found;
@@ -322,18 +328,80 @@ static Value operandAddress(KernelLowering &kl, Location loc,
   return address;
 }
 
+/// The 64-row blocks of a warpgroup accumulator quotient \p qc (the
+/// accumulator divided by the m64nN atom): slot q of warpgroup g holds
+/// block first[q] + g * step; false when they are not linear in g.
+static bool warpgroupRowBlocks(const DistributedLayout &qc,
+                               SmallVectorImpl<int64_t> &first, int64_t &step) {
+  int64_t groups = qc.numThreads(), numC = qc.localSize();
+  step = groups > 1 ? qc.apply(1, 0)[0] - qc.apply(0, 0)[0] : 0;
+  first.assign(numC, 0);
+  for (int64_t q = 0; q < numC; ++q) {
+    first[q] = qc.apply(0, q)[0];
+    for (int64_t g = 0; g < groups; ++g)
+      if (qc.apply(g, q)[0] != first[q] + g * step || qc.apply(g, q)[1] != 0)
+        return false;
+  }
+  return true;
+}
+
+/// For wgmma's register-A form: the slot of A's m16n8k16 A-fragment atoms
+/// (quotient \p qa, one thread per warp) that holds, in every warp, the
+/// warp's 16 rows of row block q at k16 slice k: slots[q][k]. False when
+/// some warp holds them elsewhere (the registers must be the same ones).
+static bool registerASlots(const DistributedLayout &qa, ArrayRef<int64_t> first,
+                           int64_t step, int64_t kSlices,
+                           SmallVectorImpl<SmallVector<int64_t>> &slots) {
+  int64_t warps = qa.numThreads();
+  slots.assign(first.size(), SmallVector<int64_t>(kSlices, -1));
+  for (auto [q, block] : llvm::enumerate(first))
+    for (int64_t k = 0; k < kSlices; ++k) {
+      auto rows = [&](int64_t w) {
+        return 4 * (block + (w / 4) * step) + w % 4;
+      };
+      for (int64_t s = 0; s < qa.localSize() && slots[q][k] < 0; ++s) {
+        bool all = true;
+        for (int64_t w = 0; w < warps && all; ++w)
+          all = qa.apply(w, s) == SmallVector<int64_t>{rows(w), k};
+        if (all)
+          slots[q][k] = s;
+      }
+      if (slots[q][k] < 0)
+        return false;
+    }
+  return true;
+}
+
+/// 16-bit values packed two per i32 word (the first in the low half).
+static Regs packWords(OpBuilder &b, Location loc, ArrayRef<Value> halves) {
+  Type i32 = b.getI32Type();
+  Regs words;
+  for (size_t i = 0; i + 1 < halves.size(); i += 2) {
+    auto bits = [&](Value v) {
+      Value raw = arith::BitcastOp::create(b, loc, b.getI16Type(), v);
+      return arith::ExtUIOp::create(b, loc, i32, raw).getResult();
+    };
+    Value hi =
+        arith::ShLIOp::create(b, loc, bits(halves[i + 1]),
+                              arith::ConstantIntOp::create(b, loc, i32, 16));
+    words.push_back(arith::OrIOp::create(b, loc, bits(halves[i]), hi));
+  }
+  return words;
+}
+
 bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
+                                       const DistributedLayout &la,
                                        const DistributedLayout &lc) {
   auto aType = cast<RankedTensorType>(op.getA().getType());
   auto cType = cast<RankedTensorType>(op.getAcc().getType());
   Type elem = aType.getElementType();
   const SharedOperand *sa = lookupSharedOperand(op.getA());
   const SharedOperand *sb = lookupSharedOperand(op.getB());
-  if (!sa || !sb || !tl.hasWarpgroupMma(elem, cType.getElementType()))
+  if (!sb || !tl.hasWarpgroupMma(elem, cType.getElementType()))
     return false;
   int64_t n = cType.getShape()[1], kExtent = aType.getShape()[1];
   // One instruction reads 32 bytes of K: k16 for f16/bf16, k32 for
-  // e4m3/e5m2.
+  // e4m3/e5m2 and s8.
   unsigned bits = tile::getElementBitWidth(elem);
   int64_t kStep = 256 / bits;
   auto atom = ::tile::layout::nvidiaWgmmaAccumulator(n);
@@ -342,34 +410,50 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
     return false;
   }
   std::optional<DistributedLayout> qc = lc.divideRight(*atom);
-  std::optional<WgmmaOperandLayout> fa =
-      matchWarpgroupOperand(*sa, bits, true, 64);
   std::optional<WgmmaOperandLayout> fb =
       matchWarpgroupOperand(*sb, bits, false, n);
-  // 8-bit operands are read K-major only (no transpose immediates).
-  if (!qc || !fa || !fb || kExtent % kStep != 0 ||
-      (bits == 8 && (fa->mnMajor || fb->mnMajor)))
+  SmallVector<int64_t> first;
+  int64_t step = 0;
+  if (!qc || !fb || kExtent % kStep != 0 ||
+      !warpgroupRowBlocks(*qc, first, step))
     return false;
-  // The 64-row block of slot q in warpgroup g: first[q] + g * step.
-  int64_t groups = qc->numThreads(), numC = qc->localSize();
-  SmallVector<int64_t> first(numC);
-  int64_t step = groups > 1 ? qc->apply(1, 0)[0] - qc->apply(0, 0)[0] : 0;
-  for (int64_t q = 0; q < numC; ++q) {
-    first[q] = qc->apply(0, q)[0];
-    for (int64_t g = 0; g < groups; ++g)
-      if (qc->apply(g, q)[0] != first[q] + g * step || qc->apply(g, q)[1] != 0)
-        return false;
+  int64_t numC = qc->localSize(), kSlices = kExtent / kStep;
+  // Chained products take wgmma only with one 64-row block per warpgroup
+  // (fitsWarpgroupMma; allocation and layouts agree).
+  if (numC > 1 && tile::isChainedProduct(op))
+    return false;
+  // A from shared memory (descriptors) or, for 16-bit floats, from the
+  // threads' registers in the mma.sync A-fragment layout.
+  std::optional<WgmmaOperandLayout> fa;
+  SmallVector<SmallVector<int64_t>> slotsA;
+  int64_t fragment = 0;
+  if (sa) {
+    fa = matchWarpgroupOperand(*sa, bits, true, 64);
+    // 8-bit operands are read K-major only (no transpose immediates).
+    if (!fa || (bits == 8 && (fa->mnMajor || fb->mnMajor)))
+      return false;
+  } else {
+    std::optional<MmaAtom> mma =
+        bits == 16 ? tl.getMmaAtom(elem, b.getF32Type()) : std::nullopt;
+    std::optional<DistributedLayout> qa =
+        mma && mma->k == kStep ? la.divideRight(mma->a) : std::nullopt;
+    if (!qa || !registerASlots(*qa, first, step, kSlices, slotsA))
+      return false;
+    fragment = mma->a.localSize();
   }
   Value group = arith::DivUIOp::create(b, loc, threadIndex(), i32(128));
-  Value baseA = arith::AddIOp::create(
-      b, loc, operandAddress(*this, loc, *sa, bits),
-      arith::MulIOp::create(b, loc, group, i32(step * fa->mnBlockBytes)));
+  Value descA0;
+  if (sa) {
+    Value baseA = arith::AddIOp::create(
+        b, loc, operandAddress(*this, loc, *sa, bits),
+        arith::MulIOp::create(b, loc, group, i32(step * fa->mnBlockBytes)));
+    descA0 = wgmmaDescriptor(*this, loc, baseA, *fa);
+  }
   Value baseB = operandAddress(*this, loc, *sb, bits);
   // Each instruction's descriptor is the tile origin's plus its constant
   // byte offset >> 4, added to the 14-bit address field: shared addresses
   // are below 2^18, so the sum never carries out of the field (one 64-bit
   // add per descriptor instead of an add, a shift, a mask and an or).
-  Value descA0 = wgmmaDescriptor(*this, loc, baseA, *fa);
   Value descB0 = wgmmaDescriptor(*this, loc, baseB, *fb);
   auto offsetDescriptor = [&](Value desc, int64_t bytes) -> Value {
     assert(bytes % 16 == 0 && "wgmma tiles start on 16-byte boundaries");
@@ -380,16 +464,32 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
         arith::ConstantIntOp::create(b, loc, b.getI64Type(), bytes >> 4));
   };
   Regs acc = values[op.getAcc()];
+  // A register fragments as i32 words, all made before the fence (a
+  // register written between the fence and the wgmma reading it makes
+  // ptxas add a warpgroup.arrive there).
+  SmallVector<SmallVector<Regs>> wordsA(numC, SmallVector<Regs>(kSlices));
+  if (!sa)
+    for (int64_t q = 0; q < numC; ++q)
+      for (int64_t k = 0; k < kSlices; ++k)
+        wordsA[q][k] = packWords(b, loc,
+                                 ArrayRef<Value>(values[op.getA()])
+                                     .slice(slotsA[q][k] * fragment, fragment));
   int64_t half = n / 2;
   tl.warpgroupFence(b, loc);
-  for (int64_t k = 0; k < kExtent / kStep; ++k) {
+  for (int64_t k = 0; k < kSlices; ++k) {
     Value descB = offsetDescriptor(descB0, fb->kSliceOffset(k));
     for (int64_t q = 0; q < numC; ++q) {
-      Value descA = offsetDescriptor(descA0, first[q] * fa->mnBlockBytes +
-                                                 fa->kSliceOffset(k));
-      SmallVector<Value> d = tl.warpgroupMma(
-          b, loc, elem, n, descA, descB, fa->mnMajor, fb->mnMajor,
-          ArrayRef<Value>(acc).slice(q * half, half));
+      ArrayRef<Value> c = ArrayRef<Value>(acc).slice(q * half, half);
+      SmallVector<Value> d;
+      if (sa) {
+        Value descA = offsetDescriptor(descA0, first[q] * fa->mnBlockBytes +
+                                                   fa->kSliceOffset(k));
+        d = tl.warpgroupMma(b, loc, elem, n, descA, descB, fa->mnMajor,
+                            fb->mnMajor, c);
+      } else {
+        d = tl.warpgroupMmaRegisterA(b, loc, elem, n, wordsA[q][k], descB,
+                                     fb->mnMajor, c);
+      }
       llvm::copy(d, acc.begin() + q * half);
     }
   }
@@ -451,7 +551,7 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   if (*lc != *lr)
     return op.emitOpError("accumulator and result layouts must be equal");
   warnIfAccumulatorSpills(op, *lc);
-  if (lowerWarpgroupDot(op, *lc))
+  if (lowerWarpgroupDot(op, *la, *lc))
     return success();
   std::optional<MmaAtom> atom =
       tl.getMmaAtom(aType.getElementType(), cType.getElementType());

@@ -112,6 +112,12 @@ SmallVector<Value> TargetLowering::warpgroupMma(OpBuilder &, Location, Type,
                                                 bool, ValueRange) {
   return {};
 }
+SmallVector<Value> TargetLowering::warpgroupMmaRegisterA(OpBuilder &, Location,
+                                                         Type, unsigned,
+                                                         ValueRange, Value,
+                                                         bool, ValueRange) {
+  return {};
+}
 void TargetLowering::warpgroupFence(OpBuilder &, Location) {}
 void TargetLowering::warpgroupCommit(OpBuilder &, Location) {}
 SmallVector<Value> TargetLowering::warpgroupWait(OpBuilder &, Location,

@@ -348,6 +348,15 @@ static std::optional<AffineF2> fitAffine(ArrayRef<int64_t> table,
   return f;
 }
 
+/// f(t) for an affine map over F2 of the thread id.
+static int64_t evalAffine(const AffineF2 &f, int64_t t) {
+  uint64_t v = f.c;
+  for (unsigned i = 0; i < f.cols.size(); ++i)
+    if ((t >> i) & 1)
+      v ^= f.cols[i];
+  return int64_t(v);
+}
+
 /// Emits f(tid) as i32.
 static Value emitAffine(KernelLowering &kl, Location loc, Value tid,
                         const AffineF2 &f) {
@@ -482,11 +491,21 @@ convertByShuffles(KernelLowering &kl, Value tid, const DistributedLayout &src,
     auto mayTake = [&](int64_t t, int64_t l) {
       return r.dstSlot[t] < 0 && plan.localSource[t * lDst + l] == r.sendSlot;
     };
+    // Such a thread reads the lane the receivers' lane map gives it when
+    // that lane holds the same value (a replica: the map stays as it is),
+    // else its own lane.
+    std::optional<AffineF2> receiversLane = fitAffine(lanes, care);
     for (int64_t t = 0; t < threads; ++t)
       for (int64_t l : targets)
         if (mayTake(t, l)) {
           care[t] = true;
           lanes[t] = t % plan.warpSize;
+          int64_t lane =
+              receiversLane ? evalAffine(*receiversLane, t) : int64_t(-1);
+          if (lane >= 0 && lane < plan.warpSize &&
+              src.apply(t - t % plan.warpSize + lane, r.sendSlot) ==
+                  src.apply(t, r.sendSlot))
+            lanes[t] = lane;
         }
     Round round{r.sendSlot, {}};
     for (int64_t l : targets) {
@@ -569,30 +588,23 @@ convertByShuffles(KernelLowering &kl, Value tid, const DistributedLayout &src,
   // Check the schedule on every thread before emitting it: each
   // destination register must end up with the source element of its
   // coordinate (values tracked as coordinates).
-  auto eval = [](const AffineF2 &f, int64_t t) {
-    uint64_t v = f.c;
-    for (unsigned i = 0; i < f.cols.size(); ++i)
-      if ((t >> i) & 1)
-        v ^= f.cols[i];
-    return int64_t(v);
-  };
   for (int64_t t = 0; t < threads; ++t) {
     SmallVector<std::optional<SmallVector<int64_t, 4>>, 8> got(lDst);
     for (int64_t l = 0; l < lDst; ++l) {
       int64_t slot = local[l].slot;
       if (local[l].index)
-        slot = eval(*local[l].index, t);
+        slot = evalAffine(*local[l].index, t);
       if (slot >= 0 && slot < plan.srcLocalSize)
         got[l] = src.apply(t, slot);
     }
     int64_t warpBase = t - t % plan.warpSize;
     for (const Group &g : groups) {
-      int64_t lane = eval(g.lane, t);
+      int64_t lane = evalAffine(g.lane, t);
       if (lane < 0 || lane >= plan.warpSize)
         return std::nullopt;
       for (const Round &round : g.rounds)
         for (const Receive &rec : round.receives)
-          if (!rec.when || eval(*rec.when, t) == rec.equals)
+          if (!rec.when || evalAffine(*rec.when, t) == rec.equals)
             got[rec.slot] = src.apply(warpBase + lane, round.sendSlot);
     }
     for (int64_t l = 0; l < lDst; ++l)

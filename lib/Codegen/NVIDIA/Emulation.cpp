@@ -70,6 +70,7 @@ enum OpsField : unsigned {
   kMbarrierTryWaitParity,
   kMbarrierInval,
   kTmaLoad,
+  kWgmmaRegisterA,
   kNumFields
 };
 
@@ -360,7 +361,8 @@ Expected<bool> NvidiaRewriter::rewriteTmaAsm(CallInst *call, StringRef text,
 /// The wgmma.mma_async statement tilec emits (NVVMTargetLowering::
 /// warpgroupMma): "wgmma.mma_async.sync.aligned.m64n<N>k16.f32.<T>.<T> {d},
 /// desc-a, desc-b, p, 1, 1, <trans-a>, <trans-b>;" (T f16, bf16; with e4m3,
-/// e5m2: k32 and no trans immediates) after a setp of p from
+/// e5m2: k32 and no trans immediates; "k32.s32.s8.s8 {d}, desc-a, desc-b,
+/// p;" for s8) after a setp of p from
 /// the last operand; operands: the N/2 accumulators (tied to the results),
 /// the two descriptors, scale-d.
 Expected<bool> NvidiaRewriter::rewriteTargetAsm(CallInst *call, StringRef text,
@@ -404,27 +406,39 @@ Expected<bool> NvidiaRewriter::rewriteTargetAsm(CallInst *call, StringRef text,
     kind = TILE_EMU_WGMMA_F32_E4M3;
   else if (rest.consume_front("k32.f32.e5m2.e5m2 "))
     kind = TILE_EMU_WGMMA_F32_E5M2;
+  else if (rest.consume_front("k32.s32.s8.s8 "))
+    kind = TILE_EMU_WGMMA_S32_S8;
   else
     return error("the NVIDIA emulator does not know '" + text +
                  "' (it knows wgmma.mma_async m64nNk16 with f16 or bf16 and "
-                 "m64nNk32 with e4m3 or e5m2 operands)");
+                 "m64nNk32 with e4m3, e5m2 or s8 operands)");
   // The immediates after the scale-d predicate: imm-scale-a, imm-scale-b
-  // and, for 16-bit operands, imm-trans-a, imm-trans-b.
+  // and, for 16-bit operands, imm-trans-a (not with a register A),
+  // imm-trans-b; none for s8. A register A is "{a0, a1, a2, a3}" (four
+  // operands after the accumulators) instead of a descriptor.
   bool fp8 = kind == TILE_EMU_WGMMA_F32_E4M3 || kind == TILE_EMU_WGMMA_F32_E5M2;
-  size_t pred = rest.find(", p, ");
+  bool int8 = kind == TILE_EMU_WGMMA_S32_S8;
+  size_t close = rest.find("}, ");
+  bool registerA =
+      close != StringRef::npos && rest.drop_front(close + 3).starts_with("{");
+  size_t pred = rest.find(int8 ? ", p;" : ", p, ");
   SmallVector<StringRef, 4> imms;
-  if (pred != StringRef::npos)
+  if (pred != StringRef::npos && !int8)
     rest.drop_front(pred + 5)
         .take_until([](char c) { return c == ';'; })
         .split(imms, ',');
-  unsigned values[4] = {0, 0, 0, 0};
-  bool bad = imms.size() != (fp8 ? 2u : 4u);
+  unsigned values[4] = {1, 1, 0, 0};
+  unsigned expected = int8 ? 0u : fp8 ? 2u : registerA ? 3u : 4u;
+  bool bad = pred == StringRef::npos || imms.size() != expected ||
+             (registerA && (fp8 || int8));
   for (unsigned i = 0; !bad && i < imms.size(); ++i)
     bad = imms[i].trim().getAsInteger(10, values[i]);
-  unsigned half = n / 2;
+  if (registerA) // imm-trans-b is the third immediate.
+    std::swap(values[2], values[3]);
+  unsigned half = n / 2, aOperands = registerA ? 4 : 1;
   auto *result = dyn_cast<StructType>(call->getType());
   if (bad || values[0] != 1 || values[1] != 1 || n % 8 != 0 || n > 256 ||
-      call->arg_size() != half + 3 || !result ||
+      call->arg_size() != half + aOperands + 2 || !result ||
       result->getNumElements() != half)
     return error("unexpected form of '" + text + "'");
   IRBuilder<> b(call);
@@ -432,17 +446,25 @@ Expected<bool> NvidiaRewriter::rewriteTargetAsm(CallInst *call, StringRef text,
   Value *c = scratch(f, "wgmma.c", half), *d = scratch(f, "wgmma.d", half);
   SmallVector<Value *> acc(call->args().begin(), call->args().begin() + half);
   storeWords(b, c, acc);
+  Value *scale = call->getArgOperand(half + aOperands + 1);
   Value *scaleD = b.CreateZExt(
-      b.CreateICmpNE(
-          call->getArgOperand(half + 2),
-          ConstantInt::get(call->getArgOperand(half + 2)->getType(), 0)),
-      i32);
+      b.CreateICmpNE(scale, ConstantInt::get(scale->getType(), 0)), i32);
   Value *flags =
       b.CreateOr(scaleD, b.getInt32((values[2] ? TILE_EMU_WGMMA_TRANS_A : 0) |
                                     (values[3] ? TILE_EMU_WGMMA_TRANS_B : 0)));
-  callOps(b, kWgmma, voidTy,
-          {b.getInt32(kind), b.getInt32(n), call->getArgOperand(half),
-           call->getArgOperand(half + 1), flags, c, d});
+  Value *descB = call->getArgOperand(half + aOperands);
+  if (registerA) {
+    Value *a = scratch(f, "wgmma.a", 4);
+    SmallVector<Value *> regs(call->args().begin() + half,
+                              call->args().begin() + half + 4);
+    storeWords(b, a, regs);
+    callOps(b, kWgmmaRegisterA, voidTy,
+            {b.getInt32(kind), b.getInt32(n), a, descB, flags, c, d});
+  } else {
+    callOps(b, kWgmma, voidTy,
+            {b.getInt32(kind), b.getInt32(n), call->getArgOperand(half), descB,
+             flags, c, d});
+  }
   replacement = loadWords(b, d, call->getType());
   return true;
 }

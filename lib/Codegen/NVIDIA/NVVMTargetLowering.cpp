@@ -238,8 +238,11 @@ public:
   // to inputs, scale-d a predicate set from the last operand (always 1:
   // D += A x B).
   bool hasWarpgroupMma(Type operand, Type acc) const override {
-    return info.hasWgmma &&
-           (operand.isF16() || operand.isBF16() ||
+    if (!info.hasWgmma)
+      return false;
+    if (operand.isInteger(8))
+      return acc.isInteger(32);
+    return (operand.isF16() || operand.isBF16() ||
             isa<Float8E4M3FNType, Float8E5M2Type>(operand)) &&
            acc.isF32();
   }
@@ -247,36 +250,78 @@ public:
                                   unsigned n, Value descA, Value descB,
                                   bool transA, bool transB,
                                   ValueRange acc) override {
+    return emitWarpgroupMma(b, loc, operandType, n, descA, descB, transA,
+                            transB, acc);
+  }
+  // The register-A form: the thread's A fragment (the mma.sync m16n8k16 A
+  // fragment of its warp's 16 rows) as four 32-bit registers.
+  SmallVector<Value> warpgroupMmaRegisterA(OpBuilder &b, Location loc,
+                                           Type operandType, unsigned n,
+                                           ValueRange aWords, Value descB,
+                                           bool transB,
+                                           ValueRange acc) override {
+    return emitWarpgroupMma(b, loc, operandType, n, aWords, descB, false,
+                            transB, acc);
+  }
+
+  /// The statement "wgmma.mma_async.sync.aligned.m64n<n>k<16|32>.<d>.<t>.<t>
+  /// {d}, A, desc-b, p[, 1, 1[, trans-a], trans-b];": A is the descriptor
+  /// (one i64 operand) or, for the register form, {a0, a1, a2, a3}; the
+  /// immediates: none for s8, the scales for 8-bit floats, the scales and
+  /// transposes for 16-bit floats (no trans-a with a register A).
+  SmallVector<Value> emitWarpgroupMma(OpBuilder &b, Location loc,
+                                      Type operandType, unsigned n,
+                                      ValueRange aOperands, Value descB,
+                                      bool transA, bool transB,
+                                      ValueRange acc) {
     unsigned half = n / 2;
-    // 8-bit floats: k32 and no transpose immediates (K-major only).
-    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(operandType);
+    bool int8 = operandType.isInteger(8);
+    bool k32 = int8 || isa<Float8E4M3FNType, Float8E5M2Type>(operandType);
+    bool registerA = aOperands.size() > 1;
     std::string type = operandType.isBF16()                 ? "bf16"
                        : isa<Float8E4M3FNType>(operandType) ? "e4m3"
                        : isa<Float8E5M2Type>(operandType)   ? "e5m2"
+                       : int8                               ? "s8"
                                                             : "f16";
-    std::string text =
-        "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(2 * half + 2) +
-        ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
-        (fp8 ? "k32.f32." : "k16.f32.") + type + "." + type + " {";
+    auto operand = [](unsigned i) { return "$" + std::to_string(i); };
+    unsigned next = 2 * half; // after the outputs and the tied inputs
+    std::string aText;
+    for (unsigned i = 0; i < aOperands.size(); ++i)
+      aText += (i ? ", " : "") + operand(next++);
+    if (registerA)
+      aText = "{" + aText + "}";
+    unsigned descBIndex = next++, scaleIndex = next++;
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, " +
+                       operand(scaleIndex) +
+                       ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                       std::to_string(n) + (k32 ? "k32." : "k16.") +
+                       (int8 ? "s32." : "f32.") + type + "." + type + " {";
     std::string constraints;
     for (unsigned i = 0; i < half; ++i) {
-      text += (i ? ", $" : "$") + std::to_string(i);
-      constraints += "=f,";
+      text += (i ? ", " : "") + operand(i);
+      constraints += int8 ? "=r," : "=f,";
     }
-    text +=
-        "}, $" + std::to_string(2 * half) + ", $" +
-        std::to_string(2 * half + 1) + ", p, 1, 1" +
-        (fp8 ? std::string()
-             : ", " + std::to_string(transA) + ", " + std::to_string(transB)) +
-        ";\n}";
+    std::string imms;
+    if (!int8)
+      imms = ", 1, 1";
+    if (!k32) {
+      if (!registerA)
+        imms += ", " + std::to_string(transA);
+      imms += ", " + std::to_string(transB);
+    }
+    text += "}, " + aText + ", " + operand(descBIndex) + ", p" + imms + ";\n}";
     for (unsigned i = 0; i < half; ++i)
       constraints += std::to_string(i) + ",";
-    constraints += "l,l,r";
+    for (unsigned i = 0; i < aOperands.size(); ++i)
+      constraints += registerA ? "r," : "l,";
+    constraints += "l,r";
     SmallVector<Value> operands(acc.begin(), acc.end());
-    operands.append({descA, descB,
-                     arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1)});
+    llvm::append_range(operands, aOperands);
+    operands.append(
+        {descB, arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1)});
+    Type word = int8 ? Type(b.getI32Type()) : Type(b.getF32Type());
     auto structType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(half, b.getF32Type()));
+        b.getContext(), SmallVector<Type>(half, word));
     Value d = LLVM::InlineAsmOp::create(
                   b, loc, structType, operands, text, constraints,
                   /*has_side_effects=*/true, /*is_align_stack=*/false,
@@ -298,13 +343,15 @@ public:
   // (tied to its inputs): their uses cannot move above it.
   SmallVector<Value> warpgroupWait(OpBuilder &b, Location loc, unsigned pending,
                                    ValueRange acc) override {
+    // f32 accumulators, or s32 (s8 operands).
+    Type word = acc.empty() ? Type(b.getF32Type()) : acc.front().getType();
     std::string constraints;
     for (unsigned i = 0; i < acc.size(); ++i)
-      constraints += "=f,";
+      constraints += word.isInteger(32) ? "=r," : "=f,";
     for (unsigned i = 0; i < acc.size(); ++i)
       constraints += (i ? "," : "") + std::to_string(i);
     auto structType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(acc.size(), b.getF32Type()));
+        b.getContext(), SmallVector<Type>(acc.size(), word));
     Value all =
         LLVM::InlineAsmOp::create(
             b, loc, structType, acc,

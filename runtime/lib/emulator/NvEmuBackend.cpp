@@ -67,8 +67,20 @@ const char *shflModeName(uint32_t Mode) {
   return "?";
 }
 
-const char *wgmmaTypeName(uint32_t Kind) {
-  return Kind == TILE_EMU_WGMMA_F32_BF16 ? "bf16" : "f16";
+/// The shape's K and the types of a wgmma kind, as the PTX names them.
+const char *wgmmaShapeTypes(uint32_t Kind) {
+  switch (Kind) {
+  case TILE_EMU_WGMMA_F32_BF16:
+    return "k16.f32.bf16.bf16";
+  case TILE_EMU_WGMMA_F32_E4M3:
+    return "k32.f32.e4m3.e4m3";
+  case TILE_EMU_WGMMA_F32_E5M2:
+    return "k32.f32.e5m2.e5m2";
+  case TILE_EMU_WGMMA_S32_S8:
+    return "k32.s32.s8.s8";
+  default:
+    return "k16.f32.f16.f16";
+  }
 }
 
 } // namespace
@@ -87,7 +99,7 @@ std::string NvEmuDevice::describeCollective(const EmuThread &T) const {
     return "mma of unknown kind " + std::to_string(T.P0);
   case Wgmma:
     return "wgmma.mma_async.sync.aligned.m64n" + std::to_string(T.P1) +
-           "k16.f32." + wgmmaTypeName(T.P0) + "." + wgmmaTypeName(T.P0);
+           wgmmaShapeTypes(T.P0);
   }
   return "?";
 }
@@ -343,12 +355,20 @@ void NvEmuDevice::computeWgmma(Launch &L, unsigned Warp) {
   }
   bool TransA = Flags & TILE_EMU_WGMMA_TRANS_A;
   bool TransB = Flags & TILE_EMU_WGMMA_TRANS_B;
+  bool RegisterA = Flags & TILE_EMU_WGMMA_REGISTER_A;
   unsigned WarpInGroup = Warp % 4;
   // 32 bytes of K per instruction: 16 2-byte or 32 1-byte elements.
   unsigned K = wgmmaK(Kind), Bytes = 32 / K;
-  if (Bytes == 1 && (TransA || TransB)) {
-    addError(L, describeCollective(F) + ": 8-bit operands are K-major only (" +
-                    waveName(L, Warp) + ")");
+  const char *Bad = nullptr;
+  if (Bytes == 1 && (TransA || TransB))
+    Bad = "8-bit operands are K-major only";
+  else if (RegisterA && Bytes == 1)
+    Bad = "the emulator takes A from registers for 16-bit operands only";
+  else if (RegisterA && TransA)
+    Bad = "a register A has no transpose";
+  if (Bad) {
+    addError(L, describeCollective(F) + ": " + Bad + " (" + waveName(L, Warp) +
+                    ")");
     zeroResults(L, Warp, ~0u);
     return;
   }
@@ -378,8 +398,18 @@ void NvEmuDevice::computeWgmma(Launch &L, unsigned Warp) {
     return true;
   };
   bool Ok = true;
-  for (unsigned Row = 16 * WarpInGroup; Ok && Row < 16 * WarpInGroup + 16;
-       ++Row)
+  if (RegisterA) {
+    // The m16n8k16 A fragment: register r of lane l holds (row l / 4 +
+    // 8 (r % 2), k 2 (l % 4) + 8 (r / 2) + i), element i in half i.
+    for (unsigned Lane = 0; Lane < WarpSize; ++Lane)
+      for (unsigned R = 0; R < 4; ++R)
+        for (unsigned I = 0; I < 2; ++I)
+          A[16 * WarpInGroup + Lane / 4 + 8 * (R % 2)]
+           [2 * (Lane % 4) + 8 * (R / 2) + I] =
+               uint16_t(laneThread(L, Warp, Lane).MmaA[R] >> (16 * I));
+  }
+  for (unsigned Row = 16 * WarpInGroup;
+       !RegisterA && Ok && Row < 16 * WarpInGroup + 16; ++Row)
     for (unsigned Kk = 0; Ok && Kk < K; ++Kk)
       Ok = Read(F.DescA, TransA, Row, Kk, A[Row][Kk], "A");
   for (unsigned Kk = 0; Ok && Kk < K; ++Kk)
@@ -545,8 +575,12 @@ void opWgmmaFence() {
     T->WgmmaFenced = true;
 }
 
-void opWgmma(uint32_t Kind, uint32_t N, uint64_t DescA, uint64_t DescB,
-             uint32_t Flags, const uint32_t *C, uint32_t *D) {
+/// Both wgmma forms: the collective's operands (A through a descriptor, or
+/// the thread's registers \p A with TILE_EMU_WGMMA_REGISTER_A in \p Flags),
+/// then the arrival.
+void arriveAtWgmma(uint32_t Kind, uint32_t N, uint64_t DescA, const uint32_t *A,
+                   uint64_t DescB, uint32_t Flags, const uint32_t *C,
+                   uint32_t *D) {
   Launch *L = CurrentLaunch;
   EmuThread *T = CurrentThread;
   if (!L || !T)
@@ -557,9 +591,23 @@ void opWgmma(uint32_t Kind, uint32_t N, uint64_t DescA, uint64_t DescB,
   T->DescA = DescA;
   T->DescB = DescB;
   T->Value = Flags;
+  T->MmaA = A;
   T->MmaC = C;
   T->Out = D;
   arriveAtCollective(*L, *T);
+}
+
+void opWgmma(uint32_t Kind, uint32_t N, uint64_t DescA, uint64_t DescB,
+             uint32_t Flags, const uint32_t *C, uint32_t *D) {
+  arriveAtWgmma(Kind, N, DescA, nullptr, DescB,
+                Flags & ~TILE_EMU_WGMMA_REGISTER_A, C, D);
+}
+
+// A TILE_EMU_WGMMA_TRANS_A in Flags stays: computeWgmma reports it.
+void opWgmmaRegisterA(uint32_t Kind, uint32_t N, const uint32_t *A,
+                      uint64_t DescB, uint32_t Flags, const uint32_t *C,
+                      uint32_t *D) {
+  arriveAtWgmma(Kind, N, 0, A, DescB, Flags | TILE_EMU_WGMMA_REGISTER_A, C, D);
 }
 
 void opWgmmaCommit() {
@@ -628,6 +676,7 @@ const tile_emu_ops Ops = {
     opMbarrierTryWaitParity,
     opMbarrierInval,
     opTmaLoad,
+    opWgmmaRegisterA,
 };
 
 } // namespace

@@ -336,7 +336,8 @@ void tile::rt::nvemu::wgmmaAccPosition(unsigned T, unsigned I, unsigned &Row,
 }
 
 unsigned tile::rt::nvemu::wgmmaK(uint32_t Kind) {
-  return Kind == TILE_EMU_WGMMA_F32_E4M3 || Kind == TILE_EMU_WGMMA_F32_E5M2
+  return Kind == TILE_EMU_WGMMA_F32_E4M3 || Kind == TILE_EMU_WGMMA_F32_E5M2 ||
+                 Kind == TILE_EMU_WGMMA_S32_S8
              ? 32
              : 16;
 }
@@ -364,6 +365,17 @@ void tile::rt::nvemu::wgmmaWarp(uint32_t Kind, unsigned N, unsigned WarpInGroup,
     for (unsigned I = 0; I < N / 2; ++I) {
       unsigned Row, Col;
       wgmmaAccPosition(WarpInGroup * 32 + L, I, Row, Col);
+      if (Kind == TILE_EMU_WGMMA_S32_S8) {
+        // Exact products of the sign-extended bytes, the sum modulo 2^32
+        // (no .satfinite).
+        uint32_t Sum = ScaleD ? C[L][I] : 0;
+        for (unsigned Kk = 0; Kk < K; ++Kk)
+          Sum += static_cast<uint32_t>(
+              static_cast<int32_t>(static_cast<int8_t>(A[Row][Kk])) *
+              static_cast<int32_t>(static_cast<int8_t>(B[Kk][Col])));
+        D[L][I] = Sum;
+        continue;
+      }
       double Sum = ScaleD ? f32Value(C[L][I]) : 0.0;
       for (unsigned Kk = 0; Kk < K; ++Kk)
         Sum += Value(A[Row][Kk]) * Value(B[Kk][Col]);

@@ -87,8 +87,9 @@ protected:
                           llvm::ArrayRef<llvm::Value *> args);
   /// \p pointer in address space 0.
   llvm::Value *generic(llvm::IRBuilderBase &b, llvm::Value *pointer);
-  /// A 16-byte aligned [n x i32] stack slot at the entry of \p f, one per
-  /// role and function (the runtime reads it during the call only).
+  /// A 16-byte aligned stack slot of at least \p n i32 at the entry of \p f,
+  /// one per role and function, as large as the role's largest request
+  /// (the runtime reads it during the call only).
   llvm::Value *scratch(llvm::Function &f, llvm::StringRef role, unsigned n);
   /// Stores 32-bit values (or vectors of them, flattened) into \p slot.
   void storeWords(llvm::IRBuilderBase &b, llvm::Value *slot,

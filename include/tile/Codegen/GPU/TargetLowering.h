@@ -130,13 +130,26 @@ public:
   /// `descA` and `descB` are the operands' 64-bit shared-memory matrix
   /// descriptors (lib/Layout's WgmmaOperand.h), `transA` / `transB` say
   /// that an operand is MN-major (16-bit operands only), `acc` are the
-  /// thread's n / 2 f32
+  /// thread's n / 2 f32 (s32 for s8 operands)
   /// accumulator registers (D += A x B); returns the new ones. They may be
   /// read only after warpgroupWait retires the group.
   virtual llvm::SmallVector<mlir::Value>
   warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Type operandType,
                unsigned n, mlir::Value descA, mlir::Value descB, bool transA,
                bool transB, mlir::ValueRange acc);
+  /// warpgroupMma with A from registers (16-bit float operands only):
+  /// `aWords` are the thread's 8-element A fragment for its warp's 16 rows
+  /// of the 64-row block and the k16 slice, in the order of the mma.sync
+  /// m16n8k16 A fragment (the same fragment; PTX ISA "Register Fragments"
+  /// of wgmma .m64nNk16), packed two per i32 (element 2i in the low half of
+  /// word i), made before the batch's warpgroupFence; B from shared memory
+  /// through `descB`. The A registers, like the accumulators, may be
+  /// written again only after warpgroupWait retires the group.
+  virtual llvm::SmallVector<mlir::Value>
+  warpgroupMmaRegisterA(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Type operandType, unsigned n,
+                        mlir::ValueRange aWords, mlir::Value descB, bool transB,
+                        mlir::ValueRange acc);
   /// wgmma.fence: before the first warpgroupMma of a batch (orders the
   /// accumulator registers' earlier accesses).
   virtual void warpgroupFence(mlir::OpBuilder &b, mlir::Location loc);
