@@ -35,6 +35,19 @@ tile_jit *tile_jit_create(const char *cache_dir);
 /** Destroys a compiler (NULL is allowed). */
 void tile_jit_destroy(tile_jit *jit);
 
+/** Options of the compiles, or'ed into tile_jit_set_flags' `flags`. */
+enum tile_jit_flags {
+  /** NVIDIA sm_90/sm_90a: copy the operands of pipelined wgmma loops with
+   *  TMA and mbarriers instead of cp.async (tilec --tma); launches then
+   *  need tensors whose rows are a multiple of 16 bytes. */
+  TILE_JIT_TMA = 1u
+};
+
+/** Sets the TILE_JIT_* flags of the compiles `jit` starts from now on
+ *  (tile_jit_compile and tile_jit_compile_tuned; 0 by default). Unknown
+ *  bits are an error (-1) and change nothing. */
+int tile_jit_set_flags(tile_jit *jit, unsigned flags);
+
 /** Compiles kernel `kernel` of the .tile program `source` (`source_name`
  *  appears in diagnostics) for `target` ("host", "sm_90a", ...) with
  *  `num_defines` overrides "NAME=VALUE", and writes the path of a bundle

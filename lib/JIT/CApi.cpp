@@ -9,10 +9,13 @@
 #include "tile/JIT.h"
 #include "tile/JIT/Tune.h"
 
+#include <atomic>
 #include <cstring>
 
 struct tile_jit {
   tile::jit::Compiler compiler;
+  /// TILE_JIT_* flags of the compiles that start after tile_jit_set_flags.
+  std::atomic<unsigned> flags{0};
   explicit tile_jit(tile::jit::Compiler::Config config)
       : compiler(std::move(config)) {}
 };
@@ -40,6 +43,18 @@ tile_jit *tile_jit_create(const char *cacheDir) {
 }
 
 void tile_jit_destroy(tile_jit *jit) { delete jit; }
+
+int tile_jit_set_flags(tile_jit *jit, unsigned flags) {
+  if (!jit)
+    return failWith("tile_jit_set_flags: jit must not be NULL");
+  if (flags & ~unsigned(TILE_JIT_TMA))
+    return failWith("tile_jit_set_flags: unknown flags " +
+                    std::to_string(flags & ~unsigned(TILE_JIT_TMA)) +
+                    " (known: TILE_JIT_TMA = " + std::to_string(TILE_JIT_TMA) +
+                    ")");
+  jit->flags = flags;
+  return 0;
+}
 
 const char *tile_jit_last_error(void) { return lastError.c_str(); }
 
@@ -86,6 +101,7 @@ int tile_jit_compile(tile_jit *jit, const char *source, const char *sourceName,
   tile::jit::CompileOptions options;
   if (target)
     options.target = target;
+  options.tma = (jit->flags & TILE_JIT_TMA) != 0;
   if (!readDefines(defines, numDefines, options))
     return -1;
   auto compiled = jit->compiler.compileKernel(
@@ -108,6 +124,7 @@ int tile_jit_compile_tuned(tile_jit *jit, const char *source,
   tile::jit::CompileOptions options;
   if (target)
     options.target = target;
+  options.tma = (jit->flags & TILE_JIT_TMA) != 0;
   if (!readDefines(defines, numDefines, options))
     return -1;
   tile::rt::Expected<tile::rt::DimMap> dims = tile::rt::parseBucketText(sizes);

@@ -22,6 +22,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <thread>
 
@@ -328,6 +330,58 @@ TEST(JITCApi, CompileLoadAndLaunch) {
   tile_bundle_free(bundle);
   tile_device_close(device);
   tile_jit_destroy(jit);
+}
+
+TEST(JITCApi, TmaFlagMakesTmaKernels) {
+  // A pipelined wgmma loop of two 2-D operands: with TILE_JIT_TMA its copies
+  // are TMA (the bundle's manifest lists the tensor maps the kernel takes),
+  // without it cp.async. PTX only (TILE_PTXAS=none), so no ptxas is needed.
+  const char *gemm = R"(
+kernel mm<BM: int = 128, BN: int = 64, BK: int = 64>(
+    A: f16[M, K], B: f16[K, N], C: mut f32[M, N])
+    grid(cdiv(N, BN), cdiv(M, BM)) warps 4
+{
+    var acc = zeros(f32, [BM, BN]);
+    for k in 0 .. K step BK pipeline 3 {
+        acc = dot(load(A[program_id(1) * BM : program_id(1) * BM + BM, k : k + BK]),
+                  load(B[k : k + BK, program_id(0) * BN : program_id(0) * BN + BN]), acc);
+    }
+    store(C[program_id(1) * BM : program_id(1) * BM + BM,
+            program_id(0) * BN : program_id(0) * BN + BN], acc);
+}
+)";
+  const char *saved = std::getenv("TILE_PTXAS");
+  std::string restore = saved ? saved : "";
+  setenv("TILE_PTXAS", "none", 1);
+  TempDir cache;
+  tile_jit *jit = tile_jit_create(cache.str().c_str());
+  ASSERT_NE(jit, nullptr) << tile_jit_last_error();
+  auto manifest = [&]() -> std::string {
+    char dir[4096];
+    if (tile_jit_compile(jit, gemm, "mm.tile", "mm", "sm_90a", nullptr, 0, dir,
+                         sizeof dir) != 0)
+      return std::string("error: ") + tile_jit_last_error();
+    std::ifstream in(std::string(dir) + "/manifest.json");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  std::string plain = manifest();
+  ASSERT_EQ(tile_jit_set_flags(jit, TILE_JIT_TMA), 0) << tile_jit_last_error();
+  std::string tma = manifest();
+  EXPECT_EQ(tile_jit_set_flags(jit, 0x10), -1);
+  EXPECT_NE(std::string(tile_jit_last_error()).find("unknown flags 16"),
+            std::string::npos)
+      << tile_jit_last_error();
+  std::string still = manifest(); // the bad call changed nothing
+  tile_jit_destroy(jit);
+  if (saved)
+    setenv("TILE_PTXAS", restore.c_str(), 1);
+  else
+    unsetenv("TILE_PTXAS");
+  EXPECT_NE(plain.find("\"kernels\""), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("tensor_maps"), std::string::npos) << plain;
+  EXPECT_NE(tma.find("tensor_maps"), std::string::npos) << tma;
+  EXPECT_NE(still.find("tensor_maps"), std::string::npos) << still;
+  EXPECT_EQ(tile_jit_set_flags(nullptr, 0), -1);
 }
 
 TEST(JITCApi, ErrorsAreReported) {
