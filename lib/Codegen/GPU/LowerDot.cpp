@@ -253,7 +253,7 @@ bool KernelLowering::mayUseWarpgroupMma() {
     int64_t n = cType.getShape()[1];
     Type elem = cast<RankedTensorType>(dot.getA().getType()).getElementType();
     // A from shared memory, or (16-bit floats) from registers.
-    bool registerA = elem.getIntOrFloatBitWidth() == 16 &&
+    bool registerA = tile::getElementBitWidth(elem) == 16 &&
                      !llvm::any_of(fusedLoads, [&](const auto &entry) {
                        return entry.second.operand == dot.getA();
                      });

@@ -362,9 +362,10 @@ Expected<bool> NvidiaRewriter::rewriteTmaAsm(CallInst *call, StringRef text,
 /// warpgroupMma): "wgmma.mma_async.sync.aligned.m64n<N>k16.f32.<T>.<T> {d},
 /// desc-a, desc-b, p, 1, 1, <trans-a>, <trans-b>;" (T f16, bf16; with e4m3,
 /// e5m2: k32 and no trans immediates; "k32.s32.s8.s8 {d}, desc-a, desc-b,
-/// p;" for s8) after a setp of p from
-/// the last operand; operands: the N/2 accumulators (tied to the results),
-/// the two descriptors, scale-d.
+/// p;" for s8; the register-A form (warpgroupMmaRegisterA) "{d}, {a0, a1,
+/// a2, a3}, desc-b, p, 1, 1, <trans-b>;") after a setp of p from the last
+/// operand; operands: the N/2 accumulators (tied to the results), the A
+/// descriptor or the four A registers, the B descriptor, scale-d.
 Expected<bool> NvidiaRewriter::rewriteTargetAsm(CallInst *call, StringRef text,
                                                 Value *&replacement) {
   Expected<bool> tma = rewriteTmaAsm(call, text, replacement);
