@@ -231,7 +231,8 @@ public:
     return regs;
   }
 
-  // wgmma.mma_async (sm_90a), both operands from shared memory. The MLIR
+  // wgmma.mma_async (sm_90a), B from shared memory, A from shared memory or
+  // (16-bit floats) from registers. The MLIR
   // NVVM op builds the same PTX; tilec writes the statement itself so that
   // its exact form is fixed and known to the emulator
   // (lib/Codegen/NVIDIA/Emulation.cpp): the accumulators are outputs tied

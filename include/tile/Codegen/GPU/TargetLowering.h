@@ -120,8 +120,9 @@ public:
   loadMatrices(mlir::OpBuilder &b, mlir::Location loc, mlir::Value rowAddress,
                unsigned numMatrices, bool transpose);
 
-  /// Whether the target has warpgroup matrix instructions reading both
-  /// operands from shared memory (NVIDIA wgmma.mma_async, sm_90a) for
+  /// Whether the target has warpgroup matrix instructions reading B (and A,
+  /// or see warpgroupMmaRegisterA) from shared memory (NVIDIA
+  /// wgmma.mma_async, sm_90a) for
   /// `operandType` operands and an `accType` accumulator. Default: no.
   virtual bool hasWarpgroupMma(mlir::Type operandType,
                                mlir::Type accType) const;
