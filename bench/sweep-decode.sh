@@ -4,8 +4,11 @@
 # N = 57344, K = 8192 for u8 over BK = 64, 128 x STAGES = 3, 4, 5 x
 # BN = 32, 64 (12 bundles: are the 8-bit kernels' late copies the 64-byte
 # row segments of BK = 64?) and for u1 over BK = 256, 512 x STAGES = 3, 4
-# (4 bundles). 8-bit codes need a wider check tolerance (--atol 32, as
-# split_atol gives the bench). Then, on the GPU machine (carry
+# (4 bundles); and the row-major kernel's M <= 8 path (examples/
+# gemm_decode.tile, BM = 8, u4) at M = 1, N = K = 4096 over BN = 16, 32 x
+# KW = 1, 2, 4 (K split across the warps of a program) x SPLIT = 1, 4
+# (12 bundles, named ksplit_*). 8-bit codes need a wider check tolerance
+# (--atol 32, as split_atol gives the bench). Then, on the GPU machine (carry
 # bench/bundles):
 #   bench/time-bundles.sh --budget 120 --out $OUT bench/bundles/sweep-decode/*
 # and Nsight Compute's stall reasons of the best and the default
@@ -27,3 +30,8 @@ python3 "$here/make-sweep.py" "$src" -o "$out" --tilec "$tilec" --name u8 -D T=u
 # shellcheck disable=SC2086
 python3 "$here/make-sweep.py" "$src" -o "$out" --tilec "$tilec" --name u1 -D T=u1 \
   --grid BK=256,512 --grid STAGES=3,4 --atol 2 $common
+# shellcheck disable=SC2086
+python3 "$here/make-sweep.py" "$root/examples/gemm_decode.tile" -o "$out" \
+  --tilec "$tilec" --name ksplit -D T=u4 -D BM=8 \
+  --grid BN=16,32 --grid KW=1,2,4 --grid SPLIT=1,4 --atol 2 \
+  --inout C --check M=1,N=192,K=1024 --bench M=1,N=4096,K=4096

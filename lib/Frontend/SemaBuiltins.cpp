@@ -508,17 +508,34 @@ bool Checker::checkDotCall(CallExpr *e) {
     if (!noKwargs(e) || !checkArgCount(e, 2, 3, "2 or 3: dot(a, b [, acc])"))
       return false;
     Expr *x = args[0].get(), *y = args[1].get();
+    // 2-D tiles, or 3-D ones: a batch of products along the first dimension.
     for (Expr *o : {x, y}) {
-      if (!o->ty.isTile() || o->ty.shape.size() != 2) {
-        error(o->loc, "dot() expects 2-D tiles, got " + o->ty.str());
+      if (!o->ty.isTile() ||
+          (o->ty.shape.size() != 2 && o->ty.shape.size() != 3)) {
+        error(o->loc, "dot() expects 2-D tiles (or 3-D ones, a batch of "
+                      "products), got " +
+                          o->ty.str());
         return false;
       }
     }
-    if (x->ty.shape[1] != y->ty.shape[0]) {
-      error(e->loc, "dot(): inner dimensions differ: a is " + x->ty.str() +
+    size_t rank = x->ty.shape.size();
+    if (y->ty.shape.size() != rank) {
+      error(e->loc, "dot(): operands of different ranks: a is " + x->ty.str() +
+                        " and b is " + y->ty.str());
+      return false;
+    }
+    if (rank == 3 && x->ty.shape[0] != y->ty.shape[0]) {
+      error(e->loc, "dot(): batch dimensions differ: a is " + x->ty.str() +
                         " and b is " + y->ty.str() + " (" +
-                        llvm::Twine(x->ty.shape[1]) + " vs " +
+                        llvm::Twine(x->ty.shape[0]) + " vs " +
                         llvm::Twine(y->ty.shape[0]) + ")");
+      return false;
+    }
+    int64_t xk = x->ty.shape[rank - 1], yk = y->ty.shape[rank - 2];
+    if (xk != yk) {
+      error(e->loc, "dot(): inner dimensions differ: a is " + x->ty.str() +
+                        " and b is " + y->ty.str() + " (" + llvm::Twine(xk) +
+                        " vs " + llvm::Twine(yk) + ")");
       return false;
     }
     if (x->ty.elem != y->ty.elem) {
@@ -542,7 +559,9 @@ bool Checker::checkDotCall(CallExpr *e) {
     }
     ElemType accT =
         in.isInteger() ? ElemType::sint(32) : ElemType::get(ElemType::F32);
-    Shape rs = {x->ty.shape[0], y->ty.shape[1]};
+    Shape rs = {x->ty.shape[rank - 2], y->ty.shape[rank - 1]};
+    if (rank == 3)
+      rs.insert(rs.begin(), x->ty.shape[0]);
     if (args.size() == 3) {
       Expr *acc = args[2].get();
       if (!acc->ty.isTile() || llvm::ArrayRef<int64_t>(acc->ty.shape) !=

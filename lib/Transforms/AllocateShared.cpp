@@ -197,8 +197,8 @@ std::optional<SL> Allocator::warpgroupMmaLayout(tile::AllocSharedOp alloc) {
       auto a = cast<RankedTensorType>(dot.getA().getType());
       auto c = cast<RankedTensorType>(dot.getAcc().getType());
       bool role = use->getOperandNumber() == 0;
-      if ((isA && *isA != role) || (transposed && *transposed != through) ||
-          (role && through) ||
+      if (c.getRank() != 2 || (isA && *isA != role) ||
+          (transposed && *transposed != through) || (role && through) ||
           !::tile::layout::fitsWarpgroupMma(
               c.getDimSize(0), c.getDimSize(1), a.getDimSize(1), bits,
               isa<FloatType>(a.getElementType()),

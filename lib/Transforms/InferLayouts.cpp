@@ -153,8 +153,18 @@ const ::tile::layout::DotLayouts &LayoutInference::dotLayouts(tile::DotOp dot) {
   auto a = tensorType(dot.getA()), c = tensorType(dot.getAcc());
   Type elem = a.getElementType();
   bool isFloat = isa<FloatType>(elem) || isa<tile::SmallFloatType>(elem);
-  int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
   unsigned bits = tile::detail::elementBits(a);
+  // e4m3 / e5m2: the 8-bit float formats of the matrix instructions.
+  bool fp8MmaFormat = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
+  if (c.getRank() == 3) {
+    // A batch of products (no warpgroup form): warps along the batch first.
+    auto layouts = ::tile::layout::chooseBatchedDotLayouts(
+        c.getDimSize(0), c.getDimSize(1), c.getDimSize(2), a.getDimSize(2),
+        bits, isFloat, numWarps, target, tile::isChainedProduct(dot),
+        fp8MmaFormat);
+    return dots.try_emplace(dot, std::move(layouts)).first->second;
+  }
+  int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
   // Operands loaded from memory are staged in shared memory by tile-pipeline
   // (or already are), computed ones (a dequantized weight) by
   // tile-stage-converted-operands: wgmma can then read both. If one stays
@@ -162,8 +172,6 @@ const ::tile::layout::DotLayouts &LayoutInference::dotLayouts(tile::DotOp dot) {
   // B read through a 2-D transpose is stored N x K (K-major) for wgmma.
   auto bTrans = dot.getB().getDefiningOp<tile::TransOp>();
   bool bTransposed = bTrans && bTrans.getPermutation().size() == 2;
-  // e4m3 / e5m2: the 8-bit float formats of the matrix instructions.
-  bool fp8MmaFormat = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
   bool chained = tile::isChainedProduct(dot);
   bool warpgroup = ::tile::layout::fitsWarpgroupMma(
       m, n, k, bits, isFloat,

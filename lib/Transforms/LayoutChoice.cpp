@@ -181,6 +181,28 @@ DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
   return out;
 }
 
+DotLayouts chooseBatchedDotLayouts(int64_t batch, int64_t m, int64_t n,
+                                   int64_t k, unsigned operandBits,
+                                   bool operandIsFloat, int64_t numWarps,
+                                   const TargetInfo &target, bool warpsAlongM,
+                                   bool fp8MmaFormat) {
+  int64_t wb = 1;
+  while (numWarps % (wb * 2) == 0 && batch % (wb * 2) == 0)
+    wb *= 2;
+  DotLayouts out =
+      chooseDotLayouts(m, n, k, operandBits, operandIsFloat, numWarps / wb,
+                       target, warpsAlongM, fp8MmaFormat);
+  // Warp group g holds products g, g + wb, ... in its local slots (the
+  // product pads the 2-D layouts with a leading unit dimension).
+  DistributedLayout outer = DistributedLayout::local({batch / wb, 1, 1}) *
+                            DistributedLayout::spatial({wb, 1, 1});
+  out.a = outer * out.a;
+  out.b = outer * out.b;
+  out.c = outer * out.c;
+  out.warpsBatch = wb;
+  return out;
+}
+
 bool fitsWarpgroupMma(int64_t m, int64_t n, int64_t k, unsigned operandBits,
                       bool operandIsFloat, bool accIsWide, int64_t numWarps,
                       const TargetInfo &target, bool bTransposed,

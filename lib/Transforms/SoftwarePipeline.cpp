@@ -441,7 +441,7 @@ tile::DotOp asyncMmaDot(scf::ForOp loop, ArrayRef<Candidate> candidates,
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto c = cast<RankedTensorType>(dot.getAcc().getType());
   Type elem = a.getElementType();
-  if (!warps ||
+  if (!warps || c.getRank() != 2 ||
       !::tile::layout::fitsWarpgroupMma(
           c.getDimSize(0), c.getDimSize(1), a.getDimSize(1),
           tile::detail::elementBits(a), isa<FloatType>(elem),

@@ -137,8 +137,10 @@ struct TileStageOperands
       // Candidates: invariant dot operands, largest first.
       SmallVector<Value> candidates;
       for (Value v : invariants) {
+        // 2-D operands: batched products read theirs from registers only.
         bool dotOperand = llvm::any_of(v.getUses(), [&](OpOperand &use) {
           return isa<tile::DotOp>(use.getOwner()) &&
+                 cast<RankedTensorType>(v.getType()).getRank() == 2 &&
                  use.getOperandNumber() < 2 && loop->isAncestor(use.getOwner());
         });
         if (dotOperand && registersOf(v) >= minRegisters)

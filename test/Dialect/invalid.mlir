@@ -148,8 +148,35 @@ func.func @f(%v: !tile.view<?x?xf32>, %s: !tile.shared<4x4xf16>, %i: i32) {
 // -----
 
 func.func @f(%a: tensor<2x4x4xf16>, %b: tensor<4x4xf16>, %c: tensor<4x4xf32>) {
-  // expected-error @+1 {{expects 2-D operands, got 2x4x4, 4x4 and 4x4}}
+  // expected-error @+1 {{expects 2-D operands (or 3-D ones: a batch), got 2x4x4, 4x4 and 4x4}}
   %r = tile.dot %a, %b, %c : tensor<2x4x4xf16>, tensor<4x4xf16>, tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// A batched dot's operands and accumulator share the batch dimension.
+func.func @f(%a: tensor<2x4x4xf16>, %b: tensor<3x4x4xf16>, %c: tensor<2x4x4xf32>) {
+  // expected-error @+1 {{batch dimensions differ: 2x4x4, 3x4x4 and 2x4x4}}
+  %r = tile.dot %a, %b, %c : tensor<2x4x4xf16>, tensor<3x4x4xf16>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+  return
+}
+
+// -----
+
+// Four dimensions are not a batch of matrices.
+func.func @f(%a: tensor<2x2x4x4xf16>, %c: tensor<2x2x4x4xf32>) {
+  // expected-error @+1 {{expects 2-D operands (or 3-D ones: a batch), got 2x2x4x4, 2x2x4x4 and 2x2x4x4}}
+  %r = tile.dot %a, %a, %c : tensor<2x2x4x4xf16>, tensor<2x2x4x4xf16>, tensor<2x2x4x4xf32> -> tensor<2x2x4x4xf32>
+  return
+}
+
+// -----
+
+// The inner dimensions of a batched dot are its last ones.
+func.func @f(%a: tensor<2x4x8xf16>, %b: tensor<2x4x4xf16>, %c: tensor<2x4x4xf32>) {
+  // expected-error @+1 {{inner dimensions differ: a is 2x4x8 and b is 2x4x4}}
+  %r = tile.dot %a, %b, %c : tensor<2x4x8xf16>, tensor<2x4x4xf16>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
   return
 }
 

@@ -107,6 +107,16 @@ func.func @shared_memory(%v: !tile.view<?x?xf16>, %i: i32) {
   return
 }
 
+// A batched dot: four independent 16x16x32 products along the first
+// dimension.
+// CHECK-LABEL: func.func @batched_dot
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x16x32xf16>, tensor<4x32x16xf16>, tensor<4x16x16xf32> -> tensor<4x16x16xf32>
+func.func @batched_dot(%a: tensor<4x16x32xf16>, %b: tensor<4x32x16xf16>,
+                       %acc: tensor<4x16x16xf32>) {
+  %c = tile.dot %a, %b, %acc : tensor<4x16x32xf16>, tensor<4x32x16xf16>, tensor<4x16x16xf32> -> tensor<4x16x16xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @compute
 // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x32xf16>, tensor<32x64xf16>, tensor<128x64xf32> -> tensor<128x64xf32>
 // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x32xi8>, tensor<32x16xi8>, tensor<16x16xi32> -> tensor<16x16xi32>

@@ -336,6 +336,18 @@ TEST(ExamplesHost, GemmDecodeSplitK) {
   checkGemmDecode("i8", 128, false, "f16", {{"SPLIT", "1"}}, 4, 384, 64);
 }
 
+/// K split across the warps too (KW slices of each chunk, a batched dot,
+/// summed over the batch): on the host a linalg.batch_matmul and a reduce.
+TEST(ExamplesHost, GemmDecodeSplitAcrossWarps) {
+  checkGemmDecode("u4", 128, true, "f32", {{"KW", "4"}, {"BN", "32"}}, 5, 640,
+                  100);
+  checkGemmDecode("u3", 32, false, "f16",
+                  {{"KW", "2"}, {"BM", "8"}, {"BN", "16"}, {"SPLIT", "1"}}, 7,
+                  512, 72);
+  checkGemmDecode("i4", 64, true, "bf16",
+                  {{"KW", "8"}, {"BM", "8"}, {"BK", "128"}}, 1, 384, 64);
+}
+
 /// gemm_decode_packed: the weight read from Wp through the packing order of
 /// lib/Numerics. \p bk = 0 leaves BK at the kernel's default, which must be
 /// the packing library's defaultOperandBlockK.

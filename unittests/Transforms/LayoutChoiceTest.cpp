@@ -15,6 +15,7 @@
 
 #include "gtest/gtest.h"
 
+#include <array>
 #include <map>
 #include <set>
 
@@ -188,6 +189,95 @@ TEST(LayoutChoice, DotLayoutsNvidia) {
       EXPECT_EQ(d.warpsN, c.wn);
     }
     checkDot(d, c.m, c.n, c.k, c.warps, 32);
+  }
+}
+
+/// A batched dot's layouts: every warp (MMA) or thread (FMA) holds, for
+/// each accumulator element (b, r, c) it owns, A(b, r, :) and B(b, :, c);
+/// each group of warps along the batch owns whole products (the warps
+/// holding a product's accumulator hold no other product's), and the
+/// accumulator covers every element.
+void checkBatchedDot(const DotLayouts &d, int64_t batch, int64_t m, int64_t n,
+                     int64_t k, int64_t warps, int64_t warpSize) {
+  ASSERT_EQ(d.c.shape(), llvm::ArrayRef<int64_t>({batch, m, n}));
+  ASSERT_EQ(d.a.shape(), llvm::ArrayRef<int64_t>({batch, m, k}));
+  ASSERT_EQ(d.b.shape(), llvm::ArrayRef<int64_t>({batch, k, n}));
+  int64_t threads = warps * warpSize;
+  ASSERT_EQ(d.c.numThreads(), threads);
+  ASSERT_EQ(d.a.numThreads(), threads);
+  ASSERT_EQ(d.b.numThreads(), threads);
+  using Coord = std::array<int64_t, 3>;
+  int64_t group = d.isMma ? warpSize : 1;
+  std::set<Coord> covered;
+  std::vector<std::set<int64_t>> productsOfWarp(warps);
+  for (int64_t g = 0; g < threads / group; ++g) {
+    std::set<Coord> a, b, c;
+    auto collect = [&](const DistributedLayout &l, std::set<Coord> &out) {
+      for (int64_t t = g * group; t < (g + 1) * group; ++t)
+        for (int64_t s = 0; s < l.localSize(); ++s) {
+          auto x = l.apply(t, s);
+          out.insert({x[0], x[1], x[2]});
+        }
+    };
+    collect(d.a, a);
+    collect(d.b, b);
+    collect(d.c, c);
+    for (const Coord &e : c) {
+      covered.insert(e);
+      productsOfWarp[g * group / warpSize].insert(e[0]);
+      for (int64_t l = 0; l < k; ++l) {
+        ASSERT_TRUE(a.count({e[0], e[1], l}))
+            << "group " << g << " lacks A(" << e[0] << ", " << e[1] << ", " << l
+            << ")";
+        ASSERT_TRUE(b.count({e[0], l, e[2]}))
+            << "group " << g << " lacks B(" << e[0] << ", " << l << ", " << e[2]
+            << ")";
+      }
+    }
+  }
+  EXPECT_EQ(int64_t(covered.size()), batch * m * n);
+  // Warps w and w' of different batch groups hold disjoint products.
+  int64_t perGroup = warps / d.warpsBatch;
+  for (int64_t w = 0; w < warps; ++w)
+    for (int64_t v = 0; v < warps; ++v)
+      if (w / perGroup != v / perGroup)
+        for (int64_t p : productsOfWarp[w])
+          EXPECT_FALSE(productsOfWarp[v].count(p))
+              << "warps " << w << " and " << v << " share product " << p;
+}
+
+TEST(LayoutChoice, BatchedDotLayouts) {
+  TargetInfo sm90 = *TargetInfo::lookup("sm_90a");
+  TargetInfo gfx942 = *TargetInfo::lookup("gfx942");
+  struct Case {
+    int64_t batch, m, n, k, warps;
+    const TargetInfo *target;
+    unsigned bits;
+    bool mma;
+    int64_t wb;
+  };
+  Case cases[] = {
+      // A K split in 4 on 4 warps: one warp per slice (gemm_decode KW=4).
+      {4, 32, 8, 32, 4, &sm90, 16, true, 4},
+      {4, 16, 32, 16, 4, &sm90, 16, true, 4},
+      // 2 slices on 4 warps: 2 warps per slice; 8 slices: 2 per warp.
+      {2, 32, 32, 16, 4, &sm90, 16, true, 2},
+      {8, 16, 16, 16, 4, &sm90, 16, true, 4},
+      // 3 products: no warp split along the batch.
+      {3, 32, 32, 16, 4, &sm90, 16, true, 1},
+      // i8 m16n8k32, wave64 MFMA, and FMA (f32 operands).
+      {4, 16, 16, 32, 4, &sm90, 8, true, 4},
+      {4, 16, 32, 16, 4, &gfx942, 16, true, 4},
+      {2, 16, 16, 8, 4, &sm90, 32, false, 2}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(testing::Message()
+                 << c.batch << "x" << c.m << "x" << c.n << "x" << c.k
+                 << " warps " << c.warps << " " << c.target->name);
+    DotLayouts d = chooseBatchedDotLayouts(c.batch, c.m, c.n, c.k, c.bits,
+                                           c.bits != 8, c.warps, *c.target);
+    EXPECT_EQ(d.isMma, c.mma);
+    EXPECT_EQ(d.warpsBatch, c.wb);
+    checkBatchedDot(d, c.batch, c.m, c.n, c.k, c.warps, c.target->warpSize);
   }
 }
 

@@ -49,6 +49,8 @@ struct DotLayouts {
   /// Warps along M and N (their product may be less than the warp count
   /// when the tile is small: the rest replicate).
   int64_t warpsM = 1, warpsN = 1;
+  /// Warps along the batch dimension of a batched (3-D) dot; 1 otherwise.
+  int64_t warpsBatch = 1;
 };
 
 /// Chooses the layouts of an (M x K) x (K x N) + (M x N) dot with operands
@@ -70,6 +72,20 @@ DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
                             unsigned operandBits, bool operandIsFloat,
                             int64_t numWarps, const TargetInfo &target,
                             bool warpsAlongM = false, bool fp8MmaFormat = true);
+
+/// The rank-3 layouts of a batched dot, `batch` products (B x M x K) x
+/// (B x K x N) + (B x M x N): the warps go along the batch first (the
+/// largest power of two dividing both `batch` and `numWarps`), each group
+/// of warps taking whole products in its local slots; the warps of a group
+/// split M and N as chooseDotLayouts does for that many warps. A K split
+/// into B slices so runs each slice on its own warps, and the sum over the
+/// batch afterwards (tile.reduce) is one exchange through shared memory.
+DotLayouts chooseBatchedDotLayouts(int64_t batch, int64_t m, int64_t n,
+                                   int64_t k, unsigned operandBits,
+                                   bool operandIsFloat, int64_t numWarps,
+                                   const TargetInfo &target,
+                                   bool warpsAlongM = false,
+                                   bool fp8MmaFormat = true);
 
 /// Whether an (M x K) x (K x N) dot with both operands read from shared
 /// memory fits the Hopper warpgroup instruction tilec emits

@@ -30,6 +30,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <numeric>
 
@@ -39,6 +40,16 @@ using ::tile::layout::SharedLayout;
 using ::tile::layout::WgmmaOperandLayout;
 
 namespace tile::gpu {
+
+/// The coordinate of the A (`isA`) or B element that accumulator element
+/// `c` ([batch,] row, column) multiplies at inner index `k`: ([batch,] row,
+/// k) or ([batch,] k, column).
+static SmallVector<int64_t, 4> operandCoord(ArrayRef<int64_t> c, int64_t k,
+                                            bool isA) {
+  SmallVector<int64_t, 4> out(c.begin(), c.end());
+  out[out.size() - (isA ? 1 : 2)] = k;
+  return out;
+}
 
 /// The slot q of `quotient` holding `coord` in every warp w with
 /// coord = want(w); std::nullopt when it varies with the warp.
@@ -73,16 +84,16 @@ LogicalResult KernelLowering::lowerFmaDot(tile::DotOp op,
   bool convert = storageType(opType) != opType;
   if (convert && !(isFloat && isa<FloatType>(opType)))
     return failure();
-  int64_t kExtent = aType.getShape()[1];
-  // Slots of A / B holding (row, k) / (k, col) of every accumulator slot,
-  // the same in every thread.
+  int64_t kExtent = aType.getShape().back();
+  // Slots of A / B holding ([batch,] row, k) / ([batch,] k, col) of every
+  // accumulator slot, the same in every thread.
   SmallVector<SmallVector<int64_t>> aSlots, bSlots;
   for (int64_t k = 0; k < kExtent; ++k) {
     auto sa = staticRemap(la, lc, [&](ArrayRef<int64_t> c) {
-      return SmallVector<int64_t, 4>{c[0], k};
+      return operandCoord(c, k, /*isA=*/true);
     });
     auto sb = staticRemap(lb, lc, [&](ArrayRef<int64_t> c) {
-      return SmallVector<int64_t, 4>{k, c[1]};
+      return operandCoord(c, k, /*isA=*/false);
     });
     if (!sa || !sb)
       return failure();
@@ -172,10 +183,10 @@ static bool matchAtomSlots(const DistributedLayout &qa,
     auto cBlock = [&](int64_t w) { return qc.apply(w, q); };
     for (int64_t k = 0; k < kBlocks; ++k) {
       std::optional<int64_t> sA = findAtomSlot(qa, [&](int64_t w) {
-        return SmallVector<int64_t, 4>{cBlock(w)[0], k};
+        return operandCoord(cBlock(w), k, /*isA=*/true);
       });
       std::optional<int64_t> sB = findAtomSlot(qb, [&](int64_t w) {
-        return SmallVector<int64_t, 4>{k, cBlock(w)[1]};
+        return operandCoord(cBlock(w), k, /*isA=*/false);
       });
       if (!sA || !sB)
         return false;
@@ -250,6 +261,8 @@ bool KernelLowering::mayUseWarpgroupMma() {
   bool found = false;
   kernel.walk([&](tile::DotOp dot) {
     auto cType = cast<RankedTensorType>(dot.getAcc().getType());
+    if (cType.getRank() != 2)
+      return;
     int64_t n = cType.getShape()[1];
     Type elem = cast<RankedTensorType>(dot.getA().getType()).getElementType();
     // A from shared memory, or (16-bit floats) from registers.
@@ -397,7 +410,8 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
   Type elem = aType.getElementType();
   const SharedOperand *sa = lookupSharedOperand(op.getA());
   const SharedOperand *sb = lookupSharedOperand(op.getB());
-  if (!sb || !tl.hasWarpgroupMma(elem, cType.getElementType()))
+  if (!sb || cType.getRank() != 2 ||
+      !tl.hasWarpgroupMma(elem, cType.getElementType()))
     return false;
   int64_t n = cType.getShape()[1], kExtent = aType.getShape()[1];
   // One instruction reads 32 bytes of K: k16 for f16/bf16, k32 for
@@ -531,7 +545,11 @@ void KernelLowering::warnIfAccumulatorSpills(tile::DotOp op,
   if (regs <= kAccumulatorRegisterLimit)
     return;
   mlir::emitWarning(op.getLoc())
-      << "the " << type.getDimSize(0) << "x" << type.getDimSize(1)
+      << "the "
+      << llvm::join(
+             llvm::map_range(type.getShape(),
+                             [](int64_t d) { return std::to_string(d); }),
+             "x")
       << " accumulator takes " << regs << " registers per thread of "
       << threads / warpSize()
       << " warps (a thread has 255): the loop will spill; use "
@@ -565,7 +583,7 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   const SharedOperand *sharedB = lookupSharedOperand(op.getB());
   if (!atom || !qa || !qb || !qc)
     return lowerDotWithoutAtoms(op, *la, *lb, *lc, atom);
-  int64_t kBlocks = aType.getShape()[1] / atom->k;
+  int64_t kBlocks = aType.getShape().back() / atom->k;
   int64_t numC = qc->localSize();
   int64_t sa = atom->a.localSize(), sb = atom->b.localSize(),
           sc = atom->c.localSize();
@@ -658,7 +676,7 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   // columns; or their A atoms, same rows, when only A is in shared memory),
   // two column blocks per group so that a B ldmatrix.x4 covers both; each
   // group's atoms get the add as soon as their k loop ends.
-  unsigned keyDim = sharedA ? 0 : 1;
+  unsigned keyDim = cType.getRank() - (sharedA ? 2 : 1);
   SmallVector<int64_t> keys;
   for (int64_t q = 0; q < numC; ++q) {
     int64_t key = qc->apply(0, q)[keyDim];

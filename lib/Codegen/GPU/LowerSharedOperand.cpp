@@ -192,7 +192,9 @@ void KernelLowering::analyzeOperandFusion() {
     for (unsigned i = 0; i < 2; ++i) {
       Value operand = dot->getOperand(i);
       auto type = cast<RankedTensorType>(operand.getType());
-      if (tile::getElementBitWidth(type.getElementType()) % 8)
+      // Batched (3-D) products read their operands from registers.
+      if (type.getRank() != 2 ||
+          tile::getElementBitWidth(type.getElementType()) % 8)
         continue;
       // Operand dim -> dim of `v`, walking up through reshapes/transposes.
       SmallVector<int64_t, 4> dimMap = {0, 1};

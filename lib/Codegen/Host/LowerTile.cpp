@@ -165,10 +165,16 @@ struct DotLowering : public HostPattern<DotOp> {
     Value b = castTile(rewriter, loc, adaptor.getB(), elem, compute);
     Value acc = castTile(rewriter, loc, adaptor.getAcc(), accElem, compute);
     auto resultType = cast<RankedTensorType>(acc.getType());
+    // A batched (3-D) dot is one linalg.batch_matmul.
     Value product =
-        linalg::MatmulOp::create(rewriter, loc, TypeRange{resultType},
-                                 ValueRange{a, b}, ValueRange{acc})
-            .getResult(0);
+        resultType.getRank() == 3
+            ? linalg::BatchMatmulOp::create(rewriter, loc,
+                                            TypeRange{resultType},
+                                            ValueRange{a, b}, ValueRange{acc})
+                  .getResult(0)
+            : linalg::MatmulOp::create(rewriter, loc, TypeRange{resultType},
+                                       ValueRange{a, b}, ValueRange{acc})
+                  .getResult(0);
     rewriter.replaceOp(op, castTile(rewriter, loc, product, compute, accElem));
     return success();
   }

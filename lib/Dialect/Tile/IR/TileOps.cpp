@@ -270,23 +270,30 @@ Value CopyAsyncOp::getRegisterTile() { return Value(); }
 
 LogicalResult DotOp::verify() {
   auto a = getA().getType(), b = getB().getType(), acc = getAcc().getType();
-  if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
-    return emitOpError() << "expects 2-D operands, got "
+  int64_t rank = a.getRank();
+  if ((rank != 2 && rank != 3) || b.getRank() != rank || acc.getRank() != rank)
+    return emitOpError() << "expects 2-D operands (or 3-D ones: a batch), got "
                          << shapeStr(a.getShape()) << ", "
                          << shapeStr(b.getShape()) << " and "
                          << shapeStr(acc.getShape());
   if (failed(verifyTile(*this, a, "a")) || failed(verifyTile(*this, b, "b")) ||
       failed(verifyTile(*this, acc, "acc")))
     return failure();
-  if (a.getDimSize(1) != b.getDimSize(0))
+  if (rank == 3 && (a.getDimSize(0) != b.getDimSize(0) ||
+                    a.getDimSize(0) != acc.getDimSize(0)))
+    return emitOpError() << "batch dimensions differ: "
+                         << shapeStr(a.getShape()) << ", "
+                         << shapeStr(b.getShape()) << " and "
+                         << shapeStr(acc.getShape());
+  if (a.getDimSize(rank - 1) != b.getDimSize(rank - 2))
     return emitOpError() << "inner dimensions differ: a is "
                          << shapeStr(a.getShape()) << " and b is "
                          << shapeStr(b.getShape());
-  if (acc.getDimSize(0) != a.getDimSize(0) ||
-      acc.getDimSize(1) != b.getDimSize(1))
+  if (acc.getDimSize(rank - 2) != a.getDimSize(rank - 2) ||
+      acc.getDimSize(rank - 1) != b.getDimSize(rank - 1))
     return emitOpError() << "accumulator is " << shapeStr(acc.getShape())
-                         << " but a x b is " << a.getDimSize(0) << "x"
-                         << b.getDimSize(1);
+                         << " but a x b is " << a.getDimSize(rank - 2) << "x"
+                         << b.getDimSize(rank - 1);
   if (getResult().getType() != acc)
     return emitOpError() << "result type " << getResult().getType()
                          << " differs from the accumulator type " << acc;

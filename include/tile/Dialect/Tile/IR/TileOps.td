@@ -310,7 +310,10 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
 def Tile_DotOp : Tile_Op<"dot", [Pure]> {
   let summary = "matrix product with accumulation: a x b + acc";
   let description = [{
-    `a` is MxK, `b` is KxN, `acc` and the result are MxN. `a` and `b` share
+    `a` is MxK, `b` is KxN, `acc` and the result are MxN; or, with a leading
+    batch dimension B, BxMxK, BxKxN and BxMxN: B independent products (the
+    GPU lowerings put the warps along B first, so that a K split into B
+    slices is summed by a reduction over the batch afterwards). `a` and `b` share
     an element type (f16, bf16, f32, an 8-bit float or i8); the accumulator
     is f32 (f16 is allowed for f16 operands) or, for i8 operands, i32.
 
