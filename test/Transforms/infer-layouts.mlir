@@ -242,3 +242,41 @@ func.func @chained_dots(%Q: !tile.ptr<f16>, %O: !tile.ptr<f32>, %N: i32) attribu
   tile.store %o[%c0, %c0], %r : !tile.view<?x?xf32>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// The same chain with a mask applied on some runs only (attention's masks
+// on the key blocks that need them): S reaches P through an scf.if result,
+// and the products are still chained (all warps along M, no conversion).
+// CHECK-LABEL: func.func @chained_through_if
+// CHECK: %[[S:.*]] = tile.dot {{.*}} -> tensor<64x64xf32, #tile.layout<local(1,8) * spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>
+// CHECK: %[[M:.*]] = scf.if
+// CHECK: %[[E:.*]] = math.exp2 %[[M]]
+// CHECK: %[[P:.*]] = tile.cast %[[E]] {{.*}} -> tensor<64x64xf16, #tile.layout<local(1,8) * spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>
+// CHECK-NOT: tile.convert_layout %[[P]]
+// CHECK: tile.dot %[[P]], {{.*}} -> tensor<64x64xf32, #tile.layout<local(1,8) * spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>
+func.func @chained_through_if(%Q: !tile.ptr<f16>, %O: !tile.ptr<f32>, %N: i32) attributes {tile.kernel, tile.warps = 4 : i32} {
+  %q = tile.view %Q(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %o = tile.view %O(%N, %N) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %a = tile.load %q[%c0, %c0] : !tile.view<?x?xf16> -> tensor<64x48xf16>
+  %kt = tile.load %q[%c0, %c0] : !tile.view<?x?xf16> -> tensor<48x64xf16>
+  %v = tile.load %q[%c0, %c0] : !tile.view<?x?xf16> -> tensor<64x64xf16>
+  %z1 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %s = tile.dot %a, %kt, %z1 : tensor<64x48xf16>, tensor<48x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %edge = arith.cmpi slt, %N, %c64 : i32
+  %m = scf.if %edge -> (tensor<64x64xf32>) {
+    %ninf = arith.constant dense<0xFF800000> : tensor<64x64xf32>
+    %masked = arith.maximumf %s, %ninf : tensor<64x64xf32>
+    scf.yield %masked : tensor<64x64xf32>
+  } else {
+    scf.yield %s : tensor<64x64xf32>
+  }
+  %e = math.exp2 %m : tensor<64x64xf32>
+  %p = tile.cast %e : tensor<64x64xf32> -> tensor<64x64xf16>
+  %z2 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %r = tile.dot %p, %v, %z2 : tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+  tile.store %o[%c0, %c0], %r : !tile.view<?x?xf32>, tensor<64x64xf32>
+  return
+}

@@ -6,6 +6,7 @@
 
 #include "tile/Dialect/Tile/Utils/DotChain.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -36,6 +37,11 @@ bool tile::isChainedProduct(DotOp dot) {
         return true;
       if (passesThrough(user))
         llvm::append_range(work, user->getResults());
+      // A value an scf.if yields (a mask applied on some iterations only)
+      // flows on as the if's result.
+      if (isa<scf::YieldOp>(user))
+        if (auto ifOp = dyn_cast<scf::IfOp>(user->getParentOp()))
+          work.push_back(ifOp.getResult(use.getOperandNumber()));
     }
   }
   work.assign({dot.getA()});
@@ -52,6 +58,13 @@ bool tile::isChainedProduct(DotOp dot) {
       for (Value operand : def->getOperands())
         if (isa<RankedTensorType>(operand.getType()))
           work.push_back(operand);
+    // An scf.if result: what either branch yields.
+    if (auto ifOp = dyn_cast<scf::IfOp>(def)) {
+      unsigned i = cast<OpResult>(value).getResultNumber();
+      for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
+        if (!region->empty())
+          work.push_back(region->front().getTerminator()->getOperand(i));
+    }
   }
   return false;
 }

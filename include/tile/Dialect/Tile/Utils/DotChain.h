@@ -20,8 +20,9 @@ namespace tile {
 bool isElementwiseOnTiles(mlir::Operation *op);
 
 /// Whether \p dot's result reaches the A operand of a tile.dot, or its A
-/// operand comes from a tile.dot's result, through elementwise ops and
-/// layout conversions.
+/// operand comes from a tile.dot's result, through elementwise ops, layout
+/// conversions and scf.if results (a value yielded by a branch: attention's
+/// masks applied only to the key blocks that need them).
 bool isChainedProduct(DotOp dot);
 
 } // namespace tile
