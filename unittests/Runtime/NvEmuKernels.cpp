@@ -57,6 +57,16 @@ ENTRY(sregs) {
     store(&Out[globalId() * TILE_EMU_NUM_SREGS + K], Ops->sreg(K));
 }
 
+/// ex2(In: f32[], Out: f32[items][2]): ex2.approx.f32 and its .ftz form of
+/// In[g].
+ENTRY(ex2) {
+  uint32_t G = globalId();
+  float X = load(&ptr<float>(Args, 0)[G]);
+  store(&ptr<float>(Args, 1)[2 * G], Ops->math_f32(TILE_EMU_EX2_APPROX, X));
+  store(&ptr<float>(Args, 1)[2 * G + 1],
+        Ops->math_f32(TILE_EMU_EX2_APPROX_FTZ, X));
+}
+
 /// rotate(In: u32[], Out: u32[], Rounds): each round a thread publishes its
 /// value in shared memory and replaces it by the sum of the values of
 /// thread tid+1+round and tid-1 (mod ntid); barriers between phases.

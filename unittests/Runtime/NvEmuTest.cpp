@@ -144,6 +144,31 @@ TEST_F(NvEmuTest, SpecialRegisters) {
         }
 }
 
+/// ex2.approx.f32 keeps subnormal results and inputs; the .ftz form (tilec's
+/// exp2) reads subnormal inputs as zero and flushes subnormal results.
+TEST_F(NvEmuTest, Ex2FlushesSubnormalsOnlyInItsFtzForm) {
+  const float Tiny = std::ldexp(1.0f, -130); // subnormal
+  std::vector<float> In = {3.0f,    -1.5f,   -126.0f, -130.0f,
+                           -149.0f, -160.0f, Tiny,    -Tiny};
+  Buffer InB = upload(In), Out = output<float>(In.size() * 2);
+  ASSERT_FALSE(run("ex2", uint32_t(In.size()), 0, {1, 1, 1},
+                   {InB.address(), Out.address()}));
+  std::vector<float> Got = read<float>(Out);
+  for (size_t I = 0; I < In.size(); ++I) {
+    float Exact = std::exp2(In[I]);
+    bool Subnormal = std::fpclassify(Exact) == FP_SUBNORMAL;
+    EXPECT_EQ(Got[2 * I], Exact) << "ex2 of " << In[I];
+    float Ftz = std::fpclassify(In[I]) == FP_SUBNORMAL ? 1.0f
+                : Subnormal                            ? 0.0f
+                                                       : Exact;
+    EXPECT_EQ(Got[2 * I + 1], Ftz) << "ex2.ftz of " << In[I];
+  }
+  // The cases above reach every branch: a subnormal result and input.
+  EXPECT_EQ(Got[2 * 3], std::ldexp(1.0f, -130));
+  EXPECT_EQ(Got[2 * 3 + 1], 0.0f);
+  EXPECT_EQ(Got[2 * 6 + 1], 1.0f);
+}
+
 TEST_F(NvEmuTest, BarriersOrderSharedAccesses) {
   const uint32_t Threads = 128, Blocks = 3, Rounds = 5;
   std::vector<uint32_t> In = randomWords(Threads * Blocks, 11);

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 /** Bumped whenever the table or an enumeration changes. */
-#define TILE_EMU_ABI_VERSION 4
+#define TILE_EMU_ABI_VERSION 5
 
 #define TILE_EMU_BIND_SYMBOL "__tile_emu_bind"
 #define TILE_EMU_ENTRY_PREFIX "__tile_emu_entry_"
@@ -136,6 +136,9 @@ enum tile_emu_math {
   TILE_EMU_SIN_APPROX,
   TILE_EMU_COS_APPROX,
   TILE_EMU_TANH_APPROX,
+  /* ex2.approx.ftz.f32: subnormal inputs read as zero, subnormal results
+     flushed to zero (ABI version 5). */
+  TILE_EMU_EX2_APPROX_FTZ,
   TILE_EMU_NUM_MATH
 };
 

@@ -127,6 +127,10 @@ std::optional<unsigned> parseMath(StringRef name) {
   StringRef fn = name.take_until([](char c) { return c == '.'; });
   if (!name.drop_front(fn.size()).starts_with(".approx."))
     return std::nullopt;
+  // The flush-to-zero exp2 (tilec's exp2 on NVIDIA) has its own entry;
+  // tilec emits no other .ftz form.
+  if (fn == "ex2" && name.drop_front(fn.size()).starts_with(".approx.ftz."))
+    return TILE_EMU_EX2_APPROX_FTZ;
   return StringSwitch<std::optional<unsigned>>(fn)
       .Case("ex2", TILE_EMU_EX2_APPROX)
       .Case("lg2", TILE_EMU_LG2_APPROX)

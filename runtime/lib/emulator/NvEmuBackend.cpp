@@ -645,6 +645,12 @@ float nvMath(uint32_t Fn, float X, bool &Known) {
     return std::cos(X);
   case TILE_EMU_TANH_APPROX:
     return std::tanh(X);
+  case TILE_EMU_EX2_APPROX_FTZ: {
+    // ex2.approx.ftz.f32 (PTX ISA): subnormal inputs are +-0 (2^0 = 1),
+    // subnormal results +0.
+    float R = std::fpclassify(X) == FP_SUBNORMAL ? 1.0f : std::exp2(X);
+    return std::fpclassify(R) == FP_SUBNORMAL ? 0.0f : R;
+  }
   }
   Known = false;
   return 0.0f;

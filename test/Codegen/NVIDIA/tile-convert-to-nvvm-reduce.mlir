@@ -19,7 +19,7 @@
 // CHECK:         llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
 // CHECK:         llvm.intr.maximum
 // CHECK-COUNT-5: nvvm.shfl.sync bfly
-// CHECK:         llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK-COUNT-5: nvvm.shfl.sync bfly
 // CHECK-NOT:     nvvm.barrier0
 // CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
@@ -27,7 +27,7 @@
 // PTX-LABEL: .entry softmax_warp_rows(
 // PTX:       ld.global.v4.b32
 // PTX:       shfl.sync.bfly.b32
-// PTX:       ex2.approx.f32
+// PTX:       ex2.approx.ftz.f32
 // PTX:       st.global.v4.b32
 func.func @softmax_warp_rows(%x: !tile.ptr<f16>, %y: !tile.ptr<f16>, %M: i32, %N: i32)
     attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32,
