@@ -19,7 +19,7 @@ case "${1:-}" in
   --prepare)
     set -e
     "$HERE/make-bundle.sh" ${TILEC:+--tilec "$TILEC"} --only \
-      'prefill_tma|gemm_f16_prefill_128x128x64|gemm_f8_prefill_128x256x128|gemm_w8a8_prefill|attention_fwd' \
+      'prefill_tma|prefill_ws|gemm_f16_prefill_128x128x64|gemm_f8_prefill_128x256x128|gemm_w8a8_prefill|attention_fwd' \
       --target sm_90a "$B/cases"
     "$HERE/sweep-tma.sh" "$B/sweep-tma"
     "$HERE/sweep-decode.sh" "$B/sweep-decode"
@@ -32,9 +32,9 @@ case "${1:-}" in
     nvidia-smi > "$R/nvidia-smi.txt" 2>&1
     "$HERE/run.sh" --bundles "$B/cases" --out "$R/cases" --budget 280 \
       > "$R/run.log" 2>&1
-    "$HERE/time-bundles.sh" --budget 100 --out "$R/sweep-tma" \
+    "$HERE/time-bundles.sh" --budget 135 --out "$R/sweep-tma" \
       "$B"/sweep-tma/* > "$R/sweep-tma.log" 2>&1
-    "$HERE/time-bundles.sh" --budget 140 --out "$R/sweep-decode" \
+    "$HERE/time-bundles.sh" --budget 120 --out "$R/sweep-decode" \
       "$B"/sweep-decode/* > "$R/sweep-decode.log" 2>&1
     for log in run sweep-tma sweep-decode; do
       echo "== $log"

@@ -6,7 +6,8 @@ for an on-device sweep with bench/time-bundles.sh (no PyTorch needed there).
                       [--grid NAME=V1,V2,...]... [--check SIZES]...
                       [--bench SIZES]... [--inout NAME]... [--atol X]
                       [--arg NAME=VALUE]... [--target T] [--tilec EXE]
-                      [--name STEM] [--tma]
+                      [--name STEM] [--tma] [--warp-specialize]
+                      [--persistent]
 
 Each grid point (the cross product of every --grid) becomes the bundle
 OUT_DIR/<STEM>_<name><value>... (STEM: the source's name unless --name
@@ -94,6 +95,12 @@ def main(argv):
     p.add_argument("--atol", type=float)
     p.add_argument("--tma", action="store_true",
                    help="compile with tilec --tma (sm_90: TMA copies)")
+    p.add_argument("--warp-specialize", action="store_true",
+                   help="compile with tilec --warp-specialize (sm_90a: a "
+                   "producer warpgroup issues the TMA copies)")
+    p.add_argument("--persistent", action="store_true",
+                   help="compile with tilec --persistent (programs loop "
+                   "over the grid's)")
     p.add_argument("--name")
     p.add_argument("--target", default="sm_90a")
     p.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin",
@@ -127,6 +134,10 @@ def main(argv):
             cmd.append("--atol=%g" % o.atol)
         if o.tma:
             cmd.append("--tma")
+        if o.warp_specialize:
+            cmd.append("--warp-specialize")
+        if o.persistent:
+            cmd.append("--persistent")
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             print("FAIL %s:\n%s" % (os.path.basename(bundle),

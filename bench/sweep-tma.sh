@@ -5,7 +5,10 @@
 # example's 4 warps (128x128x64, 3 and 4 stages), with two warpgroups (a
 # copy of the example whose warp count is a parameter, W = 8: 128x256x64,
 # 3 and 4 stages), and gemm_f8 at its fastest tile (128x256x128, 4
-# stages), at 4096^3 and 8192^3 (10 bundles; names end in _tma or _cpasync).
+# stages), at 4096^3 and 8192^3, and the same with a producer warpgroup
+# (`tilec --warp-specialize`, session 22), and the 8-warp ones also
+# persistent (`--persistent --warp-specialize`, 3 stages) (17 bundles;
+# names end in _tma, _cpasync, _ws or _pws).
 # The check shape has rows of a multiple of 16 bytes, as TMA needs. Then, on
 # the GPU machine (carry bench/bundles):
 #   bench/time-bundles.sh --budget 150 --out $OUT bench/bundles/sweep-tma/*
@@ -27,19 +30,25 @@ sed 's/STAGES: int = 3>/STAGES: int = 3, W: int = 8>/; s/warps 4/warps W/' \
 grep -q 'warps W' "$tmp/gemm_f16.tile"
 sizes="--check M=129,K=256,N=208 --bench M=4096,N=4096,K=4096 \
   --bench M=8192,N=8192,K=8192"
-for copy in tma cpasync; do
+for copy in tma cpasync ws pws; do
   flag=""
   [ "$copy" = tma ] && flag="--tma"
+  [ "$copy" = ws ] && flag="--warp-specialize"
+  [ "$copy" = pws ] && flag="--warp-specialize --persistent"
+  # A persistent producer fills the rings during the epilogue, which then
+  # cannot reuse them: 4 stages of these tiles exceed shared memory.
+  stages=3,4 f8stages=4
+  [ "$copy" = pws ] && stages=3 f8stages=3
   # shellcheck disable=SC2086
-  python3 "$here/make-sweep.py" "$root/examples/gemm_f16.tile" -o "$out" --tilec "$tilec" \
+  [ "$copy" = pws ] || python3 "$here/make-sweep.py" "$root/examples/gemm_f16.tile" -o "$out" --tilec "$tilec" \
     --name "f16w4_$copy" -D BN=128 -D BK=64 --grid STAGES=3,4 \
     --inout C --atol 0.05 $sizes $flag
   # shellcheck disable=SC2086
   python3 "$here/make-sweep.py" "$tmp/gemm_f16.tile" -o "$out" --tilec "$tilec" \
-    --name "f16w8_$copy" -D BN=256 -D BK=64 --grid STAGES=3,4 \
+    --name "f16w8_$copy" -D BN=256 -D BK=64 --grid "STAGES=$stages" \
     --inout C --atol 0.05 $sizes $flag
   # shellcheck disable=SC2086
   python3 "$here/make-sweep.py" "$root/examples/gemm_f8.tile" -o "$out" --tilec "$tilec" \
-    --name "f8_$copy" -D BN=256 -D BK=128 --grid STAGES=4 \
+    --name "f8_$copy" -D BN=256 -D BK=128 --grid "STAGES=$f8stages" \
     --arg sa=0.5 --arg sb=0.25 $sizes $flag
 done

@@ -87,10 +87,15 @@ def loop_bytes(tile_ir):
     for m in re.finditer(r"%(arg\d+): !tile\.ptr<(?:[^<>]|<[^<>]*>)*> "
                          r"\{[^}]*tile\.name = \"(\w+)\"", tile_ir):
         names[m.group(1)] = m.group(2)
+    # (The views the loop's copies read are defined before it; in a
+    # warp-specialized kernel the first loop is the producer's, whose
+    # region numbers its values anew.)
     views = {}  # %vN -> name
-    for m in re.finditer(r"%(\w+) = tile\.view %(arg\d+)", tile_ir):
-        views[m.group(1)] = names.get(m.group(2), m.group(2))
-    body = tile_ir[tile_ir.find("scf.for"):]
+    start = tile_ir.find("scf.for")
+    for text in (tile_ir, tile_ir[:start]):
+        for m in re.finditer(r"%(\w+) = tile\.view %(arg\d+)", text):
+            views[m.group(1)] = names.get(m.group(2), m.group(2))
+    body = tile_ir[start:]
     per, stages = Counter(), 1
     for line in body.split("\n"):
         m = re.search(r"tile\.copy_async %(\w+)\[.*-> !tile\.shared<([\dx]+)x"
@@ -138,22 +143,38 @@ GLOBAL_LOAD = re.compile(r"\b(LDG|LDGSTS|UTMALDG)\b")
 EDGE_LOAD = re.compile(r"\bLDG\.E(\.U8|\.S8|\.U16|\.S16)?\s")
 
 
-def main_loop(labels, insts):
-    """(start, end) of the innermost backward-branch loop with vector or
-    asynchronous global loads."""
+def innermost_loop(labels, insts, wanted):
+    """(start, end) of the innermost backward-branch loop whose body
+    (a list of instructions) `wanted` accepts, or None."""
     best = None
     for j, inst in enumerate(insts):
         m = re.search(r"BRA\s+`\((\.L_x_\d+)\)", inst)
         if not m or labels.get(m.group(1), j + 1) > j:
             continue
         s = labels[m.group(1)]
-        loads = [x for x in insts[s:j + 1] if GLOBAL_LOAD.search(x)]
-        # Loops whose loads are all scalar are the copies' edge runs.
-        if not loads or all(EDGE_LOAD.search(x) for x in loads):
+        if not wanted(insts[s:j + 1]):
             continue
         if best is None or j - s < best[1] - best[0]:
             best = (s, j)
     return best
+
+
+def main_loop(labels, insts):
+    """(start, end) of the innermost backward-branch loop with vector or
+    asynchronous global loads."""
+    def copies(body):
+        loads = [x for x in body if GLOBAL_LOAD.search(x)]
+        # Loops whose loads are all scalar are the copies' edge runs.
+        return loads and not all(EDGE_LOAD.search(x) for x in loads)
+    return innermost_loop(labels, insts, copies)
+
+
+def mma_loop(labels, insts):
+    """(start, end) of the innermost backward-branch loop with tensor-core
+    instructions (HMMA, HGMMA, ...), or None."""
+    return innermost_loop(
+        labels, insts,
+        lambda body: any(re.search(r"\b[HIQ]G?MMA\b", x) for x in body))
 
 
 def basic_blocks(body, labels, first):
@@ -264,6 +285,11 @@ def main():
     ap.add_argument("--per", help="tensor whose bytes divide (default: all)")
     ap.add_argument("--tma", action="store_true",
                     help="compile with --tma (sm_90: TMA copies)")
+    ap.add_argument("--warp-specialize", action="store_true",
+                    help="compile with --warp-specialize (sm_90a: a "
+                    "producer warpgroup issues the TMA copies; the main "
+                    "loop is then the producer's, and the MMA loop is "
+                    "reported too)")
     ap.add_argument("--tilec", default=os.environ.get("TILEC", "tilec"))
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--hot", action="store_true",
@@ -288,6 +314,8 @@ def main():
         common += ["--kernel=" + a.kernel]
     if a.tma:
         common += ["--tma"]
+    if a.warp_specialize:
+        common += ["--warp-specialize"]
     with tempfile.TemporaryDirectory() as tmp:
         cubin = os.path.join(tmp, "k.cubin")
         ptxas = run([a.tilec] + common + ["--emit=obj", "-v", "-o", cubin])
@@ -311,7 +339,9 @@ def main():
         ap.error("--per %s: the loop loads %s" % (a.per,
                                                   ", ".join(per_tensor)))
     denom = per_tensor[a.per] if a.per else sum(per_tensor.values())
-    threads = warps * 32
+    producers = re.search(r"tile\.producer_warps = (\d+)", tile_ir)
+    threads = (warps + (int(producers.group(1)) if producers else 0)) * 32
+    mma = mma_loop(labels, insts)
     regs_alloc = (regs + 7) // 8 * 8
     ctas = min(REGS_PER_SM // (regs_alloc * threads),
                SMEM_PER_SM // (smem + SMEM_RESERVED_PER_CTA) if smem else
@@ -328,6 +358,11 @@ def main():
         "warp_instructions_per_byte": round(len(hot) * warps / denom, 4)
         if denom else None,
         "hot_opcodes": dict(Counter(opcode(i) for i in hot).most_common(12)),
+        "producer_warps": int(producers.group(1)) if producers else 0,
+        "mma_loop_instructions": mma[1] - mma[0] + 1 if mma else None,
+        "mma_loop_local_accesses": sum(
+            1 for x in insts[mma[0]:mma[1] + 1]
+            if opcode(x) in ("LDL", "STL")) if mma else None,
     }
     if a.json:
         print(json.dumps(r, indent=1))
@@ -365,6 +400,9 @@ def print_report(r, per_tensor, stages, loop_len, hot_len):
         "%s %d" % kv for kv in per_tensor.items()) + "; stages %d" % stages)
     print("main loop: %d instructions, %d without edge chunks" %
           (len(body), len(hot)))
+    if r["producer_warps"]:
+        print("producer warps %d; MMA loop (consumers): %s instructions" %
+              (r["producer_warps"], r["mma_loop_instructions"]))
     print("warp instructions per byte of %s: %s" %
           (r["per"], r["warp_instructions_per_byte"]))
     print("opcodes: " + ", ".join("%s %d" % kv

@@ -41,7 +41,9 @@ class CasesTest(unittest.TestCase):
         # are multiples of 16 bytes (the runtime refuses the others): its
         # check and bench shapes must have them (16 elements: enough for
         # any element size); the quick cases have no flags.
-        tma = [c for c in cases.cases(False) if "--tma" in c["flags"]]
+        # (--warp-specialize implies --tma.)
+        tma = [c for c in cases.cases(False)
+               if {"--tma", "--warp-specialize"} & set(c["flags"])]
         self.assertTrue(tma)
         for c in tma:
             shapes = [dict(kv.split("=") for kv in s.split(","))

@@ -53,6 +53,14 @@ struct CompileOptions {
   /// the runtime encodes at launch, and their tensors' rows must be
   /// multiples of 16 bytes (docs/Passes.md). Ignored elsewhere.
   bool tma = false;
+  /// NVIDIA sm_90a: also give those loops' copies to a producer warpgroup
+  /// (tile-pipeline's warp-specialized scheme; implies tma): the kernel
+  /// launches 4 more warps than its `warps`. Ignored elsewhere.
+  bool warpSpecialize = false;
+  /// GPU targets: persistent kernels (tile-persist-programs): launched with
+  /// the programs the device runs at once, each looping over the grid's.
+  /// Ignored for the host.
+  bool persistent = false;
 };
 
 /// One compiled kernel: its launch description and its code object (shared

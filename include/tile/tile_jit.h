@@ -40,7 +40,14 @@ enum tile_jit_flags {
   /** NVIDIA sm_90/sm_90a: copy the operands of pipelined wgmma loops with
    *  TMA and mbarriers instead of cp.async (tilec --tma); launches then
    *  need tensors whose rows are a multiple of 16 bytes. */
-  TILE_JIT_TMA = 1u
+  TILE_JIT_TMA = 1u,
+  /** NVIDIA sm_90a: also give those copies to a producer warpgroup
+   *  (tilec --warp-specialize; implies TILE_JIT_TMA): the kernels launch
+   *  4 more warps than their `warps`. */
+  TILE_JIT_WARP_SPECIALIZE = 2u,
+  /** GPU targets: persistent kernels (tilec --persistent): launched with
+   *  the programs the device runs at once, each looping over the grid's. */
+  TILE_JIT_PERSISTENT = 4u
 };
 
 /** Sets the TILE_JIT_* flags of the compiles `jit` starts from now on

@@ -133,6 +133,23 @@ tensorMapsOf(mlir::ModuleOp module) {
   return maps;
 }
 
+/// The threads per block of each kernel with producer warps
+/// (tile.producer_warps, which tile-pipeline adds to its tile.warps).
+static std::map<std::string, uint32_t> threadsPerBlockOf(mlir::ModuleOp module,
+                                                         unsigned warpSize) {
+  std::map<std::string, uint32_t> threads;
+  module.walk([&](mlir::func::FuncOp func) {
+    auto warps =
+        func->getAttrOfType<mlir::IntegerAttr>(tile::TileDialect::kWarpsAttr);
+    auto producers = func->getAttrOfType<mlir::IntegerAttr>(
+        tile::TileDialect::kProducerWarpsAttr);
+    if (warps && producers)
+      threads[func.getSymName().str()] =
+          uint32_t((warps.getInt() + producers.getInt()) * warpSize);
+  });
+  return threads;
+}
+
 /// From a module the tile passes prepared to \p stage (LLVM, Asm or Obj)
 /// through \p backend: the LLVM dialect, optimized LLVM IR (what
 /// --emit=llvm prints is what the assembly is made from), assembly or a
@@ -142,9 +159,18 @@ compileLowered(target::Backend &backend, mlir::ModuleOp module, Stage stage,
                const PipelineOptions &options) {
   if (options.emulate && backend.target().isHost())
     return makeError("--emulate needs a GPU target (sm_*, gfx*), not host");
+  std::map<std::string, uint32_t> threads =
+      threadsPerBlockOf(module, backend.target().warpSize);
+  std::set<std::string> persistent;
+  module.walk([&](mlir::func::FuncOp func) {
+    if (func->hasAttr(tile::TileDialect::kPersistentAttr))
+      persistent.insert(func.getSymName().str());
+  });
   if (llvm::Error err = backend.lowerToLLVM(module, options.optimize))
     return std::move(err);
   StageOutput out;
+  out.threadsPerBlock = std::move(threads);
+  out.persistent = std::move(persistent);
   out.sharedBytes = backend.sharedBytes(module);
   out.tensorMaps = tensorMapsOf(module);
   if (options.emulate)

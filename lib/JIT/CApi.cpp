@@ -47,11 +47,15 @@ void tile_jit_destroy(tile_jit *jit) { delete jit; }
 int tile_jit_set_flags(tile_jit *jit, unsigned flags) {
   if (!jit)
     return failWith("tile_jit_set_flags: jit must not be NULL");
-  if (flags & ~unsigned(TILE_JIT_TMA))
-    return failWith("tile_jit_set_flags: unknown flags " +
-                    std::to_string(flags & ~unsigned(TILE_JIT_TMA)) +
-                    " (known: TILE_JIT_TMA = " + std::to_string(TILE_JIT_TMA) +
-                    ")");
+  unsigned known =
+      TILE_JIT_TMA | TILE_JIT_WARP_SPECIALIZE | TILE_JIT_PERSISTENT;
+  if (flags & ~known)
+    return failWith(
+        "tile_jit_set_flags: unknown flags " + std::to_string(flags & ~known) +
+        " (known: TILE_JIT_TMA = " + std::to_string(TILE_JIT_TMA) +
+        ", TILE_JIT_WARP_SPECIALIZE = " +
+        std::to_string(TILE_JIT_WARP_SPECIALIZE) +
+        ", TILE_JIT_PERSISTENT = " + std::to_string(TILE_JIT_PERSISTENT) + ")");
   jit->flags = flags;
   return 0;
 }
@@ -102,6 +106,8 @@ int tile_jit_compile(tile_jit *jit, const char *source, const char *sourceName,
   if (target)
     options.target = target;
   options.tma = (jit->flags & TILE_JIT_TMA) != 0;
+  options.warpSpecialize = (jit->flags & TILE_JIT_WARP_SPECIALIZE) != 0;
+  options.persistent = (jit->flags & TILE_JIT_PERSISTENT) != 0;
   if (!readDefines(defines, numDefines, options))
     return -1;
   auto compiled = jit->compiler.compileKernel(
@@ -125,6 +131,8 @@ int tile_jit_compile_tuned(tile_jit *jit, const char *source,
   if (target)
     options.target = target;
   options.tma = (jit->flags & TILE_JIT_TMA) != 0;
+  options.warpSpecialize = (jit->flags & TILE_JIT_WARP_SPECIALIZE) != 0;
+  options.persistent = (jit->flags & TILE_JIT_PERSISTENT) != 0;
   if (!readDefines(defines, numDefines, options))
     return -1;
   tile::rt::Expected<tile::rt::DimMap> dims = tile::rt::parseBucketText(sizes);

@@ -85,6 +85,10 @@ buildObject(mlir::ModuleOp module, const TargetInfo &target,
   for (rt::KernelInfo &info : infos) {
     auto it = out->sharedBytes.find(info.Entry);
     info.Launch.SharedBytes = it == out->sharedBytes.end() ? 0 : it->second;
+    auto threads = out->threadsPerBlock.find(info.Entry);
+    if (threads != out->threadsPerBlock.end())
+      info.Launch.ThreadsPerBlock = threads->second;
+    info.Signature.Persistent = out->persistent.count(info.Entry) != 0;
     auto maps = out->tensorMaps.find(info.Entry);
     if (maps == out->tensorMaps.end())
       continue;
@@ -142,6 +146,12 @@ Compiler::compileUncached(std::string_view source, std::string_view sourceName,
 
   if (options.tma)
     (*module)->setAttr(tile::TileDialect::kTmaAttr,
+                       mlir::UnitAttr::get(&context));
+  if (options.warpSpecialize)
+    (*module)->setAttr(tile::TileDialect::kWarpSpecializeAttr,
+                       mlir::UnitAttr::get(&context));
+  if (options.persistent)
+    (*module)->setAttr(tile::TileDialect::kPersistentAttr,
                        mlir::UnitAttr::get(&context));
 
   // The launch description is read before lowering rewrites the kernels.

@@ -311,7 +311,9 @@ rt::TuneKey jit::tuneKey(const std::string &source, const std::string &kernel,
   key.Source = hashText(source);
   key.Kernel = kernel;
   // TMA copies (CompileOptions::tma) make other kernels: their own entries.
-  key.Target = options.target + (options.tma ? "+tma" : "");
+  key.Target = options.target + (options.tma ? "+tma" : "") +
+               (options.warpSpecialize ? "+ws" : "") +
+               (options.persistent ? "+persistent" : "");
   key.Defines = definesText(options.defines);
   key.Bucket = rt::bucketText(sizes);
   return key;

@@ -320,10 +320,27 @@ Interval Allocator::bufferInterval(tile::AllocSharedOp alloc, int64_t bytes,
   int64_t end = first[alloc];
   Operation *endOp = alloc;
   Operation *lastCopy = nullptr;
+  // In a warp-specialized kernel, a buffer both roles use (a ring and its
+  // mbarriers: tile-pipeline allocates them in front of the
+  // tile.warp_specialize) ends with the consumers' last use: they wait for
+  // every copy the producers issue. Its later ops may reuse it.
+  auto consumerUse = [&](Operation *user) -> Operation * {
+    auto split = dyn_cast_or_null<tile::WarpSpecializeOp>(
+        block->findAncestorOpInBlock(*user));
+    if (!split)
+      return nullptr;
+    return split.getConsumer().front().findAncestorOpInBlock(*user);
+  };
+  bool bothRoles = llvm::any_of(alloc->getUsers(), consumerUse);
   for (Operation *user : alloc->getUsers()) {
     Operation *ancestor = block->findAncestorOpInBlock(*user);
     if (!ancestor)
       continue;
+    if (bothRoles && isa<tile::WarpSpecializeOp>(ancestor)) {
+      ancestor = consumerUse(user);
+      if (!ancestor)
+        continue; // A producer use: before the consumers' last one.
+    }
     if (last[ancestor] > end) {
       end = last[ancestor];
       endOp = ancestor;

@@ -34,6 +34,7 @@ void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target) {
   pm.addPass(createTileRemoveConversions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createTilePersistPrograms(TilePersistProgramsOptions{target}));
   pm.addPass(createTilePipeline(TilePipelineOptions{target}));
   // NVIDIA stages dot operands converted across warps for ldmatrix
   // (tile-stage-converted-operands); AMD converts them, from the narrowest
@@ -58,7 +59,8 @@ void registerTransformsPasses() {
       "tile-gpu-prepare",
       "tile-expand-scaled-dot, canonicalize, tile-infer-layouts, "
       "tile-remove-conversions, "
-      "canonicalize, cse, tile-pipeline, tile-remove-conversions, "
+      "canonicalize, cse, tile-persist-programs, tile-pipeline, "
+      "tile-remove-conversions, "
       "canonicalize, tile-stage-operands, tile-stage-converted-operands, "
       "tile-allocate-shared, tile-assign-tensor-maps "
       "for a target",

@@ -1,7 +1,8 @@
 //===- SoftwarePipeline.cpp - Software pipelining of global loads ---------===//
 //
 // Part of tilec. Implements tile-pipeline (see Passes.td and
-// docs/Passes.md). Two schemes, chosen by the target.
+// docs/Passes.md). Two schemes, chosen by the target; the TMA scheme's
+// warp-specialized form is in SpecializeWarps.cpp.
 //
 // With asynchronous global->shared copies (NVIDIA cp.async), for a loop
 // `for k = lb to ub step st` with S stages and N pipelined loads, copies
@@ -81,6 +82,8 @@
 #include "tile/Transforms/LayoutChoice.h"
 #include "tile/Transforms/Passes.h"
 
+#include "PipelineSupport.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -95,14 +98,7 @@ namespace tile {
 
 using namespace mlir;
 
-namespace {
-
-/// A load to pipeline and the side-effect-free ops of the loop body its
-/// offsets are computed with (in program order).
-struct Candidate {
-  tile::LoadOp load;
-  SmallVector<Operation *> slice;
-};
+namespace tile::pipeline {
 
 /// Whether \p op (with everything nested in it) may write global memory or
 /// has effects we cannot see, or already manages async copies itself.
@@ -211,8 +207,8 @@ Value constI32(OpBuilder &builder, Location loc, int64_t value) {
 /// past the end).
 void issueCopy(OpBuilder &builder, Location loc, scf::ForOp loop,
                Candidate candidate, Value iv, Value inside, Value stage,
-               Value buffer, Value barriers = Value()) {
-  IRMapping mapping;
+               Value buffer, Value barriers, const IRMapping &outside) {
+  IRMapping mapping = outside;
   mapping.map(loop.getInductionVar(), iv);
   for (Operation *op : candidate.slice)
     builder.clone(*op, mapping);
@@ -223,9 +219,9 @@ void issueCopy(OpBuilder &builder, Location loc, scf::ForOp loop,
   SmallVector<Value> indices{stage};
   Value zero = constI32(builder, loc, 0);
   indices.append(type.getRank(), zero);
-  tile::CopyAsyncOp::create(builder, loc, candidate.load.getView(), offsets,
-                            buffer, indices, inside, barriers,
-                            barriers ? stage : Value());
+  tile::CopyAsyncOp::create(
+      builder, loc, mapping.lookupOrDefault(candidate.load.getView()), offsets,
+      buffer, indices, inside, barriers, barriers ? stage : Value());
 }
 
 /// Clones \p candidate's load (and the computation of its offsets) for
@@ -558,7 +554,8 @@ bool useTensorCopies(scf::ForOp loop, ArrayRef<Candidate> candidates,
 /// the stage of iteration i-1, which the MMA group it left in flight reads
 /// until every warp has retired that group (the dot's lowering does).
 LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
-                           const ::tile::TargetInfo &target, bool allowTma) {
+                           const ::tile::TargetInfo &target, bool allowTma,
+                           bool allowSpecialize) {
   SmallVector<Candidate> candidates =
       findCandidates(loop, /*asyncCopies=*/true);
   if (candidates.empty())
@@ -571,10 +568,16 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
   rewriter.setInsertionPoint(loop);
   int64_t depth = stages - 1;
   tile::DotOp asyncDot = asyncMmaDot(loop, candidates, stages, target);
+  auto module = loop->getParentOfType<ModuleOp>();
+  allowSpecialize =
+      allowSpecialize ||
+      (module && module->hasAttr(tile::TileDialect::kWarpSpecializeAttr));
+  bool tma = useTensorCopies(loop, candidates, stages, asyncDot, target,
+                             allowTma || allowSpecialize);
+  if (tma && canSpecialize(loop, candidates, allowSpecialize))
+    return specializeLoop(loop, candidates, stages, asyncDot);
   if (asyncDot)
     asyncDot->setAttr(tile::kMmaInFlightAttr, rewriter.getI64IntegerAttr(1));
-  bool tma =
-      useTensorCopies(loop, candidates, stages, asyncDot, target, allowTma);
 
   // Rings (with TMA, and their mbarriers: one per stage, one arrival per
   // copy) and prologue.
@@ -690,6 +693,12 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
   return success();
 }
 
+} // namespace tile::pipeline
+
+namespace {
+
+using namespace tile::pipeline;
+
 struct PipelinePass : public tile::impl::TilePipelineBase<PipelinePass> {
   using TilePipelineBase::TilePipelineBase;
 
@@ -711,8 +720,9 @@ struct PipelinePass : public tile::impl::TilePipelineBase<PipelinePass> {
         continue;
       }
       LogicalResult result =
-          info->hasCpAsync ? pipelineLoop(loop, stages.getInt(), *info, tma)
-                           : pipelineThroughRegisters(loop, stages.getInt());
+          info->hasCpAsync
+              ? pipelineLoop(loop, stages.getInt(), *info, tma, warpSpecialize)
+              : pipelineThroughRegisters(loop, stages.getInt());
       if (failed(result))
         return signalPassFailure();
     }

@@ -55,13 +55,17 @@ jit::Compiler &compilerFor(const std::string &CacheDir) {
 }
 
 jit::CompileOptions options(const std::string &Target, const Defines &D,
-                            bool Optimize, bool Emulate, bool Tma) {
+                            bool Optimize, bool Emulate, bool Tma,
+                            bool WarpSpecialize = false,
+                            bool Persistent = false) {
   jit::CompileOptions O;
   O.target = Target;
   O.defines = D;
   O.optimize = Optimize;
   O.emulate = Emulate;
   O.tma = Tma;
+  O.warpSpecialize = WarpSpecialize;
+  O.persistent = Persistent;
   return O;
 }
 
@@ -92,13 +96,16 @@ nb::dict toPython(const rt::TuneConfig &C) {
 nb::tuple compile(const std::string &Source, const std::string &SourceName,
                   const std::string &Kernel, const std::string &Target,
                   const Defines &D, bool Optimize, bool Emulate, bool Tma,
+                  bool WarpSpecialize, bool Persistent,
                   const std::string &CacheDir) {
   jit::Compiler &C = compilerFor(CacheDir);
   rt::Expected<jit::CompiledKernels> Ks = rt::makeError("not compiled");
   {
     nb::gil_scoped_release Release;
-    Ks = C.compile(Source, SourceName,
-                   options(Target, D, Optimize, Emulate, Tma), Kernel);
+    Ks = C.compile(
+        Source, SourceName,
+        options(Target, D, Optimize, Emulate, Tma, WarpSpecialize, Persistent),
+        Kernel);
   }
   jit::CompiledKernels Kernels = unwrap(std::move(Ks));
   if (Kernels.empty())
@@ -114,6 +121,7 @@ nb::tuple compile(const std::string &Source, const std::string &SourceName,
 nb::tuple compileTuned(const std::string &Source, const std::string &SourceName,
                        const std::string &Kernel, const std::string &Target,
                        const Defines &D, bool Emulate, bool Tma,
+                       bool WarpSpecialize, bool Persistent,
                        const std::map<std::string, int64_t> &Sizes,
                        const std::string &DeviceSpec,
                        const std::string &TuneCache, bool TuneOnMiss,
@@ -128,8 +136,10 @@ nb::tuple compileTuned(const std::string &Source, const std::string &SourceName,
   rt::Expected<jit::TunedKernel> T = rt::makeError("not compiled");
   {
     nb::gil_scoped_release Release;
-    T = jit::compileTuned(C, Dev, Source, SourceName, Kernel,
-                          options(Target, D, true, Emulate, Tma), Dims, Policy);
+    T = jit::compileTuned(
+        C, Dev, Source, SourceName, Kernel,
+        options(Target, D, true, Emulate, Tma, WarpSpecialize, Persistent),
+        Dims, Policy);
   }
   jit::TunedKernel K = unwrap(std::move(T));
   return nb::make_tuple(unwrap(C.bundleDir(*K.Kernel)), toPython(K.Config),
@@ -235,12 +245,14 @@ NB_MODULE(_jit, m) {
   m.def("compile", &compile, nb::arg("source"), nb::arg("source_name"),
         nb::arg("kernel"), nb::arg("target"), nb::arg("defines"),
         nb::arg("optimize"), nb::arg("emulate"), nb::arg("tma"),
+        nb::arg("warp_specialize"), nb::arg("persistent"),
         nb::arg("cache_dir"));
   m.def("compile_tuned", &compileTuned, nb::arg("source"),
         nb::arg("source_name"), nb::arg("kernel"), nb::arg("target"),
         nb::arg("defines"), nb::arg("emulate"), nb::arg("tma"),
-        nb::arg("sizes"), nb::arg("device"), nb::arg("tune_cache"),
-        nb::arg("tune_on_miss"), nb::arg("cache_dir"));
+        nb::arg("warp_specialize"), nb::arg("persistent"), nb::arg("sizes"),
+        nb::arg("device"), nb::arg("tune_cache"), nb::arg("tune_on_miss"),
+        nb::arg("cache_dir"));
   m.def(
       "tune",
       [](const std::string &Source, const std::string &SourceName,

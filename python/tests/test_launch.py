@@ -170,6 +170,33 @@ def test_tma_copies_on_the_emulator(examples, rng):
         k(a[:, :100].copy(), b[:100].copy(), poisoned((70, 72), np.float16))
 
 
+def test_warp_specialized_gemm_on_the_emulator(examples, rng):
+    # warp_specialize=True: a producer warpgroup issues the TMA copies and
+    # the kernel launches 4 more warps; checked against float64.
+    k = tilec.compile(f"{examples}/gemm_f16.tile", target="sm_90a", device="cuda-emu",
+                      warp_specialize=True, BN=64, BK=64)
+    a = rng.standard_normal((70, 200)).astype(np.float16)
+    b = rng.standard_normal((200, 72)).astype(np.float16)
+    c = poisoned((70, 72), np.float16)
+    k(a, b, c)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2, atol=0.05)
+
+
+def test_persistent_gemm_on_the_emulator(examples, rng, monkeypatch):
+    # persistent=True: 2 programs (TILE_PERSISTENT_PROGRAMS) run the 6 of
+    # the grid; checked against float64.
+    monkeypatch.setenv("TILE_PERSISTENT_PROGRAMS", "2")
+    k = tilec.compile(f"{examples}/gemm_f16.tile", target="sm_90a", device="cuda-emu",
+                      persistent=True, BN=64, BK=64)
+    a = rng.standard_normal((200, 136)).astype(np.float16)
+    b = rng.standard_normal((136, 130)).astype(np.float16)
+    c = poisoned((200, 130), np.float16)
+    k(a, b, c)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2, atol=0.05)
+
+
 def test_compile_warnings(examples):
     # A kernel that compiles with a warning (a 128x256 accumulator over 4
     # warps: the loop will spill) warns with tilec.CompileWarning, its

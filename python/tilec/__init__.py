@@ -191,6 +191,8 @@ def compile(
     tune_cache=None,
     cache_dir=None,
     tma=False,
+    warp_specialize=False,
+    persistent=False,
     **constants,
 ):
     """Compiles `kernel` of `source` (.tile text, or the path of a file)
@@ -206,7 +208,11 @@ def compile(
     (docs/Tuning.md); on a miss the defaults, or with `tune=True` the kernel
     is tuned on the device first and the result recorded. `tma=True` (sm_90
     targets) copies the operands of pipelined wgmma loops with TMA; the
-    tensors' rows must then be multiples of 16 bytes (docs/Passes.md). Other
+    tensors' rows must then be multiples of 16 bytes (docs/Passes.md).
+    `warp_specialize=True` (sm_90a; implies `tma`) gives those copies to a
+    producer warpgroup (4 more warps per program). `persistent=True` (GPU
+    targets) launches as many programs as the device runs at once, each
+    looping over the grid's. Other
     keyword arguments set compile-time parameters. Raises CompileError.
     """
     text, name = _source(source)
@@ -221,6 +227,7 @@ def compile(
         bundle_dir, _, _ = _call(
             lambda j: j.compile_tuned,
             text, name, kernel, target, defines, emulate, bool(tma),
+            bool(warp_specialize), bool(persistent),
             {k: int(v) for k, v in sizes.items()}, device,
             "" if tune_cache is None else os.fspath(tune_cache), bool(tune), cache,
         )
@@ -228,7 +235,7 @@ def compile(
     bundle_dir, names = _call(
         lambda j: j.compile,
         text, name, kernel or "", target, defines, bool(optimize), emulate,
-        bool(tma), cache,
+        bool(tma), bool(warp_specialize), bool(persistent), cache,
     )
     if kernel is None:
         if len(names) != 1:

@@ -129,3 +129,16 @@ func.func @f(%v: !tile.view<?x?xf16>, %s: !tile.shared<2x4x8xf16>, %i: i32) {
   return
 }
 
+// -----
+
+// expected-error @+1 {{'tile.warp_specialize' must be a unit attribute of the module}}
+func.func @f() attributes {tile.warp_specialize} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.producer_warps' must be a positive multiple of 4 on a function, got 2 : i64}}
+func.func @f() attributes {tile.producer_warps = 2 : i64} {
+  return
+}

@@ -524,3 +524,76 @@ func.func @f(%b: !tile.shared<2xi32>) {
   return
 }
 
+// -----
+
+func.func @f(%b: !tile.shared<2xi32>, %i: i32) {
+  // expected-error @+1 {{expects mbarriers in a rank-1 buffer of i64}}
+  tile.mbarrier_arrive %b[%i] : !tile.shared<2xi32>
+  return
+}
+
+// -----
+
+// tile.warp_specialize splits a kernel's whole body: not in a plain function.
+func.func @f() {
+  // expected-error @+1 {{must be directly in the body of a tile.kernel}}
+  tile.warp_specialize producer(4 warps, 40 registers) {
+  } consumer(232 registers) {
+  }
+  return
+}
+
+// -----
+
+// ... nor before other ops of the kernel.
+func.func @f() attributes {tile.kernel, tile.warps = 8 : i32, tile.producer_warps = 4 : i64} {
+  // expected-error @+1 {{must be the last op of its kernel before the return}}
+  tile.warp_specialize producer(4 warps, 40 registers) {
+  } consumer(232 registers) {
+  }
+  tile.barrier
+  return
+}
+
+// -----
+
+// The kernel's launch must know the producer warps.
+func.func @f() attributes {tile.kernel, tile.warps = 8 : i32} {
+  // expected-error @+1 {{expects its kernel's 'tile.producer_warps' to be 4}}
+  tile.warp_specialize producer(4 warps, 40 registers) {
+  } consumer(232 registers) {
+  }
+  return
+}
+
+// -----
+
+// setmaxnreg acts on warpgroups: the consumer warps too come in fours.
+func.func @f() attributes {tile.kernel, tile.warps = 6 : i32, tile.producer_warps = 4 : i64} {
+  // expected-error @+1 {{needs whole warpgroups: producer warps (4) and the kernel's tile.warps (6) multiples of 4}}
+  tile.warp_specialize producer(4 warps, 40 registers) {
+  } consumer(232 registers) {
+  }
+  return
+}
+
+// -----
+
+func.func @f() attributes {tile.kernel, tile.warps = 8 : i32, tile.producer_warps = 4 : i64} {
+  // expected-error @+1 {{register counts must be multiples of 8 in [24, 256], got 20 and 232}}
+  tile.warp_specialize producer(4 warps, 20 registers) {
+  } consumer(232 registers) {
+  }
+  return
+}
+
+// -----
+
+// 128 x 40 + 256 x 240 registers do not fit in a block's 65536.
+func.func @f() attributes {tile.kernel, tile.warps = 8 : i32, tile.producer_warps = 4 : i64} {
+  // expected-error @+1 {{asks for 66560 registers, more than the 65536 of a block}}
+  tile.warp_specialize producer(4 warps, 40 registers) {
+  } consumer(240 registers) {
+  }
+  return
+}

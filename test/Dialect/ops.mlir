@@ -206,3 +206,28 @@ func.func @tensor_copies(%v: !tile.view<?x?xf16>, %i: i32, %p: i1) {
   return
 }
 
+// -----
+
+// Warp specialization (tile-pipeline's warp-specialized scheme, sm_90a): a
+// producer region and a consumer region, each ending implicitly, and the
+// consumers' release of a stage.
+// CHECK-LABEL: func.func @roles
+// CHECK-SAME: tile.producer_warps = 4
+// CHECK: tile.warp_specialize producer(4 warps, 40 registers) {
+// CHECK-NEXT: tile.mbarrier_wait %{{.*}}[%{{.*}}] phase(%{{.*}}) : !tile.shared<2xi64>
+// CHECK-NEXT: } consumer(232 registers) {
+// CHECK-NEXT: tile.mbarrier_arrive %{{.*}}[%{{.*}}] if %{{.*}} : !tile.shared<2xi64>
+// CHECK-NEXT: tile.mbarrier_arrive %{{.*}}[%{{.*}}] : !tile.shared<2xi64>
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @roles(%i: i32, %p: i1) attributes {tile.kernel, tile.warps = 8 : i32, tile.producer_warps = 4 : i64} {
+  %b = tile.alloc_shared : !tile.shared<2xi64>
+  tile.warp_specialize producer(4 warps, 40 registers) {
+    tile.mbarrier_wait %b[%i] phase(%i) : !tile.shared<2xi64>
+  } consumer(232 registers) {
+    tile.mbarrier_arrive %b[%i] if %p : !tile.shared<2xi64>
+    tile.mbarrier_arrive %b[%i] : !tile.shared<2xi64>
+  }
+  return
+}
+

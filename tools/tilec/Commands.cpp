@@ -91,6 +91,18 @@ cl::opt<bool>
                     "bytes)"),
            cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
            cl::cat(commandCat));
+cl::opt<bool> warpSpecializeOpt(
+    "warp-specialize",
+    cl::desc("sm_90a: give the TMA copies of pipelined wgmma loops to a "
+             "producer warpgroup (implies --tma; 4 more warps per program)"),
+    cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
+    cl::cat(commandCat));
+cl::opt<bool> persistentOpt(
+    "persistent",
+    cl::desc("GPU targets: persistent kernels, launched with the programs "
+             "the device runs at once, each looping over the grid's"),
+    cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
+    cl::cat(commandCat));
 cl::opt<uint64_t> seedOpt("seed", cl::desc("Seed of the generated inputs"),
                           cl::init(1), cl::sub(runCmd), cl::sub(checkCmd),
                           cl::sub(bundleCmd), cl::cat(commandCat));
@@ -448,6 +460,8 @@ int runMain() {
   jit::CompileOptions options;
   options.target = targetOpt;
   options.tma = tmaOpt;
+  options.warpSpecialize = warpSpecializeOpt;
+  options.persistent = persistentOpt;
   if (!collectDefines(options.defines))
     return 1;
   if (sizeOpt.size() > 1)
@@ -632,6 +646,8 @@ int checkMain() {
   jit::CompileOptions options;
   options.target = targetOpt;
   options.tma = tmaOpt;
+  options.warpSpecialize = warpSpecializeOpt;
+  options.persistent = persistentOpt;
   if (!collectDefines(options.defines))
     return 1;
   if (sizeOpt.size() != 1)
@@ -676,6 +692,8 @@ int bundleMain() {
   jit::CompileOptions options;
   options.target = targetOpt;
   options.tma = tmaOpt;
+  options.warpSpecialize = warpSpecializeOpt;
+  options.persistent = persistentOpt;
   options.emulate = emulateOpt;
   if (!collectDefines(options.defines))
     return 1;

@@ -98,6 +98,16 @@ cl::opt<bool> tuneTma("tma",
                                "copies (tilec --tma; a tune cache entry of "
                                "its own)"),
                       cl::sub(tuneCmd), cl::cat(tuneCat));
+cl::opt<bool> tuneWarpSpecialize(
+    "warp-specialize",
+    cl::desc("sm_90a: tune the kernel with a producer warpgroup (tilec "
+             "--warp-specialize; a tune cache entry of its own)"),
+    cl::sub(tuneCmd), cl::cat(tuneCat));
+cl::opt<bool> tunePersistent(
+    "persistent",
+    cl::desc("GPU targets: tune the persistent kernel (tilec --persistent; "
+             "a tune cache entry of its own)"),
+    cl::sub(tuneCmd), cl::cat(tuneCat));
 cl::opt<bool> tuneQuiet("quiet", cl::desc("No progress lines"),
                         cl::sub(tuneCmd), cl::cat(tuneCat));
 cl::opt<bool> tuneNoCache("no-cache",
@@ -172,6 +182,8 @@ bool makeRequest(jit::TuneRequest &request, const std::string &deviceSpec) {
   request.Options.target = tuneTarget;
   request.Options.emulate = driver::isEmulatorDevice(deviceSpec);
   request.Options.tma = tuneTma;
+  request.Options.warpSpecialize = tuneWarpSpecialize;
+  request.Options.persistent = tunePersistent;
   for (const std::string &d : tuneDefines) {
     std::string name, value;
     if (!driver::splitAssignment(d, name, value)) {

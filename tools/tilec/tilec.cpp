@@ -128,6 +128,18 @@ cl::opt<bool> tmaOpt(
              "multiples of 16 bytes)"),
     cl::cat(tilecCat));
 
+cl::opt<bool> warpSpecializeOpt(
+    "warp-specialize",
+    cl::desc("sm_90a: give the TMA copies of pipelined wgmma loops to a "
+             "producer warpgroup (implies --tma; 4 more warps per program)"),
+    cl::cat(tilecCat));
+
+cl::opt<bool> persistentOpt(
+    "persistent",
+    cl::desc("GPU targets: persistent kernels, launched with the programs "
+             "the device runs at once, each looping over the grid's"),
+    cl::cat(tilecCat));
+
 cl::opt<unsigned>
     maxErrors("max-errors",
               cl::desc("Stop after this many errors (default 20)"),
@@ -330,6 +342,12 @@ int main(int argc, char **argv) {
   }
   if (tmaOpt)
     (*module)->setAttr(tile::TileDialect::kTmaAttr, mlir::UnitAttr::get(&ctx));
+  if (warpSpecializeOpt)
+    (*module)->setAttr(tile::TileDialect::kWarpSpecializeAttr,
+                       mlir::UnitAttr::get(&ctx));
+  if (persistentOpt)
+    (*module)->setAttr(tile::TileDialect::kPersistentAttr,
+                       mlir::UnitAttr::get(&ctx));
 
   std::optional<tile::TargetInfo> info =
       tile::TargetInfo::lookup(targetName(target));

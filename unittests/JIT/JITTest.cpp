@@ -372,6 +372,14 @@ kernel mm<BM: int = 128, BN: int = 64, BK: int = 64>(
             std::string::npos)
       << tile_jit_last_error();
   std::string still = manifest(); // the bad call changed nothing
+  // With a producer warpgroup: 4 + 4 warps, 256 threads.
+  ASSERT_EQ(tile_jit_set_flags(jit, TILE_JIT_WARP_SPECIALIZE), 0)
+      << tile_jit_last_error();
+  std::string specialized = manifest();
+  // Persistent: the manifest says so.
+  ASSERT_EQ(tile_jit_set_flags(jit, TILE_JIT_PERSISTENT), 0)
+      << tile_jit_last_error();
+  std::string persistent = manifest();
   tile_jit_destroy(jit);
   if (saved)
     setenv("TILE_PTXAS", restore.c_str(), 1);
@@ -381,6 +389,13 @@ kernel mm<BM: int = 128, BN: int = 64, BK: int = 64>(
   EXPECT_EQ(plain.find("tensor_maps"), std::string::npos) << plain;
   EXPECT_NE(tma.find("tensor_maps"), std::string::npos) << tma;
   EXPECT_NE(still.find("tensor_maps"), std::string::npos) << still;
+  EXPECT_NE(tma.find("\"threads_per_block\": 128"), std::string::npos) << tma;
+  EXPECT_NE(specialized.find("tensor_maps"), std::string::npos) << specialized;
+  EXPECT_NE(specialized.find("\"threads_per_block\": 256"), std::string::npos)
+      << specialized;
+  EXPECT_EQ(specialized.find("persistent"), std::string::npos) << specialized;
+  EXPECT_NE(persistent.find("\"persistent\": true"), std::string::npos)
+      << persistent;
   EXPECT_EQ(tile_jit_set_flags(nullptr, 0), -1);
 }
 

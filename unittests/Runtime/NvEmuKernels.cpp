@@ -560,3 +560,50 @@ ENTRY(mbarrier_misuse) {
     break;
   }
 }
+
+/// roles(Out: u32[128], Rounds, Mode), 256 threads, 1040 bytes of shared
+/// memory: a warp-specialized handoff. Threads 128-255 are the producer
+/// warpgroup (setmaxnreg.dec 40): per round, thread 128 waits until the
+/// stage is empty, writes 64 words and arrives on the "full" mbarrier
+/// (count 1). Threads 0-127 are the consumers (setmaxnreg.inc 232): they
+/// wait for the full phase, each adds word T % 64, meet at named barrier
+/// 1 (128 threads), and the first lane of each warp arrives on the
+/// "empty" mbarrier (count 4). Out[T] = the consumer's sum. Mode 0: as
+/// described; 1: the producer does not wait for the empty stage; 2: warp
+/// 3 uses barrier 1 with 64 threads; 3: setmaxnreg.dec 20.
+ENTRY(roles) {
+  uint32_t *Out = ptr<uint32_t>(Args, 0);
+  auto Rounds = uint32_t(arg(Args, 1));
+  auto Mode = uint32_t(arg(Args, 2));
+  uint32_t *Data = shared32();
+  auto Base = uint32_t(reinterpret_cast<uintptr_t>(Ops->shared_base()));
+  uint32_t Full = Base + 1024, Empty = Base + 1032, T = tid();
+  if (T == 0) {
+    Ops->mbarrier_init(Full, 1);
+    Ops->mbarrier_init(Empty, 4);
+  }
+  Ops->barrier(0);
+  if (T >= 128) {
+    Ops->setmaxnreg(Mode == 3 ? 20 : 40, 0);
+    for (uint32_t R = 0; R < Rounds; ++R) {
+      if (Mode != 1)
+        Ops->mbarrier_try_wait_parity(Empty, (R & 1) ^ 1);
+      if (T != 128)
+        continue;
+      for (uint32_t I = 0; I < 64; ++I)
+        store(&Data[I], R * 1000 + I, TILE_EMU_SHARED);
+      Ops->mbarrier_arrive(Full);
+    }
+    return;
+  }
+  Ops->setmaxnreg(232, 1);
+  uint32_t Sum = 0;
+  for (uint32_t R = 0; R < Rounds; ++R) {
+    Ops->mbarrier_try_wait_parity(Full, R & 1);
+    Sum += load(&Data[T % 64], TILE_EMU_SHARED);
+    Ops->barrier_count(1, Mode == 2 && T >= 96 ? 64 : 128);
+    if (lane() == 0)
+      Ops->mbarrier_arrive(Empty);
+  }
+  store(&Out[T], Sum);
+}

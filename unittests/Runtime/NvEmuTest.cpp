@@ -493,6 +493,40 @@ int cudaShflSource(uint32_t Mode, unsigned Lane, unsigned B, unsigned Width) {
   }
 }
 
+// A producer warpgroup hands stages to consumer warps through two
+// mbarriers (plain arrivals), the consumers synchronize with a named
+// barrier of their own 128 threads, and each role sets its registers: the
+// sums are exact, and each misuse is reported.
+TEST_F(NvEmuTest, WarpRolesHandOffThroughMbarriers) {
+  const uint32_t Rounds = 5;
+  auto Run = [&](uint64_t Mode, Buffer &Out) {
+    return run("roles", 256, 1040, {1, 1, 1}, {Out.address(), Rounds, Mode});
+  };
+  Buffer Out = output<uint32_t>(128);
+  ASSERT_FALSE(Run(0, Out));
+  std::vector<uint32_t> Got = read<uint32_t>(Out);
+  for (uint32_t T = 0; T < 128; ++T) {
+    uint32_t Want = 0;
+    for (uint32_t R = 0; R < Rounds; ++R)
+      Want += R * 1000 + T % 64;
+    ASSERT_EQ(Got[T], Want) << "thread " << T;
+  }
+  Buffer Scratch = output<uint32_t>(128);
+  // Without the empty wait the producer completes phases of the full
+  // barrier nobody waited for: the consumers then wait for a parity that
+  // never comes.
+  EXPECT_TRUE(failsWith(Run(1, Scratch),
+                        {"deadlock in block (0,0,0)",
+                         "at mbarrier (shared offset 0x400) waiting for "
+                         "phase parity 1"}));
+  EXPECT_TRUE(failsWith(Run(2, Scratch),
+                        {"barrier 1 reached with 64 threads while threads "
+                         "wait in it for 128"}));
+  EXPECT_TRUE(failsWith(Run(3, Scratch),
+                        {"setmaxnreg.dec 20: PTX needs a multiple of 8 in "
+                         "[24, 256]"}));
+}
+
 TEST_F(NvEmuTest, ShuffleModesMatchCudaDefinitions) {
   const uint32_t Threads = 64;
   std::mt19937 Gen(7);

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,11 @@ struct StageOutput {
   std::map<std::string, uint64_t> sharedBytes;
   /// GPU targets: the tensor maps each kernel takes, in order.
   std::map<std::string, std::vector<TensorMapDesc>> tensorMaps;
+  /// GPU targets: the threads per block of each kernel whose launch has
+  /// more than its tile.warps (warp specialization adds producer warps).
+  std::map<std::string, uint32_t> threadsPerBlock;
+  /// GPU targets: the kernels tile-persist-programs made persistent.
+  std::set<std::string> persistent;
 };
 
 /// Options of a compilation past the front end.

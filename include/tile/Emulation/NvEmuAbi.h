@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 /** Bumped whenever the table or an enumeration changes. */
-#define TILE_EMU_ABI_VERSION 5
+#define TILE_EMU_ABI_VERSION 6
 
 #define TILE_EMU_BIND_SYMBOL "__tile_emu_bind"
 #define TILE_EMU_ENTRY_PREFIX "__tile_emu_entry_"
@@ -265,6 +265,18 @@ struct tile_emu_ops {
   void (*wgmma_register_a)(uint32_t kind, uint32_t n, const uint32_t *a,
                            uint64_t desc_b, uint32_t flags, const uint32_t *c,
                            uint32_t *d);
+  /** bar.sync / barrier.cta.sync.aligned \p id, \p count: completes
+   *  when \p count threads (a multiple of 32) have arrived. */
+  void (*barrier_count)(uint32_t id, uint32_t count);
+  /** mbarrier.arrive (no transaction bytes): the calling thread arrives
+   *  once. The shared-memory accesses before it are ordered before what
+   *  the threads that wait for the phase do after (the race detector
+   *  starts a new epoch when such a phase completes). */
+  void (*mbarrier_arrive)(uint32_t bar);
+  /** setmaxnreg.{inc,dec}.sync.aligned.u32 \p count (\p increase: 1 for
+   *  inc): checks the count (a multiple of 8 in [24, 256]); registers
+   *  are not modelled. */
+  void (*setmaxnreg)(uint32_t count, uint32_t increase);
 };
 
 #ifdef __cplusplus

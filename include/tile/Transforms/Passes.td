@@ -106,12 +106,23 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
     on the read stage's phase at the top of each iteration instead of
     `tile.wait` and `tile.barrier`, and a `tile.barrier` and
     `tile.mbarrier_inval` after the loop instead of `tile.wait 0`.
+
+    With `warp-specialize` (or a `tile.warp_specialize` unit attribute on
+    the module; it implies `tma`), such a loop directly in the kernel's
+    body whose bounds and copy offsets are computed without memory effects
+    gets a producer warpgroup: the kernel's body becomes the consumer
+    region of a `tile.warp_specialize` and the producer region runs the
+    copies alone, each after a `tile.mbarrier_wait` on the stage's "empty"
+    mbarrier, which the consumer warps release with `tile.mbarrier_arrive`
+    once the MMA group reading it is retired (docs/Passes.md).
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
            "target name (sm_80, sm_90a, gfx942, host, ...)">,
     Option<"tma", "tma", "bool", /*default=*/"false",
-           "copy wgmma operands with TMA where the loop and loads allow it">
+           "copy wgmma operands with TMA where the loop and loads allow it">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
+           "give a TMA loop's copies to a producer warpgroup (implies tma)">
   ];
 }
 
@@ -182,6 +193,34 @@ def TileAllocateShared : Pass<"tile-allocate-shared", "::mlir::ModuleOp"> {
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
            "target name (sm_80, sm_90a, gfx942, host, ...)">
+  ];
+}
+
+def TilePersistPrograms
+    : Pass<"tile-persist-programs", "::mlir::ModuleOp"> {
+  let summary = "loop each program over the kernel's virtual grid";
+  let description = [{
+    With `persistent` (or a `tile.persistent` unit attribute on the module)
+    on a GPU target, every kernel without results gets three i32
+    arguments after its own (`tile.virtual_grid` = 0, 1, 2: the extents of
+    the grid it declares, which the runtime passes) and its body moves
+    into an `scf.for` (`tile.persistent`) from `program_id(x)` to
+    gx * gy * gz step `num_programs(x)`: the runtime launches at most as
+    many programs as the device runs at once, and each runs the virtual
+    programs it is given, in groups of `group` rows (grid y) taken column
+    by column (Triton's grouped order, for L2 reuse; `group=1`: x
+    fastest). Inside, `tile.program_id` becomes the virtual program's
+    coordinate and `tile.num_programs` the virtual grid's extent. The kernel gets `tile.persistent`. Runs before
+    tile-pipeline, whose loops it nests.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "target name (sm_80, sm_90a, gfx942, host, ...)">,
+    Option<"persistent", "persistent", "bool", /*default=*/"false",
+           "make every kernel persistent">,
+    Option<"group", "group", "int64_t", /*default=*/"8",
+           "rows (grid y) per group of the virtual programs' order; 1: "
+           "row-major">
   ];
 }
 

@@ -592,7 +592,8 @@ public:
     return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
   }
 
-  void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) override {
+  void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads,
+                  unsigned /*maxRegisters: NVIDIA only*/) override {
     MLIRContext *ctx = func.getContext();
     func.setCConv(LLVM::cconv::CConv::AMDGPU_KERNEL);
     func->setAttr(ROCDL::ROCDLDialect::getKernelFuncAttrName(),

@@ -358,6 +358,14 @@ void EmulationRewriter::addEntries() {
               ? b.CreatePointerBitCastOrAddrSpaceCast(slot, param.getType())
               : b.CreateLoad(param.getType(), slot));
     }
+    // The kernel reads its byval parameters in place: without the
+    // attribute the call passes their addresses (a byval parameter is
+    // passed in the argument area on the host, which a call without the
+    // attribute leaves unset: a tensor map read as zeros once the kernel
+    // is too large to inline).
+    for (Argument &param : kernel->args())
+      if (param.hasByValAttr())
+        kernel->removeParamAttr(param.getArgNo(), Attribute::ByVal);
     b.CreateCall(kernel, args);
     b.CreateRetVoid();
     addKernelExports(*kernel);

@@ -39,12 +39,22 @@ LogicalResult lowerTileToLLVM(ModuleOp module, TargetLowering &target) {
   for (auto fn : module.getOps<func::FuncOp>())
     if (fn->hasAttr("tile.kernel"))
       kernels.push_back(fn);
-  llvm::StringMap<unsigned> numThreads;
+  llvm::StringMap<std::pair<unsigned, unsigned>> launch;
   for (func::FuncOp fn : kernels) {
     auto warps = fn->getAttrOfType<IntegerAttr>("tile.warps");
-    if (warps)
-      numThreads[fn.getSymName()] =
-          unsigned(warps.getInt()) * target.getTargetInfo().warpSize;
+    // A warp-specialized kernel also runs its producer warps, and starts
+    // with the registers its roles then redistribute.
+    auto producers =
+        fn->getAttrOfType<IntegerAttr>(tile::TileDialect::kProducerWarpsAttr);
+    if (warps) {
+      unsigned threads =
+          unsigned(warps.getInt() + (producers ? producers.getInt() : 0)) *
+          target.getTargetInfo().warpSize;
+      launch[fn.getSymName()] = {
+          threads,
+          producers ? unsigned(tile::WarpSpecializeOp::launchRegisters(threads))
+                    : 0u};
+    }
     KernelLowering lowering(target, module, fn);
     if (failed(lowering.run()))
       return failure();
@@ -93,9 +103,9 @@ LogicalResult lowerTileToLLVM(ModuleOp module, TargetLowering &target) {
 
   // 3. Entry points.
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
-    auto it = numThreads.find(fn.getSymName());
-    if (it != numThreads.end())
-      target.markKernel(fn, it->second);
+    auto it = launch.find(fn.getSymName());
+    if (it != launch.end())
+      target.markKernel(fn, it->second.first, it->second.second);
   }
   return success();
 }

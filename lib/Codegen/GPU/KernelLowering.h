@@ -151,6 +151,9 @@ public:
   mlir::OpBuilder &builder() { return b; }
   TargetLowering &target() { return tl; }
   unsigned warpSize() const;
+  /// The kernel's threads (tile.warps x warp size; in a warp-specialized
+  /// kernel, its consumer threads).
+  int64_t numThreads() const { return threads; }
   /// The calling thread's index in the program (i32).
   mlir::Value threadIndex() const { return tid; }
 
@@ -276,6 +279,7 @@ public:
   mlir::LogicalResult lowerMbarrierInit(tile::MbarrierInitOp op);
   mlir::LogicalResult lowerMbarrierWait(tile::MbarrierWaitOp op);
   mlir::LogicalResult lowerMbarrierInval(tile::MbarrierInvalOp op);
+  mlir::LogicalResult lowerMbarrierArrive(tile::MbarrierArriveOp op);
   /// The kernel's tensor-map parameters (tile.tensor_maps), in order.
   void setTensorMaps(mlir::ValueRange maps) {
     tensorMaps.assign(maps.begin(), maps.end());

@@ -147,6 +147,29 @@ void TargetLowering::tensorCopy2d(OpBuilder &, Location, Value, Value, Value,
                                   Value, Value) {
   llvm_unreachable("tensorCopy2d without hasTensorCopy");
 }
+void TargetLowering::mbarrierArrive(OpBuilder &, Location, Value) {
+  llvm_unreachable("mbarrierArrive without hasTensorCopy");
+}
+void TargetLowering::setMaxRegisters(OpBuilder &, Location, unsigned, bool) {
+  llvm_unreachable("setMaxRegisters without hasTensorCopy");
+}
+
+WarpRoles WarpRoles::at(Block *block) {
+  WarpRoles roles;
+  for (Operation *op = block ? block->getParentOp() : nullptr; op;
+       op = op->getParentOp()) {
+    Region *region = block->getParent();
+    block = op->getBlock();
+    auto attr = op->getAttrOfType<DenseI32ArrayAttr>(kAttr);
+    if (!attr || attr.size() != 2)
+      continue;
+    bool producer = region->getRegionNumber() == 0;
+    roles.threads = unsigned(attr[producer ? 1 : 0]);
+    roles.firstThread = producer ? unsigned(attr[0]) : 0;
+    return roles;
+  }
+  return roles;
+}
 
 KernelLowering::KernelLowering(TargetLowering &target, ModuleOp module,
                                func::FuncOp kernel)

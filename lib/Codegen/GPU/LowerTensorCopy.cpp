@@ -9,7 +9,14 @@
 //  - tile.mbarrier_init / tile.mbarrier_inval: thread 0 for every barrier
 //    of the buffer (the init followed by the fence TMA needs, which every
 //    thread executes);
-//  - tile.mbarrier_wait: every thread polls the barrier's phase.
+//  - tile.mbarrier_wait: every thread polls the barrier's phase;
+//  - tile.mbarrier_arrive: the first lane of each warp arrives;
+//  - tile.warp_specialize: `if (thread >= consumer threads)` with the
+//    producer region (after setmaxnreg.dec, on the producers' first warp)
+//    in its then-branch and the consumer region (after setmaxnreg.inc) in
+//    its else-branch, marked with WarpRoles::kAttr: barriers inside
+//    synchronize one role, and a producer's TMA copies come from its first
+//    thread.
 // The other threads do nothing for a copy: the 16-byte chunks, addresses
 // and predicates every thread computes for cp.async (LowerCopy.cpp) are the
 // instructions this replaces.
@@ -19,6 +26,7 @@
 #include "KernelLowering.h"
 
 #include "tile/Layout/TmaBox.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
@@ -42,12 +50,14 @@ static Value barrierAddress(KernelLowering &kl, Operation *op,
   return kl.gep(bars.ptr, offset);
 }
 
-/// Opens `if (thread 0 [and pred])`; the builder stays inside (the caller's
-/// insertion guard closes it).
+/// Opens `if (thread 0 [and pred])` (in a producer region, its first
+/// thread); the builder stays inside (the caller's insertion guard closes
+/// it).
 static void onlyThreadZero(KernelLowering &kl, Location loc, Value pred) {
   OpBuilder &b = kl.builder();
+  unsigned firstThread = WarpRoles::at(b.getInsertionBlock()).firstThread;
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      kl.threadIndex(), kl.i32(0));
+                                      kl.threadIndex(), kl.i32(firstThread));
   if (pred)
     first = arith::AndIOp::create(b, loc, first, pred);
   auto guard = scf::IfOp::create(b, loc, first, /*withElse=*/false);
@@ -144,12 +154,18 @@ LogicalResult KernelLowering::lowerMbarrierInit(tile::MbarrierInitOp op) {
   return success();
 }
 
+/// The shared address of mbarrier \p index (lowered i32) of the buffer
+/// \p barriers of the mbarrier op \p op, or null after an error at it.
+static Value indexedBarrier(KernelLowering &kl, Operation *op, Value barriers,
+                            Value index) {
+  SharedValue *bars = mbarrierBuffer(kl, op, barriers);
+  return bars ? barrierAddress(kl, op, *bars, index) : Value();
+}
+
 LogicalResult KernelLowering::lowerMbarrierWait(tile::MbarrierWaitOp op) {
-  SharedValue *bars = mbarrierBuffer(*this, op, op.getBarriers());
-  if (!bars)
-    return failure();
   Location l = op.getLoc();
-  Value bar = barrierAddress(*this, op, *bars, values[op.getIndex()][0]);
+  Value bar =
+      indexedBarrier(*this, op, op.getBarriers(), values[op.getIndex()][0]);
   if (!bar)
     return failure();
   Value parity = values[op.getPhase()][0];
@@ -179,8 +195,90 @@ LogicalResult KernelLowering::lowerMbarrierInval(tile::MbarrierInvalOp op) {
   });
 }
 
+LogicalResult KernelLowering::lowerMbarrierArrive(tile::MbarrierArriveOp op) {
+  Location l = op.getLoc();
+  Value bar =
+      indexedBarrier(*this, op, op.getBarriers(), values[op.getIndex()][0]);
+  if (!bar)
+    return failure();
+  Value lane = arith::AndIOp::create(b, l, threadIndex(), i32(warpSize() - 1));
+  Value first =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, lane, i32(0));
+  if (op.getPred())
+    first = arith::AndIOp::create(b, l, first, values[op.getPred()][0]);
+  OpBuilder::InsertionGuard guard(b);
+  auto only = scf::IfOp::create(b, l, first, /*withElse=*/false);
+  b.setInsertionPointToStart(&only.getThenRegion().front());
+  tl.mbarrierArrive(b, l, bar);
+  return success();
+}
+
+namespace {
+
+/// tile.warp_specialize: an scf.if on the thread index (see the file
+/// comment).
+class WarpSpecializeLowering
+    : public OpConversionPattern<tile::WarpSpecializeOp> {
+public:
+  WarpSpecializeLowering(KernelLowering &kl)
+      : OpConversionPattern(kl.getTypeConverter(), kl.getContext()), kl(kl) {}
+
+  LogicalResult
+  matchAndRewrite(tile::WarpSpecializeOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!kl.target().hasTensorCopy())
+      return op.emitOpError("needs a target with setmaxnreg (sm_90a)");
+    unsigned warpSize = kl.target().getTargetInfo().warpSize;
+    int32_t consumers = int32_t(kl.numThreads());
+    int32_t producers = int32_t(op.getProducerWarps() * warpSize);
+    int64_t launch =
+        tile::WarpSpecializeOp::launchRegisters(consumers + producers);
+    Location l = op.getLoc();
+    Value isProducer = arith::CmpIOp::create(
+        rewriter, l, arith::CmpIPredicate::uge, kl.threadIndex(),
+        arith::ConstantIntOp::create(rewriter, l, rewriter.getI32Type(),
+                                     consumers));
+    auto roles = scf::IfOp::create(rewriter, l, TypeRange{}, isProducer,
+                                   /*withElseRegion=*/true);
+    // The producer region runs on the producers' first warp (its copies
+    // come from one thread; the other warps would only poll the
+    // mbarriers), after the whole warpgroup gave its registers back.
+    roles->setAttr(WarpRoles::kAttr, rewriter.getDenseI32ArrayAttr(
+                                         {consumers, int32_t(warpSize)}));
+    auto fill = [&](Block *into, Region &from, int64_t registers) {
+      rewriter.setInsertionPointToStart(into);
+      if (registers != launch)
+        kl.target().setMaxRegisters(rewriter, l, unsigned(registers),
+                                    registers > launch);
+      if (into == roles.thenBlock()) {
+        Value firstWarp = arith::CmpIOp::create(
+            rewriter, l, arith::CmpIPredicate::ult, kl.threadIndex(),
+            arith::ConstantIntOp::create(rewriter, l, rewriter.getI32Type(),
+                                         consumers + int32_t(warpSize)));
+        into = scf::IfOp::create(rewriter, l, firstWarp, /*withElse=*/false)
+                   .thenBlock();
+      }
+      Block *src = &from.front();
+      Operation *end = src->getTerminator();
+      rewriter.inlineBlockBefore(src, into->getTerminator());
+      rewriter.eraseOp(end);
+    };
+    fill(roles.thenBlock(), op.getProducer(), op.getProducerRegisters());
+    fill(roles.elseBlock(), op.getConsumer(), op.getConsumerRegisters());
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  KernelLowering &kl;
+};
+
+} // namespace
+
 void populateTensorCopyPatterns(KernelLowering &kl,
                                 RewritePatternSet &patterns) {
+  patterns.add<WarpSpecializeLowering>(kl);
+  addLowering(patterns, kl, &KernelLowering::lowerMbarrierArrive);
   addLowering(patterns, kl, &KernelLowering::lowerMbarrierInit);
   addLowering(patterns, kl, &KernelLowering::lowerMbarrierWait);
   addLowering(patterns, kl, &KernelLowering::lowerMbarrierInval);

@@ -36,6 +36,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/IR/ReplaceConstant.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -71,6 +72,9 @@ enum OpsField : unsigned {
   kMbarrierInval,
   kTmaLoad,
   kWgmmaRegisterA,
+  kBarrierCount,
+  kMbarrierArrive,
+  kSetmaxnreg,
   kNumFields
 };
 
@@ -187,6 +191,15 @@ Expected<Value *> NvidiaRewriter::rewriteCall(CallInst *call, StringRef name) {
              name == "llvm.nvvm.barrier.cta.sync.all" ||
              name == "llvm.nvvm.barrier.sync" || name == "llvm.nvvm.bar.sync") {
     callOps(b, kBarrier, voidTy, {arg(0)});
+  } else if (name == "llvm.nvvm.barrier.cta.sync.aligned.count" ||
+             name == "llvm.nvvm.barrier.cta.sync.count" ||
+             name == "llvm.nvvm.barrier.sync.cnt" ||
+             name == "llvm.nvvm.bar.sync.cnt") {
+    callOps(b, kBarrierCount, voidTy, {arg(0), arg(1)});
+  } else if (name == "llvm.nvvm.setmaxnreg.inc.sync.aligned.u32" ||
+             name == "llvm.nvvm.setmaxnreg.dec.sync.aligned.u32") {
+    callOps(b, kSetmaxnreg, voidTy,
+            {arg(0), b.getInt32(name.contains(".inc.") ? 1 : 0)});
   } else if (name.consume_front("llvm.nvvm.shfl.sync.")) {
     // <mode>.<i32|f32>[p](mask, value, b, c)
     unsigned mode = StringSwitch<unsigned>(name.take_front(name.find('.')))
@@ -338,6 +351,12 @@ Expected<bool> NvidiaRewriter::rewriteTmaAsm(CallInst *call, StringRef text,
         call->getType());
     return true;
   }
+  if (trimmed == tma::kArrive) {
+    if (Error err = expect(1, false))
+      return std::move(err);
+    callOps(b, kMbarrierArrive, voidTy, {word(0)});
+    return true;
+  }
   if (trimmed == tma::kInval) {
     if (Error err = expect(1, false))
       return std::move(err);
@@ -347,7 +366,13 @@ Expected<bool> NvidiaRewriter::rewriteTmaAsm(CallInst *call, StringRef text,
   if (trimmed == tma::kLoad2d) {
     if (Error err = expect(5, false))
       return std::move(err);
+    // The tensor map is the kernel's byval parameter, passed to the asm as
+    // its address (ptrtoint): hand the pointer itself to the table (an
+    // integer turned back into a pointer carries no provenance for the
+    // optimizer).
     Value *map = call->getArgOperand(1);
+    if (auto *address = dyn_cast<PtrToIntOperator>(map))
+      map = address->getPointerOperand();
     map = map->getType()->isPointerTy() ? generic(b, map)
                                         : b.CreateIntToPtr(map, ptr);
     Value *coords = scratch(*call->getFunction(), "tma.coords", 5);

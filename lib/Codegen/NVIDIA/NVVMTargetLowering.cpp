@@ -64,7 +64,19 @@ public:
   }
 
   void barrier(OpBuilder &b, Location loc) override {
-    NVVM::Barrier0Op::create(b, loc);
+    gpu::WarpRoles roles = gpu::WarpRoles::at(b.getInsertionBlock());
+    if (!roles.threads) {
+      NVVM::Barrier0Op::create(b, loc);
+      return;
+    }
+    // Named barrier 1 for the consumers, 2 for the producers: bar.sync 0
+    // would wait for the other role's threads too.
+    Type i32 = b.getI32Type();
+    NVVM::BarrierOp::create(
+        b, loc, Type(),
+        arith::ConstantIntOp::create(b, loc, i32, roles.firstThread ? 2 : 1),
+        arith::ConstantIntOp::create(b, loc, i32, roles.threads),
+        NVVM::BarrierReductionAttr(), Value());
   }
 
   Value shuffle(OpBuilder &b, Location loc, Value value, Value offset,
@@ -523,6 +535,18 @@ public:
     sideEffect(b, loc, tma_asm::kInval, "r", {sharedAddress(b, loc, bar)});
   }
 
+  void mbarrierArrive(OpBuilder &b, Location loc, Value bar) override {
+    sideEffect(b, loc, tma_asm::kArrive, "r", {sharedAddress(b, loc, bar)});
+  }
+
+  void setMaxRegisters(OpBuilder &b, Location loc, unsigned count,
+                       bool increase) override {
+    NVVM::SetMaxRegisterOp::create(b, loc, count,
+                                   increase
+                                       ? NVVM::SetMaxRegisterAction::increase
+                                       : NVVM::SetMaxRegisterAction::decrease);
+  }
+
   void tensorCopy2d(OpBuilder &b, Location loc, Value dst, Value map,
                     Value inner, Value outer, Value bar) override {
     Value mapAddress = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), map);
@@ -531,12 +555,17 @@ public:
                 sharedAddress(b, loc, bar)});
   }
 
-  void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) override {
+  void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads,
+                  unsigned maxRegisters) override {
     MLIRContext *ctx = func.getContext();
     func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                   UnitAttr::get(ctx));
     func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                   DenseI32ArrayAttr::get(ctx, {int32_t(numThreads)}));
+    // setmaxnreg needs the register count at the kernel's start (.maxnreg).
+    if (maxRegisters)
+      func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                    IntegerAttr::get(IntegerType::get(ctx, 32), maxRegisters));
     // Parameters passed by value (the tensor maps of TMA copies) are read
     // in place through their generic address: __grid_constant__, which
     // keeps the compiler from copying them to local memory.

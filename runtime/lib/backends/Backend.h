@@ -27,6 +27,10 @@ public:
   virtual Error launch(void *Function, const LaunchConfig &Config,
                        const std::array<uint32_t, 3> &Grid, void **Args,
                        void *Stream) = 0;
+  /// How many programs of \p Function one compute unit runs at once
+  /// (occupancy); default 1.
+  virtual Expected<uint32_t> residentPerUnit(void *Function,
+                                             const LaunchConfig &Config);
 };
 
 /// A TMA tensor map to encode (KernelSignature::TensorMaps): a dense

@@ -10,6 +10,7 @@
 
 #include "backends/Backend.h"
 
+#include <algorithm>
 #include <mutex>
 
 using namespace tile::rt;
@@ -65,6 +66,8 @@ struct CudaApi {
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
+                                                          int, size_t);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, CUstream, void **,
                              void **);
@@ -143,6 +146,10 @@ Expected<const CudaApi *> loadCuda() {
   TILE_RESOLVE(cuModuleUnload, "cuModuleUnload");
   TILE_RESOLVE(cuModuleGetFunction, "cuModuleGetFunction");
   TILE_RESOLVE(cuFuncSetAttribute, "cuFuncSetAttribute");
+  // Optional (persistent launches assume one program per SM without it).
+  A->cuOccupancyMaxActiveBlocksPerMultiprocessor = reinterpret_cast<
+      decltype(A->cuOccupancyMaxActiveBlocksPerMultiprocessor)>(
+      L.symbol("cuOccupancyMaxActiveBlocksPerMultiprocessor"));
   TILE_RESOLVE(cuLaunchKernel, "cuLaunchKernel");
   TILE_RESOLVE(cuMemAlloc, "cuMemAlloc_v2");
   TILE_RESOLVE(cuMemFree, "cuMemFree_v2");
@@ -213,6 +220,22 @@ public:
                            Config.SharedBytes, static_cast<CUstream>(Stream),
                            Args, nullptr),
         "cuLaunchKernel");
+  }
+
+  Expected<uint32_t> residentPerUnit(void *Function,
+                                     const LaunchConfig &Config) override {
+    if (!Api.cuOccupancyMaxActiveBlocksPerMultiprocessor)
+      return 1u;
+    if (Error E = Api.check(Api.cuCtxSetCurrent(Ctx), "cuCtxSetCurrent"))
+      return E;
+    int Blocks = 0;
+    if (Error E = Api.check(Api.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                                &Blocks, static_cast<CUfunction>(Function),
+                                static_cast<int>(Config.ThreadsPerBlock),
+                                Config.SharedBytes),
+                            "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
+      return E;
+    return uint32_t(std::max(Blocks, 1));
   }
 
 private:

@@ -44,6 +44,8 @@ struct HipApi {
   hipError_t (*hipModuleLaunchKernel)(hipFunction_t, unsigned, unsigned,
                                       unsigned, unsigned, unsigned, unsigned,
                                       unsigned, hipStream_t, void **, void **);
+  hipError_t (*hipModuleOccupancyMaxActiveBlocksPerMultiprocessor)(
+      int *, hipFunction_t, int, size_t);
   hipError_t (*hipMalloc)(void **, size_t);
   hipError_t (*hipFree)(void *);
   hipError_t (*hipMemcpyHtoD)(hipDeviceptr_t, void *, size_t);
@@ -107,6 +109,10 @@ Expected<const HipApi *> loadHip() {
   TILE_RESOLVE(hipModuleUnload);
   TILE_RESOLVE(hipModuleGetFunction);
   TILE_RESOLVE(hipModuleLaunchKernel);
+  // Optional (persistent launches assume one program per CU without it).
+  A->hipModuleOccupancyMaxActiveBlocksPerMultiprocessor = reinterpret_cast<
+      decltype(A->hipModuleOccupancyMaxActiveBlocksPerMultiprocessor)>(
+      L.symbol("hipModuleOccupancyMaxActiveBlocksPerMultiprocessor"));
   TILE_RESOLVE(hipMalloc);
   TILE_RESOLVE(hipFree);
   TILE_RESOLVE(hipMemcpyHtoD);
@@ -160,6 +166,22 @@ public:
                          Config.SharedBytes, static_cast<hipStream_t>(Stream),
                          Args, nullptr),
                      "hipModuleLaunchKernel");
+  }
+
+  Expected<uint32_t> residentPerUnit(void *Function,
+                                     const LaunchConfig &Config) override {
+    if (!Api.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor)
+      return 1u;
+    if (Error E = Api.check(Api.hipSetDevice(Ordinal), "hipSetDevice"))
+      return E;
+    int Blocks = 0;
+    if (Error E = Api.check(
+            Api.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
+                &Blocks, static_cast<hipFunction_t>(Function),
+                static_cast<int>(Config.ThreadsPerBlock), Config.SharedBytes),
+            "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor"))
+      return E;
+    return uint32_t(Blocks > 1 ? Blocks : 1);
   }
 
 private:

@@ -8,6 +8,7 @@
 
 #include "tile/Numerics/Format.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -388,6 +389,39 @@ Error tensorMapRequest(const KernelSignature &Sig, const TensorMapInfo &M,
 } // namespace
 const LaunchConfig &Kernel::config() const { return S->Config; }
 
+Expected<uint32_t> ModuleImpl::residentPerUnit(void *, const LaunchConfig &) {
+  return 1u;
+}
+
+namespace {
+
+/// The programs a persistent kernel is launched with: as many as the
+/// device runs at once (compute units x occupancy), at most \p Programs,
+/// at most $TILE_PERSISTENT_PROGRAMS when set (tests use it to give each
+/// program several of the grid's).
+Expected<uint32_t> persistentPrograms(DeviceImpl &Dev, ModuleImpl &Mod,
+                                      void *Function,
+                                      const LaunchConfig &Config,
+                                      uint64_t Programs) {
+  Expected<uint32_t> PerUnit = Mod.residentPerUnit(Function, Config);
+  if (!PerUnit)
+    return PerUnit.takeError();
+  uint64_t Resident =
+      uint64_t(std::max(1u, Dev.ComputeUnits)) * std::max(1u, *PerUnit);
+  if (const char *Cap = std::getenv("TILE_PERSISTENT_PROGRAMS")) {
+    char *End = nullptr;
+    unsigned long long N = std::strtoull(Cap, &End, 10);
+    if (!*Cap || *End || N == 0)
+      return makeError("TILE_PERSISTENT_PROGRAMS must be a positive integer, "
+                       "not '" +
+                       std::string(Cap) + "'");
+    Resident = std::min<uint64_t>(Resident, N);
+  }
+  return uint32_t(std::min<uint64_t>({Resident, Programs, UINT32_MAX}));
+}
+
+} // namespace
+
 Error Kernel::launch(const std::vector<ArgValue> &Args, const DimMap &Given,
                      Stream *St) {
   if (!S)
@@ -409,6 +443,18 @@ Error Kernel::launch(BoundArgs &Bound, Stream *St) {
   if (Bound.numPrograms() == 0)
     return Error::success(); // An empty grid has nothing to do.
   std::vector<void *> Ptrs = Bound.pointers();
+  // A persistent kernel takes its grid's extents and runs on the programs
+  // the device holds at once.
+  std::array<uint32_t, 3> Grid = Bound.Grid;
+  if (S->Sig.Persistent) {
+    Expected<uint32_t> Programs = persistentPrograms(
+        *S->Dev, *S->Mod, S->Function, S->Config, Bound.numPrograms());
+    if (!Programs)
+      return makeError(S->Sig.Name + ": " + Programs.message());
+    for (uint32_t &Extent : Bound.Grid)
+      Ptrs.push_back(&Extent);
+    Grid = {*Programs, 1, 1};
+  }
   // The tensor maps follow the parameters; an empty tensor's map is zeros
   // (a kernel copies nothing from an empty tensor). On the stack: no
   // allocation in the launch path (verify() bounds their number).
@@ -425,7 +471,7 @@ Error Kernel::launch(BoundArgs &Bound, Stream *St) {
         return makeError(S->Sig.Name + ": " + E.message());
     Ptrs.push_back(Maps[I].Bytes);
   }
-  if (Error E = S->Mod->launch(S->Function, S->Config, Bound.Grid, Ptrs.data(),
+  if (Error E = S->Mod->launch(S->Function, S->Config, Grid, Ptrs.data(),
                                St ? St->nativeHandle() : nullptr))
     return makeError(S->Sig.Name + ": " + E.message());
   return Error::success();

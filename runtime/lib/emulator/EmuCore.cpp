@@ -280,6 +280,7 @@ void releaseBarrier(Launch &L, uint32_t Id, EmuThread *Caller) {
       makeReady(L, *T);
   }
   L.AtBarrier[Id] = 0;
+  L.BarrierThreads[Id] = 0;
   L.Dev->advanceEpoch(L);
 }
 
@@ -342,7 +343,8 @@ void exitThread(Launch &L, EmuThread &T) {
   if (W.Arrived != 0 && W.Arrived == W.Live)
     finishCollective(L, Wave, nullptr);
   for (uint32_t Id = 0; Id < NumBarriers; ++Id)
-    if (L.AtBarrier[Id] != 0 && L.AtBarrier[Id] == L.LiveThreads)
+    if (L.AtBarrier[Id] != 0 && L.BarrierThreads[Id] == 0 &&
+        L.AtBarrier[Id] == L.LiveThreads)
       releaseBarrier(L, Id, nullptr);
 }
 
@@ -380,10 +382,21 @@ void emu::arriveAtCollective(Launch &L, EmuThread &T) {
   finishCollective(L, Wave, &T);
 }
 
-void emu::arriveAtBarrier(Launch &L, EmuThread &T, uint32_t Id) {
+void emu::arriveAtBarrier(Launch &L, EmuThread &T, uint32_t Id,
+                          uint32_t Threads) {
+  // A barrier with a thread count (a named barrier of one role of a
+  // warp-specialized program) completes when that many threads arrived.
+  if (L.AtBarrier[Id] != 0 && L.BarrierThreads[Id] != Threads)
+    addError(L, "barrier " + std::to_string(Id) + " reached with " +
+                    (Threads ? std::to_string(Threads) : "all") +
+                    " threads while threads wait in it for " +
+                    (L.BarrierThreads[Id] ? std::to_string(L.BarrierThreads[Id])
+                                          : "all") +
+                    " (" + blockName(L) + ")");
+  L.BarrierThreads[Id] = Threads;
   T.State = ThreadState::AtBarrier;
   T.BarrierId = Id;
-  if (++L.AtBarrier[Id] == L.LiveThreads)
+  if (++L.AtBarrier[Id] == (Threads ? Threads : L.LiveThreads))
     releaseBarrier(L, Id, &T);
   else
     suspend(L, T);
@@ -904,6 +917,7 @@ void EmuDevice::runBlock(Launch &L) {
   L.ReadyHead = L.ReadyCount = 0;
   L.LiveThreads = L.Threads;
   std::fill(std::begin(L.AtBarrier), std::end(L.AtBarrier), 0);
+  std::fill(std::begin(L.BarrierThreads), std::end(L.BarrierThreads), 0);
   for (size_t W = 0; W < L.Waves.size(); ++W) {
     uint32_t Lanes =
         std::min<uint32_t>(L.WaveSize, L.Threads - uint32_t(W) * L.WaveSize);

@@ -193,6 +193,9 @@ struct Launch {
   size_t ReadyHead = 0, ReadyCount = 0;
   uint32_t LiveThreads = 0;
   uint32_t AtBarrier[NumBarriers] = {};
+  /// Per barrier id, the thread count its current phase was given (PTX
+  /// bar.sync id, count); 0: every live thread.
+  uint32_t BarrierThreads[NumBarriers] = {};
   std::vector<WaveState> Waves;
 
   // Last allocation an access fell into (most accesses hit it again).
@@ -247,7 +250,8 @@ bool inShared(const Launch &L, uint64_t Address, uint64_t Bytes,
 /// live lane of its wave has, then the target computes the results.
 void arriveAtCollective(Launch &L, EmuThread &T);
 /// Waits at barrier \p Id until every live thread of the block has arrived.
-void arriveAtBarrier(Launch &L, EmuThread &T, uint32_t Id);
+void arriveAtBarrier(Launch &L, EmuThread &T, uint32_t Id,
+                     uint32_t Threads = 0);
 /// Blocks the running thread \p T in state \p State until wakeThread.
 void blockThread(Launch &L, EmuThread &T, ThreadState State);
 /// Makes the blocked thread \p T ready again.

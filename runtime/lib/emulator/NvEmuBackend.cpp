@@ -465,6 +465,40 @@ void opBarrier(uint32_t Id) {
   arriveAtBarrier(*L, *T, Id);
 }
 
+void opBarrierCount(uint32_t Id, uint32_t Count) {
+  Launch *L = CurrentLaunch;
+  EmuThread *T = CurrentThread;
+  if (!L || !T)
+    return;
+  if (Id >= NumBarriers || Count == 0 || Count % 32 != 0 ||
+      Count > L->Threads) {
+    addError(*L, "bar.sync " + std::to_string(Id) + ", " +
+                     std::to_string(Count) +
+                     ": PTX needs a barrier id 0-15 and a positive multiple "
+                     "of 32 threads, at most the block's " +
+                     std::to_string(L->Threads) + where(*L, *T));
+    Id = Id < NumBarriers ? Id : 0;
+    Count = 0;
+  }
+  arriveAtBarrier(*L, *T, Id, Count);
+}
+
+void opSetmaxnreg(uint32_t Count, uint32_t Increase) {
+  Launch *L = CurrentLaunch;
+  EmuThread *T = CurrentThread;
+  if (!L || !T)
+    return;
+  if (Count < 24 || Count > 256 || Count % 8 != 0)
+    addError(*L, std::string("setmaxnreg.") + (Increase ? "inc" : "dec") + " " +
+                     std::to_string(Count) +
+                     ": PTX needs a multiple of 8 in [24, 256]" +
+                     where(*L, *T));
+  else if (L->Threads % 128 != 0)
+    addError(*L, "setmaxnreg in a block of " + std::to_string(L->Threads) +
+                     " threads: it acts on whole warpgroups (128 threads)" +
+                     where(*L, *T));
+}
+
 uint32_t opShfl(uint32_t Mode, uint32_t Mask, uint32_t Value, uint32_t B,
                 uint32_t C, uint32_t *PredOut) {
   Launch *L = CurrentLaunch;
@@ -683,6 +717,9 @@ const tile_emu_ops Ops = {
     opMbarrierInval,
     opTmaLoad,
     opWgmmaRegisterA,
+    opBarrierCount,
+    opMbarrierArrive,
+    opSetmaxnreg,
 };
 
 } // namespace

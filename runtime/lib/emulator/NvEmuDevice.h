@@ -51,6 +51,9 @@ struct Mbarrier {
   uint32_t Phase = 0;   ///< Completed phases; the current parity is Phase & 1.
   std::vector<TmaCopy> Copies;      ///< Queued, not landed.
   std::vector<EmuThread *> Waiters; ///< Blocked in try_wait.parity.
+  /// The current phase has plain arrivals (mbarrier.arrive): its
+  /// completion orders their shared-memory accesses before the waiters'.
+  bool Released = false;
 };
 
 class NvEmuDevice : public EmuDevice {
@@ -116,6 +119,7 @@ void opMbarrierInit(uint32_t Bar, uint32_t Count);
 void opMbarrierArriveExpectTx(uint32_t Bar, uint32_t Bytes);
 uint32_t opMbarrierTryWaitParity(uint32_t Bar, uint32_t Parity);
 void opMbarrierInval(uint32_t Bar);
+void opMbarrierArrive(uint32_t Bar);
 void opTmaLoad(uint32_t Dst, const void *MapAddress, const int32_t *Coords,
                uint32_t Rank, uint32_t Bar);
 

@@ -214,6 +214,13 @@ bool NvEmuDevice::advanceBarrier(Launch &L, Mbarrier &B, uint32_t Offset) {
     return false;
   ++B.Phase;
   B.Pending = B.Count;
+  // Plain arrivals release what their threads did before (a consumer warp
+  // hands a ring stage back): the race detector cannot tell which threads
+  // synchronize through the barrier, so it starts a new epoch, as a block
+  // barrier does.
+  if (B.Released)
+    advanceEpoch(L);
+  B.Released = false;
   for (EmuThread *W : B.Waiters)
     wakeThread(L, *W);
   B.Waiters.clear();
@@ -300,6 +307,24 @@ void nvemu::opMbarrierArriveExpectTx(uint32_t Bar, uint32_t Bytes) {
     return;
   }
   B->Tx += Bytes;
+  --B->Pending;
+  if (B->Pending == 0 && (B->Copies.empty() || !B->Waiters.empty()))
+    D.advanceBarrier(*L, *B, Offset);
+}
+
+void nvemu::opMbarrierArrive(uint32_t Bar) {
+  std::optional<BarrierCall> C = barrierCall(Bar, "mbarrier.arrive");
+  if (!C)
+    return;
+  auto [L, T, Device, Offset, B] = *C;
+  NvEmuDevice &D = *Device;
+  if (B->Pending == 0 && !D.advanceBarrier(*L, *B, Offset)) {
+    addError(*L, "mbarrier.arrive on the " + barrierName(Offset) +
+                     " beyond the " + std::to_string(B->Count) +
+                     " arrivals its phase expects" + where(*L, *T));
+    return;
+  }
+  B->Released = true;
   --B->Pending;
   if (B->Pending == 0 && (B->Copies.empty() || !B->Waiters.empty()))
     D.advanceBarrier(*L, *B, Offset);

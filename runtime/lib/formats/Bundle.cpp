@@ -354,6 +354,8 @@ Error readKernel(const Value &V, const std::string &Path, KernelInfo &K) {
       K.Signature.TensorMaps.push_back(std::move(M));
     }
   }
+  if (Error E = F.boolean("persistent", K.Signature.Persistent))
+    return E;
   if (Error E = K.Signature.verify())
     return makeError(F.where() + E.message());
   int64_t Registers = -1, Spills = -1;
@@ -482,6 +484,8 @@ Value Manifest::toJson() const {
       }
       KV.set("tensor_maps", std::move(Maps));
     }
+    if (K.Signature.Persistent)
+      KV.set("persistent", true);
     json::Array Tests;
     for (const TestCase &T : K.Tests) {
       Value TV = json::Object{};

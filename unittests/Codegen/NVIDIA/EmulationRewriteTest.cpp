@@ -370,7 +370,8 @@ entry:
 )";
 
 /// What the TMA ops were called with: op (0 init, 1 arrive, 2 wait,
-/// 3 inval, 4 load), then the operands.
+/// 3 inval, 4 load; 5 setmaxnreg, 6 counted barrier, 7 plain arrive),
+/// then the operands.
 struct TmaRecorder {
   std::vector<std::array<int64_t, 6>> calls;
   alignas(16) std::array<uint8_t, 256> smem{};
@@ -432,15 +433,66 @@ TEST(EmulationRewrite, TmaStatementsCallTheTable) {
   EXPECT_EQ(out, 1u);
 }
 
-TEST(EmulationRewrite, OtherTmaStatementsAreErrors) {
-  std::string err = rewriteError(R"(
-define ptx_kernel void @k(i32 %bar) {
+/// A warp-specialized kernel's own statements: a named barrier with a
+/// thread count, setmaxnreg both ways, a plain mbarrier arrival.
+constexpr const char *kRolesKernel = R"(
+target triple = "nvptx64-nvidia-cuda"
+@__tile_dynamic_smem = external addrspace(3) global [0 x i8], align 16
+
+declare void @llvm.nvvm.barrier.cta.sync.aligned.count(i32, i32)
+declare void @llvm.nvvm.setmaxnreg.inc.sync.aligned.u32(i32)
+declare void @llvm.nvvm.setmaxnreg.dec.sync.aligned.u32(i32)
+
+define ptx_kernel void @roles() {
+entry:
+  %bar = ptrtoint ptr addrspace(3) @__tile_dynamic_smem to i32
+  call void @llvm.nvvm.setmaxnreg.dec.sync.aligned.u32(i32 40)
+  call void @llvm.nvvm.setmaxnreg.inc.sync.aligned.u32(i32 232)
+  call void @llvm.nvvm.barrier.cta.sync.aligned.count(i32 1, i32 256)
   call void asm sideeffect "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"(i32 %bar)
   ret void
 }
+)";
+
+TEST(EmulationRewrite, WarpRoleStatementsCallTheTable) {
+  auto jit = tile::test::rewriteAndJit(kRolesKernel,
+                                       tile::nvidia::rewriteForEmulation);
+  ASSERT_TRUE(bool(jit)) << llvm::toString(jit.takeError());
+  auto bind = tile::test::lookup<void (*)(const tile_emu_ops *)>(
+      **jit, TILE_EMU_BIND_SYMBOL);
+  auto entry =
+      tile::test::lookup<void (*)(void **)>(**jit, "__tile_emu_entry_roles");
+  ASSERT_TRUE(bind && entry);
+  tile_emu_ops ops = kOps;
+  ops.shared_base = []() -> void * { return tmaRec->smem.data(); };
+  ops.setmaxnreg = [](uint32_t count, uint32_t increase) {
+    tmaRec->calls.push_back({5, count, increase});
+  };
+  ops.barrier_count = [](uint32_t id, uint32_t count) {
+    tmaRec->calls.push_back({6, id, count});
+  };
+  ops.mbarrier_arrive = [](uint32_t bar) { tmaRec->calls.push_back({7, bar}); };
+  TmaRecorder r;
+  tmaRec = &r;
+  bind(&ops);
+  entry(nullptr);
+  tmaRec = nullptr;
+  auto bar = static_cast<int64_t>(
+      static_cast<uint32_t>(reinterpret_cast<uintptr_t>(r.smem.data())));
+  std::vector<std::array<int64_t, 6>> want = {
+      {5, 40, 0}, {5, 232, 1}, {6, 1, 256}, {7, bar}};
+  EXPECT_EQ(r.calls, want);
+}
+
+TEST(EmulationRewrite, OtherTmaStatementsAreErrors) {
+  std::string err = rewriteError(R"(
+define ptx_kernel void @k(i32 %bar) {
+  call void asm sideeffect "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [$0];", "r"(i32 %bar)
+  ret void
+}
 )");
-  EXPECT_NE(err.find("does not know 'mbarrier.arrive.shared::cta.b64 _, "
-                     "[$0];'"),
+  EXPECT_NE(err.find("does not know 'mbarrier.arrive.release.cluster."
+                     "shared::cluster.b64 _, [$0];'"),
             std::string::npos)
       << err;
   err = rewriteError(R"(

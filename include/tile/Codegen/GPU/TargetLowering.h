@@ -51,6 +51,21 @@ struct MmaAtom {
 /// The vendor-specific half of the GPU lowering. Every hook builds ops at the
 /// builder's insertion point and returns values of LLVM-compatible builtin
 /// types (i1/i8/i16/i32/i64, f16/bf16/f32, vectors) or `!llvm.ptr<AS>`.
+/// The role of the code at a builder's insertion point in a
+/// warp-specialized program: the GPU lowering of tile.warp_specialize
+/// branches on the thread index with an op carrying `kAttr` = [consumer
+/// threads, producer threads]; its region 0 is the producers' (thread
+/// indices from the consumer count on), region 1 the consumers'.
+struct WarpRoles {
+  static constexpr const char *kAttr = "tile.warp_roles";
+  /// 0 outside a specialized region; otherwise the threads of the role.
+  unsigned threads = 0;
+  /// The role's first thread index.
+  unsigned firstThread = 0;
+  /// The roles around \p block (its nearest specialized ancestor).
+  static WarpRoles at(mlir::Block *block);
+};
+
 class TargetLowering {
 public:
   virtual ~TargetLowering();
@@ -73,7 +88,8 @@ public:
                                   unsigned axis) = 0;
 
   /// A barrier over every thread of the program that also orders shared
-  /// memory accesses.
+  /// memory accesses; inside one role of a warp-specialized program
+  /// (WarpRoles), over the threads of that role only.
   virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) = 0;
 
   /// Butterfly exchange: returns the 32-bit value (i32 or f32) `value` of
@@ -203,6 +219,15 @@ public:
   /// Invalidates `bar` (one thread; no thread waits on it any more).
   virtual void mbarrierInval(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value bar);
+  /// One plain arrival of the calling thread on `bar`.
+  virtual void mbarrierArrive(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value bar);
+  /// The calling warpgroup's registers per thread become `count`
+  /// (`increase`: more than it has, blocking until the block's pool has
+  /// them; otherwise fewer, returned to the pool). NVIDIA sm_90a
+  /// setmaxnreg; only where hasTensorCopy.
+  virtual void setMaxRegisters(mlir::OpBuilder &b, mlir::Location loc,
+                               unsigned count, bool increase);
   /// One 2-D TMA load through tensor map `map` (the generic address of a
   /// kernel parameter) of the box at element coordinates (`inner`, `outer`)
   /// (i32, innermost first; outside the tensor reads zero) into shared
@@ -263,8 +288,11 @@ public:
                                    mlir::Value hi);
 
   /// Turns `func` into a kernel entry point launched with `numThreads`
-  /// threads per program (calling convention, launch bounds).
-  virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads) = 0;
+  /// threads per program (calling convention, launch bounds) and, when
+  /// `maxRegisters` is not 0, at most that many registers per thread at
+  /// its start (a warp-specialized kernel, which setMaxRegisters adjusts).
+  virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads,
+                          unsigned maxRegisters) = 0;
 
   /// Erases an op this lowering created and no longer needs (a step another
   /// instruction replaced): through the rewriter of the conversion pattern

@@ -39,6 +39,11 @@ inline constexpr const char *kTryWaitParity =
     "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; "
     "selp.u32 $0, 1, 0, p; }";
 
+/// One plain arrival of the calling thread (a consumer warp releasing a
+/// ring stage): $0 barrier address. "r".
+inline constexpr const char *kArrive =
+    "mbarrier.arrive.shared::cta.b64 _, [$0];";
+
 /// mbarrier.inval before the barrier's memory is used for anything else: $0
 /// barrier address. "r".
 inline constexpr const char *kInval = "mbarrier.inval.shared::cta.b64 [$0];";

@@ -479,6 +479,39 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be an i64 of 0 or 1, got " << value;
     return success();
   }
+  if (name == kWarpSpecializeAttr) {
+    if (!isa<ModuleOp>(op) || !isa<UnitAttr>(value))
+      return op->emitOpError()
+             << "'tile.warp_specialize' must be a unit attribute of the module";
+    return success();
+  }
+  // Written by the GPU lowering of tile.warp_specialize on the scf.if it
+  // becomes (gpu::WarpRoles): [consumer threads, producer threads].
+  if (name == "tile.warp_roles") {
+    auto roles = dyn_cast<DenseI32ArrayAttr>(value);
+    if (!isa<scf::IfOp>(op) || !roles || roles.size() != 2)
+      return op->emitOpError() << "'tile.warp_roles' must be two i32 thread "
+                                  "counts on an scf.if, got "
+                               << value;
+    return success();
+  }
+  if (name == kPersistentAttr) {
+    if (!isa<ModuleOp, FunctionOpInterface, scf::ForOp>(op) ||
+        !isa<UnitAttr>(value))
+      return op->emitOpError() << "'tile.persistent' must be a unit attribute "
+                                  "of the module, a kernel or its loop over "
+                                  "the virtual grid";
+    return success();
+  }
+  if (name == kProducerWarpsAttr) {
+    auto warps = dyn_cast<IntegerAttr>(value);
+    if (!isa<FunctionOpInterface>(op) || !warps || warps.getInt() <= 0 ||
+        warps.getInt() % 4 != 0)
+      return op->emitOpError() << "'tile.producer_warps' must be a positive "
+                                  "multiple of 4 on a function, got "
+                               << value;
+    return success();
+  }
   if (name == kTmaAttr) {
     if (!isa<ModuleOp>(op) || !isa<UnitAttr>(value))
       return op->emitOpError()
@@ -558,6 +591,14 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
       return fail("is only valid on a !tile.ptr argument");
     if (!isStringArray(value) || cast<ArrayAttr>(value).empty())
       return fail("must be a non-empty array of dimension expressions");
+    return success();
+  }
+  if (name == kVirtualGridAttr) {
+    auto axis = dyn_cast<IntegerAttr>(value);
+    if (!argType.isInteger(32) || !axis || axis.getInt() < 0 ||
+        axis.getInt() > 2)
+      return fail("marks the virtual grid's extent along axis 0, 1 or 2, "
+                  "an i32 argument");
     return success();
   }
   if (name == kArgMutAttr) {

@@ -239,6 +239,44 @@ LogicalResult MbarrierWaitOp::verify() {
 LogicalResult MbarrierInvalOp::verify() {
   return verifyBarrierBuffer(*this, getBarriers());
 }
+LogicalResult MbarrierArriveOp::verify() {
+  return verifyBarrierBuffer(*this, getBarriers());
+}
+
+/// Whether \p count is a register count setmaxnreg takes.
+static bool isRegisterCount(int64_t count) {
+  return count >= 24 && count <= 256 && count % 8 == 0;
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  auto func = dyn_cast<func::FuncOp>((*this)->getParentOp());
+  if (!func || !func->hasAttr(TileDialect::kKernelAttr))
+    return emitOpError("must be directly in the body of a tile.kernel");
+  Operation *next = (*this)->getNextNode();
+  if (!next || !next->hasTrait<OpTrait::IsTerminator>())
+    return emitOpError("must be the last op of its kernel before the return");
+  auto warps = func->getAttrOfType<IntegerAttr>(TileDialect::kWarpsAttr);
+  auto producers =
+      func->getAttrOfType<IntegerAttr>(TileDialect::kProducerWarpsAttr);
+  int64_t p = getProducerWarps();
+  if (!producers || producers.getInt() != p)
+    return emitOpError("expects its kernel's 'tile.producer_warps' to be ")
+           << p;
+  if (p % 4 != 0 || !warps || warps.getInt() % 4 != 0)
+    return emitOpError("needs whole warpgroups: producer warps (")
+           << p << ") and the kernel's tile.warps ("
+           << (warps ? warps.getInt() : 0) << ") multiples of 4";
+  int64_t rp = getProducerRegisters(), rc = getConsumerRegisters();
+  if (!isRegisterCount(rp) || !isRegisterCount(rc))
+    return emitOpError("register counts must be multiples of 8 in "
+                       "[24, 256], got ")
+           << rp << " and " << rc;
+  int64_t total = p * 32 * rp + warps.getInt() * 32 * rc;
+  if (total > 65536)
+    return emitOpError("asks for ")
+           << total << " registers, more than the 65536 of a block";
+  return success();
+}
 
 // SharedAccessOpInterface.
 Value SharedLoadOp::getSharedBuffer() { return getBuffer(); }

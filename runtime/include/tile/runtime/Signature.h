@@ -61,6 +61,11 @@ struct KernelSignature {
   std::array<std::string, 3> Grid = {"1", "1", "1"};
   /// The tensor maps passed after Params (empty for most kernels).
   std::vector<TensorMapInfo> TensorMaps;
+  /// A persistent kernel (tilec --persistent): it takes the extents of its
+  /// grid (three u32, after Params and before the tensor maps) and is
+  /// launched with at most as many programs, along x, as the device runs
+  /// at once; each loops over the grid's programs.
+  bool Persistent = false;
 
   /// Checks that every dtype and expression parses, that tensor/scalar
   /// parameters come before the dims, that every name used in a shape or

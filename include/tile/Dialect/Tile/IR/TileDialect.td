@@ -60,6 +60,21 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kTmaAttr = "tile.tma";
     static constexpr ::llvm::StringLiteral kTensorMapsAttr = "tile.tensor_maps";
     static constexpr ::llvm::StringLiteral kTmaMapAttr = "tile.tma_map";
+    // Warp specialization (docs/Passes.md, tile-pipeline): a unit attribute
+    // on the module that lets tile-pipeline give TMA copies to producer
+    // warps (it implies tile.tma), and the number of such warps on a kernel
+    // with a tile.warp_specialize.
+    static constexpr ::llvm::StringLiteral kWarpSpecializeAttr =
+        "tile.warp_specialize";
+    static constexpr ::llvm::StringLiteral kProducerWarpsAttr =
+        "tile.producer_warps";
+    // Persistent programs (docs/Passes.md, tile-persist-programs): a unit
+    // attribute on the module that asks for them, and on the kernel and
+    // the loop over its virtual grid that tile-persist-programs made; the
+    // kernel's arguments that receive the virtual grid's extents.
+    static constexpr ::llvm::StringLiteral kPersistentAttr = "tile.persistent";
+    static constexpr ::llvm::StringLiteral kVirtualGridAttr =
+        "tile.virtual_grid";
   }];
 }
 

@@ -298,6 +298,86 @@ def Tile_MbarrierInvalOp : Tile_Op<"mbarrier_inval",
   let hasVerifier = 1;
 }
 
+def Tile_MbarrierArriveOp : Tile_Op<"mbarrier_arrive",
+    [MemoryEffects<[MemRead<Tile_SharedMemory>,
+                    MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "every warp arrives once on an mbarrier";
+  let description = [{
+    Each warp that executes it arrives once (from its first lane, after all
+    of its lanes got there) on mbarrier `index` of `barriers`, when `pred`
+    (if given) holds; the barrier's `tile.mbarrier_init` count is then the
+    number of such warps. The shared-memory reads the warp made before,
+    including those of the wgmma groups it retired, happen before whatever
+    a thread does after its `tile.mbarrier_wait` on the completed phase.
+    tile-pipeline's warp-specialized scheme releases a ring stage to the
+    producer with it. NVIDIA sm_90.
+
+    ```mlir
+    tile.mbarrier_arrive %empty[%s] if %p : !tile.shared<3xi64>
+    ```
+  }];
+  let arguments = (ins Tile_Shared:$barriers, I32:$index, Optional<I1>:$pred);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` (`if` $pred^)? attr-dict `:`
+    qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize",
+    [RecursiveMemoryEffects, NoRegionArguments,
+     SingleBlockImplicitTerminator<"WarpRegionEndOp">]> {
+  let summary = "split the program into producer and consumer warps";
+  let description = [{
+    The program runs with `producer_warps` more warps than its `tile.warps`
+    (whole warpgroups): those run the `producer` region with at most
+    `producer_registers` registers per thread (`setmaxnreg.dec`), the
+    kernel's own warps run the `consumer` region with
+    `consumer_registers` (`setmaxnreg.inc`), both concurrently. Only
+    directly in a kernel's body, once, as its last op before the return;
+    the kernel carries `tile.producer_warps`. The consumer region sees the
+    thread and warp indices of the program as written (its layouts hold);
+    its barriers synchronize only its own warps. The producer region holds
+    no tile values: scalar index arithmetic, views, `tile.mbarrier_wait`
+    and TMA copies (issued by its first thread); the GPU lowering runs it
+    on the producers' first warp. tile-pipeline writes it
+    (warp specialization, NVIDIA sm_90a).
+
+    ```mlir
+    tile.warp_specialize producer(4 warps, 40 registers) {
+      scf.for ... { tile.mbarrier_wait ... ; tile.copy_async ... }
+    } consumer(232 registers) {
+      ... the kernel's body ...
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$producer_warps,
+                       I32Attr:$producer_registers,
+                       I32Attr:$consumer_registers);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let extraClassDeclaration = [{
+    /// The register count a program of \p threads threads starts with
+    /// (`.maxnreg`): the most of 65536 registers per block, in steps of 8,
+    /// at most 240.
+    static int64_t launchRegisters(int64_t threads) {
+      int64_t perThread = 65536 / threads / 8 * 8;
+      return perThread < 240 ? perThread : 240;
+    }
+  }];
+  let assemblyFormat = [{
+    `producer` `(` $producer_warps `warps` `,` $producer_registers
+    `registers` `)` $producer `consumer` `(` $consumer_registers
+    `registers` `)` $consumer attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_WarpRegionEndOp : Tile_Op<"warp_region_end",
+    [Pure, Terminator, HasParent<"WarpSpecializeOp">]> {
+  let summary = "the end of a tile.warp_specialize region";
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier"> {
   let summary = "synchronize all threads of the program (thread block)";
   let assemblyFormat = "attr-dict";

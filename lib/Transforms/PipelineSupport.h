@@ -1,0 +1,72 @@
+//===- PipelineSupport.h - Pieces tile-pipeline's schemes share -*- C++ -*-===//
+//
+// Part of tilec. Internal to lib/Transforms: the loads tile-pipeline
+// pipelines and the IR pieces of its schemes (SoftwarePipeline.cpp), which
+// the warp-specialized scheme (SpecializeWarps.cpp) builds on.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_TRANSFORMS_PIPELINESUPPORT_H
+#define TILE_LIB_TRANSFORMS_PIPELINESUPPORT_H
+
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace tile::pipeline {
+
+/// A load to pipeline and the side-effect-free ops of the loop body its
+/// offsets are computed with (in program order).
+struct Candidate {
+  tile::LoadOp load;
+  llvm::SmallVector<mlir::Operation *> slice;
+};
+
+/// An i32 constant.
+mlir::Value constI32(mlir::OpBuilder &builder, mlir::Location loc,
+                     int64_t value);
+
+/// Issues the copy of \p candidate's tile for iteration value \p iv into
+/// stage \p stage of \p buffer, cloning the offset computation (values
+/// from outside \p loop through \p outside); it copies only when \p inside
+/// (when given). With \p barriers, a TMA copy on mbarrier \p stage.
+void issueCopy(mlir::OpBuilder &builder, mlir::Location loc,
+               mlir::scf::ForOp loop, Candidate candidate, mlir::Value iv,
+               mlir::Value inside, mlir::Value stage, mlir::Value buffer,
+               mlir::Value barriers = mlir::Value(),
+               const mlir::IRMapping &outside = mlir::IRMapping());
+
+/// The tile.shared_load of stage \p stage of \p buffer replacing
+/// \p c's load (in the layout of a lone conversion user when it can).
+void replaceBySharedLoad(mlir::IRRewriter &rewriter, Candidate &c,
+                         mlir::Value buffer, mlir::Value stage,
+                         mlir::Value zero);
+
+/// One ring of \p stages buffers per candidate, at the insertion point.
+llvm::SmallVector<mlir::Value>
+createRings(mlir::IRRewriter &rewriter,
+            llvm::MutableArrayRef<Candidate> candidates, int64_t stages);
+
+/// s + 1 wrapped to 0 at \p modulus.
+mlir::Value advanceStage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value s,
+                         int64_t modulus);
+
+/// Puts \p loop under `scf.if (lb < ub)` (its initial values otherwise).
+void guardZeroTrip(mlir::IRRewriter &rewriter, mlir::scf::ForOp loop);
+
+/// Whether \p loop, whose copies are TMA copies, gets a producer warpgroup
+/// (SpecializeWarps.cpp): the module or \p allowed asks for it, and the
+/// loop and its kernel qualify (docs/Passes.md).
+bool canSpecialize(mlir::scf::ForOp loop, llvm::ArrayRef<Candidate> candidates,
+                   bool allowed);
+
+/// The warp-specialized TMA scheme for \p loop, whose MMA \p asyncDot
+/// stays in flight (SpecializeWarps.cpp).
+mlir::LogicalResult specializeLoop(mlir::scf::ForOp loop,
+                                   llvm::MutableArrayRef<Candidate> candidates,
+                                   int64_t stages, tile::DotOp asyncDot);
+
+} // namespace tile::pipeline
+
+#endif // TILE_LIB_TRANSFORMS_PIPELINESUPPORT_H
