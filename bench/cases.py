@@ -209,6 +209,10 @@ def cases(quick=False):
             "gemm_w8a8", {"BM": 128, "BN": 256, "BK": 128, "STAGES": 4},
             ["M=1,K=64,N=144", "M=129,K=256,N=208"], pre, _gemm_w8a8_work,
             flags=["--tma"])
+        add("gemm_w8a8_prefill_ws_128x256x128", "gemm_w8a8.tile",
+            "gemm_w8a8", {"BM": 128, "BN": 256, "BK": 128, "STAGES": 4},
+            ["M=1,K=64,N=144", "M=129,K=256,N=208"], pre, _gemm_w8a8_work,
+            flags=["--warp-specialize"])
     # GEMM f16, decode: M = 1, 16, 128 tokens.
     dec = [{"M": m, "N": n, "K": k} for m in (1, 16, 128)
            for (n, k) in DECODE_NK]

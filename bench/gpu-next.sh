@@ -11,7 +11,10 @@
 #   bash bench/gpu-next.sh --run     writes $OUT/gpu-next.tar.gz
 # (run.sh's results with cuBLAS / scaled_mm / _int_mm / SDPA in the same
 # call, times.csv of both sweeps, the logs). Each step has a budget, so the call ends inside
-# the limit; what a budget cut is said in the logs.
+# the limit; what a budget cut is said in the logs. A second, shorter call:
+#   bash bench/gpu-next.sh --profile writes $OUT/gpu-next-profile.tar.gz
+# (Nsight Compute on the 8-warp gemm_f16 tile: cp.async, TMA, warp-
+# specialized, persistent; about 4 minutes).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 B=${2:-$HERE/bundles}
@@ -43,8 +46,40 @@ case "${1:-}" in
     tar -czf "$OUT/gpu-next.tar.gz" -C "$OUT" gpu-next
     rm -rf "$R"
     ;;
+  --profile)
+    # A second call (after --run): Nsight Compute's stall reasons, tensor
+    # pipe and DRAM use of one launch of the 8-warp 128x256x64 gemm_f16 at
+    # 4096^3 with cp.async, TMA, a producer warpgroup and persistent +
+    # producer (sweep-tma bundles): where the warp-specialized kernel's
+    # time goes if it does not win. Writes $OUT/gpu-next-profile.tar.gz.
+    OUT=${OUT:?run on the GPU machine, where \$OUT is set}
+    R="$OUT/gpu-next-profile"
+    mkdir -p "$R"
+    . "$HERE/build-tile-run.sh"
+    TILE_RUN=$(build_tile_run "$(dirname "$HERE")" "$R/build" "$R/build.log" 2>&1) ||
+      { echo "$TILE_RUN"; exit 1; }
+    metrics='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
+    metrics+=',sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active'
+    metrics+=',dram__throughput.avg.pct_of_peak_sustained_elapsed'
+    metrics+=',smsp__issue_active.avg.pct_of_peak_sustained_active'
+    START=$(date +%s)
+    for copy in cpasync tma ws pws; do
+      b="$B/sweep-tma/f16w8_${copy}_stages3"
+      [ -d "$b" ] || { echo "NOTE: no $b"; continue; }
+      [ $(( $(date +%s) - START )) -lt 240 ] || { echo "NOTE: budget spent"; break; }
+      # Test 1: the first bench shape (4096^3; test 0 is the check).
+      timeout 120 ncu --clock-control none --metrics "$metrics" --launch-count 1 \
+        "$TILE_RUN" "$b" --device cuda --test 1 --warmup 0 --repeat 1 \
+        > "$R/ncu_f16w8_${copy}.txt" 2>&1 || echo "NOTE: ncu $copy: exit $?"
+      grep -E "stalled_(wait|barrier|long_scoreboard|dispatch|math|sleeping|gmma)|pipe_tensor|dram__|issue_active" \
+        "$R/ncu_f16w8_${copy}.txt" | sed "s/^/$copy /" | head -20
+    done
+    rm -rf "$R/build"
+    tar -czf "$OUT/gpu-next-profile.tar.gz" -C "$OUT" gpu-next-profile
+    rm -rf "$R"
+    ;;
   *)
-    echo "usage: bench/gpu-next.sh --prepare | --run" >&2
+    echo "usage: bench/gpu-next.sh --prepare | --run | --profile" >&2
     exit 2
     ;;
 esac

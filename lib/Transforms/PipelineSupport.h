@@ -55,11 +55,10 @@ mlir::Value advanceStage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value s,
 /// Puts \p loop under `scf.if (lb < ub)` (its initial values otherwise).
 void guardZeroTrip(mlir::IRRewriter &rewriter, mlir::scf::ForOp loop);
 
-/// Whether \p loop, whose copies are TMA copies, gets a producer warpgroup
-/// (SpecializeWarps.cpp): the module or \p allowed asks for it, and the
-/// loop and its kernel qualify (docs/Passes.md).
-bool canSpecialize(mlir::scf::ForOp loop, llvm::ArrayRef<Candidate> candidates,
-                   bool allowed);
+/// Why \p loop, whose copies are TMA copies, cannot get a producer
+/// warpgroup (SpecializeWarps.cpp), or "" when it can (docs/Passes.md).
+std::string specializeObstacle(mlir::scf::ForOp loop,
+                               llvm::ArrayRef<Candidate> candidates);
 
 /// The warp-specialized TMA scheme for \p loop, whose MMA \p asyncDot
 /// stays in flight (SpecializeWarps.cpp).

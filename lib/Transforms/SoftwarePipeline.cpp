@@ -533,19 +533,40 @@ bool tensorCopyable(Candidate c, int64_t stages) {
   return true;
 }
 
+/// Why the loop's copies cannot be TMA copies, or "" when they can: the
+/// target has TMA, the MMA of the loop stays in flight (its barrier after
+/// the dot frees the stage a refill writes; no barrier is needed at the
+/// top) and its two operands are the only pipelined loads, both
+/// TMA-copyable.
+std::string tensorCopyObstacle(ArrayRef<Candidate> candidates, int64_t stages,
+                               tile::DotOp asyncDot,
+                               const ::tile::TargetInfo &target) {
+  if (!target.hasTma)
+    return "the target has no TMA (sm_90a has)";
+  if (!asyncDot)
+    return "its MMA does not stay in flight (that needs one wgmma dot of two "
+           "pipelined loads into an accumulator only the loop carries, and "
+           "3 or more stages)";
+  if (candidates.size() != 2)
+    return "it pipelines " + std::to_string(candidates.size()) +
+           " loads, not just the dot's two operands";
+  if (!llvm::all_of(candidates,
+                    [&](Candidate c) { return tensorCopyable(c, stages); }))
+    return "a pipelined load does not read a whole 2-D tensor parameter of "
+           "byte-sized elements with its declared shape";
+  return "";
+}
+
 /// Whether the loop's copies are TMA copies: the module allows them
-/// (tile.tma or the pass option), the target has TMA, the MMA of the loop
-/// stays in flight (its barrier after the dot frees the stage a refill
-/// writes; no barrier is needed at the top) and its two operands are the
-/// only pipelined loads, both TMA-copyable.
+/// (tile.tma or the pass option) and nothing stands in the way
+/// (tensorCopyObstacle).
 bool useTensorCopies(scf::ForOp loop, ArrayRef<Candidate> candidates,
                      int64_t stages, tile::DotOp asyncDot,
                      const ::tile::TargetInfo &target, bool allowed) {
   auto module = loop->getParentOfType<ModuleOp>();
   allowed = allowed || (module && module->hasAttr(tile::TileDialect::kTmaAttr));
-  return allowed && target.hasTma && asyncDot && candidates.size() == 2 &&
-         llvm::all_of(candidates,
-                      [&](Candidate c) { return tensorCopyable(c, stages); });
+  return allowed &&
+         tensorCopyObstacle(candidates, stages, asyncDot, target).empty();
 }
 
 /// The cp.async scheme (see the file comment). With an asynchronous MMA
@@ -574,8 +595,15 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
       (module && module->hasAttr(tile::TileDialect::kWarpSpecializeAttr));
   bool tma = useTensorCopies(loop, candidates, stages, asyncDot, target,
                              allowTma || allowSpecialize);
-  if (tma && canSpecialize(loop, candidates, allowSpecialize))
-    return specializeLoop(loop, candidates, stages, asyncDot);
+  if (allowSpecialize) {
+    // Asked for: say why a loop keeps its warps.
+    std::string why =
+        tma ? specializeObstacle(loop, candidates)
+            : tensorCopyObstacle(candidates, stages, asyncDot, target);
+    if (why.empty())
+      return specializeLoop(loop, candidates, stages, asyncDot);
+    loop.emitWarning("loop not warp-specialized: ") << why;
+  }
   if (asyncDot)
     asyncDot->setAttr(tile::kMmaInFlightAttr, rewriter.getI64IntegerAttr(1));
 

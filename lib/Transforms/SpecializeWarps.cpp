@@ -234,22 +234,26 @@ scf::ForOp threadCounters(IRRewriter &rewriter, scf::ForOp outer) {
 
 } // namespace
 
-bool canSpecialize(scf::ForOp loop, ArrayRef<Candidate> candidates,
-                   bool allowed) {
-  auto module = loop->getParentOfType<ModuleOp>();
-  allowed = allowed ||
-            (module && module->hasAttr(tile::TileDialect::kWarpSpecializeAttr));
+std::string specializeObstacle(scf::ForOp loop,
+                               ArrayRef<Candidate> candidates) {
   scf::ForOp outer = persistentLoop(loop);
   Operation *top = outer ? outer.getOperation() : loop.getOperation();
   auto func = dyn_cast<func::FuncOp>(top->getParentOp());
-  if (!allowed || !func || !func->hasAttr(tile::TileDialect::kKernelAttr) ||
-      func->hasAttr(tile::TileDialect::kProducerWarpsAttr) ||
-      top->getBlock()->getTerminator()->getNumOperands() != 0)
-    return false;
+  if (!func || !func->hasAttr(tile::TileDialect::kKernelAttr))
+    return "it is not directly in the kernel's body (nor in a persistent "
+           "kernel's loop over its tiles)";
+  if (func->hasAttr(tile::TileDialect::kProducerWarpsAttr))
+    return "another loop of the kernel has the producer warpgroup";
+  if (top->getBlock()->getTerminator()->getNumOperands() != 0)
+    return "the kernel returns values";
   auto warps = func->getAttrOfType<IntegerAttr>(tile::TileDialect::kWarpsAttr);
   // (Whole warpgroups, and at most 1024 threads with the producers'.)
-  return warps && warps.getInt() % 4 == 0 && warps.getInt() + 4 <= 32 &&
-         succeeded(producerInputs(loop, candidates, outer));
+  if (!warps || warps.getInt() % 4 != 0 || warps.getInt() + 4 > 32)
+    return "it needs a kernel of 4, 8, ... 28 warps";
+  if (failed(producerInputs(loop, candidates, outer)))
+    return "its bounds or copy offsets are computed with memory effects or "
+           "inside other operations, which the producer cannot repeat";
+  return "";
 }
 
 LogicalResult specializeLoop(scf::ForOp loop,

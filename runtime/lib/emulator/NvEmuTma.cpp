@@ -290,8 +290,13 @@ void nvemu::opMbarrierInit(uint32_t Bar, uint32_t Count) {
   B.Count = B.Pending = Count;
 }
 
-void nvemu::opMbarrierArriveExpectTx(uint32_t Bar, uint32_t Bytes) {
-  std::optional<BarrierCall> C = barrierCall(Bar, "mbarrier.arrive.expect_tx");
+namespace {
+
+/// One arrival of the calling thread on \p Bar (op \p Op): with
+/// transaction bytes (\p Bytes, expect_tx) or a plain one, which releases
+/// what the thread did before (NvEmuDevice::advanceBarrier).
+void arrive(uint32_t Bar, const char *Op, std::optional<uint32_t> Bytes) {
+  std::optional<BarrierCall> C = barrierCall(Bar, Op);
   if (!C)
     return;
   auto [L, T, Device, Offset, B] = *C;
@@ -299,35 +304,30 @@ void nvemu::opMbarrierArriveExpectTx(uint32_t Bar, uint32_t Bytes) {
   // Every arrival of the phase is in: it completes once its copies land,
   // before this arrival (of the next phase) counts.
   if (B->Pending == 0 && !D.advanceBarrier(*L, *B, Offset)) {
-    addError(*L, "mbarrier.arrive.expect_tx on the " + barrierName(Offset) +
+    addError(*L, std::string(Op) + " on the " + barrierName(Offset) +
                      " beyond the " + std::to_string(B->Count) +
                      " arrivals its phase expects (the phase waits for " +
                      std::to_string(B->Tx) + " transaction bytes)" +
                      where(*L, *T));
     return;
   }
-  B->Tx += Bytes;
+  if (Bytes)
+    B->Tx += *Bytes;
+  else
+    B->Released = true;
   --B->Pending;
   if (B->Pending == 0 && (B->Copies.empty() || !B->Waiters.empty()))
     D.advanceBarrier(*L, *B, Offset);
 }
 
+} // namespace
+
+void nvemu::opMbarrierArriveExpectTx(uint32_t Bar, uint32_t Bytes) {
+  arrive(Bar, "mbarrier.arrive.expect_tx", Bytes);
+}
+
 void nvemu::opMbarrierArrive(uint32_t Bar) {
-  std::optional<BarrierCall> C = barrierCall(Bar, "mbarrier.arrive");
-  if (!C)
-    return;
-  auto [L, T, Device, Offset, B] = *C;
-  NvEmuDevice &D = *Device;
-  if (B->Pending == 0 && !D.advanceBarrier(*L, *B, Offset)) {
-    addError(*L, "mbarrier.arrive on the " + barrierName(Offset) +
-                     " beyond the " + std::to_string(B->Count) +
-                     " arrivals its phase expects" + where(*L, *T));
-    return;
-  }
-  B->Released = true;
-  --B->Pending;
-  if (B->Pending == 0 && (B->Copies.empty() || !B->Waiters.empty()))
-    D.advanceBarrier(*L, *B, Offset);
+  arrive(Bar, "mbarrier.arrive", std::nullopt);
 }
 
 uint32_t nvemu::opMbarrierTryWaitParity(uint32_t Bar, uint32_t Parity) {

@@ -1,0 +1,82 @@
+// RUN: tile-opt %s -split-input-file -tile-pipeline="target=sm_90a warp-specialize=true" -verify-diagnostics
+
+// Asked for warp specialization, a pipelined loop that cannot have it says
+// why at its location (and keeps its warps): here, nested in an scf.if.
+#a = #tile.layout<spatial(128,1) * local(1,64)>
+#b = #tile.layout<spatial(64,2) * local(1,32)>
+#c = #tile.layout<spatial(128,1) * local(1,64)>
+func.func @nested(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB: !tile.ptr<f16> {tile.shape = ["K", "N"]}, %PC: !tile.ptr<f32> {tile.shape = ["M", "N"]}, %M: i32 {tile.dim = "M"}, %K: i32 {tile.dim = "K"}, %N: i32 {tile.dim = "N"}, %go: i1) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %a = tile.view %PA(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %b = tile.view %PB(%K, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %cv = tile.view %PC(%M, %N) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32, #c>
+  scf.if %go {
+    // expected-warning @+1 {{loop not warp-specialized: it is not directly in the kernel's body (nor in a persistent kernel's loop over its tiles)}}
+    %r = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32, #c>) : i32 {
+      %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
+      %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x64xf16, #b>
+      %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x64xf16, #b>, tensor<128x64xf32, #c> -> tensor<128x64xf32, #c>
+      scf.yield %d : tensor<128x64xf32, #c>
+    } {tile.pipeline = 3 : i32}
+    tile.store %cv[%c0, %c0], %r : !tile.view<?x?xf32>, tensor<128x64xf32, #c>
+  }
+  return
+}
+
+// -----
+
+// A loop whose bound is read from memory: the producer could not compute
+// it without the load.
+#a = #tile.layout<spatial(128,1) * local(1,64)>
+#b = #tile.layout<spatial(64,2) * local(1,32)>
+#c = #tile.layout<spatial(128,1) * local(1,64)>
+#s = #tile.layout<replicate(128) * local(1)>
+func.func @loaded_bound(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB: !tile.ptr<f16> {tile.shape = ["K", "N"]}, %PC: !tile.ptr<f32> {tile.shape = ["M", "N"]}, %PL: !tile.ptr<i32> {tile.shape = ["1"]}, %M: i32 {tile.dim = "M"}, %K: i32 {tile.dim = "K"}, %N: i32 {tile.dim = "N"}) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %a = tile.view %PA(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %b = tile.view %PB(%K, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %cv = tile.view %PC(%M, %N) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %lv = tile.view %PL(%c1) : !tile.ptr<i32> -> !tile.view<?xi32>
+  %lt = tile.load %lv[%c0] : !tile.view<?xi32> -> tensor<1xi32, #s>
+  %limit = tile.reduce sum %lt axis = 0 : tensor<1xi32, #s> -> i32
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32, #c>
+  // expected-warning @+1 {{loop not warp-specialized: its bounds or copy offsets are computed with memory effects or inside other operations, which the producer cannot repeat}}
+  %r = scf.for %k = %c0 to %limit step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32, #c>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x64xf16, #b>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x64xf16, #b>, tensor<128x64xf32, #c> -> tensor<128x64xf32, #c>
+    scf.yield %d : tensor<128x64xf32, #c>
+  } {tile.pipeline = 3 : i32}
+  tile.store %cv[%c0, %c0], %r : !tile.view<?x?xf32>, tensor<128x64xf32, #c>
+  return
+}
+
+// -----
+
+// A third pipelined load (here unused) is not one of the dot's operands:
+// no TMA, so no producer either.
+#a = #tile.layout<spatial(128,1) * local(1,64)>
+#b = #tile.layout<spatial(64,2) * local(1,32)>
+#c = #tile.layout<spatial(128,1) * local(1,64)>
+func.func @third_load(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB: !tile.ptr<f16> {tile.shape = ["K", "N"]}, %PC: !tile.ptr<f32> {tile.shape = ["M", "N"]}, %M: i32 {tile.dim = "M"}, %K: i32 {tile.dim = "K"}, %N: i32 {tile.dim = "N"}) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %a = tile.view %PA(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %b = tile.view %PB(%K, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %cv = tile.view %PC(%M, %N) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32, #c>
+  // expected-warning @+1 {{loop not warp-specialized: it pipelines 3 loads, not just the dot's two operands}}
+  %r = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32, #c>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x64xf16, #b>
+    %tx = tile.load %b[%c0, %k] : !tile.view<?x?xf16> -> tensor<64x64xf16, #b>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x64xf16, #b>, tensor<128x64xf32, #c> -> tensor<128x64xf32, #c>
+    scf.yield %d : tensor<128x64xf32, #c>
+  } {tile.pipeline = 3 : i32}
+  tile.store %cv[%c0, %c0], %r : !tile.view<?x?xf32>, tensor<128x64xf32, #c>
+  return
+}
