@@ -114,7 +114,7 @@ void persist(func::FuncOp func, int64_t group) {
   for (Operation *op : ops)
     op->moveBefore(inner->getTerminator());
 
-  // The coordinates of the virtual program, computed where first used.
+  // The coordinates of the virtual program, at the top of each iteration.
   b.setInsertionPointToStart(inner);
   std::array<Value, 3> coords =
       coordinates(b, loc, loop.getInductionVar(), grid, plane, group);

@@ -303,10 +303,12 @@ def Tile_MbarrierArriveOp : Tile_Op<"mbarrier_arrive",
                     MemWrite<Tile_SharedMemory>]>]> {
   let summary = "every warp arrives once on an mbarrier";
   let description = [{
-    Each warp that executes it arrives once (from its first lane, after all
-    of its lanes got there) on mbarrier `index` of `barriers`, when `pred`
-    (if given) holds; the barrier's `tile.mbarrier_init` count is then the
-    number of such warps. The shared-memory reads the warp made before,
+    Each warp that executes it arrives once, from its first lane, on
+    mbarrier `index` of `barriers`, when `pred` (if given) holds; the
+    barrier's `tile.mbarrier_init` count is then the number of such warps.
+    The warp's lanes must be converged there (they are after a warp
+    collective, such as the `wgmma.wait_group` of the dot before it in
+    tile-pipeline's scheme). The shared-memory reads the warp made before,
     including those of the wgmma groups it retired, happen before whatever
     a thread does after its `tile.mbarrier_wait` on the completed phase.
     tile-pipeline's warp-specialized scheme releases a ring stage to the
