@@ -51,6 +51,11 @@ createRings(mlir::IRRewriter &rewriter,
 /// s + 1 wrapped to 0 at \p modulus.
 mlir::Value advanceStage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value s,
                          int64_t modulus);
+/// The same, and the mbarrier phase parity \p phase flipped when s wraps:
+/// the next stage of a ring and the parity its wait asks for.
+std::pair<mlir::Value, mlir::Value>
+advanceStageAndPhase(mlir::OpBuilder &b, mlir::Location loc, mlir::Value s,
+                     mlir::Value phase, int64_t modulus);
 
 /// Puts \p loop under `scf.if (lb < ub)` (its initial values otherwise).
 void guardZeroTrip(mlir::IRRewriter &rewriter, mlir::scf::ForOp loop);

@@ -289,14 +289,27 @@ Value iterationValue(OpBuilder &builder, Location loc, scf::ForOp loop,
                             constI32(builder, loc, i)));
 }
 
-/// s + 1 wrapped to 0 at \p modulus, written as the select the GPU
-/// lowering recognizes as a ring-slot update.
-Value advanceStage(OpBuilder &b, Location loc, Value s, int64_t modulus) {
-  Value one = constI32(b, loc, 1);
-  Value next = arith::AddIOp::create(b, loc, s, one);
+/// s + 1 wrapped to 0 at \p modulus (written as the select the GPU
+/// lowering recognizes as a ring-slot update), and whether it wrapped.
+static std::pair<Value, Value> stepStage(OpBuilder &b, Location loc, Value s,
+                                         int64_t modulus) {
+  Value next = arith::AddIOp::create(b, loc, s, constI32(b, loc, 1));
   Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, next,
                                      constI32(b, loc, modulus));
-  return arith::SelectOp::create(b, loc, wrap, constI32(b, loc, 0), next);
+  return {arith::SelectOp::create(b, loc, wrap, constI32(b, loc, 0), next),
+          wrap};
+}
+
+Value advanceStage(OpBuilder &b, Location loc, Value s, int64_t modulus) {
+  return stepStage(b, loc, s, modulus).first;
+}
+
+std::pair<Value, Value> advanceStageAndPhase(OpBuilder &b, Location loc,
+                                             Value s, Value phase,
+                                             int64_t modulus) {
+  auto [next, wrap] = stepStage(b, loc, s, modulus);
+  Value flipped = arith::XOrIOp::create(b, loc, phase, constI32(b, loc, 1));
+  return {next, arith::SelectOp::create(b, loc, wrap, flipped, phase)};
 }
 
 /// The register-prefetch scheme for targets without asynchronous copies

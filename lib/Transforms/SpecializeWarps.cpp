@@ -161,19 +161,14 @@ ValueRange buildProducerLoop(IRRewriter &rewriter, scf::ForOp loop,
   rewriter.setInsertionPointToStart(copies.getBody());
   Value write = copies.getRegionIterArgs()[0];
   Value phase = copies.getRegionIterArgs()[1];
-  Value zero = constI32(rewriter, loc, 0), one = constI32(rewriter, loc, 1);
   tile::MbarrierWaitOp::create(
       rewriter, loc, empty, write,
-      arith::XOrIOp::create(rewriter, loc, phase, one));
+      arith::XOrIOp::create(rewriter, loc, phase, constI32(rewriter, loc, 1)));
   for (auto [c, ring] : llvm::zip_equal(candidates, rings))
     issueCopy(rewriter, c.load.getLoc(), loop, c, copies.getInductionVar(),
               Value(), write, ring, full, outside);
-  Value next = advanceStage(rewriter, loc, write, stages);
-  Value wraps = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                      next, zero);
-  Value nextPhase = arith::SelectOp::create(
-      rewriter, loc, wraps, arith::XOrIOp::create(rewriter, loc, phase, one),
-      phase);
+  auto [next, nextPhase] =
+      advanceStageAndPhase(rewriter, loc, write, phase, stages);
   scf::YieldOp::create(rewriter, loc, ValueRange{next, nextPhase});
   return copies.getResults();
 }
@@ -317,13 +312,8 @@ LogicalResult specializeLoop(scf::ForOp loop,
   FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
       rewriter, counters, /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &b, Location, ArrayRef<BlockArgument> args) {
-        Value read = advanceStage(b, loc, args[0], stages);
-        Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            read, constI32(b, loc, 0));
-        Value phase = arith::SelectOp::create(
-            b, loc, wraps,
-            arith::XOrIOp::create(b, loc, args[1], constI32(b, loc, 1)),
-            args[1]);
+        auto [read, phase] =
+            advanceStageAndPhase(b, loc, args[0], args[1], stages);
         Value holds = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
         return SmallVector<Value>{read, phase, holds};
       });
