@@ -4,7 +4,8 @@
 // RUN:   | FileCheck %s --check-prefix=PTX
 
 // A warp-specialized program of 8 + 4 warps: the threads from 256 on are
-// the producers (setmaxnreg.dec to 40), the others the consumers
+// the producers (setmaxnreg.dec to 40; only their first warp, threads
+// 256-287, runs the producer region), the others the consumers
 // (setmaxnreg.inc to 232: the block of 384 threads starts at 168, its
 // .maxnreg). A producer's wait polls the mbarrier; a consumer's arrival
 // comes from the first lane of each warp; the consumers' barrier is named
@@ -17,12 +18,15 @@
 // CHECK-SAME:    nvvm.maxnreg = 168 : i32, nvvm.reqntid = array<i32: 384>
 // CHECK-DAG:     %[[C1:.*]] = llvm.mlir.constant(1 : i32)
 // CHECK-DAG:     %[[C256:.*]] = llvm.mlir.constant(256 : i32)
+// CHECK-DAG:     %[[C288:.*]] = llvm.mlir.constant(288 : i32)
 // CHECK:         %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
 // CHECK-NEXT:    nvvm.barrier0
 // CHECK-NEXT:    %[[P:.*]] = llvm.icmp "uge" %[[TID]], %[[C256]]
 // CHECK-NEXT:    llvm.cond_br %[[P]], ^[[PROD:bb[0-9]+]], ^[[CONS:bb[0-9]+]]
 // CHECK:       ^[[PROD]]:
 // CHECK-NEXT:    nvvm.setmaxregister {{ *}}decrease 40
+// CHECK-NEXT:    %[[FIRST:.*]] = llvm.icmp "ult" %[[TID]], %[[C288]]
+// CHECK-NEXT:    llvm.cond_br %[[FIRST]]
 // CHECK:         mbarrier.try_wait.parity
 // CHECK:       ^[[CONS]]:
 // CHECK-NEXT:    nvvm.setmaxregister {{ *}}increase 232
