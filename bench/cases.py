@@ -337,6 +337,22 @@ def cases(quick=False):
     add("attention_fwd_causal_w8", "attention_fwd.tile", "attention_fwd",
         {"BM": 128, "BN": 64, "STAGES": 2, "CAUSAL": "true", "W": 8},
         ["B=2,H=2,HKV=2,N=129"], att8, _attention_work(True), scale)
+    # The same with TMA copies of K and V (tilec --tma: rank-4 tensor maps,
+    # one thread copies each stage) and with a producer warpgroup
+    # (--warp-specialize: the two consumer warpgroups keep 240 registers
+    # and no block barrier in their loop); not yet timed.
+    add("attention_fwd_w8_tma", "attention_fwd.tile", "attention_fwd",
+        {"BM": 128, "BN": 64, "STAGES": 2, "W": 8},
+        ["B=1,H=4,HKV=2,N=200"], att8, _attention_work(False), scale,
+        flags=["--tma"])
+    add("attention_fwd_w8_ws", "attention_fwd.tile", "attention_fwd",
+        {"BM": 128, "BN": 64, "STAGES": 2, "W": 8},
+        ["B=1,H=4,HKV=2,N=200"], att8, _attention_work(False), scale,
+        flags=["--warp-specialize"])
+    add("attention_fwd_causal_w8_ws", "attention_fwd.tile", "attention_fwd",
+        {"BM": 128, "BN": 64, "STAGES": 2, "CAUSAL": "true", "W": 8},
+        ["B=2,H=2,HKV=2,N=129"], att8, _attention_work(True), scale,
+        flags=["--warp-specialize"])
     # Memory-bound kernels.
     add("softmax_1024", "softmax.tile", "softmax", {"ROWS": 4, "COLS": 1024},
         ["M=33,N=777"], [{"M": 4096, "N": 1024}, {"M": 32768, "N": 1024}],

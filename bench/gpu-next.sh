@@ -4,7 +4,8 @@
 #   bench/gpu-next.sh --prepare [DIR]  bundles into DIR (default
 #                                    bench/bundles): the bench cases of the
 #                                    TMA comparison, gemm_w8a8 (s8 wgmma),
-#                                    attention (4 warps, and 8 on wgmma),
+#                                    attention (4 warps, and 8 on wgmma,
+#                                    also with TMA and warp-specialized),
 #                                    sweep-tma, sweep-decode
 #                                    (about 3 MiB; $TILEC: the tilec)
 # then on the GPU machine, with carry=["bench/bundles"] and a 600 s limit:

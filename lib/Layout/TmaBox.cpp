@@ -22,17 +22,21 @@ int64_t tile::layout::tmaSwizzle(int64_t offset, unsigned swizzleBytes) {
 }
 
 /// Whether boxes of `boxCols` columns with swizzle `swizzleBytes` write
-/// `layout` (stages x rows x cols, elements of `bytes` bytes); fills `plan`.
+/// `layout` (stages x 1 x ... x 1 x rows x cols, or rows x cols; elements
+/// of `bytes` bytes); fills `plan`.
 static bool matches(const SharedLayout &layout, int64_t bytes,
                     unsigned swizzleBytes, int64_t boxCols, TmaBoxPlan &plan) {
   llvm::ArrayRef<int64_t> shape = layout.shape();
-  bool ring = shape.size() == 3;
+  bool ring = shape.size() >= 3;
   int64_t stages = ring ? shape[0] : 1, rows = shape[shape.size() - 2],
           cols = shape.back();
+  llvm::SmallVector<int64_t, 5> index(shape.size(), 0);
   auto offsetOf = [&](int64_t s, int64_t r, int64_t c) {
     if (ring)
-      return layout.offset({s, r, c}) * bytes;
-    return layout.offset({r, c}) * bytes;
+      index.front() = s;
+    index[shape.size() - 2] = r;
+    index.back() = c;
+    return layout.offset(index) * bytes;
   };
   plan = TmaBoxPlan();
   plan.swizzleBytes = swizzleBytes;
@@ -63,10 +67,18 @@ static bool matches(const SharedLayout &layout, int64_t bytes,
 llvm::Expected<TmaBoxPlan>
 tile::layout::planTmaBoxes(const SharedLayout &layout, unsigned elemBits) {
   llvm::ArrayRef<int64_t> shape = layout.shape();
-  if (shape.size() != 2 && shape.size() != 3)
+  if (shape.size() < 2)
     return fail("TMA boxes are planned for 2-D tiles (or rings of them), "
                 "not a rank-" +
                 llvm::Twine(shape.size()) + " buffer");
+  // A ring of N-D tiles whose dimensions but the last two are 1 (attention's
+  // 1 x 1 x BN x D tiles of a [B, H, N, D] tensor): one 2-D box per stage.
+  for (size_t d = 1; d + 2 < shape.size(); ++d)
+    if (shape[d] != 1)
+      return fail("TMA boxes are planned for tiles whose dimensions but the "
+                  "last two are 1; dimension " +
+                  llvm::Twine(d) + " of " + layout.str() + " is " +
+                  llvm::Twine(shape[d]));
   if (elemBits != 8 && elemBits != 16 && elemBits != 32 && elemBits != 64)
     return fail("TMA copies whole bytes: " + llvm::Twine(elemBits) +
                 "-bit elements do not qualify");

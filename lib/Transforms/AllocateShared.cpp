@@ -30,6 +30,7 @@
 
 #include "tile/Layout/ConversionPlan.h"
 #include "tile/Layout/SharedLayout.h"
+#include "tile/Layout/TmaBox.h"
 #include "tile/Layout/WgmmaOperand.h"
 
 #include "mlir/IR/Builders.h"
@@ -97,6 +98,7 @@ private:
   void number();
   SL chooseLayout(tile::AllocSharedOp alloc);
   std::optional<SL> warpgroupMmaLayout(tile::AllocSharedOp alloc);
+  std::optional<SL> tensorCopyLayout(tile::AllocSharedOp alloc);
   /// The unswizzled layouts to try for \p alloc: \p plain (row-major),
   /// and column-major for rank-2 tiles no async copy fills.
   SmallVector<SL, 2> candidateBases(tile::AllocSharedOp alloc, const SL &plain);
@@ -231,9 +233,41 @@ std::optional<SL> Allocator::warpgroupMmaLayout(tile::AllocSharedOp alloc) {
   return SL::rowMajor(type.getShape()).withSwizzle(tile->swizzle());
 }
 
+/// A buffer TMA copies fill (tile-pipeline's TMA scheme) that does not
+/// feed wgmma (attention's tiles on mma.sync) gets the same layout, which
+/// TMA boxes write (tile-pipeline checked that with TmaBox.h) and ldmatrix
+/// reads without bank conflicts, aligned to its swizzle pattern.
+std::optional<SL> Allocator::tensorCopyLayout(tile::AllocSharedOp alloc) {
+  auto type = cast<tile::SharedType>(alloc.getType());
+  bool filledByTma = llvm::any_of(alloc->getUsers(), [](Operation *user) {
+    auto copy = dyn_cast<tile::CopyAsyncOp>(user);
+    return copy && copy.isTensorCopy();
+  });
+  if (!filledByTma || type.getRank() < 2)
+    return std::nullopt;
+  unsigned bits = elementBits(type.getElementType());
+  llvm::Expected<SL> tile =
+      ::tile::layout::wgmmaRowMajorLayout(type.getShape().take_back(2), bits);
+  if (!tile) {
+    llvm::consumeError(tile.takeError());
+    return std::nullopt;
+  }
+  SL layout = SL::rowMajor(type.getShape()).withSwizzle(tile->swizzle());
+  llvm::Expected<::tile::layout::TmaBoxPlan> plan =
+      ::tile::layout::planTmaBoxes(layout, bits);
+  if (!plan) {
+    llvm::consumeError(plan.takeError());
+    return std::nullopt;
+  }
+  alignments[alloc] = std::max(kBufferAlign, plan->alignment);
+  return layout;
+}
+
 SL Allocator::chooseLayout(tile::AllocSharedOp alloc) {
   if (std::optional<SL> wgmma = warpgroupMmaLayout(alloc))
     return *wgmma;
+  if (std::optional<SL> tma = tensorCopyLayout(alloc))
+    return *tma;
   auto type = cast<tile::SharedType>(alloc.getType());
   SL plain = SL::rowMajor(type.getShape());
   unsigned bits = elementBits(type.getElementType());

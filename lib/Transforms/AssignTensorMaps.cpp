@@ -8,9 +8,10 @@
 // (address, extents, strides: the runtime encodes it at launch from the
 // bound argument) and of the box one instruction copies and its swizzle
 // (fixed here, from the shared layout tile-allocate-shared chose for the
-// destination: TmaBox.h). Each kernel gets the list of maps it takes, after
-// its other parameters, as `tile.tensor_maps`; each copy the index of its
-// map as `tile.tma_map`. Copies of one tensor with one box share a map.
+// destination: TmaBox.h; a 2-D box, with extent 1 in the dimensions of an
+// N-D tensor the tile has one index of). Each kernel gets the list of maps it
+// takes, after its other parameters, as `tile.tensor_maps`; each copy the index
+// of its map as `tile.tma_map`. Copies of one tensor with one box share a map.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,13 +73,18 @@ LogicalResult assignMaps(func::FuncOp func) {
     auto key = std::make_tuple(param, plan->boxRows, plan->boxCols,
                                int64_t(plan->swizzleBytes));
     auto [it, added] = indices.try_emplace(key, int64_t(maps.size()));
-    if (added)
+    if (added) {
+      // One extent per dimension of the tensor, outermost first: 1 for
+      // those the tile has one index of.
+      auto view = cast<tile::ViewType>(copy.getSrc().getType());
+      SmallVector<int64_t> box(view.getRank() - 2, 1);
+      box.append({plan->boxRows, plan->boxCols});
       maps.push_back(b.getDictionaryAttr(
           {b.getNamedAttr("param", b.getI64IntegerAttr(param)),
-           b.getNamedAttr(
-               "box", b.getDenseI64ArrayAttr({plan->boxRows, plan->boxCols})),
+           b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
            b.getNamedAttr("swizzle",
                           b.getI64IntegerAttr(plan->swizzleBytes))}));
+    }
     copy->setAttr(tile::TileDialect::kTmaMapAttr,
                   b.getI64IntegerAttr(it->second));
     return WalkResult::advance();

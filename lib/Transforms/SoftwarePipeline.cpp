@@ -37,6 +37,17 @@
 // barrier, runs the copies only S-2 ahead: on an H100, 2026-11-27, the
 // default gemm_f16 tile took 0.388 ms that way at S = 3, 0.265 ms this.)
 //
+// With TMA (sm_90, where asked for: tensorCopyObstacle), a copy is one
+// thread's cp.async.bulk.tensor onto its stage's mbarrier, and the top of
+// an iteration waits on the read stage's mbarrier phase instead of
+// tile.wait + tile.barrier. With an MMA in flight the refill stays after
+// the dot and its barrier; without one (attention), an iteration starts
+// with a barrier and the refill of the previous iteration's stage, then
+// waits:
+//
+//     tile.barrier ; copy_async ... -> bufs_j[w] barrier(bars[w])
+//     tile.mbarrier_wait bars[r] phase(p) ; t_j = tile.shared_load bufs_j[r]
+//
 // Copies for iterations past the end (`iv >= ub`) copy nothing: they are
 // empty groups (`tile.copy_async ... if %pred`), so every iteration still
 // issues exactly N groups and the wait counts stay exact, and the stages
@@ -485,11 +496,12 @@ void guardZeroTrip(IRRewriter &rewriter, scf::ForOp loop) {
   scf::YieldOp::create(rewriter, loc, loop.getInitArgs());
 }
 
-/// Whether \p c's load can be a TMA copy: it reads a 2-D tensor parameter
-/// of the kernel whole (the view is the parameter with its declared shape,
-/// dense, which is what the runtime builds the tensor map from), of whole
-/// bytes, and its ring, in the layout tile-allocate-shared gives wgmma
-/// operands, is what TMA boxes write (TmaBox.h).
+/// Whether \p c's load can be a TMA copy: it reads a tensor parameter of
+/// the kernel of rank 2 to 5 whole (the view is the parameter with its
+/// declared shape, dense, which is what the runtime builds the tensor map
+/// from), a tile whose dimensions but the last two are 1, of whole bytes,
+/// and its ring, in the layout tile-allocate-shared gives wgmma operands
+/// (and every TMA destination), is what TMA boxes write (TmaBox.h).
 bool tensorCopyable(Candidate c, int64_t stages) {
   auto view = c.load.getView().getDefiningOp<tile::ViewOp>();
   if (!view || !view.getStrides().empty())
@@ -502,7 +514,8 @@ bool tensorCopyable(Candidate c, int64_t stages) {
   auto shape = func.getArgAttrOfType<ArrayAttr>(
       arg.getArgNumber(), tile::TileDialect::kArgShapeAttr);
   auto viewType = cast<tile::ViewType>(view.getType());
-  if (!shape || viewType.getRank() != 2 || shape.size() != 2)
+  int64_t rank = viewType.getRank();
+  if (!shape || rank < 2 || rank > 5 || int64_t(shape.size()) != rank)
     return false;
   unsigned dynamic = 0;
   for (auto [d, extent] : llvm::enumerate(viewType.getShape())) {
@@ -524,12 +537,13 @@ bool tensorCopyable(Candidate c, int64_t stages) {
   }
   auto type = cast<RankedTensorType>(c.load.getType());
   unsigned bits = tile::detail::elementBits(type);
-  if (type.getRank() != 2 || bits % 8 != 0)
+  if (bits % 8 != 0 || llvm::any_of(type.getShape().drop_back(2),
+                                    [](int64_t extent) { return extent != 1; }))
     return false;
   SmallVector<int64_t> ring{stages};
   llvm::append_range(ring, type.getShape());
   llvm::Expected<::tile::layout::SharedLayout> tileLayout =
-      ::tile::layout::wgmmaRowMajorLayout(type.getShape(), bits);
+      ::tile::layout::wgmmaRowMajorLayout(type.getShape().take_back(2), bits);
   if (!tileLayout) {
     llvm::consumeError(tileLayout.takeError());
     return false;
@@ -547,26 +561,24 @@ bool tensorCopyable(Candidate c, int64_t stages) {
 }
 
 /// Why the loop's copies cannot be TMA copies, or "" when they can: the
-/// target has TMA, the MMA of the loop stays in flight (its barrier after
-/// the dot frees the stage a refill writes; no barrier is needed at the
-/// top) and its two operands are the only pipelined loads, both
-/// TMA-copyable.
+/// target has TMA and every pipelined load is TMA-copyable; when the loop's
+/// MMA stays in flight (its barrier after the dot frees the stage a refill
+/// writes), its two operands are the only pipelined loads. (Otherwise a
+/// barrier at the top of each iteration frees the stage of the previous
+/// one: the file comment.)
 std::string tensorCopyObstacle(ArrayRef<Candidate> candidates, int64_t stages,
                                tile::DotOp asyncDot,
                                const ::tile::TargetInfo &target) {
   if (!target.hasTma)
     return "the target has no TMA (sm_90a has)";
-  if (!asyncDot)
-    return "its MMA does not stay in flight (that needs one wgmma dot of two "
-           "pipelined loads into an accumulator only the loop carries, and "
-           "3 or more stages)";
-  if (candidates.size() != 2)
+  if (asyncDot && candidates.size() != 2)
     return "it pipelines " + std::to_string(candidates.size()) +
            " loads, not just the dot's two operands";
   if (!llvm::all_of(candidates,
                     [&](Candidate c) { return tensorCopyable(c, stages); }))
-    return "a pipelined load does not read a whole 2-D tensor parameter of "
-           "byte-sized elements with its declared shape";
+    return "a pipelined load does not read a whole tensor parameter (rank "
+           "2-5, with its declared shape) of byte-sized elements, a tile "
+           "whose dimensions but the last two are 1";
   return "";
 }
 
@@ -685,11 +697,26 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
   Value readStage = newLoop.getRegionIterArgs()[firstCounter];
   Value writeStage = newLoop.getRegionIterArgs()[firstCounter + 1];
 
+  // The refill of the stage of iteration i-1, D iterations ahead.
+  auto refill = [&] {
+    Value next =
+        arith::AddIOp::create(rewriter, loc, newLoop.getInductionVar(), ahead);
+    Value nextInside = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::slt, next, ub);
+    for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
+      issueCopy(rewriter, c.load.getLoc(), newLoop, c, next, nextInside,
+                writeStage, buffer, barriers);
+  };
   // Steady state at the top of the body: with TMA each thread waits for the
-  // read stage's mbarrier (the refill's barrier after the dot has freed the
-  // stage), otherwise for its own copy groups and then for every thread.
+  // read stage's mbarrier, otherwise for its own copy groups and then for
+  // every thread. With TMA and no MMA in flight, a barrier first (every
+  // warp is done with iteration i-1's stage) and the refill of that stage.
   rewriter.setInsertionPointToStart(newLoop.getBody());
   if (tma) {
+    if (!asyncDot) {
+      tile::BarrierOp::create(rewriter, loc);
+      refill();
+    }
     tile::MbarrierWaitOp::create(rewriter, loc, barriers, readStage,
                                  newLoop.getRegionIterArgs()[firstCounter + 2]);
   } else {
@@ -706,14 +733,10 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
   if (asyncDot) {
     rewriter.setInsertionPointAfter(asyncDot);
     tile::BarrierOp::create(rewriter, loc);
+    refill();
+  } else if (!tma) {
+    refill();
   }
-  Value next =
-      arith::AddIOp::create(rewriter, loc, newLoop.getInductionVar(), ahead);
-  Value nextInside =
-      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, next, ub);
-  for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
-    issueCopy(rewriter, c.load.getLoc(), newLoop, c, next, nextInside,
-              writeStage, buffer, barriers);
   for (Candidate &c : candidates)
     rewriter.eraseOp(c.load);
 

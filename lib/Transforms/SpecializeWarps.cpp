@@ -27,7 +27,11 @@
 //   }
 //
 // The dot's lowering retires the previous iteration's group before the
-// arrive: the stage it releases is no longer read. In a persistent kernel
+// arrive: the stage it releases is no longer read. A loop without an MMA
+// in flight (attention: both dots are retired within the iteration, and
+// softmax sits between them) releases the stage it read at the end of the
+// iteration instead (`tile.mbarrier_arrive %empty[%r]` before the yield;
+// %c stays unused). In a persistent kernel
 // (tile-persist-programs) the loop sits in the loop over the virtual grid:
 // the producer then runs that loop too, and both roles carry their stage
 // counters (and the consumers whether they hold a stage) across its
@@ -130,11 +134,13 @@ FailureOr<ProducerInputs> producerInputs(scf::ForOp loop,
 }
 
 /// The registers of each role: the block starts at launchRegisters, the
-/// producers drop to 40, the consumers take what that frees (at most 240,
-/// at least the start).
+/// producers drop to 24 (setmaxnreg's least; the producer loop is index
+/// arithmetic and needs no more, as in FlashAttention-3), the consumers
+/// take what that frees (at most 240, at least the start: 240 at 8 + 4
+/// warps, which attention's 64 x 128 accumulators per warpgroup need).
 std::pair<int64_t, int64_t> roleRegisters(int64_t warps,
                                           int64_t producerWarps) {
-  constexpr int64_t producerRegisters = 40;
+  constexpr int64_t producerRegisters = 24;
   int64_t threads = (warps + producerWarps) * 32;
   int64_t launch = tile::WarpSpecializeOp::launchRegisters(threads);
   int64_t consumer = std::clamp<int64_t>(
@@ -293,9 +299,11 @@ LogicalResult specializeLoop(scf::ForOp loop,
                 candidates, rings, full, empty, stages);
 
   // The consumers' loop: wait for the stage, read it, release the previous
-  // one (once they hold one), carrying the counters across the persistent
-  // loop when there is one.
-  asyncDot->setAttr(tile::kMmaInFlightAttr, rewriter.getI64IntegerAttr(1));
+  // one (once they hold one) after the dot in flight, or this one at the end
+  // of the iteration without an MMA in flight; carrying the counters across
+  // the persistent loop when there is one.
+  if (asyncDot)
+    asyncDot->setAttr(tile::kMmaInFlightAttr, rewriter.getI64IntegerAttr(1));
   SmallVector<Value> counters;
   if (outer) {
     outer = threadCounters(rewriter, outer);
@@ -328,14 +336,19 @@ LogicalResult specializeLoop(scf::ForOp loop,
   Value czero = constI32(rewriter, loc, 0);
   for (auto [c, ring] : llvm::zip_equal(candidates, rings))
     replaceBySharedLoad(rewriter, c, ring, read, czero);
-  rewriter.setInsertionPointAfter(asyncDot);
-  Value isFirst = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                        read, czero);
-  Value previous = arith::SelectOp::create(
-      rewriter, loc, isFirst, constI32(rewriter, loc, stages - 1),
-      arith::SubIOp::create(rewriter, loc, read, constI32(rewriter, loc, 1)));
-  tile::MbarrierArriveOp::create(rewriter, loc, empty, previous,
-                                 newLoop.getRegionIterArgs()[first + 2]);
+  if (asyncDot) {
+    rewriter.setInsertionPointAfter(asyncDot);
+    Value isFirst = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, read, czero);
+    Value previous = arith::SelectOp::create(
+        rewriter, loc, isFirst, constI32(rewriter, loc, stages - 1),
+        arith::SubIOp::create(rewriter, loc, read, constI32(rewriter, loc, 1)));
+    tile::MbarrierArriveOp::create(rewriter, loc, empty, previous,
+                                   newLoop.getRegionIterArgs()[first + 2]);
+  } else {
+    rewriter.setInsertionPoint(newLoop.getBody()->getTerminator());
+    tile::MbarrierArriveOp::create(rewriter, loc, empty, read, Value());
+  }
   for (Candidate &c : candidates)
     rewriter.eraseOp(c.load);
   newLoop->removeAttr(tile::TileDialect::kPipelineAttr);

@@ -49,3 +49,19 @@ func.func @misaligned(%PA: !tile.ptr<f16>, %M: i32, %i: i32) attributes {tile.ke
   tile.copy_async %a[%i, %i] -> %ra[%i, %i, %i] barrier(%bars[%i]) : !tile.view<?x?xf16> -> !tile.shared<2x64x64xf16, #tile.shared_layout<swizzle(3,3,3) o (2,64,64):(4096,64,1)>>, !tile.shared<2xi64, #tile.shared_layout<(2):(1)>>
   return
 }
+
+// -----
+
+// A copy of a 1 x 1 x 64 x 128 tile of a rank-4 tensor (attention's K)
+// into a ring of such tiles: the map's box has one extent per dimension of
+// the tensor, 1 for the two it takes one index of.
+// CHECK-LABEL: func.func @rank4
+// CHECK-SAME: tile.tensor_maps = [{box = array<i64: 1, 1, 64, 64>, param = 0 : i64, swizzle = 128 : i64}]
+// CHECK: tile.copy_async {{.*}} {tile.tma_map = 0 : i64}
+func.func @rank4(%PK: !tile.ptr<f16>, %B: i32, %N: i32, %i: i32) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %k = tile.view %PK(%B, %B, %N) : !tile.ptr<f16> -> !tile.view<?x?x?x128xf16>
+  %rk = tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<2x1x1x64x128xf16, #tile.shared_layout<swizzle(3,3,3) o block(6,1,6) o (2,1,1,64,128):(8192,8192,8192,128,1)>>
+  %bars = tile.alloc_shared {tile.offset = 32768 : i64} : !tile.shared<2xi64, #tile.shared_layout<(2):(1)>>
+  tile.copy_async %k[%i, %i, %i, %i] -> %rk[%i, %i, %i, %i, %i] barrier(%bars[%i]) : !tile.view<?x?x?x128xf16> -> !tile.shared<2x1x1x64x128xf16, #tile.shared_layout<swizzle(3,3,3) o block(6,1,6) o (2,1,1,64,128):(8192,8192,8192,128,1)>>, !tile.shared<2xi64, #tile.shared_layout<(2):(1)>>
+  return
+}

@@ -85,3 +85,76 @@ func.func @not_the_parameters(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB
   } {tile.pipeline = 3 : i32}
   return %r : tensor<128x64xf32, #c>
 }
+
+// -----
+
+#t = #tile.layout<spatial(1,1,64,2) * local(1,1,1,32)>
+
+// A loop with no MMA in flight (attention's shape: its products retire
+// within the iteration) whose loads are 1 x 1 x 64 x 64 tiles of rank-4
+// parameters with their declared shapes: TMA copies too, into rings of the
+// tiles (2 x 1 x 1 x 64 x 64). With nothing in flight to wait for, each
+// iteration starts with a barrier (every warp is done with the previous
+// iteration's stage), refills that stage (the write counter) and then
+// waits for the read stage's mbarrier; no tile.wait anywhere, the
+// invalidation after the loop.
+// CHECK-LABEL: func.func @tma_no_mma_in_flight
+// CHECK: %[[RK:.*]] = tile.alloc_shared : !tile.shared<2x1x1x64x64xf16>
+// CHECK: %[[RV:.*]] = tile.alloc_shared : !tile.shared<2x1x1x64x64xf16>
+// CHECK: %[[BARS:.*]] = tile.alloc_shared : !tile.shared<2xi64>
+// CHECK-NEXT: tile.mbarrier_init %[[BARS]] count(2)
+// CHECK: tile.copy_async %{{.*}}[%arg4, %arg5, %c0{{.*}}, %c0{{.*}}] -> %[[RK]][%[[S0:[^,]*]], {{.*}}] barrier(%[[BARS]][%[[S0]]]) if
+// CHECK: tile.copy_async %{{.*}} -> %[[RV]][%[[S0]], {{.*}}] barrier(%[[BARS]][%[[S0]]]) if
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[R:.*]] = %c0_i32{{[_0-9]*}}, %[[W:.*]] = %c1_i32{{[_0-9]*}}, %[[P:.*]] = %c0_i32{{[_0-9]*}})
+// CHECK-NEXT: tile.barrier
+// CHECK: tile.copy_async %{{.*}} -> %[[RK]][%[[W]], {{.*}}] barrier(%[[BARS]][%[[W]]]) if
+// CHECK: tile.copy_async %{{.*}} -> %[[RV]][%[[W]], {{.*}}] barrier(%[[BARS]][%[[W]]]) if
+// CHECK-NEXT: tile.mbarrier_wait %[[BARS]][%[[R]]] phase(%[[P]])
+// CHECK: tile.shared_load %[[RK]][%[[R]],
+// CHECK-NEXT: tile.shared_load %[[RV]][%[[R]],
+// CHECK-NOT: tile.copy_async
+// CHECK-NOT: tile.wait
+// CHECK: scf.yield
+// CHECK-NOT: tile.wait
+// CHECK: tile.barrier
+// CHECK-NEXT: tile.mbarrier_inval %[[BARS]]
+// NOTMA-LABEL: func.func @tma_no_mma_in_flight
+// NOTMA-NOT: mbarrier
+// NOTMA: tile.wait 0
+func.func @tma_no_mma_in_flight(%PK: !tile.ptr<f16> {tile.shape = ["B", "H", "N", "64"]}, %PV: !tile.ptr<f16> {tile.shape = ["B", "H", "N", "64"]}, %B: i32 {tile.dim = "B"}, %H: i32 {tile.dim = "H"}, %b: i32, %h: i32, %N: i32 {tile.dim = "N"}) -> tensor<1x1x64x64xf16, #t> attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %k = tile.view %PK(%B, %H, %N) : !tile.ptr<f16> -> !tile.view<?x?x?x64xf16>
+  %v = tile.view %PV(%B, %H, %N) : !tile.ptr<f16> -> !tile.view<?x?x?x64xf16>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<1x1x64x64xf16, #t>
+  %r = scf.for %n = %c0 to %N step %c64 iter_args(%acc = %zero) -> (tensor<1x1x64x64xf16, #t>) : i32 {
+    %tk = tile.load %k[%b, %h, %n, %c0] : !tile.view<?x?x?x64xf16> -> tensor<1x1x64x64xf16, #t>
+    %tv = tile.load %v[%b, %h, %n, %c0] : !tile.view<?x?x?x64xf16> -> tensor<1x1x64x64xf16, #t>
+    %s = arith.mulf %tk, %tv : tensor<1x1x64x64xf16, #t>
+    %d = arith.addf %acc, %s : tensor<1x1x64x64xf16, #t>
+    scf.yield %d : tensor<1x1x64x64xf16, #t>
+  } {tile.pipeline = 2 : i32}
+  return %r : tensor<1x1x64x64xf16, #t>
+}
+
+// -----
+
+#t = #tile.layout<spatial(1,2,32,2) * local(1,1,1,32)>
+
+// A tile with more than one non-unit dimension before its last two (here
+// 1 x 2 x 32 x 64) is not one TMA box per column block: cp.async.
+// CHECK-LABEL: func.func @tma_tile_of_two_heads
+// CHECK-NOT: mbarrier
+// CHECK: tile.wait 0
+func.func @tma_tile_of_two_heads(%PK: !tile.ptr<f16> {tile.shape = ["B", "H", "N", "64"]}, %B: i32 {tile.dim = "B"}, %H: i32 {tile.dim = "H"}, %b: i32, %N: i32 {tile.dim = "N"}) -> tensor<1x2x32x64xf16, #t> attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %k = tile.view %PK(%B, %H, %N) : !tile.ptr<f16> -> !tile.view<?x?x?x64xf16>
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant dense<0.0> : tensor<1x2x32x64xf16, #t>
+  %r = scf.for %n = %c0 to %N step %c32 iter_args(%acc = %zero) -> (tensor<1x2x32x64xf16, #t>) : i32 {
+    %tk = tile.load %k[%b, %c0, %n, %c0] : !tile.view<?x?x?x64xf16> -> tensor<1x2x32x64xf16, #t>
+    %d = arith.addf %acc, %tk : tensor<1x2x32x64xf16, #t>
+    scf.yield %d : tensor<1x2x32x64xf16, #t>
+  } {tile.pipeline = 2 : i32}
+  return %r : tensor<1x2x32x64xf16, #t>
+}

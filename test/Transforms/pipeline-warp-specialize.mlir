@@ -26,7 +26,7 @@
 // CHECK: tile.mbarrier_init %[[FULL]] count(2)
 // CHECK: tile.mbarrier_init %[[EMPTY]] count(4)
 // CHECK: tile.barrier
-// CHECK: tile.warp_specialize producer(4 warps, 40 registers) {
+// CHECK: tile.warp_specialize producer(4 warps, 24 registers) {
 // CHECK: %[[VA:.*]] = tile.view %arg0
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %arg4 step %{{.*}} iter_args(%[[W:.*]] = %{{.*}}, %[[E:.*]] = %{{.*}})
 // CHECK: %[[NOT:.*]] = arith.xori %[[E]], %c1
@@ -121,7 +121,7 @@ func.func @nested(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB: !tile.ptr<
 // CHECK-LABEL: func.func @persistent
 // CHECK: %[[FULL:.*]] = tile.alloc_shared : !tile.shared<3xi64>
 // CHECK: %[[EMPTY:.*]] = tile.alloc_shared : !tile.shared<3xi64>
-// CHECK: tile.warp_specialize producer(4 warps, 40 registers) {
+// CHECK: tile.warp_specialize producer(4 warps, 24 registers) {
 // CHECK: %[[T:.*]]:2 = scf.for %[[V:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[W0:.*]] = %{{.*}}, %[[E0:.*]] = %{{.*}})
 // CHECK: arith.remui %[[V]]
 // CHECK: %[[K:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %[[W0]], %{{.*}} = %[[E0]])
@@ -163,5 +163,57 @@ func.func @persistent(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB: !tile.
     } {tile.pipeline = 3 : i32}
     tile.store %cv[%m0, %c0], %r : !tile.view<?x?xf32>, tensor<128x64xf32, #c>
   } {tile.persistent}
+  return
+}
+
+// -----
+
+#t = #tile.layout<spatial(1,1,64,2) * local(1,1,1,32)>
+
+// The loop of pipeline-tma.mlir without an MMA in flight (attention's
+// shape), warp-specialized: the producer is the same loop of waits on
+// "empty" and copies of the 1 x 1 x 64 x 64 tiles; the consumers wait for
+// the full stage and release the stage they read at the end of the
+// iteration (no predicate: they hold no stage across iterations), and
+// there is no block barrier in their loop.
+// CHECK-LABEL: func.func @specialized_no_mma_in_flight
+// CHECK-SAME: tile.producer_warps = 4
+// CHECK: %[[FULL:.*]] = tile.alloc_shared : !tile.shared<2xi64>
+// CHECK: %[[EMPTY:.*]] = tile.alloc_shared : !tile.shared<2xi64>
+// CHECK: tile.warp_specialize producer(4 warps, 24 registers) {
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[W:.*]] = %{{.*}}, %[[E:.*]] = %{{.*}})
+// CHECK: tile.mbarrier_wait %[[EMPTY]][%[[W]]]
+// CHECK: tile.copy_async %{{.*}}[%{{.*}}, %{{.*}}, %[[K]], %{{.*}}] -> %{{.*}}[%[[W]], {{.*}}] barrier(%[[FULL]][%[[W]]]) :
+// CHECK: tile.copy_async %{{.*}}[%{{.*}}, %{{.*}}, %[[K]], %{{.*}}] -> %{{.*}}[%[[W]], {{.*}}] barrier(%[[FULL]][%[[W]]]) :
+// CHECK: } consumer(240 registers) {
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[R:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}, %{{.*}} = %false)
+// CHECK-NEXT: tile.mbarrier_wait %[[FULL]][%[[R]]] phase(%[[P]])
+// CHECK-NOT: tile.barrier
+// CHECK-NOT: tile.copy_async
+// CHECK: arith.addf
+// CHECK-NOT: tile.barrier
+// CHECK: tile.mbarrier_arrive %[[EMPTY]][%[[R]]] :
+// CHECK-NEXT: scf.yield
+// CHECK: tile.barrier
+// CHECK-NEXT: tile.mbarrier_inval %[[FULL]]
+// CHECK-NEXT: tile.mbarrier_inval %[[EMPTY]]
+// TMA-LABEL: func.func @specialized_no_mma_in_flight
+// TMA-NOT: warp_specialize
+// TMA: tile.mbarrier_wait
+func.func @specialized_no_mma_in_flight(%PK: !tile.ptr<f16> {tile.shape = ["B", "H", "N", "64"]}, %PV: !tile.ptr<f16> {tile.shape = ["B", "H", "N", "64"]}, %PO: !tile.ptr<f16> {tile.shape = ["64", "64"]}, %B: i32 {tile.dim = "B"}, %H: i32 {tile.dim = "H"}, %N: i32 {tile.dim = "N"}) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %k = tile.view %PK(%B, %H, %N) : !tile.ptr<f16> -> !tile.view<?x?x?x64xf16>
+  %v = tile.view %PV(%B, %H, %N) : !tile.ptr<f16> -> !tile.view<?x?x?x64xf16>
+  %o = tile.view %PO() : !tile.ptr<f16> -> !tile.view<1x1x64x64xf16>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<1x1x64x64xf16, #t>
+  %r = scf.for %n = %c0 to %N step %c64 iter_args(%acc = %zero) -> (tensor<1x1x64x64xf16, #t>) : i32 {
+    %tk = tile.load %k[%c0, %c0, %n, %c0] : !tile.view<?x?x?x64xf16> -> tensor<1x1x64x64xf16, #t>
+    %tv = tile.load %v[%c0, %c0, %n, %c0] : !tile.view<?x?x?x64xf16> -> tensor<1x1x64x64xf16, #t>
+    %s = arith.mulf %tk, %tv : tensor<1x1x64x64xf16, #t>
+    %d = arith.addf %acc, %s : tensor<1x1x64x64xf16, #t>
+    scf.yield %d : tensor<1x1x64x64xf16, #t>
+  } {tile.pipeline = 2 : i32}
+  tile.store %o[%c0, %c0, %c0, %c0], %r : !tile.view<1x1x64x64xf16>, tensor<1x1x64x64xf16, #t>
   return
 }

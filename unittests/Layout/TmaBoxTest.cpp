@@ -88,6 +88,43 @@ TEST(TmaBox, RowMajorTileIsOneUnswizzledBox) {
   expectBoxesWrite(ring, *plan, 2);
 }
 
+// Attention's K and V tiles are 1 x 1 x BN x D tiles of [B, H, N, D]
+// tensors: a ring 2 x 1 x 1 x 64 x 128 f16 is two 128-byte swizzled boxes
+// per stage, placed as in the ring of the 2-D tiles; a non-unit middle
+// dimension is refused.
+TEST(TmaBox, RingsOfTilesWithUnitDimensionsAreBoxesOfTheirLastTwo) {
+  SharedLayout flat = wgmmaRing({2, 64, 128}, 16);
+  llvm::Expected<TmaBoxPlan> flatPlan = planTmaBoxes(flat, 16);
+  ASSERT_TRUE(static_cast<bool>(flatPlan))
+      << llvm::toString(flatPlan.takeError());
+  SharedLayout ring = wgmmaRing({2, 1, 1, 64, 128}, 16);
+  llvm::Expected<TmaBoxPlan> plan = planTmaBoxes(ring, 16);
+  ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+  EXPECT_EQ(plan->swizzleBytes, 128u);
+  EXPECT_EQ(plan->boxRows, 64);
+  EXPECT_EQ(plan->boxCols, 64);
+  EXPECT_EQ(plan->stageBytes, 64 * 128 * 2);
+  EXPECT_EQ(plan->boxOffsets, flatPlan->boxOffsets);
+  for (int64_t s = 0; s < 2; ++s)
+    for (int64_t r = 0; r < 64; ++r)
+      for (int64_t c = 0; c < 128; ++c) {
+        int64_t dense = (r * plan->boxCols + c % plan->boxCols) * 2;
+        ASSERT_EQ(ring.offset({s, 0, 0, r, c}) * 2,
+                  s * plan->stageBytes + plan->boxOffsets[c / plan->boxCols] +
+                      test::hardwareSwizzle(dense, plan->swizzleBytes))
+            << "stage " << s << " row " << r << " col " << c;
+      }
+  llvm::Expected<TmaBoxPlan> tile =
+      planTmaBoxes(wgmmaRing({1, 1, 64, 128}, 16), 16);
+  ASSERT_TRUE(static_cast<bool>(tile)) << llvm::toString(tile.takeError());
+  EXPECT_EQ(tile->boxOffsets, flatPlan->boxOffsets);
+  llvm::Expected<TmaBoxPlan> wide =
+      planTmaBoxes(SharedLayout::rowMajor({2, 2, 16, 64}), 16);
+  ASSERT_FALSE(static_cast<bool>(wide));
+  EXPECT_NE(llvm::toString(wide.takeError()).find("dimension 1"),
+            std::string::npos);
+}
+
 // Padded rows, sub-byte elements, tall tiles and short rows are refused,
 // saying why.
 TEST(TmaBox, LayoutsNoBoxWritesAreRefused) {

@@ -47,8 +47,10 @@ struct TmaBoxPlan {
 int64_t tmaSwizzle(int64_t offset, unsigned swizzleBytes);
 
 /// Plans the boxes for `layout`, the layout of a ring buffer S x R x C (or
-/// one tile R x C) of `elemBits`-bit elements: for every stage s, row r and
-/// column c, layout.offset(s, r, c) in bytes must equal s * stageBytes +
+/// S x 1 x ... x 1 x R x C: tiles of an N-D tensor with unit dimensions, up
+/// to rank 5 in all; or one tile R x C) of `elemBits`-bit elements: for
+/// every stage s, row r and column c (unit indices 0), layout.offset(s, r,
+/// c) in bytes must equal s * stageBytes +
 /// boxOffsets[c / boxCols] + tmaSwizzle(r * boxCols * E + (c % boxCols) * E).
 /// Tries the swizzle widths 128, 64, 32 (box columns = one swizzle row) and
 /// then no swizzle (one box of whole rows). Fails, saying why, for element

@@ -379,11 +379,15 @@ public:
   mlir::LogicalResult lowerProgramId(tile::ProgramIdOp op);
   mlir::LogicalResult lowerNumPrograms(tile::NumProgramsOp op);
 
-  /// Converts one scalar register with the language's cast() rules.
+  /// Converts one scalar register with the language's cast() rules;
+  /// without \p canonicalNaN, a float-to-float conversion may give any NaN
+  /// for a NaN (for values whose NaN bits are unobservable:
+  /// nanBitsUnobservable).
   mlir::FailureOr<mlir::Value> castScalar(mlir::Operation *op, mlir::Value v,
                                           mlir::Type srcType,
                                           mlir::Type dstType, bool srcUnsigned,
-                                          bool dstUnsigned);
+                                          bool dstUnsigned,
+                                          bool canonicalNaN = true);
 
   /// The shared buffer a shared value was lowered to.
   SharedValue *lookupShared(mlir::Value v);
@@ -552,6 +556,12 @@ std::optional<::tile::numerics::Format> formatOf(mlir::Type type,
 /// registers `in`) in LowerDequant.cpp; empty when none applies.
 Regs dequantizeFast(KernelLowering &kl, mlir::Location loc, tile::CastOp op,
                     const Regs &in, mlir::Type srcElem, mlir::Type dstElem);
+/// Whether the bits of a NaN in `v` cannot be observed: every use, through
+/// reshapes, transposes, layout conversions, broadcasts and inserted
+/// dimensions, is a floating-point multiplication, addition, subtraction,
+/// division or dot (LowerDequant.cpp). A conversion feeding only them may
+/// produce any NaN for a NaN.
+bool nanBitsUnobservable(mlir::Value v, unsigned depth = 0);
 
 } // namespace tile::gpu
 

@@ -425,7 +425,7 @@ static Regs packedIntWords(KernelLowering &kl, Location loc, const Regs &words,
 /// division or dot. Their result for a NaN operand is a NaN whatever that
 /// NaN's sign and payload (GPUs return their canonical NaN), so a
 /// conversion feeding only them may produce any NaN for a NaN code.
-static bool nanBitsUnobservable(Value v, unsigned depth = 0) {
+bool nanBitsUnobservable(Value v, unsigned depth) {
   if (depth > 8)
     return false;
   for (Operation *user : v.getUsers()) {

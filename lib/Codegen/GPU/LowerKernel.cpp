@@ -143,9 +143,9 @@ Value TargetLowering::mbarrierTryWait(OpBuilder &, Location, Value, Value) {
 void TargetLowering::mbarrierInval(OpBuilder &, Location, Value) {
   llvm_unreachable("mbarrierInval without hasTensorCopy");
 }
-void TargetLowering::tensorCopy2d(OpBuilder &, Location, Value, Value, Value,
-                                  Value, Value) {
-  llvm_unreachable("tensorCopy2d without hasTensorCopy");
+void TargetLowering::tensorCopy(OpBuilder &, Location, Value, Value, ValueRange,
+                                Value) {
+  llvm_unreachable("tensorCopy without hasTensorCopy");
 }
 void TargetLowering::mbarrierArrive(OpBuilder &, Location, Value) {
   llvm_unreachable("mbarrierArrive without hasTensorCopy");

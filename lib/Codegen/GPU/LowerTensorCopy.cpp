@@ -113,7 +113,8 @@ LogicalResult KernelLowering::lowerTensorCopy(tile::CopyAsyncOp op) {
   // tile-pipeline copies whole tiles into one stage of a ring (or into a
   // lone tile): every index but the stage is zero.
   OperandRange indices = op.getDstIndices();
-  bool ring = dst->type.getRank() == 3;
+  OperandRange offsets = op.getSrcOffsets();
+  bool ring = dst->type.getRank() == int64_t(offsets.size()) + 1;
   for (Value index : indices.drop_front(ring ? 1 : 0))
     if (!matchPattern(index, m_Zero()))
       return op.emitOpError("a TMA copy fills whole stages of its buffer");
@@ -122,8 +123,12 @@ LogicalResult KernelLowering::lowerTensorCopy(tile::CopyAsyncOp op) {
   if (ring)
     stageOffset = arith::MulIOp::create(b, l, values[indices[0]][0],
                                         i32(plan->stageBytes));
-  Value row0 = values[op.getSrcOffsets()[0]][0];
-  Value col0 = values[op.getSrcOffsets()[1]][0];
+  // The box's coordinates, innermost first: the column, the row, then the
+  // indices of the tile's unit dimensions.
+  SmallVector<Value> coords;
+  for (Value offset : llvm::reverse(offsets))
+    coords.push_back(values[offset][0]);
+  Value col0 = coords[0];
   Value bar = barrierAddress(*this, op, *bars, values[op.getBarrierIndex()][0]);
   if (!bar)
     return failure();
@@ -133,10 +138,10 @@ LogicalResult KernelLowering::lowerTensorCopy(tile::CopyAsyncOp op) {
   tl.mbarrierArriveExpectTx(b, l, bar, plan->bytesPerStage());
   for (auto [box, boxOffset] : llvm::enumerate(plan->boxOffsets)) {
     Value at = arith::AddIOp::create(b, l, stageOffset, i32(boxOffset));
-    Value col =
+    coords[0] =
         arith::AddIOp::create(b, l, col0, i32(int64_t(box) * plan->boxCols));
-    tl.tensorCopy2d(b, l, gep(dst->ptr, at), tensorMaps[mapIndex.getInt()], col,
-                    row0, bar);
+    tl.tensorCopy(b, l, gep(dst->ptr, at), tensorMaps[mapIndex.getInt()],
+                  coords, bar);
   }
   return success();
 }

@@ -363,8 +363,12 @@ Expected<bool> NvidiaRewriter::rewriteTmaAsm(CallInst *call, StringRef text,
     callOps(b, kMbarrierInval, voidTy, {word(0)});
     return true;
   }
-  if (trimmed == tma::kLoad2d) {
-    if (Error err = expect(5, false))
+  unsigned rank = 0;
+  for (unsigned r = 1; r <= 5 && !rank; ++r)
+    if (trimmed == tma::loadText(r))
+      rank = r;
+  if (rank) {
+    if (Error err = expect(rank + 3, false))
       return std::move(err);
     // The tensor map is the kernel's byval parameter, passed to the asm as
     // its address (ptrtoint): hand the pointer itself to the table (an
@@ -376,9 +380,12 @@ Expected<bool> NvidiaRewriter::rewriteTmaAsm(CallInst *call, StringRef text,
     map = map->getType()->isPointerTy() ? generic(b, map)
                                         : b.CreateIntToPtr(map, ptr);
     Value *coords = scratch(*call->getFunction(), "tma.coords", 5);
-    storeWords(b, coords, {word(2), word(3)});
+    SmallVector<Value *, 5> words;
+    for (unsigned i = 0; i < rank; ++i)
+      words.push_back(word(2 + i));
+    storeWords(b, coords, words);
     callOps(b, kTmaLoad, voidTy,
-            {word(0), map, coords, b.getInt32(2), word(4)});
+            {word(0), map, coords, b.getInt32(rank), word(rank + 2)});
     return true;
   }
   if (trimmed.contains("mbarrier") || trimmed.contains("cp.async.bulk"))

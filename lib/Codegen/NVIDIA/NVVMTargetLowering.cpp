@@ -547,12 +547,17 @@ public:
                                        : NVVM::SetMaxRegisterAction::decrease);
   }
 
-  void tensorCopy2d(OpBuilder &b, Location loc, Value dst, Value map,
-                    Value inner, Value outer, Value bar) override {
+  void tensorCopy(OpBuilder &b, Location loc, Value dst, Value map,
+                  ValueRange coords, Value bar) override {
     Value mapAddress = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), map);
-    sideEffect(b, loc, tma_asm::kLoad2d, "r,l,r,r,r",
-               {sharedAddress(b, loc, dst), mapAddress, inner, outer,
-                sharedAddress(b, loc, bar)});
+    SmallVector<Value> operands{sharedAddress(b, loc, dst), mapAddress};
+    llvm::append_range(operands, coords);
+    operands.push_back(sharedAddress(b, loc, bar));
+    std::string constraints = "r,l";
+    for (size_t i = 0; i <= coords.size(); ++i)
+      constraints += ",r";
+    std::string text = tma_asm::loadText(coords.size());
+    sideEffect(b, loc, text.c_str(), constraints, operands);
   }
 
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads,

@@ -82,3 +82,50 @@ func.func @casts(%X: !tile.ptr<i4>, %E: !tile.ptr<f8E4M3FN>, %F: !tile.ptr<f32>,
   tile.store %o6[%c0], %nib : !tile.view<?xi4>, tensor<2048xi4, #v2>
   return
 }
+
+// f32 -> f16 makes a NaN the canonical quiet NaN with its sign (an
+// unordered compare and a select per value), except where the value is only
+// multiplied (here through a layout conversion, as the operand of a dot):
+// a product with a NaN operand is NaN whatever its payload, so the plain
+// conversion is enough (attention's P = cast(f16, exp2(...)) in its loop).
+#f32a = #tile.layout<column_local(2,2) * spatial(8,4) * local(1,2)>
+#f16b = #tile.layout<local(2,1) * column_spatial(4,8) * local(2,1)>
+#f32c = #tile.layout<local(2,1) * spatial(8,4) * local(1,2)>
+#f32r = #tile.layout<spatial(8,4) * local(2,4)>
+
+// CHECK-LABEL: llvm.func @cast_only_multiplied
+// CHECK-NOT:     llvm.fcmp "uno"
+// CHECK:         nvvm.mma.sync
+// CHECK-NOT:     llvm.fcmp "uno"
+// CHECK-LABEL: llvm.func @cast_stored
+// CHECK:         llvm.fptrunc
+// CHECK:         llvm.fcmp "uno"
+// CHECK:         llvm.select
+func.func @cast_only_multiplied(%A: !tile.ptr<f32>, %B: !tile.ptr<f16>, %C: !tile.ptr<f32>)
+    attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32,
+                tile.shared_bytes = 0 : i64} {
+  %c0 = arith.constant 0 : i32
+  %va = tile.view %A() : !tile.ptr<f32> -> !tile.view<16x16xf32>
+  %vb = tile.view %B() : !tile.ptr<f16> -> !tile.view<16x8xf16>
+  %vc = tile.view %C() : !tile.ptr<f32> -> !tile.view<16x8xf32>
+  %a = tile.load %va[%c0, %c0] : !tile.view<16x16xf32> -> tensor<16x16xf32, #f32a>
+  %ah = tile.cast %a : tensor<16x16xf32, #f32a> -> tensor<16x16xf16, #f32a>
+  %am = tile.convert_layout %ah : tensor<16x16xf16, #f32a> -> tensor<16x16xf16, #f32a>
+  %b = tile.load %vb[%c0, %c0] : !tile.view<16x8xf16> -> tensor<16x8xf16, #f16b>
+  %z = arith.constant dense<0.0> : tensor<16x8xf32, #f32c>
+  %d = tile.dot %am, %b, %z : tensor<16x16xf16, #f32a>, tensor<16x8xf16, #f16b>, tensor<16x8xf32, #f32c> -> tensor<16x8xf32, #f32c>
+  tile.store %vc[%c0, %c0], %d : !tile.view<16x8xf32>, tensor<16x8xf32, #f32c>
+  return
+}
+
+func.func @cast_stored(%A: !tile.ptr<f32>, %O: !tile.ptr<f16>)
+    attributes {tile.kernel, tile.warps = 1 : i32, tile.warp_size = 32 : i32,
+                tile.shared_bytes = 0 : i64} {
+  %c0 = arith.constant 0 : i32
+  %va = tile.view %A() : !tile.ptr<f32> -> !tile.view<16x16xf32>
+  %vo = tile.view %O() : !tile.ptr<f16> -> !tile.view<16x16xf16>
+  %a = tile.load %va[%c0, %c0] : !tile.view<16x16xf32> -> tensor<16x16xf32, #f32r>
+  %ah = tile.cast %a : tensor<16x16xf32, #f32r> -> tensor<16x16xf16, #f32r>
+  tile.store %vo[%c0, %c0], %ah : !tile.view<16x16xf16>, tensor<16x16xf16, #f32r>
+  return
+}

@@ -228,13 +228,14 @@ public:
   /// setmaxnreg; only where hasTensorCopy.
   virtual void setMaxRegisters(mlir::OpBuilder &b, mlir::Location loc,
                                unsigned count, bool increase);
-  /// One 2-D TMA load through tensor map `map` (the generic address of a
-  /// kernel parameter) of the box at element coordinates (`inner`, `outer`)
-  /// (i32, innermost first; outside the tensor reads zero) into shared
-  /// `dst`; its bytes complete the transaction count of `bar`.
-  virtual void tensorCopy2d(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::Value dst, mlir::Value map, mlir::Value inner,
-                            mlir::Value outer, mlir::Value bar);
+  /// One TMA load through tensor map `map` (the generic address of a
+  /// kernel parameter) of the box at element coordinates `coords` (1-5
+  /// i32, innermost first, one per dimension of the map; outside the
+  /// tensor reads zero) into shared `dst`; its bytes complete the
+  /// transaction count of `bar`.
+  virtual void tensorCopy(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value dst, mlir::Value map,
+                          mlir::ValueRange coords, mlir::Value bar);
 
   /// 2^x for f32 x, the fast hardware approximation where there is one.
   virtual mlir::Value exp2(mlir::OpBuilder &b, mlir::Location loc,

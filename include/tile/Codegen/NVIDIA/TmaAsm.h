@@ -1,5 +1,4 @@
-//===- TmaAsm.h - PTX statements of TMA copies and mbarriers -----*- C++
-//-*-===//
+//===- TmaAsm.h - PTX statements of TMA copies and mbarriers -*- C++ -*-===//
 //
 // Part of tilec. The inline-PTX statements the NVIDIA lowering emits for
 // TMA copies (cp.async.bulk.tensor) and the mbarriers that track them, in
@@ -17,6 +16,8 @@
 
 #ifndef TILE_CODEGEN_NVIDIA_TMAASM_H
 #define TILE_CODEGEN_NVIDIA_TMAASM_H
+
+#include <string>
 
 namespace tile::nvidia::tma_asm {
 
@@ -48,12 +49,20 @@ inline constexpr const char *kArrive =
 /// barrier address. "r".
 inline constexpr const char *kInval = "mbarrier.inval.shared::cta.b64 [$0];";
 
-/// The 2-D TMA load: $0 shared destination, $1 tensor map, $2 the innermost
-/// coordinate, $3 the outer one, $4 the barrier whose transaction count the
-/// bytes complete. "r,l,r,r,r". (Only 2-D maps are emitted today.)
-inline constexpr const char *kLoad2d =
-    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_"
-    "tx::bytes [$0], [$1, {$2, $3}], [$4];";
+/// The TMA load of a `rank`-D box (1-5): $0 shared destination, $1 tensor
+/// map, $2 .. $(rank+1) the coordinates, innermost first, $(rank+2) the
+/// barrier whose transaction count the bytes complete. "r,l,r,...,r".
+/// For rank 2: "cp.async.bulk.tensor.2d.shared::cluster.global.tile.
+/// mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];".
+inline std::string loadText(unsigned rank) {
+  std::string coords;
+  for (unsigned i = 0; i < rank; ++i)
+    coords += (i ? ", $" : "$") + std::to_string(i + 2);
+  return "cp.async.bulk.tensor." + std::to_string(rank) +
+         "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], "
+         "[$1, {" +
+         coords + "}], [$" + std::to_string(rank + 2) + "];";
+}
 
 } // namespace tile::nvidia::tma_asm
 

@@ -346,9 +346,9 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize",
     (warp specialization, NVIDIA sm_90a).
 
     ```mlir
-    tile.warp_specialize producer(4 warps, 40 registers) {
+    tile.warp_specialize producer(4 warps, 24 registers) {
       scf.for ... { tile.mbarrier_wait ... ; tile.copy_async ... }
-    } consumer(232 registers) {
+    } consumer(240 registers) {
       ... the kernel's body ...
     }
     ```
