@@ -56,3 +56,44 @@ func.func @fold_chains(%x: tensor<4x8xi8>) -> (tensor<32xi8>, tensor<4x8xi8>, te
   %b3 = tile.bitcast %b1 : tensor<4x16xi4> -> tensor<4x2xi32>
   return %r2, %b2, %b3 : tensor<32xi8>, tensor<4x8xi8>, tensor<4x2xi32>
 }
+
+// -----
+
+// A product with a zero accumulator added to x becomes the product
+// accumulating into x (the order of a dot's additions is unspecified): f32
+// with the product on either side, and i32 products of i8.
+// CHECK-LABEL: func.func @fold_add_into_dot_accumulator
+// CHECK-SAME: (%[[A:.*]]: tensor<16x16xf16>, %[[B:.*]]: tensor<16x8xf16>, %[[X:.*]]: tensor<16x8xf32>, %[[IA:.*]]: tensor<16x32xi8>, %[[IB:.*]]: tensor<32x8xi8>, %[[IX:.*]]: tensor<16x8xi32>)
+// CHECK-NEXT: %[[D0:.*]] = tile.dot %[[A]], %[[B]], %[[X]]
+// CHECK-NEXT: %[[D1:.*]] = tile.dot %[[A]], %[[B]], %[[X]]
+// CHECK-NEXT: %[[D2:.*]] = tile.dot %[[IA]], %[[IB]], %[[IX]]
+// CHECK-NEXT: return %[[D0]], %[[D1]], %[[D2]]
+func.func @fold_add_into_dot_accumulator(%a: tensor<16x16xf16>, %b: tensor<16x8xf16>, %x: tensor<16x8xf32>, %ia: tensor<16x32xi8>, %ib: tensor<32x8xi8>, %ix: tensor<16x8xi32>) -> (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xi32>) {
+  %z = arith.constant dense<0.0> : tensor<16x8xf32>
+  %d0 = tile.dot %a, %b, %z : tensor<16x16xf16>, tensor<16x8xf16>, tensor<16x8xf32> -> tensor<16x8xf32>
+  %s0 = arith.addf %x, %d0 : tensor<16x8xf32>
+  %d1 = tile.dot %a, %b, %z : tensor<16x16xf16>, tensor<16x8xf16>, tensor<16x8xf32> -> tensor<16x8xf32>
+  %s1 = arith.addf %d1, %x : tensor<16x8xf32>
+  %iz = arith.constant dense<0> : tensor<16x8xi32>
+  %d2 = tile.dot %ia, %ib, %iz : tensor<16x32xi8>, tensor<32x8xi8>, tensor<16x8xi32> -> tensor<16x8xi32>
+  %s2 = arith.addi %d2, %ix : tensor<16x8xi32>
+  return %s0, %s1, %s2 : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xi32>
+}
+
+// -----
+
+// Not folded: a product whose accumulator is not zero, and one used
+// elsewhere too (it would be computed twice).
+// CHECK-LABEL: func.func @keep_add_of_dot
+// CHECK: %[[D0:.*]] = tile.dot %{{.*}}, %{{.*}}, %arg2
+// CHECK: arith.addf %arg2, %[[D0]]
+// CHECK: %[[D1:.*]] = tile.dot %{{.*}}, %{{.*}}, %cst
+// CHECK: arith.addf %arg2, %[[D1]]
+func.func @keep_add_of_dot(%a: tensor<16x16xf16>, %b: tensor<16x8xf16>, %x: tensor<16x8xf32>) -> (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) {
+  %z = arith.constant dense<0.0> : tensor<16x8xf32>
+  %d0 = tile.dot %a, %b, %x : tensor<16x16xf16>, tensor<16x8xf16>, tensor<16x8xf32> -> tensor<16x8xf32>
+  %s0 = arith.addf %x, %d0 : tensor<16x8xf32>
+  %d1 = tile.dot %a, %b, %z : tensor<16x16xf16>, tensor<16x8xf16>, tensor<16x8xf32> -> tensor<16x8xf32>
+  %s1 = arith.addf %x, %d1 : tensor<16x8xf32>
+  return %s0, %s1, %d1 : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>
+}

@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -305,6 +306,41 @@ Value CopyAsyncOp::getRegisterTile() { return Value(); }
 //===----------------------------------------------------------------------===//
 // DotOp
 //===----------------------------------------------------------------------===//
+
+namespace {
+
+/// `x + tile.dot(a, b, 0)` (either order; the product used only there) ->
+/// `tile.dot(a, b, x)`: the order of a dot's additions is unspecified, so
+/// the accumulator may start at x instead of 0 (see DotOp's description).
+template <typename AddOp>
+struct FoldAddIntoDotAccumulator : public OpRewritePattern<AddOp> {
+  using OpRewritePattern<AddOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AddOp add,
+                                PatternRewriter &rewriter) const override {
+    for (unsigned i = 0; i < 2; ++i) {
+      auto dot = add->getOperand(i).template getDefiningOp<DotOp>();
+      Value other = add->getOperand(1 - i);
+      if (!dot || !dot->hasOneUse() || other.getType() != dot.getType() ||
+          !(matchPattern(dot.getAcc(), m_AnyZeroFloat()) ||
+            matchPattern(dot.getAcc(), m_Zero())))
+        continue;
+      rewriter.replaceOpWithNewOp<DotOp>(add, dot.getType(), dot.getA(),
+                                         dot.getB(), other);
+      rewriter.eraseOp(dot);
+      return success();
+    }
+    return failure();
+  }
+};
+
+} // namespace
+
+void DotOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                        MLIRContext *context) {
+  patterns.add<FoldAddIntoDotAccumulator<arith::AddFOp>,
+               FoldAddIntoDotAccumulator<arith::AddIOp>>(context);
+}
 
 LogicalResult DotOp::verify() {
   auto a = getA().getType(), b = getB().getType(), acc = getAcc().getType();

@@ -398,6 +398,12 @@ def Tile_DotOp : Tile_Op<"dot", [Pure]> {
     slices is summed by a reduction over the batch afterwards). `a` and `b` share
     an element type (f16, bf16, f32, an 8-bit float or i8); the accumulator
     is f32 (f16 is allowed for f16 operands) or, for i8 operands, i32.
+    The order in which the products are added into the accumulator is
+    unspecified (the tensor cores choose it): canonicalization folds the
+    addition of x to a product with a zero accumulator into the product,
+    `arith.addf(x, tile.dot(a, b, 0))` -> `tile.dot(a, b, x)` (attention's
+    `acc * alpha + dot(p, v)`: the rescaled accumulator goes into the
+    tensor cores instead of a zeroed one, then an addition per value).
 
     ```mlir
     %c = tile.dot %a, %b, %acc : tensor<128x32xf16>, tensor<32x128xf16>,
@@ -411,6 +417,7 @@ def Tile_DotOp : Tile_Op<"dot", [Pure]> {
     `->` type($result)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tile_DotScaledOp : Tile_Op<"dot_scaled", [Pure]> {
