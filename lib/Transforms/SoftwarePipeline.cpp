@@ -560,6 +560,24 @@ bool tensorCopyable(Candidate c, int64_t stages) {
   return true;
 }
 
+/// The prologue of the copy pipeline of \p loop: the copies of its first
+/// \p depth iterations into stages 0 .. depth-1 of \p buffers (each only
+/// when the iteration runs), at the insertion point.
+static void issuePrologue(IRRewriter &rewriter, scf::ForOp loop,
+                          MutableArrayRef<Candidate> candidates,
+                          ValueRange buffers, Value barriers, int64_t depth) {
+  Location loc = loop.getLoc();
+  for (int64_t i = 0; i < depth; ++i) {
+    Value iv = iterationValue(rewriter, loc, loop, i);
+    Value stage = constI32(rewriter, loc, i);
+    Value inside = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound());
+    for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
+      issueCopy(rewriter, c.load.getLoc(), loop, c, iv, inside, stage, buffer,
+                barriers);
+  }
+}
+
 /// Why the loop's copies cannot be TMA copies, or "" when they can: the
 /// target has TMA and every pipelined load is TMA-copyable; when the loop's
 /// MMA stays in flight (its barrier after the dot frees the stage a refill
@@ -643,23 +661,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
                                  rewriter.getI32IntegerAttr(numLoads));
     tile::BarrierOp::create(rewriter, loc);
   }
-  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
-        step = loop.getStep();
-  for (int64_t i = 0; i < depth; ++i) {
-    Value iv = lb;
-    if (i > 0) {
-      iv = arith::AddIOp::create(
-          rewriter, loc, lb,
-          arith::MulIOp::create(rewriter, loc, step,
-                                constI32(rewriter, loc, i)));
-    }
-    Value stage = constI32(rewriter, loc, i);
-    Value inside =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, iv, ub);
-    for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
-      issueCopy(rewriter, c.load.getLoc(), loop, c, iv, inside, stage, buffer,
-                barriers);
-  }
+  Value ub = loop.getUpperBound(), step = loop.getStep();
+  issuePrologue(rewriter, loop, candidates, buffers, barriers, depth);
   Value ahead = arith::MulIOp::create(rewriter, loc, step,
                                       constI32(rewriter, loc, depth));
   Value zero = constI32(rewriter, loc, 0), one = constI32(rewriter, loc, 1),

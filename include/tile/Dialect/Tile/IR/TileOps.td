@@ -308,7 +308,9 @@ def Tile_MbarrierArriveOp : Tile_Op<"mbarrier_arrive",
     barrier's `tile.mbarrier_init` count is then the number of such warps.
     The warp's lanes must be converged there (they are after a warp
     collective, such as the `wgmma.wait_group` of the dot before it in
-    tile-pipeline's scheme). The shared-memory reads the warp made before,
+    tile-pipeline's scheme, and at the end of a loop iteration of
+    warp-uniform tile ops, where tile-pipeline's scheme for loops without
+    an MMA in flight releases the stage it read). The shared-memory reads the warp made before,
     including those of the wgmma groups it retired, happen before whatever
     a thread does after its `tile.mbarrier_wait` on the completed phase.
     tile-pipeline's warp-specialized scheme releases a ring stage to the
@@ -402,8 +404,9 @@ def Tile_DotOp : Tile_Op<"dot", [Pure]> {
     unspecified (the tensor cores choose it): canonicalization folds the
     addition of x to a product with a zero accumulator into the product,
     `arith.addf(x, tile.dot(a, b, 0))` -> `tile.dot(a, b, x)` (attention's
-    `acc * alpha + dot(p, v)`: the rescaled accumulator goes into the
-    tensor cores instead of a zeroed one, then an addition per value).
+    `acc * alpha + dot(p, v)`: the tensor cores accumulate into the
+    rescaled accumulator, instead of into zeros followed by an addition
+    per value).
 
     ```mlir
     %c = tile.dot %a, %b, %acc : tensor<128x32xf16>, tensor<32x128xf16>,
