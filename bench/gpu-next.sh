@@ -15,7 +15,8 @@
 # the limit; what a budget cut is said in the logs. A second, shorter call:
 #   bash bench/gpu-next.sh --profile writes $OUT/gpu-next-profile.tar.gz
 # (Nsight Compute on the 8-warp gemm_f16 tile: cp.async, TMA, warp-
-# specialized, persistent; about 4 minutes).
+# specialized, persistent; on attention at W = 8: cp.async, TMA, warp-
+# specialized; about 6 minutes).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 B=${2:-$HERE/bundles}
@@ -51,8 +52,10 @@ case "${1:-}" in
     # A second call (after --run): Nsight Compute's stall reasons, tensor
     # pipe and DRAM use of one launch of the 8-warp 128x256x64 gemm_f16 at
     # 4096^3 with cp.async, TMA, a producer warpgroup and persistent +
-    # producer (sweep-tma bundles): where the warp-specialized kernel's
-    # time goes if it does not win. Writes $OUT/gpu-next-profile.tar.gz.
+    # producer (sweep-tma bundles), then of attention at W = 8, N = 4096
+    # with cp.async, TMA and a producer warpgroup (the cases' bundles):
+    # where the warp-specialized kernels' time goes if they do not win.
+    # Writes $OUT/gpu-next-profile.tar.gz.
     OUT=${OUT:?run on the GPU machine, where \$OUT is set}
     R="$OUT/gpu-next-profile"
     mkdir -p "$R"
@@ -74,6 +77,17 @@ case "${1:-}" in
         > "$R/ncu_f16w8_${copy}.txt" 2>&1 || echo "NOTE: ncu $copy: exit $?"
       grep -E "stalled_(wait|barrier|long_scoreboard|dispatch|math|sleeping|gmma)|pipe_tensor|dram__|issue_active" \
         "$R/ncu_f16w8_${copy}.txt" | sed "s/^/$copy /" | head -20
+    done
+    for copy in "" _tma _ws; do
+      b="$B/cases/attention_fwd_w8$copy"
+      [ -d "$b" ] || { echo "NOTE: no $b"; continue; }
+      [ $(( $(date +%s) - START )) -lt 330 ] || { echo "NOTE: budget spent"; break; }
+      # Test 2: the second bench shape (N = 4096; test 0 is the check).
+      timeout 120 ncu --clock-control none --metrics "$metrics" --launch-count 1 \
+        "$TILE_RUN" "$b" --device cuda --test 2 --warmup 0 --repeat 1 \
+        > "$R/ncu_attention_w8$copy.txt" 2>&1 || echo "NOTE: ncu attention$copy: exit $?"
+      grep -E "stalled_(wait|barrier|long_scoreboard|dispatch|math|sleeping|gmma)|pipe_tensor|dram__|issue_active" \
+        "$R/ncu_attention_w8$copy.txt" | sed "s/^/attention$copy /" | head -20
     done
     rm -rf "$R/build"
     tar -czf "$OUT/gpu-next-profile.tar.gz" -C "$OUT" gpu-next-profile
