@@ -349,6 +349,10 @@ def cases(quick=False):
         {"BM": 128, "BN": 64, "STAGES": 2, "W": 8},
         ["B=1,H=4,HKV=2,N=200"], att8, _attention_work(False), scale,
         flags=["--warp-specialize"])
+    add("attention_fwd_w8_bn128_ws", "attention_fwd.tile", "attention_fwd",
+        {"BM": 128, "BN": 128, "STAGES": 2, "W": 8},
+        ["B=1,H=4,HKV=2,N=200"], att8, _attention_work(False), scale,
+        flags=["--warp-specialize"])
     add("attention_fwd_causal_w8_ws", "attention_fwd.tile", "attention_fwd",
         {"BM": 128, "BN": 64, "STAGES": 2, "CAUSAL": "true", "W": 8},
         ["B=2,H=2,HKV=2,N=129"], att8, _attention_work(True), scale,
