@@ -67,27 +67,24 @@ case "${1:-}" in
     metrics+=',dram__throughput.avg.pct_of_peak_sustained_elapsed'
     metrics+=',smsp__issue_active.avg.pct_of_peak_sustained_active'
     START=$(date +%s)
+    # profile NAME BUNDLE TEST BUDGET: one launch of test TEST of BUNDLE
+    # under ncu, unless BUDGET seconds of the call are spent; its summary.
+    profile() {
+      [ -d "$2" ] || { echo "NOTE: no $2"; return; }
+      [ $(( $(date +%s) - START )) -lt "$4" ] || { echo "NOTE: budget spent: $1"; return; }
+      timeout 120 ncu --clock-control none --metrics "$metrics" --launch-count 1 \
+        "$TILE_RUN" "$2" --device cuda --test "$3" --warmup 0 --repeat 1 \
+        > "$R/ncu_$1.txt" 2>&1 || echo "NOTE: ncu $1: exit $?"
+      grep -E "stalled_(wait|barrier|long_scoreboard|dispatch|math|sleeping|gmma)|pipe_tensor|dram__|issue_active" \
+        "$R/ncu_$1.txt" | sed "s/^/$1 /" | head -20
+    }
+    # Test 1: the first bench shape (4096^3; test 0 is the check).
     for copy in cpasync tma ws pws; do
-      b="$B/sweep-tma/f16w8_${copy}_stages3"
-      [ -d "$b" ] || { echo "NOTE: no $b"; continue; }
-      [ $(( $(date +%s) - START )) -lt 240 ] || { echo "NOTE: budget spent"; break; }
-      # Test 1: the first bench shape (4096^3; test 0 is the check).
-      timeout 120 ncu --clock-control none --metrics "$metrics" --launch-count 1 \
-        "$TILE_RUN" "$b" --device cuda --test 1 --warmup 0 --repeat 1 \
-        > "$R/ncu_f16w8_${copy}.txt" 2>&1 || echo "NOTE: ncu $copy: exit $?"
-      grep -E "stalled_(wait|barrier|long_scoreboard|dispatch|math|sleeping|gmma)|pipe_tensor|dram__|issue_active" \
-        "$R/ncu_f16w8_${copy}.txt" | sed "s/^/$copy /" | head -20
+      profile "f16w8_$copy" "$B/sweep-tma/f16w8_${copy}_stages3" 1 240
     done
+    # Test 2: attention's second bench shape (N = 4096).
     for copy in "" _tma _ws; do
-      b="$B/cases/attention_fwd_w8$copy"
-      [ -d "$b" ] || { echo "NOTE: no $b"; continue; }
-      [ $(( $(date +%s) - START )) -lt 330 ] || { echo "NOTE: budget spent"; break; }
-      # Test 2: the second bench shape (N = 4096; test 0 is the check).
-      timeout 120 ncu --clock-control none --metrics "$metrics" --launch-count 1 \
-        "$TILE_RUN" "$b" --device cuda --test 2 --warmup 0 --repeat 1 \
-        > "$R/ncu_attention_w8$copy.txt" 2>&1 || echo "NOTE: ncu attention$copy: exit $?"
-      grep -E "stalled_(wait|barrier|long_scoreboard|dispatch|math|sleeping|gmma)|pipe_tensor|dram__|issue_active" \
-        "$R/ncu_attention_w8$copy.txt" | sed "s/^/attention$copy /" | head -20
+      profile "attention_w8$copy" "$B/cases/attention_fwd_w8$copy" 2 330
     done
     rm -rf "$R/build"
     tar -czf "$OUT/gpu-next-profile.tar.gz" -C "$OUT" gpu-next-profile
