@@ -48,10 +48,11 @@ struct CompileOptions {
   /// by device "cuda-emu", amdemu-so run by "hip-emu") instead of a cubin /
   /// an HSACO. Ignored for the host.
   bool emulate = false;
-  /// NVIDIA sm_90 targets: copy the operands of pipelined wgmma loops with
-  /// TMA (tile-pipeline's TMA scheme); the kernels then take tensor maps
-  /// the runtime encodes at launch, and their tensors' rows must be
-  /// multiples of 16 bytes (docs/Passes.md). Ignored elsewhere.
+  /// NVIDIA sm_90 targets: copy the tiles of pipelined loops (GEMM
+  /// operands, attention's K and V) with TMA (tile-pipeline's TMA scheme); the
+  /// kernels then take tensor maps the runtime encodes at launch, and their
+  /// tensors' rows must be multiples of 16 bytes (docs/Passes.md). Ignored
+  /// elsewhere.
   bool tma = false;
   /// NVIDIA sm_90a: also give those loops' copies to a producer warpgroup
   /// (tile-pipeline's warp-specialized scheme; implies tma): the kernel

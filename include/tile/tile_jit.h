@@ -37,9 +37,10 @@ void tile_jit_destroy(tile_jit *jit);
 
 /** Options of the compiles, or'ed into tile_jit_set_flags' `flags`. */
 enum tile_jit_flags {
-  /** NVIDIA sm_90/sm_90a: copy the operands of pipelined wgmma loops with
-   *  TMA and mbarriers instead of cp.async (tilec --tma); launches then
-   *  need tensors whose rows are a multiple of 16 bytes. */
+  /** NVIDIA sm_90/sm_90a: copy the tiles of pipelined loops (GEMM operands,
+   *  attention's K and V) with TMA and mbarriers instead of cp.async (tilec
+   * --tma); launches then need tensors whose rows are a multiple of 16 bytes.
+   */
   TILE_JIT_TMA = 1u,
   /** NVIDIA sm_90a: also give those copies to a producer warpgroup
    *  (tilec --warp-specialize; implies TILE_JIT_TMA): the kernels launch

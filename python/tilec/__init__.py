@@ -207,7 +207,8 @@ def compile(
     configuration the tune cache holds for their shape bucket is used
     (docs/Tuning.md); on a miss the defaults, or with `tune=True` the kernel
     is tuned on the device first and the result recorded. `tma=True` (sm_90
-    targets) copies the operands of pipelined wgmma loops with TMA; the
+    targets) copies the tiles of pipelined loops (GEMM operands, attention's
+    K and V) with TMA; the
     tensors' rows must then be multiples of 16 bytes (docs/Passes.md).
     `warp_specialize=True` (sm_90a; implies `tma`) gives those copies to a
     producer warpgroup (4 more warps per program). `persistent=True` (GPU

@@ -86,14 +86,14 @@ cl::opt<bool>
                cl::cat(commandCat));
 cl::opt<bool>
     tmaOpt("tma",
-           cl::desc("sm_90 targets: copy the operands of pipelined wgmma "
-                    "loops with TMA (tensor rows must be multiples of 16 "
-                    "bytes)"),
+           cl::desc("sm_90 targets: copy the tiles of pipelined loops (GEMM "
+                    "operands, attention's K and V) with TMA (tensor rows "
+                    "must be multiples of 16 bytes)"),
            cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
            cl::cat(commandCat));
 cl::opt<bool> warpSpecializeOpt(
     "warp-specialize",
-    cl::desc("sm_90a: give the TMA copies of pipelined wgmma loops to a "
+    cl::desc("sm_90a: give the TMA copies of pipelined loops to a "
              "producer warpgroup (implies --tma; 4 more warps per program)"),
     cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
     cl::cat(commandCat));

@@ -121,16 +121,16 @@ cl::opt<bool> emulateOpt(
              "cuda-emu / hip-emu) from the NVPTX / AMDGPU IR"),
     cl::cat(tilecCat));
 
-cl::opt<bool> tmaOpt(
-    "tma",
-    cl::desc("sm_90 targets: copy the operands of pipelined wgmma loops with "
-             "TMA (the kernels take tensor maps; tensor rows must be "
-             "multiples of 16 bytes)"),
-    cl::cat(tilecCat));
+cl::opt<bool>
+    tmaOpt("tma",
+           cl::desc("sm_90 targets: copy the tiles of pipelined loops (GEMM "
+                    "operands, attention's K and V) with TMA (the kernels take "
+                    "tensor maps; tensor rows must be multiples of 16 bytes)"),
+           cl::cat(tilecCat));
 
 cl::opt<bool> warpSpecializeOpt(
     "warp-specialize",
-    cl::desc("sm_90a: give the TMA copies of pipelined wgmma loops to a "
+    cl::desc("sm_90a: give the TMA copies of pipelined loops to a "
              "producer warpgroup (implies --tma; 4 more warps per program)"),
     cl::cat(tilecCat));
 
