@@ -258,6 +258,9 @@ public:
   mlir::LogicalResult lowerAtomicAdd(tile::AtomicAddOp op);
   /// f16/bf16 add/sub/mul of `count` slots as <2 x half> pairs.
   Regs lowerHalfPairs(mlir::Operation *op, int64_t count, mlir::Type elem);
+  /// Whether `result` reaches only dots, through renamings and paired
+  /// operations (lowerHalfPairs then keeps its operands' pairs).
+  bool feedsOnlyDots(mlir::Value result);
   mlir::LogicalResult lowerSharedLoad(tile::SharedLoadOp op);
   mlir::LogicalResult lowerSharedStore(tile::SharedStoreOp op);
   /// The lowered buffer, register layout (of `type`) and slice (sliceOf) a

@@ -11,6 +11,7 @@
 #include "KernelLowering.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using ::tile::layout::DistributedLayout;
@@ -83,33 +84,151 @@ static bool isPairedHalfOp(Operation *op, ArrayRef<Type> resultTypes) {
          (resultTypes[0].isF16() || resultTypes[0].isBF16());
 }
 
-/// One <2 x half> operation per slot pair (2m, 2m + 1) (HADD2 / HMUL2 /
-/// HFMA2 on NVIDIA, v_pk_* on AMD): the pairs matrix operands and the
-/// word-wise conversions use, so that LLVM neither splits them nor pairs
-/// other slots (which costs a PRMT per register on the way to an mma).
+/// The element (0 or 1) of a two-element vector that \p v extracts, with
+/// the vector, or a null vector.
+static std::pair<Value, int64_t> pairElement(Value v) {
+  auto extract = v.getDefiningOp<LLVM::ExtractElementOp>();
+  if (!extract)
+    return {};
+  auto vecType = dyn_cast<VectorType>(extract.getVector().getType());
+  IntegerAttr index;
+  if (!vecType || vecType.getNumElements() != 2 ||
+      !matchPattern(extract.getPosition(), m_Constant(&index)))
+    return {};
+  return {extract.getVector(), index.getInt()};
+}
+
+/// Whether every use of \p result, through reshapes, transposes, layout
+/// conversions that rename registers and other paired operations, is a
+/// dot: such a chain takes the pairs it is given, so every link of it
+/// reuses its operands' pairs and the dot gets them. (A store or a layout
+/// conversion that moves data wants the slots (2m, 2m + 1); a chain whose
+/// links paired differently would pay byte permutes between them.)
+bool KernelLowering::feedsOnlyDots(Value result) {
+  SmallVector<Value> work{result};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<tile::DotOp>(user))
+        continue;
+      bool link =
+          isa<tile::ReshapeOp, tile::TransOp>(user) ||
+          (user->getNumResults() == 1 &&
+           isPairedHalfOp(user,
+                          getElementTypeOrSelf(user->getResult(0).getType())));
+      if (auto convert = dyn_cast<tile::ConvertLayoutOp>(user)) {
+        FailureOr<DistributedLayout> src =
+            layoutOf(user, convert.getSrc().getType());
+        FailureOr<DistributedLayout> dst = layoutOf(user, convert.getType());
+        link = succeeded(src) && succeeded(dst) &&
+               staticRemap(*src, *dst, [](ArrayRef<int64_t> c) {
+                 return SmallVector<int64_t, 4>(c.begin(), c.end());
+               });
+      }
+      if (!link)
+        return false;
+      work.push_back(user->getResult(0));
+    }
+  }
+  return true;
+}
+
+/// The slot pairs of a paired lowering over \p count slots (count even):
+/// two slots whose values in one operand are the two elements of one
+/// vector (a word-wise conversion's pair, another paired operation's
+/// result) form a pair, in element order, so that the vector is used as it
+/// is; the other slots pair in order, (2m, 2m + 1) when no operand has such
+/// vectors. The slots of a conversion's pair need not be neighbours: a
+/// register renaming (the pre-packed weights' reshape and transpose) may
+/// have moved them, and pairing (2m, 2m + 1) then would cost a byte
+/// permute per register on the way in and another on the way to the mma.
+static SmallVector<std::pair<int64_t, int64_t>>
+halfPairSlots(ArrayRef<const Regs *> operands, int64_t count) {
+  // partner[l]: the slot paired with l; elementZero[l]: l is the pair's
+  // first element.
+  SmallVector<int64_t> partner(count, -1);
+  SmallVector<bool> elementZero(count, false);
+  for (const Regs *regs : operands) {
+    if (int64_t(regs->size()) != count)
+      continue;
+    llvm::DenseMap<Value, std::array<int64_t, 2>> slotsOf;
+    for (int64_t l = 0; l < count; ++l) {
+      auto [vec, element] = pairElement((*regs)[l]);
+      if (!vec)
+        continue;
+      auto it = slotsOf.try_emplace(vec, std::array<int64_t, 2>{-1, -1}).first;
+      // An element read by two slots: not a pair to reuse.
+      it->second[element] = it->second[element] < 0 ? l : count;
+    }
+    bool found = false;
+    for (auto &[vec, slots] : slotsOf) {
+      auto [lo, hi] = slots;
+      if (lo < 0 || hi < 0 || lo == count || hi == count || partner[lo] >= 0 ||
+          partner[hi] >= 0)
+        continue;
+      partner[lo] = hi;
+      partner[hi] = lo;
+      elementZero[lo] = true;
+      found = true;
+    }
+    // The first operand with such pairs decides.
+    if (found)
+      break;
+  }
+  SmallVector<std::pair<int64_t, int64_t>> pairs;
+  int64_t pending = -1;
+  for (int64_t l = 0; l < count; ++l) {
+    if (partner[l] >= 0) {
+      if (l < partner[l])
+        pairs.push_back(elementZero[l] ? std::make_pair(l, partner[l])
+                                       : std::make_pair(partner[l], l));
+      continue;
+    }
+    if (pending < 0) {
+      pending = l;
+    } else {
+      pairs.push_back({pending, l});
+      pending = -1;
+    }
+  }
+  return pairs;
+}
+
+/// One <2 x half> operation per slot pair (HADD2 / HMUL2 / HFMA2 on
+/// NVIDIA, v_pk_* on AMD), the pairs of halfPairSlots: the pairs matrix
+/// operands and the word-wise conversions use, so that LLVM neither splits
+/// them nor pairs other slots (which costs a PRMT per register on the way
+/// to an mma).
 Regs KernelLowering::lowerHalfPairs(Operation *op, int64_t count, Type elem) {
   auto vecType = VectorType::get({2}, elem);
-  auto pairOf = [&](Value v, int64_t l) -> Value {
-    const Regs &regs = values[v];
-    Value lo = regs.size() == 1 ? regs[0] : regs[l];
-    Value hi = regs.size() == 1 ? regs[0] : regs[l + 1];
+  SmallVector<const Regs *> operandRegs;
+  for (Value v : op->getOperands())
+    operandRegs.push_back(&values[v]);
+  auto pairOf = [&](const Regs &regs, int64_t lo, int64_t hi) -> Value {
     Value vec = LLVM::PoisonOp::create(b, loc, vecType);
-    vec = LLVM::InsertElementOp::create(b, loc, vec, lo, i32(0));
-    return LLVM::InsertElementOp::create(b, loc, vec, hi, i32(1));
+    vec = LLVM::InsertElementOp::create(
+        b, loc, vec, regs.size() == 1 ? regs[0] : regs[lo], i32(0));
+    return LLVM::InsertElementOp::create(
+        b, loc, vec, regs.size() == 1 ? regs[0] : regs[hi], i32(1));
   };
-  Regs out;
-  for (int64_t l = 0; l < count; l += 2) {
+  // The operands' pairs are reused only where the consumers keep them.
+  SmallVector<std::pair<int64_t, int64_t>> pairs = halfPairSlots(
+      feedsOnlyDots(op->getResult(0)) ? ArrayRef<const Regs *>(operandRegs)
+                                      : ArrayRef<const Regs *>(),
+      count);
+  Regs out(count);
+  for (auto [lo, hi] : pairs) {
     SmallVector<Value> operands;
-    for (Value v : op->getOperands())
-      operands.push_back(pairOf(v, l));
+    for (const Regs *regs : operandRegs)
+      operands.push_back(pairOf(*regs, lo, hi));
     OperationState state(loc, op->getName().getStringRef(), operands,
                          TypeRange{vecType}, op->getAttrs());
     Operation *pair = b.create(state);
     allowContraction(pair);
-    out.push_back(
-        LLVM::ExtractElementOp::create(b, loc, pair->getResult(0), i32(0)));
-    out.push_back(
-        LLVM::ExtractElementOp::create(b, loc, pair->getResult(0), i32(1)));
+    out[lo] =
+        LLVM::ExtractElementOp::create(b, loc, pair->getResult(0), i32(0));
+    out[hi] =
+        LLVM::ExtractElementOp::create(b, loc, pair->getResult(0), i32(1));
   }
   return out;
 }

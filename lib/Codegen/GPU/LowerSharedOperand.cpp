@@ -336,11 +336,15 @@ static Value swizzledAddress(KernelLowering &kl, Location loc, Value x,
   if (lo)
     y = arith::AddIOp::create(b, loc, y, kl.i32(lo));
   y = applySwizzle(kl, loc, y, s);
-  if (prefixAfter)
-    y = arith::AddIOp::create(b, loc, y, so.prefix);
-  // The constant part as its own address step, so that it folds into the
-  // access's immediate offset.
+  // The prefix (a ring's stage offset) and the constant part as address
+  // steps of their own: the swizzled address is then loop-invariant and
+  // hoisted, the stage offset (uniform) and the constant fold into the
+  // access's register-plus-uniform-plus-immediate address (ldmatrix
+  // [R + UR + imm]: no address instructions per matrix load in the loop;
+  // with the prefix or-ed into y, two per load).
   Value ptr = kl.gep(so.ptr, arith::MulIOp::create(b, loc, y, kl.i32(bytes)));
+  if (prefixAfter)
+    ptr = kl.gep(ptr, arith::MulIOp::create(b, loc, so.prefix, kl.i32(bytes)));
   if (hi)
     ptr = kl.gep(ptr, kl.i32(hi * bytes));
   return ptr;
