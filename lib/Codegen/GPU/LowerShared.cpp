@@ -55,6 +55,18 @@ Value applySwizzle(KernelLowering &kl, Location loc, Value offset,
   return arith::XOrIOp::create(b, loc, offset, moved);
 }
 
+/// Whether swizzle(x + c) = swizzle(x) ^ c for each x of \p xs: x and c
+/// share no bits (x + c = x | c) and c has none of the bits the swizzle
+/// reads (it then xors the same bits into x | c as into x).
+bool swizzleDistributes(const ::tile::layout::Swizzle &s, ArrayRef<int64_t> xs,
+                        int64_t c) {
+  if (s.hasBlocks())
+    return false;
+  int64_t read = ((int64_t(1) << s.bits) - 1) << (s.base + s.shift);
+  return (c & read) == 0 &&
+         llvm::all_of(xs, [&](int64_t x) { return x >= 0 && (x & c) == 0; });
+}
+
 /// Address of element swizzle(prefix + lin) of a shared buffer of
 /// `bits`-bit elements (lin >= 0; prefix may be null). A prefix that is a
 /// multiple of the swizzle's span 2^(M+S+B) and of whole bytes is added
@@ -219,15 +231,43 @@ prepareShared(KernelLowering &kl, Operation *op, Location loc, Value base,
       linT = arith::AddIOp::create(
           b, loc, linT,
           arith::MulIOp::create(b, loc, sp[d], kl.i32(strides[d])));
+  // Every thread's linT at compile time (without a prefix, whole-byte
+  // elements): where swizzle(linT + c) = swizzle(linT) ^ c for all of them
+  // (swizzleDistributes), a group's address is an xor of one swizzled
+  // offset, and the part of its offset above the swizzle's span a constant
+  // step after it, which ptxas folds into the access or rematerializes
+  // with one instruction instead of keeping an address per group live.
+  const ::tile::layout::Swizzle &swz = smem.swizzle();
+  SmallVector<int64_t> threadOffsets;
+  if (!prefix && bits % 8 == 0 && !swz.isIdentity())
+    for (int64_t t = 0; t < layout.numThreads(); ++t) {
+      SmallVector<int64_t, 4> c = layout.apply(t, 0);
+      int64_t lin = 0;
+      for (unsigned d = 0; d < layout.rank(); ++d)
+        lin += c[d] * strides[d];
+      threadOffsets.push_back(lin);
+    }
+  Value swizzledT;
   for (int64_t g = 0; g < layout.localSize(); g += a.vec) {
     SmallVector<int64_t, 4> c =
         layout.apply(0, runs ? runs->start[g / a.vec] : g);
     int64_t linL = 0;
     for (unsigned d = 0; d < layout.rank(); ++d)
       linL += c[d] * strides[d];
-    Value off =
-        applySwizzle(kl, loc, arith::AddIOp::create(b, loc, linT, kl.i32(linL)),
-                     smem.swizzle());
+    int64_t lo = linL % swz.span(), hi = linL - lo;
+    if (!threadOffsets.empty() && swizzleDistributes(swz, threadOffsets, lo)) {
+      if (!swizzledT)
+        swizzledT = applySwizzle(kl, loc, linT, swz);
+      Value off =
+          lo ? arith::XOrIOp::create(b, loc, swizzledT, kl.i32(lo)).getResult()
+             : swizzledT;
+      Value ptr =
+          kl.gep(base, arith::MulIOp::create(b, loc, off, kl.i32(bits / 8)));
+      a.groupPtrs.push_back(hi ? kl.gep(ptr, kl.i32(hi * bits / 8)) : ptr);
+      continue;
+    }
+    Value off = applySwizzle(
+        kl, loc, arith::AddIOp::create(b, loc, linT, kl.i32(linL)), swz);
     Value byte =
         bits % 8 == 0
             ? arith::MulIOp::create(b, loc, off, kl.i32(bits / 8)).getResult()

@@ -322,9 +322,14 @@ LogicalResult KernelLowering::deferFusedOperandOp(Operation *op) {
 /// differ by such constants (other atoms of the same rows pattern, other
 /// ring stages) then share one swizzle computation and become immediate
 /// address offsets, instead of one live address each.
+/// When \p xorLow, the caller knows that swizzle(x + c % span) =
+/// swizzle(x) ^ (c % span) for every x (swizzleDistributes): accesses of
+/// the same rows pattern then share swizzle(x), and each is one xor of it,
+/// which ptxas rematerializes instead of keeping an address per access
+/// live when registers are short.
 static Value swizzledAddress(KernelLowering &kl, Location loc, Value x,
-                             int64_t c, const SharedOperand &so,
-                             int64_t bytes) {
+                             int64_t c, const SharedOperand &so, int64_t bytes,
+                             bool xorLow = false) {
   OpBuilder &b = kl.builder();
   const Swizzle &s = so.smem.swizzle();
   int64_t span = s.span();
@@ -333,9 +338,15 @@ static Value swizzledAddress(KernelLowering &kl, Location loc, Value x,
   Value y = x;
   if (so.prefix && !prefixAfter)
     y = arith::AddIOp::create(b, loc, y, so.prefix);
-  if (lo)
-    y = arith::AddIOp::create(b, loc, y, kl.i32(lo));
-  y = applySwizzle(kl, loc, y, s);
+  if (xorLow && (!so.prefix || prefixAfter)) {
+    y = applySwizzle(kl, loc, y, s);
+    if (lo)
+      y = arith::XOrIOp::create(b, loc, y, kl.i32(lo));
+  } else {
+    if (lo)
+      y = arith::AddIOp::create(b, loc, y, kl.i32(lo));
+    y = applySwizzle(kl, loc, y, s);
+  }
   // The prefix (a ring's stage offset) and the constant part as address
   // steps of their own: the swizzled address is then loop-invariant and
   // hoisted, the stage offset (uniform) and the constant fold into the
@@ -526,12 +537,31 @@ static std::optional<SmallVector<Regs>> loadWithMatrixLoads(
       b, loc, warpOffset,
       arith::MulIOp::create(b, loc, row, kl.i32(strides[nc])));
   int64_t bytes = bits / 8;
+  // The same offsets at compile time, every warp's and lane's, before the
+  // per-group matrix digits (for swizzleDistributes).
+  SmallVector<int64_t> staticLaneBases;
+  for (int64_t w = 0; w < quotient.numThreads(); ++w) {
+    SmallVector<int64_t, 2> wc = quotient.apply(w, 0);
+    for (unsigned d = 0; d < 2; ++d)
+      wc[d] *= atomShape[d];
+    for (int64_t l = 0; l < kl.warpSize(); ++l)
+      staticLaneBases.push_back(linearize(wc, strides) + (l & 7) * strides[nc]);
+  }
 
   SmallVector<Regs> out(quotientSlots.size());
   size_t next = 0;
   for (const SmallVector<int64_t> &slots : groups) {
     int64_t total = int64_t(slots.size()) * perMatrixLoad;
     int64_t base = matrixOrigin(slots, 0);
+    SmallVector<int64_t> staticOffsets;
+    for (auto [i, laneBase] : llvm::enumerate(staticLaneBases)) {
+      int64_t l = int64_t(i) % kl.warpSize(), x = laneBase;
+      for (int64_t bit = 1, shift = 3; bit < total; bit <<= 1, ++shift)
+        x += ((l >> shift) & 1) * (matrixOrigin(slots, bit) - base);
+      staticOffsets.push_back(x);
+    }
+    bool xorLow = swizzleDistributes(so.smem.swizzle(), staticOffsets,
+                                     base % so.smem.swizzle().span());
     // ... of matrix m = (l / 8) % total, bit by bit.
     Value offset = laneBase;
     for (int64_t bit = 1, shift = 3; bit < total; bit <<= 1, ++shift) {
@@ -543,7 +573,7 @@ static std::optional<SmallVector<Regs>> loadWithMatrixLoads(
           arith::MulIOp::create(b, loc, digit,
                                 kl.i32(matrixOrigin(slots, bit) - base)));
     }
-    Value addr = swizzledAddress(kl, loc, offset, base, so, bytes);
+    Value addr = swizzledAddress(kl, loc, offset, base, so, bytes, xorLow);
     SmallVector<Value> regs =
         kl.target().loadMatrices(b, loc, addr, total, plan->transpose);
     if (int64_t(regs.size()) != total)
