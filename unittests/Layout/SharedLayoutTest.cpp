@@ -48,6 +48,41 @@ TEST(Swizzle, MatchesBitDefinitionAndIsABijection) {
   }
 }
 
+TEST(Swizzle, DistributesOverConstantsClearOfItsSourceBitsAndOfX) {
+  // Whenever distributes() says so, apply(x + c) = apply(x) ^ c; and it
+  // says so for every x and c that share no bits, c clear of the bits the
+  // map reads (the whole claim, checked against the bit definition).
+  for (unsigned b = 1; b <= 3; ++b)
+    for (unsigned m = 0; m <= 3; ++m)
+      for (unsigned s = b; s <= 4; ++s) {
+        Swizzle sw{b, m, s};
+        int64_t limit = int64_t(1) << (b + m + s + 1);
+        int64_t read = ((int64_t(1) << b) - 1) << (m + s);
+        for (int64_t c = 0; c < limit; ++c)
+          for (int64_t x = 0; x < limit; x += 3) {
+            bool says = sw.distributes({x}, c);
+            EXPECT_EQ(says, (x & c) == 0 && (c & read) == 0);
+            if (says)
+              ASSERT_EQ(refSwizzle(x + c, b, m, s), refSwizzle(x, b, m, s) ^ c)
+                  << "b " << b << " m " << m << " s " << s << " x " << x
+                  << " c " << c;
+          }
+      }
+  // A constant in the rows the map reads (row 4 of a 64-element-row tile
+  // under swizzle(3,3,3)), an x with the constant's bit, a negative x, and
+  // any column blocking: no.
+  Swizzle sw128{3, 3, 3};
+  EXPECT_TRUE(sw128.distributes({0, 64, 8 * 64 + 7}, 16));
+  EXPECT_FALSE(sw128.distributes({0}, 4 * 64));
+  EXPECT_FALSE(sw128.distributes({0, 16}, 16));
+  EXPECT_FALSE(sw128.distributes({-64}, 16));
+  Swizzle blocked;
+  blocked.blockBase = 3;
+  blocked.blockBits = 1;
+  blocked.rowBits = 2;
+  EXPECT_FALSE(blocked.distributes({0}, 1));
+}
+
 TEST(Swizzle, ColumnBlockingStoresBlocksOfColumnsOneAfterAnother) {
   // A row-major tile of 2^r rows of 2^(w + c) elements becomes 2^c
   // row-major blocks of 2^r x 2^w: written here from coordinates.

@@ -73,6 +73,23 @@ struct Swizzle {
       s = std::max(s, int64_t(1) << (blockBase + blockBits + rowBits));
     return s;
   }
+  /// Whether apply(x + c) = apply(x) ^ c for each x of \p xs: x and c
+  /// share no bits (x + c = x | c) and c has none of the bits the map
+  /// reads, which then xors the same bits into x | c as into x (false
+  /// with column blocking, which moves bits). A lowering uses it to
+  /// address accesses that differ by constants as xors of one swizzled
+  /// offset.
+  bool distributes(llvm::ArrayRef<int64_t> xs, int64_t c) const {
+    if (blockBits)
+      return false;
+    int64_t read = ((int64_t(1) << bits) - 1) << (base + shift);
+    if (c < 0 || (c & read))
+      return false;
+    for (int64_t x : xs)
+      if (x < 0 || (x & c))
+        return false;
+    return true;
+  }
   /// 2^(the lowest bit the map changes): aligned runs of that many elements
   /// stay contiguous and in order (2^40 for the identity).
   int64_t unit() const {

@@ -513,10 +513,6 @@ void populateCastPatterns(KernelLowering &kl,
 /// Applies the shared-memory swizzle `s` to an i32 element offset.
 mlir::Value applySwizzle(KernelLowering &kl, mlir::Location loc,
                          mlir::Value offset, const ::tile::layout::Swizzle &s);
-/// Whether swizzle(x + c) = swizzle(x) ^ c for each x of `xs`: x and c
-/// share no bits and c has none of the bits the swizzle reads.
-bool swizzleDistributes(const ::tile::layout::Swizzle &s,
-                        llvm::ArrayRef<int64_t> xs, int64_t c);
 
 //===- Memory access helpers (LowerMemory.cpp), shared with LowerCopy.cpp ===//
 

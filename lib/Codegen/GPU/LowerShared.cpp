@@ -55,18 +55,6 @@ Value applySwizzle(KernelLowering &kl, Location loc, Value offset,
   return arith::XOrIOp::create(b, loc, offset, moved);
 }
 
-/// Whether swizzle(x + c) = swizzle(x) ^ c for each x of \p xs: x and c
-/// share no bits (x + c = x | c) and c has none of the bits the swizzle
-/// reads (it then xors the same bits into x | c as into x).
-bool swizzleDistributes(const ::tile::layout::Swizzle &s, ArrayRef<int64_t> xs,
-                        int64_t c) {
-  if (s.hasBlocks())
-    return false;
-  int64_t read = ((int64_t(1) << s.bits) - 1) << (s.base + s.shift);
-  return (c & read) == 0 &&
-         llvm::all_of(xs, [&](int64_t x) { return x >= 0 && (x & c) == 0; });
-}
-
 /// Address of element swizzle(prefix + lin) of a shared buffer of
 /// `bits`-bit elements (lin >= 0; prefix may be null). A prefix that is a
 /// multiple of the swizzle's span 2^(M+S+B) and of whole bytes is added
@@ -233,7 +221,7 @@ prepareShared(KernelLowering &kl, Operation *op, Location loc, Value base,
           arith::MulIOp::create(b, loc, sp[d], kl.i32(strides[d])));
   // Every thread's linT at compile time (without a prefix, whole-byte
   // elements): where swizzle(linT + c) = swizzle(linT) ^ c for all of them
-  // (swizzleDistributes), a group's address is an xor of one swizzled
+  // (Swizzle::distributes), a group's address is an xor of one swizzled
   // offset, and the part of its offset above the swizzle's span a constant
   // step after it, which ptxas folds into the access or rematerializes
   // with one instruction instead of keeping an address per group live.
@@ -255,7 +243,7 @@ prepareShared(KernelLowering &kl, Operation *op, Location loc, Value base,
     for (unsigned d = 0; d < layout.rank(); ++d)
       linL += c[d] * strides[d];
     int64_t lo = linL % swz.span(), hi = linL - lo;
-    if (!threadOffsets.empty() && swizzleDistributes(swz, threadOffsets, lo)) {
+    if (!threadOffsets.empty() && swz.distributes(threadOffsets, lo)) {
       if (!swizzledT)
         swizzledT = applySwizzle(kl, loc, linT, swz);
       Value off =

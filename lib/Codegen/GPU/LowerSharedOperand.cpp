@@ -323,7 +323,7 @@ LogicalResult KernelLowering::deferFusedOperandOp(Operation *op) {
 /// ring stages) then share one swizzle computation and become immediate
 /// address offsets, instead of one live address each.
 /// When \p xorLow, the caller knows that swizzle(x + c % span) =
-/// swizzle(x) ^ (c % span) for every x (swizzleDistributes): accesses of
+/// swizzle(x) ^ (c % span) for every x (Swizzle::distributes): accesses of
 /// the same rows pattern then share swizzle(x), and each is one xor of it,
 /// which ptxas rematerializes instead of keeping an address per access
 /// live when registers are short.
@@ -538,7 +538,7 @@ static std::optional<SmallVector<Regs>> loadWithMatrixLoads(
       arith::MulIOp::create(b, loc, row, kl.i32(strides[nc])));
   int64_t bytes = bits / 8;
   // The same offsets at compile time, every warp's and lane's, before the
-  // per-group matrix digits (for swizzleDistributes).
+  // per-group matrix digits (for Swizzle::distributes).
   SmallVector<int64_t> staticLaneBases;
   for (int64_t w = 0; w < quotient.numThreads(); ++w) {
     SmallVector<int64_t, 2> wc = quotient.apply(w, 0);
@@ -560,8 +560,8 @@ static std::optional<SmallVector<Regs>> loadWithMatrixLoads(
         x += ((l >> shift) & 1) * (matrixOrigin(slots, bit) - base);
       staticOffsets.push_back(x);
     }
-    bool xorLow = swizzleDistributes(so.smem.swizzle(), staticOffsets,
-                                     base % so.smem.swizzle().span());
+    bool xorLow = so.smem.swizzle().distributes(
+        staticOffsets, base % so.smem.swizzle().span());
     // ... of matrix m = (l / 8) % total, bit by bit.
     Value offset = laneBase;
     for (int64_t bit = 1, shift = 3; bit < total; bit <<= 1, ++shift) {
