@@ -234,13 +234,19 @@ def cases(quick=False):
             baseline="torch+triton" if t in ("u4", "i8") else "torch")
     # Weight-only quantized GEMM at prefill (issue #14: u4 at M = 4096,
     # N = K = 4096 against cuBLAS on the f16 weight): on sm_90a the
-    # dequantized 128-column B tile is staged in shared memory for
-    # wgmma m64n128k16.
+    # dequantized 128-column B tile is staged in shared memory (two
+    # buffers, one wgmma group in flight) for wgmma m64n128k16; with 8
+    # warps at BM = 256 each dequantized chunk serves 256 rows.
     if not quick:
         add("gemm_wq_prefill_u4_128x128x64", "gemm_wq.tile", "gemm_wq",
             {"T": "u4", "G": 128, "ZP": "true", "BM": 128, "BN": 128,
              "BK": 64, "STAGES": 3},
             ["M=1,K=256,N=130", "M=129,K=512,N=256"], pre,
+            _gemm_wq_work("u4", 128))
+        add("gemm_wq_prefill_u4_256x128x64_w8", "gemm_wq.tile", "gemm_wq",
+            {"T": "u4", "G": 128, "ZP": "true", "BM": 256, "BN": 128,
+             "BK": 64, "STAGES": 3, "WARPS": 8},
+            ["M=1,K=256,N=130", "M=257,K=512,N=256"], pre,
             _gemm_wq_work("u4", 128))
     # Split-K decode GEMM (examples/gemm_decode.tile) at its defaults: C is
     # read and written (C += A x dequant(W)); with f16 out the check shapes

@@ -96,6 +96,11 @@ class CasesTest(unittest.TestCase):
                if c["id"] == "gemm_wq_prefill_u4_128x128x64"][0]
         self.assertEqual(wqp["defines"]["BN"], 128)
         self.assertIn({"M": 4096, "N": 4096, "K": 4096}, wqp["bench"])
+        w8 = [c for c in cases.cases(False)
+              if c["id"] == "gemm_wq_prefill_u4_256x128x64_w8"][0]
+        self.assertEqual((w8["defines"]["BM"], w8["defines"]["WARPS"]),
+                         (256, 8))
+        self.assertIn({"M": 4096, "N": 4096, "K": 4096}, w8["bench"])
         # Issue 13: every weight type of the decode GEMM at M = 1 and 16,
         # the Tilus shape included, adding into C.
         for t in ("u1", "u5", "u7", "i2", "i6", "f5e2m2", "f6e3m2"):

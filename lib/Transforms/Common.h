@@ -72,6 +72,15 @@ inline bool isSharedReadable(mlir::Type type) {
   return ::tile::layout::maxVectorWidth(*layout, smem, bits) != 0;
 }
 
+/// The tile.convert_layout that tile-stage-converted-operands replaces by a
+/// buffer the threads write and \p dot reads (StageConvertedOperands.cpp):
+/// \p operand's, when \p operand is a 16-bit rank-2 convert_layout result
+/// inside a loop, used by \p dot alone in the same block, that goes through
+/// shared memory and whose source is not read from shared memory already;
+/// otherwise null.
+tile::ConvertLayoutOp
+stagedOperandConversion(tile::DotOp dot, mlir::Value operand, int64_t warpSize);
+
 } // namespace tile::detail
 
 #endif // TILE_LIB_TRANSFORMS_COMMON_H

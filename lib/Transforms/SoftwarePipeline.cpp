@@ -420,9 +420,13 @@ LogicalResult pipelineThroughRegisters(scf::ForOp loop, int64_t stages) {
 /// multiplying two of the pipelined loads (A [M, K] and B [K, N] as loaded,
 /// the forms wgmma reads from the rings) in a shape wgmma takes
 /// (fitsWarpgroupMma), into an
-/// accumulator the loop carries and nothing else reads.
+/// accumulator the loop carries and nothing else reads. With \p stagedB, B
+/// may also be computed in the loop and converted through shared memory,
+/// which tile-stage-converted-operands turns into two buffers the threads
+/// write in alternate iterations (the dequantized weight of gemm_wq).
 tile::DotOp asyncMmaDot(scf::ForOp loop, ArrayRef<Candidate> candidates,
-                        int64_t stages, const ::tile::TargetInfo &target) {
+                        int64_t stages, const ::tile::TargetInfo &target,
+                        bool stagedB) {
   if (stages < 2 || !target.hasWgmma)
     return {};
   SmallVector<tile::DotOp> dots;
@@ -449,8 +453,10 @@ tile::DotOp asyncMmaDot(scf::ForOp loop, ArrayRef<Candidate> candidates,
   };
   auto acc = dyn_cast<BlockArgument>(dot.getAcc());
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  if (!loaded(dot.getA(), false) || !loaded(dot.getB(), true) || !acc ||
-      acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
+  bool bStaged = stagedB && tile::detail::stagedOperandConversion(
+                                dot, dot.getB(), target.warpSize);
+  if (!loaded(dot.getA(), false) || (!bStaged && !loaded(dot.getB(), true)) ||
+      !acc || acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
       !acc.hasOneUse() || !dot->hasOneUse() ||
       yield.getOperand(acc.getArgNumber() - 1) != dot.getResult())
     return {};
@@ -631,13 +637,19 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
   IRRewriter rewriter(loop.getContext());
   rewriter.setInsertionPoint(loop);
   int64_t depth = stages - 1;
-  tile::DotOp asyncDot = asyncMmaDot(loop, candidates, stages, target);
+  tile::DotOp asyncDot =
+      asyncMmaDot(loop, candidates, stages, target, /*stagedB=*/false);
   auto module = loop->getParentOfType<ModuleOp>();
   allowSpecialize =
       allowSpecialize ||
       (module && module->hasAttr(tile::TileDialect::kWarpSpecializeAttr));
   bool tma = useTensorCopies(loop, candidates, stages, asyncDot, target,
                              allowTma || allowSpecialize);
+  // A B the threads compute and stage (tile-stage-converted-operands) stays
+  // in flight with cp.async copies only: the TMA schemes, a producer
+  // warpgroup among them, were not built around stores of the consumers.
+  if (!asyncDot && !tma)
+    asyncDot = asyncMmaDot(loop, candidates, stages, target, /*stagedB=*/true);
   if (allowSpecialize) {
     // Asked for: say why a loop keeps its warps.
     std::string why =

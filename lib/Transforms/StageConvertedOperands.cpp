@@ -17,10 +17,12 @@
 
 #include "Common.h"
 
+#include "tile/Dialect/Tile/IR/MmaInFlight.h"
 #include "tile/Layout/ConversionPlan.h"
 #include "tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace tile {
 #define GEN_PASS_DEF_TILESTAGECONVERTEDOPERANDS
@@ -64,24 +66,11 @@ bool convertsViaShared(tile::ConvertLayoutOp convert, int64_t warpSize) {
   return plan->kind == ::tile::layout::ConversionKind::SharedMemory;
 }
 
-/// The dot operand to stage: a 16-bit convert_layout result inside a loop,
-/// used by this dot alone, in the same block, that goes through shared
-/// memory and whose source is not read from shared memory already.
-tile::ConvertLayoutOp candidate(tile::DotOp dot, Value operand,
-                                int64_t warpSize) {
-  auto convert = operand.getDefiningOp<tile::ConvertLayoutOp>();
-  if (!convert || !operand.hasOneUse() ||
-      convert->getBlock() != dot->getBlock() ||
-      !convert->getParentOfType<scf::ForOp>())
-    return {};
-  auto type = cast<RankedTensorType>(operand.getType());
-  if (type.getRank() != 2 ||
-      tile::detail::elementBits(type.getElementType()) != 16)
-    return {};
-  if (convert.getSrc().getDefiningOp<tile::SharedLoadOp>() ||
-      !convertsViaShared(convert, warpSize))
-    return {};
-  return convert;
+/// Whether tile-pipeline left \p dot's group of MMAs in flight across its
+/// loop's iterations (MmaInFlight.h).
+bool leftInFlight(tile::DotOp dot) {
+  auto groups = dot->getAttrOfType<IntegerAttr>(tile::kMmaInFlightAttr);
+  return groups && groups.getInt() > 0;
 }
 
 struct TileStageConvertedOperands
@@ -103,37 +92,59 @@ struct TileStageConvertedOperands
     module.walk([&](tile::DotOp dot) {
       SmallVector<tile::ConvertLayoutOp, 2> converts;
       for (Value operand : {dot.getA(), dot.getB()})
-        if (auto convert = candidate(dot, operand, info->warpSize))
+        if (auto convert = tile::detail::stagedOperandConversion(
+                dot, operand, info->warpSize))
           converts.push_back(convert);
       if (!converts.empty())
         work.push_back({dot, converts});
     });
-    for (auto &[dot, converts] : work)
+    for (auto &[dot, converts] : work) {
+      if (leftInFlight(dot) && !isa<scf::ForOp>(dot->getParentOp())) {
+        dot.emitError("a dot left in flight (tile.mma_in_flight) must be "
+                      "directly in a loop's body");
+        return signalPassFailure();
+      }
       stage(dot, converts);
+    }
   }
 
   /// Right before the dot: a barrier (unless one already precedes it in
   /// the block), a shared_store of each conversion's source, one barrier,
-  /// and the shared_loads in the operands' layouts.
+  /// and the shared_loads in the operands' layouts. A dot that tile-pipeline
+  /// leaves in flight (tile.mma_in_flight) reads the buffers of iteration i
+  /// while iteration i+1 writes its own: two buffers, alternating.
   void stage(tile::DotOp dot, ArrayRef<tile::ConvertLayoutOp> converts) {
     auto func = dot->getParentOfType<func::FuncOp>();
     OpBuilder top(&func.getBody().front(), func.getBody().front().begin());
+    bool inFlight = leftInFlight(dot);
+    Value slot;
+    if (inFlight)
+      slot = alternatingSlot(dot);
     OpBuilder b(dot);
     Location loc = dot.getLoc();
     Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
-    // The previous iteration's dot may still read the buffers.
-    if (!barrierBefore(zero.getDefiningOp()))
+    // The previous iteration's dot may still read a lone buffer.
+    if (!inFlight && !barrierBefore(zero.getDefiningOp()))
       tile::BarrierOp::create(b, loc);
     SmallVector<Value, 2> buffers;
+    auto indices = [&](RankedTensorType type) {
+      SmallVector<Value> out;
+      if (inFlight)
+        out.push_back(slot);
+      out.append(type.getRank(), zero);
+      return out;
+    };
     for (tile::ConvertLayoutOp convert : converts) {
       auto type = cast<RankedTensorType>(convert.getType());
-      auto bufferType =
-          tile::SharedType::get(top.getContext(), type.getShape(),
-                                type.getElementType(), Attribute());
+      SmallVector<int64_t> shape;
+      if (inFlight)
+        shape.push_back(2);
+      llvm::append_range(shape, type.getShape());
+      auto bufferType = tile::SharedType::get(
+          top.getContext(), shape, type.getElementType(), Attribute());
       Value buffer =
           tile::AllocSharedOp::create(top, convert.getLoc(), bufferType);
-      SmallVector<Value> zeros(type.getRank(), zero);
-      tile::SharedStoreOp::create(b, convert.getLoc(), buffer, zeros,
+      tile::SharedStoreOp::create(b, convert.getLoc(), buffer, indices(type),
                                   convert.getSrc());
       buffers.push_back(buffer);
     }
@@ -141,13 +152,60 @@ struct TileStageConvertedOperands
     for (auto [i, buffer] : llvm::enumerate(buffers)) {
       tile::ConvertLayoutOp convert = converts[i];
       auto type = cast<RankedTensorType>(convert.getType());
-      SmallVector<Value> zeros(type.getRank(), zero);
-      Value reread =
-          tile::SharedLoadOp::create(b, convert.getLoc(), type, buffer, zeros);
+      Value reread = tile::SharedLoadOp::create(b, convert.getLoc(), type,
+                                                buffer, indices(type));
       convert.getResult().replaceAllUsesWith(reread);
       convert->erase();
     }
   }
+
+  /// For a dot left in flight: which of the two buffers iteration i writes
+  /// (i mod 2, an iteration argument of the dot's loop). Iteration i+2
+  /// writes the buffers of iteration i after every warp retired its group:
+  /// the barrier after the dot (tile-pipeline's, before the refill), which
+  /// follows the wait that retires the group of the iteration before.
+  Value alternatingSlot(tile::DotOp dot) {
+    auto loop = cast<scf::ForOp>(dot->getParentOp());
+    IRRewriter rewriter(loop.getContext());
+    Location loc = dot.getLoc();
+    if (!isa_and_nonnull<tile::BarrierOp>(dot->getNextNode())) {
+      rewriter.setInsertionPointAfter(dot);
+      tile::BarrierOp::create(rewriter, loc);
+    }
+    rewriter.setInsertionPoint(loop);
+    Value first =
+        arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(), 0);
+    // (scf.for always takes more iteration arguments.)
+    auto replaced = cast<scf::ForOp>(
+        loop.replaceWithAdditionalYields(
+                rewriter, first, /*replaceInitOperandUsesInLoop=*/false,
+                [&](OpBuilder &yb, Location, ArrayRef<BlockArgument> args) {
+                  Value one =
+                      arith::ConstantIntOp::create(yb, loc, yb.getI32Type(), 1);
+                  return SmallVector<Value>{
+                      arith::XOrIOp::create(yb, loc, args.back(), one)};
+                })
+            ->getOperation());
+    return replaced.getRegionIterArgs().back();
+  }
 };
 
 } // namespace
+
+tile::ConvertLayoutOp tile::detail::stagedOperandConversion(tile::DotOp dot,
+                                                            Value operand,
+                                                            int64_t warpSize) {
+  auto convert = operand.getDefiningOp<tile::ConvertLayoutOp>();
+  if (!convert || !operand.hasOneUse() ||
+      convert->getBlock() != dot->getBlock() ||
+      !convert->getParentOfType<scf::ForOp>())
+    return {};
+  auto type = cast<RankedTensorType>(operand.getType());
+  if (type.getRank() != 2 ||
+      tile::detail::elementBits(type.getElementType()) != 16)
+    return {};
+  if (convert.getSrc().getDefiningOp<tile::SharedLoadOp>() ||
+      !convertsViaShared(convert, warpSize))
+    return {};
+  return convert;
+}

@@ -168,8 +168,11 @@ def TileStageConvertedOperands
     conversion in its block, `tile.shared_store`, `tile.barrier`) and read
     back by a `tile.shared_load` in the operand's layout right before the
     dot. The GPU lowering fuses that read into the dot (ldmatrix / .trans),
-    where the conversion read the operand back element by element. Other
-    targets are left unchanged.
+    where the conversion read the operand back element by element. A dot
+    that tile-pipeline left in flight (`tile.mma_in_flight = 1`: its wgmma
+    group runs across iterations) gets two buffers that alternate with an
+    iteration argument of its loop, and no barrier before the stores (the
+    one after the dot orders them). Other targets are left unchanged.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",

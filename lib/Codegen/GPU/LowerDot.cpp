@@ -457,7 +457,12 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
       return false;
     fragment = mma->a.localSize();
   }
-  Value group = arith::DivUIOp::create(b, loc, threadIndex(), i32(128));
+  // The warpgroup's index, broadcast from lane 0: ptxas then knows it is
+  // the same in every lane and keeps the descriptors computed from it in
+  // uniform registers (with tid / 128 itself it computes them per thread
+  // and moves each to a uniform register before its wgmma: R2UR).
+  Value group = tl.shuffleIndex(
+      b, loc, arith::DivUIOp::create(b, loc, threadIndex(), i32(128)), i32(0));
   Value descA0;
   if (sa) {
     Value baseA = arith::AddIOp::create(
