@@ -40,7 +40,7 @@ case "${1:-}" in
       > "$R/run.log" 2>&1
     "$HERE/time-bundles.sh" --budget 135 --out "$R/sweep-tma" \
       "$B"/sweep-tma/* > "$R/sweep-tma.log" 2>&1
-    "$HERE/time-bundles.sh" --budget 120 --out "$R/sweep-decode" \
+    "$HERE/time-bundles.sh" --budget 140 --out "$R/sweep-decode" \
       "$B"/sweep-decode/* > "$R/sweep-decode.log" 2>&1
     for log in run sweep-tma sweep-decode; do
       echo "== $log"

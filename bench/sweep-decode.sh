@@ -7,7 +7,12 @@
 # (4 bundles); and the row-major kernel's M <= 8 path (examples/
 # gemm_decode.tile, BM = 8, u4) at M = 1, N = K = 4096 over BN = 16, 32 x
 # KW = 1, 2, 4 (K split across the warps of a program) x SPLIT = 1, 4
-# (12 bundles, named ksplit_*). 8-bit codes need a wider check tolerance
+# (12 bundles, named ksplit_*); and the conversion-bound widths at the
+# large shape, u2 over BN = 64, 128, 256 x BM = 8, 16 and f5e2m2 over
+# BN = 64, 128 (8 bundles, named conv_*: wider column blocks spread the
+# per-k-block copies and A fragments over more weight bytes; statically
+# u2 0.385 -> 0.291 warp instructions per weight byte at BN = 256, BM = 8,
+# f5e2m2 0.336 -> 0.273 at BN = 128). 8-bit codes need a wider check tolerance
 # (--atol 32, as split_atol gives the bench). Then, on the GPU machine (carry
 # bench/bundles):
 #   bench/time-bundles.sh --budget 120 --out $OUT bench/bundles/sweep-decode/*
@@ -30,6 +35,12 @@ python3 "$here/make-sweep.py" "$src" -o "$out" --tilec "$tilec" --name u8 -D T=u
 # shellcheck disable=SC2086
 python3 "$here/make-sweep.py" "$src" -o "$out" --tilec "$tilec" --name u1 -D T=u1 \
   --grid BK=256,512 --grid STAGES=3,4 --atol 2 $common
+# shellcheck disable=SC2086
+python3 "$here/make-sweep.py" "$src" -o "$out" --tilec "$tilec" --name conv_u2 -D T=u2 \
+  --grid BN=64,128,256 --grid BM=8,16 --atol 2 $common
+# shellcheck disable=SC2086
+python3 "$here/make-sweep.py" "$src" -o "$out" --tilec "$tilec" --name conv_f5e2m2 -D T=f5e2m2 \
+  --grid BN=64,128 --atol 2 $common
 # shellcheck disable=SC2086
 python3 "$here/make-sweep.py" "$root/examples/gemm_decode.tile" -o "$out" \
   --tilec "$tilec" --name ksplit -D T=u4 -D BM=8 \
