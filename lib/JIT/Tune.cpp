@@ -225,13 +225,58 @@ pruneDominated(const std::vector<const rt::Autotuner::Candidate *> &cands,
   return why;
 }
 
+/// The dimensions of \p k's tune space: its tune block's parameters but
+/// those \p fixed sets, each with the values \p overrides gives it or the
+/// block's, then the overrides' parameters the block does not list, in the
+/// kernel's order.
+rt::Expected<std::vector<frontend::KernelInfo::TuneDim>>
+spaceDimensions(const frontend::KernelInfo &k, const std::string &sourceName,
+                const std::map<std::string, std::string> &fixed,
+                const SpaceOverrides &overrides) {
+  std::string where = sourceName + ":" + std::to_string(k.line) + ": ";
+  for (const auto &[name, values] : overrides) {
+    bool known = std::any_of(k.ctParams.begin(), k.ctParams.end(),
+                             [&](const auto &p) { return p.name == name; });
+    if (!known)
+      return rt::makeError(where + "kernel " + k.name +
+                           " has no compile-time parameter '" + name +
+                           "' (--space " + name + "=...)");
+    if (values.empty())
+      return rt::makeError("--space " + name + "= lists no value to try");
+    if (fixed.count(name))
+      return rt::makeError("'" + name +
+                           "' is both fixed (-D) and tuned (--space)");
+  }
+  std::vector<frontend::KernelInfo::TuneDim> dims;
+  for (const frontend::KernelInfo::TuneDim &dim : k.tune) {
+    if (fixed.count(dim.name))
+      continue;
+    dims.push_back(dim);
+    if (auto o = overrides.find(dim.name); o != overrides.end())
+      dims.back().values = o->second;
+  }
+  for (const auto &p : k.ctParams) {
+    auto o = overrides.find(p.name);
+    bool listed = std::any_of(k.tune.begin(), k.tune.end(),
+                              [&](const auto &d) { return d.name == p.name; });
+    if (o == overrides.end() || listed)
+      continue;
+    frontend::KernelInfo::TuneDim dim;
+    dim.name = p.name;
+    dim.values = o->second;
+    dims.push_back(std::move(dim));
+  }
+  return dims;
+}
+
 } // namespace
 
 rt::Expected<std::vector<rt::TuneConfig>>
 jit::tuneSpace(const std::string &source, const std::string &sourceName,
                const std::string &kernel,
                const std::map<std::string, std::string> &fixed,
-               rt::TuneConfig *defaults, std::vector<std::string> *params) {
+               rt::TuneConfig *defaults, std::vector<std::string> *params,
+               const SpaceOverrides &overrides) {
   llvm::SourceMgr sm;
   sm.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
@@ -249,7 +294,8 @@ jit::tuneSpace(const std::string &source, const std::string &sourceName,
   // A parameter without a default is fine when the space or -D gives it
   // (the listing reports every parameter without a default, of every kernel).
   for (const auto &p : it->ctParams) {
-    bool tuned = std::any_of(it->tune.begin(), it->tune.end(),
+    bool tuned = overrides.count(p.name) ||
+                 std::any_of(it->tune.begin(), it->tune.end(),
                              [&](const auto &d) { return d.name == p.name; });
     if (!p.hasDefault && !tuned && !fixed.count(p.name))
       return rt::makeError(sourceName + ":" + std::to_string(it->line) +
@@ -258,14 +304,15 @@ jit::tuneSpace(const std::string &source, const std::string &sourceName,
                            " has no default value and is not tuned; pass -D " +
                            p.name + "=VALUE");
   }
-  if (it->tune.empty())
+  auto dims = spaceDimensions(*it, sourceName, fixed, overrides);
+  if (!dims)
+    return dims.takeError();
+  if (dims->empty() && it->tune.empty())
     return rt::makeError(sourceName + ":" + std::to_string(it->line) +
                          ": kernel " + kernel +
                          " has no tune block: nothing to tune");
   std::vector<rt::TuneConfig> space = {{}};
-  for (const frontend::KernelInfo::TuneDim &dim : it->tune) {
-    if (fixed.count(dim.name))
-      continue;
+  for (const frontend::KernelInfo::TuneDim &dim : *dims) {
     if (params)
       params->push_back(dim.name);
     for (const auto &p : it->ctParams)
@@ -333,9 +380,9 @@ rt::Expected<TuneOutcome> jit::tuneKernel(Compiler &compiler,
     return rt::makeError("code for " + opts.target + " cannot run on " +
                          device.name() + " (" + device.arch() + ")");
   TuneOutcome outcome;
-  auto space =
-      tuneSpace(request.Source, request.SourceName, request.Kernel,
-                request.Options.defines, &outcome.Defaults, &outcome.Params);
+  auto space = tuneSpace(request.Source, request.SourceName, request.Kernel,
+                         request.Options.defines, &outcome.Defaults,
+                         &outcome.Params, request.Space);
   if (!space)
     return space.takeError();
   bool defaultsComplete = outcome.Defaults.size() == outcome.Params.size();

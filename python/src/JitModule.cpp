@@ -155,6 +155,7 @@ struct TuneArgs {
   int FlushL2 = -1;
   bool Progress = true, Store = true, Force = false;
   std::string CacheDir;
+  jit::SpaceOverrides Space;
 };
 
 nb::dict rowsOf(const jit::TuneOutcome &O) {
@@ -200,6 +201,7 @@ nb::dict tune(const TuneArgs &A) {
   bool Gpu = Dev.platform() == rt::Platform::Cuda ||
              Dev.platform() == rt::Platform::Hip;
   Req.FlushL2MiB = A.FlushL2 >= 0 ? unsigned(A.FlushL2) : (Gpu ? 256u : 0u);
+  Req.Space = A.Space;
   rt::TuneCache Cache(A.TuneCache.empty() ? rt::TuneCache::defaultPath()
                                           : A.TuneCache);
   rt::TuneKey Key =
@@ -262,10 +264,10 @@ NB_MODULE(_jit, m) {
          const std::map<std::string, double> &Scalars, unsigned Warmup,
          unsigned Repeat, int FlushL2, unsigned Jobs, bool Progress,
          const std::string &TuneCache, bool Store, bool Force,
-         const std::string &CacheDir) {
+         const std::string &CacheDir, const jit::SpaceOverrides &Space) {
         TuneArgs A{Source,  SourceName, Kernel,  Target, DeviceSpec, TuneCache,
                    D,       Sizes,      Scalars, Warmup, Repeat,     Jobs,
-                   FlushL2, Progress,   Store,   Force,  CacheDir};
+                   FlushL2, Progress,   Store,   Force,  CacheDir,   Space};
         return tune(A);
       },
       nb::arg("source"), nb::arg("source_name"), nb::arg("kernel"),
@@ -273,5 +275,5 @@ NB_MODULE(_jit, m) {
       nb::arg("defines"), nb::arg("scalars"), nb::arg("warmup"),
       nb::arg("repeat"), nb::arg("flush_l2"), nb::arg("jobs"),
       nb::arg("progress"), nb::arg("tune_cache"), nb::arg("store"),
-      nb::arg("force"), nb::arg("cache_dir"));
+      nb::arg("force"), nb::arg("cache_dir"), nb::arg("space"));
 }

@@ -36,3 +36,24 @@ def test_tune_errors(inputs, tmp_path):
     with pytest.raises(tilec.CompileError, match="nodefault.*C"):
         tilec.tune(f"{inputs}/tune_fill.tile", "nodefault", sizes={"N": 64},
                    tune_cache=tmp_path / "t.json", progress=False)
+
+
+def test_tune_space_overrides(inputs, tmp_path):
+    import pytest
+
+    src = f"{inputs}/tune_fill.tile"
+    cache = tmp_path / "space.json"
+    # B's values replaced (V fixed): the two of the space and the defaults.
+    r = tilec.tune(src, "fill", sizes={"N": 1000}, tune_cache=cache, repeat=1,
+                   progress=False, space={"B": [16, 128]}, V=1)
+    configs = sorted(row["config"]["B"] for row in r.rows)
+    assert configs == [16, 64, 128]
+    assert all(row["status"] == "timed" for row in r.rows)
+    # A kernel without a tune block is tuned over the given values.
+    p = tilec.tune(src, "plain", sizes={"N": 1000}, tune_cache=cache, repeat=1,
+                   progress=False, space={"B": [32, 128]})
+    assert sorted(row["config"]["B"] for row in p.rows) == [32, 64, 128]
+    with pytest.raises(tilec.CompileError, match="no compile-time parameter 'Q'"):
+        tilec.tune(src, "fill", sizes={"N": 64}, tune_cache=cache,
+                   progress=False, space={"Q": [1]})
+

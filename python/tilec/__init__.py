@@ -291,6 +291,7 @@ def tune(
     store=True,
     force=False,
     cache_dir=None,
+    space=None,
     **constants,
 ):
     """Tunes `kernel` for the runtime dimensions `sizes` on `device`, as
@@ -299,8 +300,10 @@ def tune(
     `warmup`; `flush_l2` MiB overwritten before each timed launch, default
     256 on a GPU) and records the winner in the tune cache (`store`).
     A cached result is returned without tuning unless `force`. Keyword
-    arguments fix compile-time parameters (out of the space). Progress goes
-    to stderr unless `progress=False`. Returns a TuneResult."""
+    arguments fix compile-time parameters (out of the space); `space`
+    ({name: [values]}, `tilec tune --space`) gives a parameter the values to
+    try instead of its tune block's, or adds one the block does not list.
+    Progress goes to stderr unless `progress=False`. Returns a TuneResult."""
     text, name = _source(source)
     target, device = _resolve_target(target, device)
     emulate = _emulated(device, None)
@@ -315,5 +318,6 @@ def tune(
         int(jobs), bool(progress),
         "" if tune_cache is None else os.fspath(tune_cache),
         bool(store), bool(force), "" if cache_dir is None else os.fspath(cache_dir),
+        {k: [_constant(k, v) for v in vs] for k, vs in (space or {}).items()},
     )
     return TuneResult(d)

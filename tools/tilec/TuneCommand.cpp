@@ -1,7 +1,8 @@
 //===- TuneCommand.cpp - tilec tune: the fastest configuration for a shape ===//
 //
 // Part of tilec. `tilec tune FILE --kernel K --target T --size M=1,N=4096
-// [--device D]` compiles the kernel's tune space on every core, prunes what
+// [--device D] [--space NAME=V1,V2]` compiles the kernel's tune space (its
+// tune block, with --space's values) on every core, prunes what
 // cannot run or cannot win (and says why), times the rest on the device with
 // seeded inputs, prints a table and records the winner in the tune cache
 // (include/tile/runtime/TuneCache.h), where the JIT and `tilec bundle
@@ -57,6 +58,13 @@ cl::list<std::string> tuneDefines("D", cl::Prefix,
                                            "(removed from the space)"),
                                   cl::value_desc("NAME=VALUE"),
                                   cl::sub(tuneCmd), cl::cat(tuneCat));
+cl::list<std::string>
+    tuneSpaceOpt("space",
+                 cl::desc("Values to try for a compile-time parameter, "
+                          "instead of its tune block's (a parameter the "
+                          "block does not list joins the space); repeatable"),
+                 cl::value_desc("NAME=V1,V2,..."), cl::sub(tuneCmd),
+                 cl::cat(tuneCat));
 cl::list<std::string> tuneArgs("arg", cl::desc("Scalar argument NAME=VALUE"),
                                cl::value_desc("NAME=VALUE"), cl::sub(tuneCmd),
                                cl::cat(tuneCat));
@@ -191,6 +199,18 @@ bool makeRequest(jit::TuneRequest &request, const std::string &deviceSpec) {
       return false;
     }
     request.Options.defines[name] = value;
+  }
+  for (const std::string &o : tuneSpaceOpt) {
+    std::string name, values;
+    if (!driver::splitAssignment(o, name, values)) {
+      fail("--space expects NAME=V1,V2,..., got '" + o + "'");
+      return false;
+    }
+    SmallVector<StringRef> parts;
+    StringRef(values).split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    std::vector<std::string> &list = request.Space[name];
+    for (StringRef v : parts)
+      list.push_back(v.trim().str());
   }
   if (!driver::parseSizeList(tuneSizes, request.Test.Sizes))
     return false;

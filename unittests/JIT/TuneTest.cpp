@@ -90,6 +90,47 @@ TEST(Tune, SpaceIsTheProductLessFixedParameters) {
                 {"B", "32"}, {"T", "u4"}, {"Z", "true"}}));
 }
 
+TEST(Tune, SpaceOverridesReplaceOrAddParameters) {
+  const char *withU = R"(
+kernel fill<B: int = 64, V: int = 0, U: int = 7>(y: mut i32[N])
+    grid(cdiv(N, B)) warps 4
+    tune { B in [32, 64, 0]; V in [1, 2] }
+{
+    let i0 = program_id(0) * B;
+    store(y[i0 : i0 + B], zeros(i32, [B]) + V + U);
+}
+)";
+  rt::TuneConfig defaults;
+  std::vector<std::string> params;
+  // B's values replaced, U (not in the block) added after the block's.
+  auto space = tuneSpace(withU, "k.tile", "fill", {}, &defaults, &params,
+                         {{"B", {"16", "128"}}, {"U", {"3", "5", "9"}}});
+  ASSERT_TRUE(bool(space)) << space.message();
+  ASSERT_EQ(space->size(), 12u);
+  EXPECT_EQ(rt::configToString(space->front()), "B=16 U=3 V=1");
+  EXPECT_EQ(rt::configToString(space->back()), "B=128 U=9 V=2");
+  EXPECT_EQ(params, (std::vector<std::string>{"B", "V", "U"}));
+  EXPECT_EQ(rt::configToString(defaults), "B=64 U=7 V=0");
+  // With V fixed, only the overrides' dimensions are left.
+  auto fixed = tuneSpace(withU, "k.tile", "fill", {{"V", "2"}}, nullptr,
+                         nullptr, {{"U", {"1"}}});
+  ASSERT_TRUE(bool(fixed)) << fixed.message();
+  EXPECT_EQ(fixed->size(), 3u);
+  EXPECT_EQ(
+      tuneSpace(withU, "k.tile", "fill", {}, nullptr, nullptr, {{"W", {"1"}}})
+          .message(),
+      "k.tile:2: kernel fill has no compile-time parameter 'W' "
+      "(--space W=...)");
+  EXPECT_EQ(
+      tuneSpace(withU, "k.tile", "fill", {}, nullptr, nullptr, {{"B", {}}})
+          .message(),
+      "--space B= lists no value to try");
+  EXPECT_EQ(tuneSpace(withU, "k.tile", "fill", {{"B", "32"}}, nullptr, nullptr,
+                      {{"B", {"16"}}})
+                .message(),
+            "'B' is both fixed (-D) and tuned (--space)");
+}
+
 TEST(Tune, TunesOnTheHostAndTimesTheDefaults) {
   Compiler compiler({"", false});
   auto device = rt::Device::open("host");

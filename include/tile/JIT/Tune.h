@@ -27,8 +27,15 @@
 #include "tile/runtime/Autotuner.h"
 #include "tile/runtime/TuneCache.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace tile {
 namespace jit {
+
+/// Compile-time parameters and the values to try for each.
+using SpaceOverrides = std::map<std::string, std::vector<std::string>>;
 
 /// What to tune.
 struct TuneRequest {
@@ -42,6 +49,10 @@ struct TuneRequest {
   rt::TuneOptions Timing;
   /// Overwrite this many MiB before each timed launch (0: no L2 flush).
   unsigned FlushL2MiB = 0;
+  /// Values to try instead of the tune block's, per compile-time parameter
+  /// (a parameter the block does not list joins the space: `tilec tune
+  /// --space WARPS=4,8`).
+  SpaceOverrides Space;
 };
 
 /// The result of tuneKernel().
@@ -59,16 +70,20 @@ struct TuneOutcome {
 };
 
 /// The tune space of \p Kernel: the Cartesian product of its tune block
-/// without the parameters \p Fixed sets, with the defaults of the tuned
+/// without the parameters \p Fixed sets, with the values of \p Overrides
+/// instead of the block's (and its parameters the block does not list added
+/// after the block's, in the kernel's order), the defaults of the tuned
 /// parameters in \p Defaults and their names in \p Params. An error (with
-/// the location) when the source does not compile that far or the kernel
-/// has nothing left to tune.
+/// the location) when the source does not compile that far, an override
+/// names no compile-time parameter of the kernel, lists no value or names a
+/// fixed one, or the kernel has nothing left to tune.
 rt::Expected<std::vector<rt::TuneConfig>>
 tuneSpace(const std::string &Source, const std::string &SourceName,
           const std::string &Kernel,
           const std::map<std::string, std::string> &Fixed,
           rt::TuneConfig *Defaults = nullptr,
-          std::vector<std::string> *Params = nullptr);
+          std::vector<std::string> *Params = nullptr,
+          const SpaceOverrides &Overrides = {});
 
 /// \p Defines with the values of \p Config added (as -D text).
 std::map<std::string, std::string>
