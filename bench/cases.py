@@ -248,6 +248,13 @@ def cases(quick=False):
              "BK": 64, "STAGES": 3, "WARPS": 8},
             ["M=1,K=256,N=130", "M=257,K=512,N=256"], pre,
             _gemm_wq_work("u4", 128))
+        # The same with --tma: A by TMA, the weight, scales and zero points
+        # by cp.async (mixed copies; rows of a multiple of 16 bytes).
+        add("gemm_wq_prefill_tma_u4_256x128x64_w8", "gemm_wq.tile", "gemm_wq",
+            {"T": "u4", "G": 128, "ZP": "true", "BM": 256, "BN": 128,
+             "BK": 64, "STAGES": 3, "WARPS": 8},
+            ["M=1,K=256,N=144", "M=257,K=512,N=256"], pre,
+            _gemm_wq_work("u4", 128), flags=["--tma"])
     # Split-K decode GEMM (examples/gemm_decode.tile) at its defaults: C is
     # read and written (C += A x dequant(W)); with f16 out the check shapes
     # compare partial sums added in another order than the host's (--atol,

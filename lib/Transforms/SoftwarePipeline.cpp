@@ -48,6 +48,12 @@
 //     tile.barrier ; copy_async ... -> bufs_j[w] barrier(bars[w])
 //     tile.mbarrier_wait bars[r] phase(p) ; t_j = tile.shared_load bufs_j[r]
 //
+// Where TMA is asked for but not every load can be a TMA copy (gemm_wq: a
+// 4-bit weight), the operands of a dot left in flight that can be are TMA
+// copies and the rest cp.async copies (mixed): the top of an iteration
+// waits for both, tile.wait (D-1)*N_cp.async ; tile.barrier ;
+// tile.mbarrier_wait, and the refill follows the dot as above.
+//
 // Copies for iterations past the end (`iv >= ub`) copy nothing: they are
 // empty groups (`tile.copy_async ... if %pred`), so every iteration still
 // issues exactly N groups and the wait counts stay exact, and the stages
@@ -323,14 +329,21 @@ std::pair<Value, Value> advanceStageAndPhase(OpBuilder &b, Location loc,
   return {next, arith::SelectOp::create(b, loc, wrap, flipped, phase)};
 }
 
+/// The loads of \p loop to pipeline (findCandidates); none when its
+/// induction variable is not an i32.
+static SmallVector<Candidate> loopCandidates(scf::ForOp loop,
+                                             bool asyncCopies) {
+  if (!loop.getInductionVar().getType().isInteger(32))
+    return {};
+  return findCandidates(loop, asyncCopies);
+}
+
 /// The register-prefetch scheme for targets without asynchronous copies
 /// (see the file comment).
 LogicalResult pipelineThroughRegisters(scf::ForOp loop, int64_t stages) {
   SmallVector<Candidate> candidates =
-      findCandidates(loop, /*asyncCopies=*/false);
+      loopCandidates(loop, /*asyncCopies=*/false);
   if (candidates.empty())
-    return success();
-  if (!loop.getInductionVar().getType().isInteger(32))
     return success();
   Location loc = loop.getLoc();
   int64_t numBuffers = std::max<int64_t>(1, stages - 1);
@@ -571,16 +584,18 @@ bool tensorCopyable(Candidate c, int64_t stages) {
 /// when the iteration runs), at the insertion point.
 static void issuePrologue(IRRewriter &rewriter, scf::ForOp loop,
                           MutableArrayRef<Candidate> candidates,
-                          ValueRange buffers, Value barriers, int64_t depth) {
+                          ValueRange buffers, ArrayRef<Value> barriers,
+                          int64_t depth) {
   Location loc = loop.getLoc();
   for (int64_t i = 0; i < depth; ++i) {
     Value iv = iterationValue(rewriter, loc, loop, i);
     Value stage = constI32(rewriter, loc, i);
     Value inside = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound());
-    for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
+    for (auto [c, buffer, bars] :
+         llvm::zip_equal(candidates, buffers, barriers))
       issueCopy(rewriter, c.load.getLoc(), loop, c, iv, inside, stage, buffer,
-                barriers);
+                bars);
   }
 }
 
@@ -606,73 +621,65 @@ std::string tensorCopyObstacle(ArrayRef<Candidate> candidates, int64_t stages,
   return "";
 }
 
-/// Whether the loop's copies are TMA copies: the module allows them
-/// (tile.tma or the pass option) and nothing stands in the way
-/// (tensorCopyObstacle).
+/// Whether \p c's load is an operand of \p dot (through a layout
+/// conversion and a 2-D transpose, as asyncMmaDot accepts it).
+static bool readByDot(const Candidate &c, tile::DotOp dot) {
+  for (Value v : {dot.getA(), dot.getB()}) {
+    if (auto convert = v.getDefiningOp<tile::ConvertLayoutOp>())
+      v = convert.getSrc();
+    if (auto trans = v.getDefiningOp<tile::TransOp>())
+      v = trans.getSrc();
+    if (auto convert = v.getDefiningOp<tile::ConvertLayoutOp>())
+      v = convert.getSrc();
+    if (v == c.load->getResult(0))
+      return true;
+  }
+  return false;
+}
+
+/// Whether the module allows TMA copies (tile.tma or the pass option).
+bool tensorCopiesAllowed(scf::ForOp loop, bool allowed) {
+  auto module = loop->getParentOfType<ModuleOp>();
+  return allowed || (module && module->hasAttr(tile::TileDialect::kTmaAttr));
+}
+
+/// Whether the loop's copies are all TMA copies: the module allows them
+/// and nothing stands in the way (tensorCopyObstacle).
 bool useTensorCopies(scf::ForOp loop, ArrayRef<Candidate> candidates,
                      int64_t stages, tile::DotOp asyncDot,
                      const ::tile::TargetInfo &target, bool allowed) {
-  auto module = loop->getParentOfType<ModuleOp>();
-  allowed = allowed || (module && module->hasAttr(tile::TileDialect::kTmaAttr));
-  return allowed &&
+  return tensorCopiesAllowed(loop, allowed) &&
          tensorCopyObstacle(candidates, stages, asyncDot, target).empty();
 }
 
-/// The cp.async scheme (see the file comment). With an asynchronous MMA
-/// (asyncMmaDot) the dot is marked tile.mma_in_flight = 1 for the lowering
-/// and the copies of an iteration come after it and a barrier: they refill
-/// the stage of iteration i-1, which the MMA group it left in flight reads
-/// until every warp has retired that group (the dot's lowering does).
-LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
-                           const ::tile::TargetInfo &target, bool allowTma,
-                           bool allowSpecialize) {
-  SmallVector<Candidate> candidates =
-      findCandidates(loop, /*asyncCopies=*/true);
-  if (candidates.empty())
-    return success();
-  if (!loop.getInductionVar().getType().isInteger(32))
-    return success();
+/// Builds the copy pipeline of \p loop (the file comment) for \p candidates
+/// over \p stages, the loads \p viaTma marks copied by TMA and the others by
+/// cp.async; \p asyncDot, when given, stays in flight.
+static LogicalResult buildCopyPipeline(scf::ForOp loop,
+                                       MutableArrayRef<Candidate> candidates,
+                                       int64_t stages, tile::DotOp asyncDot,
+                                       ArrayRef<bool> viaTma) {
   Location loc = loop.getLoc();
-  int64_t numLoads = candidates.size();
   IRRewriter rewriter(loop.getContext());
   rewriter.setInsertionPoint(loop);
   int64_t depth = stages - 1;
-  tile::DotOp asyncDot =
-      asyncMmaDot(loop, candidates, stages, target, /*stagedB=*/false);
-  auto module = loop->getParentOfType<ModuleOp>();
-  allowSpecialize =
-      allowSpecialize ||
-      (module && module->hasAttr(tile::TileDialect::kWarpSpecializeAttr));
-  bool tma = useTensorCopies(loop, candidates, stages, asyncDot, target,
-                             allowTma || allowSpecialize);
-  // A B the threads compute and stage (tile-stage-converted-operands) stays
-  // in flight with cp.async copies only: the TMA schemes, a producer
-  // warpgroup among them, were not built around stores of the consumers.
-  if (!asyncDot && !tma)
-    asyncDot = asyncMmaDot(loop, candidates, stages, target, /*stagedB=*/true);
-  if (allowSpecialize) {
-    // Asked for: say why a loop keeps its warps.
-    std::string why =
-        tma ? specializeObstacle(loop, candidates)
-            : tensorCopyObstacle(candidates, stages, asyncDot, target);
-    if (why.empty())
-      return specializeLoop(loop, candidates, stages, asyncDot);
-    loop.emitWarning("loop not warp-specialized: ") << why;
-  }
-  if (asyncDot)
-    asyncDot->setAttr(tile::kMmaInFlightAttr, rewriter.getI64IntegerAttr(1));
+  int64_t numTma = llvm::count(viaTma, true);
+  int64_t numCpAsync = int64_t(candidates.size()) - numTma;
 
-  // Rings (with TMA, and their mbarriers: one per stage, one arrival per
-  // copy) and prologue.
+  // Rings (with TMA copies, and their mbarriers: one per stage, one arrival
+  // per TMA copy) and prologue.
   SmallVector<Value> buffers = createRings(rewriter, candidates, stages);
-  Value barriers;
-  if (tma) {
+  Value bars;
+  if (numTma) {
     auto type = tile::SharedType::get({stages}, rewriter.getI64Type());
-    barriers = tile::AllocSharedOp::create(rewriter, loc, type);
-    tile::MbarrierInitOp::create(rewriter, loc, barriers,
-                                 rewriter.getI32IntegerAttr(numLoads));
+    bars = tile::AllocSharedOp::create(rewriter, loc, type);
+    tile::MbarrierInitOp::create(rewriter, loc, bars,
+                                 rewriter.getI32IntegerAttr(numTma));
     tile::BarrierOp::create(rewriter, loc);
   }
+  SmallVector<Value> barriers;
+  for (bool t : viaTma)
+    barriers.push_back(t ? bars : Value());
   Value ub = loop.getUpperBound(), step = loop.getStep();
   issuePrologue(rewriter, loop, candidates, buffers, barriers, depth);
   Value ahead = arith::MulIOp::create(rewriter, loc, step,
@@ -681,8 +688,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
         numStages = constI32(rewriter, loc, stages);
 
   // Two more iteration arguments: the stage to read and the stage to fill;
-  // with TMA a third, the parity of the read stage's mbarrier phase (it
-  // flips each time the read stage wraps around). `advance` gives s + 1
+  // with TMA copies a third, the parity of the read stage's mbarrier phase
+  // (it flips each time the read stage wraps around). `advance` gives s + 1
   // wrapped to 0 at S, and whether it wrapped.
   auto advance = [&](OpBuilder &b, Value s) -> std::pair<Value, Value> {
     Value next = arith::AddIOp::create(b, loc, s, one);
@@ -691,7 +698,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
     return {arith::SelectOp::create(b, loc, wrap, zero, next), wrap};
   };
   SmallVector<Value> counters{zero, constI32(rewriter, loc, depth)};
-  if (tma)
+  if (numTma)
     counters.push_back(zero);
   FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
       rewriter, counters,
@@ -699,7 +706,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
       [&](OpBuilder &b, Location, ArrayRef<BlockArgument> args) {
         auto [read, readWraps] = advance(b, args[0]);
         SmallVector<Value> next{read, advance(b, args[1]).first};
-        if (tma)
+        if (numTma)
           next.push_back(arith::SelectOp::create(
               b, loc, readWraps, arith::XOrIOp::create(b, loc, args[2], one),
               args[2]));
@@ -718,27 +725,29 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
         arith::AddIOp::create(rewriter, loc, newLoop.getInductionVar(), ahead);
     Value nextInside = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::slt, next, ub);
-    for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
+    for (auto [c, buffer, barrier] :
+         llvm::zip_equal(candidates, buffers, barriers))
       issueCopy(rewriter, c.load.getLoc(), newLoop, c, next, nextInside,
-                writeStage, buffer, barriers);
+                writeStage, buffer, barrier);
   };
-  // Steady state at the top of the body: with TMA each thread waits for the
-  // read stage's mbarrier, otherwise for its own copy groups and then for
-  // every thread. With TMA and no MMA in flight, a barrier first (every
-  // warp is done with iteration i-1's stage) and the refill of that stage.
+  // Steady state at the top of the body: each thread waits for its own
+  // cp.async groups and then for every thread; for the TMA copies, on the
+  // read stage's mbarrier. With TMA copies only and no MMA in flight, a
+  // barrier first (every warp is done with iteration i-1's stage) and the
+  // refill of that stage; with TMA copies only and an MMA in flight, no
+  // barrier at the top at all.
   rewriter.setInsertionPointToStart(newLoop.getBody());
-  if (tma) {
-    if (!asyncDot) {
-      tile::BarrierOp::create(rewriter, loc);
-      refill();
-    }
-    tile::MbarrierWaitOp::create(rewriter, loc, barriers, readStage,
-                                 newLoop.getRegionIterArgs()[firstCounter + 2]);
-  } else {
+  if (numCpAsync) {
     tile::WaitOp::create(rewriter, loc,
-                         rewriter.getI32IntegerAttr((depth - 1) * numLoads));
+                         rewriter.getI32IntegerAttr((depth - 1) * numCpAsync));
     tile::BarrierOp::create(rewriter, loc);
+  } else if (!asyncDot) {
+    tile::BarrierOp::create(rewriter, loc);
+    refill();
   }
+  if (numTma)
+    tile::MbarrierWaitOp::create(rewriter, loc, bars, readStage,
+                                 newLoop.getRegionIterArgs()[firstCounter + 2]);
   Value czero = constI32(rewriter, loc, 0);
   for (auto [c, buffer] : llvm::zip_equal(candidates, buffers))
     replaceBySharedLoad(rewriter, c, buffer, readStage, czero);
@@ -749,27 +758,81 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
     rewriter.setInsertionPointAfter(asyncDot);
     tile::BarrierOp::create(rewriter, loc);
     refill();
-  } else if (!tma) {
+  } else if (numCpAsync) {
     refill();
   }
   for (Candidate &c : candidates)
     rewriter.eraseOp(c.load);
 
-  // Drain the copies of the stages past the end before the buffers die.
-  // TMA copies past the end are never issued, and every other one is
-  // waited for in the loop: the mbarriers only need invalidating once no
-  // thread waits on them any more.
+  // Drain the cp.async copies of the stages past the end before the
+  // buffers die. TMA copies past the end are never issued, and every other
+  // one is waited for in the loop: the mbarriers only need invalidating
+  // once no thread waits on them any more.
   rewriter.setInsertionPointAfter(newLoop);
-  if (tma) {
-    tile::BarrierOp::create(rewriter, loc);
-    tile::MbarrierInvalOp::create(rewriter, loc, barriers);
-  } else {
+  if (numCpAsync)
     tile::WaitOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
+  if (numTma) {
+    tile::BarrierOp::create(rewriter, loc);
+    tile::MbarrierInvalOp::create(rewriter, loc, bars);
   }
   newLoop->removeAttr(tile::TileDialect::kPipelineAttr);
   if (asyncDot)
     guardZeroTrip(rewriter, newLoop);
   return success();
+}
+
+/// The copy scheme of \p loop (see the file comment). With an asynchronous
+/// MMA (asyncMmaDot) the dot is marked tile.mma_in_flight = 1 for the
+/// lowering and the copies of an iteration come after it and a barrier:
+/// they refill the stage of iteration i-1, which the MMA group it left in
+/// flight reads until every warp has retired that group (the dot's lowering
+/// does). Where TMA copies are allowed but not every load can be one, the
+/// loads TMA can copy (tensorCopyable) are TMA copies beside the others'
+/// cp.async copies.
+LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
+                           const ::tile::TargetInfo &target, bool allowTma,
+                           bool allowSpecialize) {
+  SmallVector<Candidate> candidates =
+      loopCandidates(loop, /*asyncCopies=*/true);
+  if (candidates.empty())
+    return success();
+  tile::DotOp asyncDot =
+      asyncMmaDot(loop, candidates, stages, target, /*stagedB=*/false);
+  auto module = loop->getParentOfType<ModuleOp>();
+  allowSpecialize =
+      allowSpecialize ||
+      (module && module->hasAttr(tile::TileDialect::kWarpSpecializeAttr));
+  bool allowed = tensorCopiesAllowed(loop, allowTma || allowSpecialize);
+  bool tma = allowed &&
+             tensorCopyObstacle(candidates, stages, asyncDot, target).empty();
+  // A B the threads compute and stage (tile-stage-converted-operands) stays
+  // in flight with cp.async copies beside: the barrier at the top of each
+  // iteration (not in the TMA-only schemes, a producer warpgroup's among
+  // them) follows the previous iteration's refill.
+  if (!asyncDot && !tma)
+    asyncDot = asyncMmaDot(loop, candidates, stages, target, /*stagedB=*/true);
+  if (allowSpecialize) {
+    // Asked for: say why a loop keeps its warps.
+    std::string why =
+        tma ? specializeObstacle(loop, candidates)
+            : tensorCopyObstacle(candidates, stages, asyncDot, target);
+    if (why.empty())
+      return specializeLoop(loop, candidates, stages, asyncDot);
+    loop.emitWarning("loop not warp-specialized: ") << why;
+  }
+  if (asyncDot)
+    asyncDot->setAttr(
+        tile::kMmaInFlightAttr,
+        IntegerAttr::get(IntegerType::get(loop.getContext(), 64), 1));
+  // Mixed: the in-flight dot's operands that TMA can copy (wgmma reads them
+  // through descriptors); loads read with ldmatrix keep cp.async, whose
+  // rings' swizzles make cheaper ldmatrix addresses than TMA's column
+  // blocks (the u4 decode GEMM's A: 426 -> 489 loop instructions).
+  SmallVector<bool> viaTma(candidates.size(), tma);
+  if (allowed && !tma && target.hasTma && asyncDot)
+    for (auto [i, c] : llvm::enumerate(candidates))
+      viaTma[i] = readByDot(c, asyncDot) && tensorCopyable(c, stages);
+  return buildCopyPipeline(loop, candidates, stages, asyncDot, viaTma);
 }
 
 } // namespace tile::pipeline

@@ -88,6 +88,86 @@ func.func @not_the_parameters(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB
 
 // -----
 
+#a = #tile.layout<spatial(128,1) * local(1,64)>
+#b = #tile.layout<spatial(64,2) * local(1,32)>
+#c = #tile.layout<spatial(128,1) * local(1,64)>
+
+// Mixed: the wgmma operand A is a TMA copy, B (explicit strides: no tensor
+// map describes it) stays a cp.async copy. One mbarrier per stage expecting
+// one arrival (A's copy); the top of each iteration waits for B's cp.async
+// groups of the read stage ((3 - 2) x 1 pending), a barrier, and the read
+// stage's mbarrier phase; the refill follows the dot and its barrier (the
+// MMA stays in flight); after the loop the cp.async drain, a barrier and
+// the invalidation. gemm_wq at prefill tiles takes this form with --tma
+// (A by TMA; the 4-bit weight, scales and zero points by cp.async).
+// CHECK-LABEL: func.func @mixed
+// CHECK: %[[BARS:.*]] = tile.alloc_shared : !tile.shared<3xi64>
+// CHECK-NEXT: tile.mbarrier_init %[[BARS]] count(1) : !tile.shared<3xi64>
+// CHECK-NEXT: tile.barrier
+// CHECK: tile.copy_async %{{.*}} -> %{{.*}}[%[[S0:.*]], %{{.*}}, %{{.*}}] barrier(%[[BARS]][%[[S0]]]) if
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: tile.copy_async %{{.*}} if %{{[^ ]*}} : !tile.view
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[R:.*]] = %c0_i32{{[_0-9]*}}, %[[W:.*]] = %c2_i32{{[_0-9]*}}, %[[P:.*]] = %c0_i32{{[_0-9]*}})
+// CHECK-NEXT: tile.wait 1
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.mbarrier_wait %[[BARS]][%[[R]]] phase(%[[P]])
+// CHECK: tile.dot {{.*}} {tile.mma_in_flight = 1 : i64}
+// CHECK-NEXT: tile.barrier
+// CHECK: tile.copy_async {{.*}} barrier(%[[BARS]][%[[W]]])
+// CHECK: tile.copy_async %{{.*}} if %{{[^ ]*}} : !tile.view
+// CHECK: tile.wait 0
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.mbarrier_inval %[[BARS]]
+// NOTMA-LABEL: func.func @mixed
+// NOTMA-NOT: mbarrier
+// NOTMA: tile.wait 0
+func.func @mixed(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB: !tile.ptr<f16> {tile.shape = ["K", "N"]}, %M: i32 {tile.dim = "M"}, %K: i32 {tile.dim = "K"}, %N: i32 {tile.dim = "N"}) -> tensor<128x64xf32, #c> attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %c1 = arith.constant 1 : i32
+  %a = tile.view %PA(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %b = tile.view %PB(%K, %N) strides(%N, %c1) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32, #c>
+  %r = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32, #c>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x64xf16, #b>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x64xf16, #b>, tensor<128x64xf32, #c> -> tensor<128x64xf32, #c>
+    scf.yield %d : tensor<128x64xf32, #c>
+  } {tile.pipeline = 3 : i32}
+  return %r : tensor<128x64xf32, #c>
+}
+
+// -----
+
+#a = #tile.layout<spatial(16,8) * local(1,8)>
+#b = #tile.layout<spatial(64,2) * local(1,32)>
+#c = #tile.layout<spatial(16,8) * local(1,8)>
+
+// Not mixed without a wgmma in flight (16 rows: mma.sync): A could be a
+// TMA copy, B could not, and a load read with ldmatrix keeps cp.async
+// (its ring's swizzle makes cheaper matrix-load addresses than TMA's
+// column blocks: the decode GEMM's A).
+// CHECK-LABEL: func.func @not_mixed_without_wgmma
+// CHECK-NOT: mbarrier
+// CHECK: tile.wait 0
+func.func @not_mixed_without_wgmma(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB: !tile.ptr<f16> {tile.shape = ["K", "N"]}, %M: i32 {tile.dim = "M"}, %K: i32 {tile.dim = "K"}, %N: i32 {tile.dim = "N"}) -> tensor<16x64xf32, #c> attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %c1 = arith.constant 1 : i32
+  %a = tile.view %PA(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %b = tile.view %PB(%K, %N) strides(%N, %c1) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<16x64xf32, #c>
+  %r = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<16x64xf32, #c>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<16x64xf16, #a>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x64xf16, #b>
+    %d = tile.dot %ta, %tb, %acc : tensor<16x64xf16, #a>, tensor<64x64xf16, #b>, tensor<16x64xf32, #c> -> tensor<16x64xf32, #c>
+    scf.yield %d : tensor<16x64xf32, #c>
+  } {tile.pipeline = 3 : i32}
+  return %r : tensor<16x64xf32, #c>
+}
+
+// -----
+
 #t = #tile.layout<spatial(1,1,64,2) * local(1,1,1,32)>
 
 // A loop with no MMA in flight (attention's shape: its products retire

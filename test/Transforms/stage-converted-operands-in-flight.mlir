@@ -50,8 +50,11 @@
 // SM80-NEXT:    tile.dot
 // SM80-NOT:     tile.mma_in_flight
 // SM80:         scf.yield
-// With TMA asked for: the weight's 4-bit codes are not TMA-copyable, the
-// loop keeps cp.async copies, and the dot stays in flight all the same.
+// With TMA asked for: neither load is TMA-copyable (the weight's 4-bit
+// codes are not whole bytes, A's view has no declared shape here; with one
+// gemm_wq's A is a TMA copy beside the others' cp.async copies:
+// pipeline-tma.mlir), the loop keeps cp.async copies, and the dot stays in
+// flight all the same.
 // TMA-LABEL: func.func @wq_prefill
 // TMA:       tile.alloc_shared : !tile.shared<2x64x128xf16>
 // TMA-NOT:   tile.mbarrier_init
