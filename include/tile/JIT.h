@@ -49,7 +49,8 @@ struct CompileOptions {
   /// an HSACO. Ignored for the host.
   bool emulate = false;
   /// NVIDIA sm_90 targets: copy the tiles of pipelined loops (GEMM
-  /// operands, attention's K and V) with TMA (tile-pipeline's TMA scheme); the
+  /// operands, attention's K and V; beside loads TMA cannot copy, the wgmma
+  /// operands it can) with TMA (tile-pipeline's TMA scheme); the
   /// kernels then take tensor maps the runtime encodes at launch, and their
   /// tensors' rows must be multiples of 16 bytes (docs/Passes.md). Ignored
   /// elsewhere.

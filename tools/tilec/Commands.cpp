@@ -87,7 +87,8 @@ cl::opt<bool>
 cl::opt<bool>
     tmaOpt("tma",
            cl::desc("sm_90 targets: copy the tiles of pipelined loops (GEMM "
-                    "operands, attention's K and V) with TMA (tensor rows "
+                    "operands, attention's K and V; beside loads TMA cannot "
+                    "copy, the wgmma operands it can) with TMA (tensor rows "
                     "must be multiples of 16 bytes)"),
            cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
            cl::cat(commandCat));

@@ -124,8 +124,10 @@ cl::opt<bool> emulateOpt(
 cl::opt<bool>
     tmaOpt("tma",
            cl::desc("sm_90 targets: copy the tiles of pipelined loops (GEMM "
-                    "operands, attention's K and V) with TMA (the kernels take "
-                    "tensor maps; tensor rows must be multiples of 16 bytes)"),
+                    "operands, attention's K and V; beside loads TMA cannot "
+                    "copy, the wgmma operands it can) with TMA (the kernels "
+                    "take tensor maps; tensor rows must be multiples of 16 "
+                    "bytes)"),
            cl::cat(tilecCat));
 
 cl::opt<bool> warpSpecializeOpt(
