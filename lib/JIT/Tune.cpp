@@ -197,24 +197,29 @@ compileCandidate(Compiler &compiler, const TuneRequest &request,
   return candidate;
 }
 
-/// What cannot win against the rest of the space: spills while others do
-/// not; a grid under a quarter of the device's \p units while another
-/// fills it.
+/// What cannot win against the rest of the space: spills beyond the
+/// negligible while others have none beyond it (negligibleSpills; \p nvidia:
+/// the spills are bytes of spill stores, else spilled registers); a grid
+/// under a quarter of the device's \p units while another fills it.
 std::vector<std::string>
 pruneDominated(const std::vector<const rt::Autotuner::Candidate *> &cands,
-               const std::vector<CandidateFacts> &facts, unsigned units) {
+               const std::vector<CandidateFacts> &facts, unsigned units,
+               bool nvidia) {
   std::vector<std::string> why(cands.size());
+  auto heavy = [&](size_t i) {
+    return facts[i].spills > 0 && !negligibleSpills(facts[i].spills, nvidia);
+  };
   bool someClean = false;
   uint64_t maxPrograms = 0;
   for (size_t i = 0; i < cands.size(); ++i)
     if (cands[i]) {
-      someClean |= facts[i].spills == 0;
+      someClean |= facts[i].spills >= 0 && !heavy(i);
       maxPrograms = std::max(maxPrograms, facts[i].programs);
     }
   for (size_t i = 0; i < cands.size(); ++i) {
     if (!cands[i])
       continue;
-    if (someClean && facts[i].spills > 0)
+    if (someClean && heavy(i))
       why[i] = "spills (" + std::to_string(facts[i].spills) +
                ") while other configurations do not";
     else if (units && maxPrograms >= units && facts[i].programs * 4 < units)
@@ -270,6 +275,11 @@ spaceDimensions(const frontend::KernelInfo &k, const std::string &sourceName,
 }
 
 } // namespace
+
+bool jit::negligibleSpills(int64_t spills, bool nvidia) {
+  constexpr int64_t kNegligibleRegisters = 4;
+  return spills <= (nvidia ? 4 * kNegligibleRegisters : kNegligibleRegisters);
+}
 
 rt::Expected<std::vector<rt::TuneConfig>>
 jit::tuneSpace(const std::string &source, const std::string &sourceName,
@@ -413,7 +423,7 @@ rt::Expected<TuneOutcome> jit::tuneKernel(Compiler &compiler,
   unsigned units = device.computeUnits();
   rt::Autotuner::PruneAll pruneAll =
       [&](const std::vector<const rt::Autotuner::Candidate *> &cands) {
-        return pruneDominated(cands, facts, units);
+        return pruneDominated(cands, facts, units, isNV);
       };
 
   rt::Autotuner tuner(request.Timing);

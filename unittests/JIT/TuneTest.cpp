@@ -131,6 +131,15 @@ kernel fill<B: int = 64, V: int = 0, U: int = 7>(y: mut i32[N])
             "'B' is both fixed (-D) and tuned (--space)");
 }
 
+TEST(Tune, NegligibleSpillsAreAtMostFourRegisters) {
+  // NVIDIA: bytes of spill stores; AMD: spilled registers.
+  EXPECT_TRUE(negligibleSpills(0, true));
+  EXPECT_TRUE(negligibleSpills(16, true));
+  EXPECT_FALSE(negligibleSpills(20, true));
+  EXPECT_TRUE(negligibleSpills(4, false));
+  EXPECT_FALSE(negligibleSpills(5, false));
+}
+
 TEST(Tune, TunesOnTheHostAndTimesTheDefaults) {
   Compiler compiler({"", false});
   auto device = rt::Device::open("host");

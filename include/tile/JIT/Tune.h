@@ -85,6 +85,15 @@ tuneSpace(const std::string &Source, const std::string &SourceName,
           std::vector<std::string> *Params = nullptr,
           const SpaceOverrides &Overrides = {});
 
+/// Whether \p Spills (bytes of spill stores on NVIDIA, \p NVidia; spilled
+/// VGPRs and SGPRs on AMD) are few enough that tuning does not prune the
+/// configuration for them: at most 4 registers. ptxas spills that few
+/// outside the loops of kernels it squeezes under a register target (the
+/// packed decode GEMM at 6-8 bits: 8-16 bytes, none in the loop; gemm_wq's
+/// 4-warp prefill tile: 4); the spills that cost time are hundreds of bytes
+/// (the 4-warp 128x256 gemm_f16 tile: 4.8 ms against 0.22 ms on an H100).
+bool negligibleSpills(int64_t Spills, bool NVidia);
+
 /// \p Defines with the values of \p Config added (as -D text).
 std::map<std::string, std::string>
 withConfig(std::map<std::string, std::string> Defines,
