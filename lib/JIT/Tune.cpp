@@ -221,7 +221,7 @@ pruneDominated(const std::vector<const rt::Autotuner::Candidate *> &cands,
       continue;
     if (someClean && heavy(i))
       why[i] = "spills (" + std::to_string(facts[i].spills) +
-               ") while other configurations do not";
+               ") while other configurations do not (beyond 4 registers)";
     else if (units && maxPrograms >= units && facts[i].programs * 4 < units)
       why[i] = std::to_string(facts[i].programs) + " programs for " +
                std::to_string(units) +
