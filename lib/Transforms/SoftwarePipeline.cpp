@@ -427,6 +427,26 @@ LogicalResult pipelineThroughRegisters(scf::ForOp loop, int64_t stages) {
   return success();
 }
 
+/// The value dot operand \p v is read from: \p v through a layout
+/// conversion and, where \p mayTranspose, a single-use 2-D transpose (B
+/// stored N x K, read K-major) and another conversion (\p transposed, when
+/// given, is set when it went through one).
+static Value operandSource(Value v, bool mayTranspose,
+                           bool *transposed = nullptr) {
+  if (auto convert = v.getDefiningOp<tile::ConvertLayoutOp>())
+    v = convert.getSrc();
+  if (auto trans = v.getDefiningOp<tile::TransOp>();
+      trans && mayTranspose && trans.getPermutation().size() == 2 &&
+      trans->hasOneUse()) {
+    v = trans.getSrc();
+    if (transposed)
+      *transposed = true;
+    if (auto convert = v.getDefiningOp<tile::ConvertLayoutOp>())
+      v = convert.getSrc();
+  }
+  return v;
+}
+
 /// The tile.dot of \p loop that may leave one group of asynchronous MMAs
 /// (wgmma) in flight across iterations, or null: on targets with wgmma and
 /// with at least two stages, the loop's only dot, directly in its body,
@@ -450,16 +470,7 @@ tile::DotOp asyncMmaDot(scf::ForOp loop, ArrayRef<Candidate> candidates,
   // B may be read through a 2-D transpose (stored N x K, K-major).
   bool bTransposed = false;
   auto loaded = [&](Value v, bool mayTranspose) {
-    if (auto convert = v.getDefiningOp<tile::ConvertLayoutOp>())
-      v = convert.getSrc();
-    if (auto trans = v.getDefiningOp<tile::TransOp>();
-        trans && mayTranspose && trans.getPermutation().size() == 2 &&
-        trans->hasOneUse()) {
-      v = trans.getSrc();
-      bTransposed = true;
-      if (auto convert = v.getDefiningOp<tile::ConvertLayoutOp>())
-        v = convert.getSrc();
-    }
+    v = operandSource(v, mayTranspose, &bTransposed);
     return llvm::any_of(candidates, [&](const Candidate &c) {
       return c.load->getResult(0) == v;
     });
@@ -622,19 +633,11 @@ std::string tensorCopyObstacle(ArrayRef<Candidate> candidates, int64_t stages,
 }
 
 /// Whether \p c's load is an operand of \p dot (through a layout
-/// conversion and a 2-D transpose, as asyncMmaDot accepts it).
+/// conversion and, for B, a 2-D transpose: operandSource).
 static bool readByDot(const Candidate &c, tile::DotOp dot) {
-  for (Value v : {dot.getA(), dot.getB()}) {
-    if (auto convert = v.getDefiningOp<tile::ConvertLayoutOp>())
-      v = convert.getSrc();
-    if (auto trans = v.getDefiningOp<tile::TransOp>())
-      v = trans.getSrc();
-    if (auto convert = v.getDefiningOp<tile::ConvertLayoutOp>())
-      v = convert.getSrc();
-    if (v == c.load->getResult(0))
-      return true;
-  }
-  return false;
+  Value load = c.load->getResult(0);
+  return operandSource(dot.getA(), false) == load ||
+         operandSource(dot.getB(), true) == load;
 }
 
 /// Whether the module allows TMA copies (tile.tma or the pass option).
