@@ -53,6 +53,9 @@ def test_tune_space_overrides(inputs, tmp_path):
     p = tilec.tune(src, "plain", sizes={"N": 1000}, tune_cache=cache, repeat=1,
                    progress=False, space={"B": [32, 128]})
     assert sorted(row["config"]["B"] for row in p.rows) == [32, 64, 128]
+    with pytest.raises(TypeError, match=r"space\['B'\]: expected a list"):
+        tilec.tune(src, "fill", sizes={"N": 64}, tune_cache=cache,
+                   progress=False, space={"B": 16})
     with pytest.raises(tilec.CompileError, match="no compile-time parameter 'Q'"):
         tilec.tune(src, "fill", sizes={"N": 64}, tune_cache=cache,
                    progress=False, space={"Q": [1]})

@@ -318,6 +318,19 @@ def tune(
         int(jobs), bool(progress),
         "" if tune_cache is None else os.fspath(tune_cache),
         bool(store), bool(force), "" if cache_dir is None else os.fspath(cache_dir),
-        {k: [_constant(k, v) for v in vs] for k, vs in (space or {}).items()},
+        _space(space),
     )
     return TuneResult(d)
+
+
+def _space(space):
+    """tune()'s `space` as {name: [value text]}: each value list a list or
+    tuple of ints, bools or type names."""
+    out = {}
+    for name, values in (space or {}).items():
+        if not isinstance(values, (list, tuple)):
+            raise TypeError(
+                f"space[{name!r}]: expected a list of values to try, got {values!r}"
+            )
+        out[name] = [_constant(name, v) for v in values]
+    return out
