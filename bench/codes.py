@@ -12,6 +12,13 @@ import re
 FINITE, NAN_ALL_ONES, IEEE = "finite", "nan-all-ones", "ieee"
 
 
+def bf16_to_f32(array):
+    """The float32 values of a NumPy array of bf16 codes (`tile-run --save`
+    writes bf16 as `<u2` codes): the code is the top half of the float32."""
+    import numpy as np  # only here: the tables above are pure Python
+    return (np.asarray(array).astype(np.uint32) << 16).view(np.float32)
+
+
 def small_float_format(dtype):
     """(e, m, specials) of a small float type name fNeXmY (f4e2m1, f5e2m2,
     f8e4m3, ...), or None for other names."""

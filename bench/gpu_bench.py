@@ -107,8 +107,10 @@ def _small_float_table(dtype):
 
 def decode(array, dtype):
     """A saved tensor of \\p dtype as float32 values on the GPU."""
+    if dtype == "bf16":  # saved as codes, as the small floats
+        array = codes.bf16_to_f32(array)
     t = torch.from_numpy(np.ascontiguousarray(array)).to(DEV)
-    if dtype in ("f16", "f32", "i8", "u8", "i32"):
+    if dtype in ("f16", "f32", "bf16", "i8", "u8", "i32"):
         return t.float()
     if codes.small_float_format(dtype):
         return _small_float_table(dtype)[t.long()]
@@ -204,7 +206,10 @@ def gemm_w8a8(t, s, timer, opts):
     want = (A.double() @ W.double().t()) * sa[:, None] * sw[None, :]
     if str(t["defines"].get("BIAS", "false")) == "true":
         want = want + s.tensor("bias").double()[None, :]
-    err = rel_err(s.tensor("C"), want)
+    # C is OUT (bf16 unless defined), saved as bf16 codes: read as codes,
+    # it compared integers with the product (rel_err 1.03 on the H100,
+    # 2026-11-27, with the kernel's own checks exact).
+    err = rel_err(s.value("C", t["defines"].get("OUT", "bf16")), want)
     Ah, Wh = A.half(), W.t().contiguous().half()
     base = {"cublas-f16": timer(lambda: torch.matmul(Ah, Wh))}
     if hasattr(torch, "_int_mm"):

@@ -244,6 +244,13 @@ class CodesTest(unittest.TestCase):
         self.assertIsNone(codes.small_float_format("f5e2m3"))
         self.assertIsNone(codes.small_float_format("u4"))
 
+    def test_bf16(self):
+        # gemm_w8a8's C (bf16 codes): 1.0 = 0x3F80, -2.0 = 0xC000, the
+        # smallest subnormal 2^-133 = 0x0001, infinity 0x7F80.
+        v = codes.bf16_to_f32([0x3F80, 0xC000, 0x0001, 0x7F80, 0x4049])
+        self.assertEqual(list(v[:4]), [1.0, -2.0, 2.0 ** -133, float("inf")])
+        self.assertEqual(v[4], 3.140625)  # 1.5703125 x 2
+
     def test_operand_order(self):
         # A permutation of the chunk in which lane group q holds the k with
         # (k % 8) / 2 == q (the mma.sync B fragment), a register's two codes
