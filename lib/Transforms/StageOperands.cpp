@@ -17,6 +17,8 @@
 
 #include "Common.h"
 
+#include "tile/Dialect/Tile/Utils/DotChain.h"
+#include "tile/Transforms/LayoutChoice.h"
 #include "tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -102,6 +104,30 @@ int64_t loopPressure(scf::ForOp loop, const llvm::SetVector<Value> &invariants,
   return pressure + largestDot;
 }
 
+/// Whether \p use is operand A of a dot that lowers to wgmma on \p target
+/// (fitsWarpgroupMma: the shapes, the warps, a chained product's one 64-row
+/// block per warpgroup).
+bool warpgroupMmaOperandA(OpOperand &use, const ::tile::TargetInfo &target) {
+  auto dot = dyn_cast<tile::DotOp>(use.getOwner());
+  if (!target.hasWgmma || !dot || use.getOperandNumber() != 0)
+    return false;
+  auto func = dot->getParentOfType<func::FuncOp>();
+  auto warps =
+      func ? func->getAttrOfType<IntegerAttr>(tile::TileDialect::kWarpsAttr)
+           : IntegerAttr();
+  auto a = cast<RankedTensorType>(dot.getA().getType());
+  auto c = cast<RankedTensorType>(dot.getAcc().getType());
+  Type elem = a.getElementType();
+  return warps && a.getRank() == 2 && c.getRank() == 2 &&
+         ::tile::layout::fitsWarpgroupMma(
+             c.getDimSize(0), c.getDimSize(1), a.getDimSize(1), elementBits(a),
+             isa<FloatType>(elem),
+             c.getElementType().isF32() || c.getElementType().isInteger(32),
+             warps.getInt(), target, /*bTransposed=*/false,
+             isa<Float8E4M3FNType, Float8E5M2Type>(elem),
+             tile::isChainedProduct(dot));
+}
+
 struct TileStageOperands
     : tile::impl::TileStageOperandsBase<TileStageOperands> {
   using TileStageOperandsBase::TileStageOperandsBase;
@@ -150,7 +176,21 @@ struct TileStageOperands
         return registersOf(x) > registersOf(y);
       });
       llvm::DenseSet<Value> staged;
+      // wgmma's A operands first, whatever the pressure (file comment).
       for (Value v : candidates) {
+        bool wgmmaA = llvm::any_of(v.getUses(), [&](OpOperand &use) {
+          return loop->isAncestor(use.getOwner()) &&
+                 warpgroupMmaOperandA(use, info);
+        });
+        if (!wgmmaA || bytesOf(v) > sharedLeft)
+          continue;
+        staged.insert(v);
+        sharedLeft -= bytesOf(v);
+        stage(loop, v);
+      }
+      for (Value v : candidates) {
+        if (staged.contains(v))
+          continue;
         if (loopPressure(loop, invariants, staged) <= budget)
           break;
         int64_t bytes = bytesOf(v);

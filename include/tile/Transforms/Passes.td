@@ -143,6 +143,11 @@ def TileStageOperands : Pass<"tile-stage-operands", "::mlir::ModuleOp"> {
     buffers past the target's shared memory is skipped. The GPU lowering
     reads such shared_loads per k block inside the dot (operand fusion),
     so the operand no longer occupies registers through the loop.
+    On a target with wgmma, an A operand of a dot the warpgroup
+    instruction takes (fitsWarpgroupMma, chained products included) is
+    staged first, whatever the estimate: wgmma reads it by descriptor, with
+    no loads in the loop (attention's Q, as FlashAttention-3; kept in
+    registers, ptxas of CUDA 13.0 clobbered it inside the loop).
     `target=host` leaves the module unchanged.
   }];
   let options = [
