@@ -40,9 +40,9 @@ def bits(t):
 WQ_TYPES = ["u4", "u3", "u2", "i4", "i8", "f4e2m1", "f8e4m3"]
 def _packed_block_k(t):
     """gemm_decode_packed's default BK for weight type t (u4, i2, f4e2m1,
-    ...): 512 for 1 bit, 256 for 2-4, 128 for 5-7, 64 for 8."""
+    ...): 512 for 1 bit, 256 for 2-4, 128 for 5-8."""
     b = bits(t)
-    return {1: 512, 8: 64}.get(b, 256 if b <= 4 else 128)
+    return 512 if b == 1 else 256 if b <= 4 else 128
 
 
 # Normwise relative error gpu_bench.py allows per family when it checks a

@@ -36,8 +36,6 @@ size_t tile::numerics::operandOrderK(size_t Pos, size_t BK, unsigned Bits) {
 size_t tile::numerics::defaultOperandBlockK(unsigned Bits) {
   if (Bits == 1)
     return 512;
-  if (Bits == 8)
-    return 64;
   return Bits <= 4 ? 256 : 128;
 }
 

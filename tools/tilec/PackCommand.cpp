@@ -35,8 +35,8 @@ cl::opt<std::string> packType("type",
 cl::opt<unsigned> packBlockK(
     "block-k",
     cl::desc("The kernel's K chunk BK (a multiple of 32 dividing K; default "
-             "gemm_decode_packed's: 512 for 1 bit, 256 for 2-4, 128 for 5-7, "
-             "64 for 8)"),
+             "gemm_decode_packed's: 512 for 1 bit, 256 for 2-4, 128 for "
+             "5-8)"),
     cl::init(0), cl::sub(packCmd), cl::cat(packCat));
 cl::opt<bool> packUnpack("unpack",
                          cl::desc("Read an [N, K] packed array, write [K, N]"),

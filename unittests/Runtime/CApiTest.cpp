@@ -109,14 +109,17 @@ TEST(CApiTest, PacksWeightsInOperandOrder) {
   EXPECT_NE(std::string(tile_last_error()).find("256"), std::string::npos)
       << tile_last_error();
   EXPECT_EQ(tile_pack_weights(W.data(), Packed.data(), 2, K, N, 0), -1);
-  // For 8 bits it is 64: the same packing as bk = 64.
-  std::vector<uint8_t> W8(K * N), Bk64(K * N), Default(K * N);
+  // For 8 bits it is 128: the same packing as bk = 128, not as bk = 64.
+  std::vector<uint8_t> W8(K * N), Bk128(K * N), Bk64(K * N), Default(K * N);
   for (uint64_t I = 0; I < K * N; ++I)
     W8[I] = uint8_t(I * 53 + 7);
+  ASSERT_EQ(tile_pack_weights(W8.data(), Bk128.data(), 8, K, N, 128), 0)
+      << tile_last_error();
   ASSERT_EQ(tile_pack_weights(W8.data(), Bk64.data(), 8, K, N, 64), 0)
       << tile_last_error();
   ASSERT_EQ(tile_pack_weights(W8.data(), Default.data(), 8, K, N, 0), 0)
       << tile_last_error();
-  EXPECT_EQ(Default, Bk64);
-  EXPECT_NE(Bk64, W8);
+  EXPECT_EQ(Default, Bk128);
+  EXPECT_NE(Default, Bk64);
+  EXPECT_NE(Bk128, W8);
 }

@@ -55,12 +55,11 @@ size_t oddWidthPairDistance(unsigned Bits);
 size_t operandOrderK(size_t Pos, size_t BK, unsigned Bits);
 
 /// The default chunk for \p Bits-bit codes (examples/gemm_decode_packed's
-/// BK): 512 for 1 bit, 256 for 2, 3 and 4 bits, 128 for 5, 6 and 7, 64 for
-/// 8 (16 to 32 bytes per chunk of each row a thread holds: BK / 4 codes).
-/// The fastest measured on an H100 (docs/Performance.md, 2026-11-26: u4 at
-/// 256 took 109.6 us against 144.4 us at 128 for M=1, N=57344, K=8192; 5-7
-/// bits no faster at 256; 8 bits 1 % faster at 128 than at 64, slower at
-/// 256).
+/// BK): 512 for 1 bit, 256 for 2, 3 and 4 bits, 128 for 5 to 8 (16 to 32
+/// bytes per chunk of each row a thread holds: BK / 4 codes). The fastest
+/// measured on an H100 (docs/Performance.md, 2026-11-26: u4 at 256 took
+/// 109.6 us against 144.4 us at 128 for M=1, N=57344, K=8192; 5-7 bits no
+/// faster at 256; 2026-11-27: u8 at 128 took 187 us against 260 at 64).
 size_t defaultOperandBlockK(unsigned Bits);
 
 /// Checks the arguments of the two functions below: 1 <= Bits <= 8, BK a

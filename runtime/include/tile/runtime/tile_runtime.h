@@ -74,7 +74,7 @@ int tile_launch(tile_bundle *bundle, const char *name, const tile_arg *args,
  *  (k * n * bits + 7) / 8 bytes) written to `out` (as many bytes) as the
  *  [n, k] tensor whose chunks of `bk` (a multiple of 32 dividing k; 0: the
  *  example's default for the width: 512 for 1 bit, 256 for 2-4, 128 for
- *  5-7, 64 for 8) hold each mma.sync B-operand register's codes together, as
+ *  5-8) hold each mma.sync B-operand register's codes together, as
  *  examples/gemm_decode_packed.tile reads them. tile_unpack_weights is the
  *  inverse. Host memory; no device needed. */
 /** One argument of tile_launch_async: a tensor in memory the caller owns
