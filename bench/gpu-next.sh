@@ -17,7 +17,8 @@
 #   bash bench/gpu-next.sh --profile writes $OUT/gpu-next-profile.tar.gz
 # (Nsight Compute on the 8-warp gemm_f16 tile: cp.async, TMA, warp-
 # specialized, persistent; on attention at W = 8: cp.async, TMA, warp-
-# specialized; about 6 minutes).
+# specialized; on gemm_wq's 8-warp prefill tile; on the packed decode GEMM
+# at u1 and u2; about 8 minutes).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 B=${2:-$HERE/bundles}
@@ -55,7 +56,8 @@ case "${1:-}" in
     # 4096^3 with cp.async, TMA, a producer warpgroup and persistent +
     # producer (sweep-tma bundles), then of attention at W = 8, N = 4096
     # with cp.async, TMA and a producer warpgroup (the cases' bundles):
-    # where the warp-specialized kernels' time goes if they do not win.
+    # where the warp-specialized kernels' time goes if they do not win;
+    # then gemm_wq at prefill and the decode GEMM at 1 and 2 bits.
     # Writes $OUT/gpu-next-profile.tar.gz.
     OUT=${OUT:?run on the GPU machine, where \$OUT is set}
     R="$OUT/gpu-next-profile"
@@ -87,6 +89,13 @@ case "${1:-}" in
     for copy in "" _tma _ws; do
       profile "attention_w8$copy" "$B/cases/attention_fwd_w8$copy" 2 330
     done
+    # gemm_wq's 8-warp prefill tile at 4096^3 (test 2): about 1700 cycles
+    # per k block on the H100 where its tensor time is 1024.
+    profile wq_prefill_w8 "$B/cases/gemm_wq_prefill_u4_256x128x64_w8" 2 400
+    # The packed decode GEMM at u1 and u2 (N = 57344, K = 8192, test 1):
+    # 82-90 us whatever their instructions per byte.
+    profile decode_u1 "$B/sweep-decode/u1_bk512_stages3" 1 460
+    profile decode_u2 "$B/sweep-decode/conv_u2_bn64_bm16" 1 500
     rm -rf "$R/build"
     tar -czf "$OUT/gpu-next-profile.tar.gz" -C "$OUT" gpu-next-profile
     rm -rf "$R"
