@@ -10,6 +10,9 @@
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Layout/SharedLayout.h"
 #include "tile/Target/TargetInfo.h"
+#include "tile/Transforms/LayoutChoice.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <optional>
 
@@ -55,6 +58,28 @@ inline unsigned elementBits(mlir::Type type) {
     type = shaped.getElementType();
   unsigned bits = getElementBitWidth(type);
   return bits == 0 ? 32 : bits;
+}
+
+/// Whether \p dot fits the warpgroup instruction on \p target
+/// (fitsWarpgroupMma, with its kernel's warps): B read through a transpose
+/// (`bTransposed`, stored N x K), a chained product (`chained`).
+inline bool dotFitsWarpgroupMma(DotOp dot, const ::tile::TargetInfo &target,
+                                bool bTransposed, bool chained) {
+  auto func = dot->getParentOfType<mlir::func::FuncOp>();
+  auto warps =
+      func ? func->getAttrOfType<mlir::IntegerAttr>(TileDialect::kWarpsAttr)
+           : mlir::IntegerAttr();
+  auto a = mlir::cast<mlir::RankedTensorType>(dot.getA().getType());
+  auto c = mlir::cast<mlir::RankedTensorType>(dot.getAcc().getType());
+  mlir::Type elem = a.getElementType();
+  return warps && a.getRank() == 2 && c.getRank() == 2 &&
+         ::tile::layout::fitsWarpgroupMma(
+             c.getDimSize(0), c.getDimSize(1), a.getDimSize(1), elementBits(a),
+             mlir::isa<mlir::FloatType>(elem),
+             c.getElementType().isF32() || c.getElementType().isInteger(32),
+             warps.getInt(), target, bTransposed,
+             mlir::isa<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(elem),
+             chained);
 }
 
 /// Whether a tile.shared_load (tile.shared_store) of a row-major buffer can

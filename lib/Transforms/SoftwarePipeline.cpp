@@ -484,20 +484,8 @@ tile::DotOp asyncMmaDot(scf::ForOp loop, ArrayRef<Candidate> candidates,
       !acc.hasOneUse() || !dot->hasOneUse() ||
       yield.getOperand(acc.getArgNumber() - 1) != dot.getResult())
     return {};
-  auto func = loop->getParentOfType<func::FuncOp>();
-  auto warps =
-      func ? func->getAttrOfType<IntegerAttr>(tile::TileDialect::kWarpsAttr)
-           : IntegerAttr();
-  auto a = cast<RankedTensorType>(dot.getA().getType());
-  auto c = cast<RankedTensorType>(dot.getAcc().getType());
-  Type elem = a.getElementType();
-  if (!warps || c.getRank() != 2 ||
-      !::tile::layout::fitsWarpgroupMma(
-          c.getDimSize(0), c.getDimSize(1), a.getDimSize(1),
-          tile::detail::elementBits(a), isa<FloatType>(elem),
-          c.getElementType().isF32() || c.getElementType().isInteger(32),
-          warps.getInt(), target, bTransposed,
-          isa<Float8E4M3FNType, Float8E5M2Type>(elem)))
+  if (!tile::detail::dotFitsWarpgroupMma(dot, target, bTransposed,
+                                         /*chained=*/false))
     return {};
   return dot;
 }

@@ -18,7 +18,6 @@
 #include "Common.h"
 
 #include "tile/Dialect/Tile/Utils/DotChain.h"
-#include "tile/Transforms/LayoutChoice.h"
 #include "tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -109,23 +108,9 @@ int64_t loopPressure(scf::ForOp loop, const llvm::SetVector<Value> &invariants,
 /// block per warpgroup).
 bool warpgroupMmaOperandA(OpOperand &use, const ::tile::TargetInfo &target) {
   auto dot = dyn_cast<tile::DotOp>(use.getOwner());
-  if (!target.hasWgmma || !dot || use.getOperandNumber() != 0)
-    return false;
-  auto func = dot->getParentOfType<func::FuncOp>();
-  auto warps =
-      func ? func->getAttrOfType<IntegerAttr>(tile::TileDialect::kWarpsAttr)
-           : IntegerAttr();
-  auto a = cast<RankedTensorType>(dot.getA().getType());
-  auto c = cast<RankedTensorType>(dot.getAcc().getType());
-  Type elem = a.getElementType();
-  return warps && a.getRank() == 2 && c.getRank() == 2 &&
-         ::tile::layout::fitsWarpgroupMma(
-             c.getDimSize(0), c.getDimSize(1), a.getDimSize(1), elementBits(a),
-             isa<FloatType>(elem),
-             c.getElementType().isF32() || c.getElementType().isInteger(32),
-             warps.getInt(), target, /*bTransposed=*/false,
-             isa<Float8E4M3FNType, Float8E5M2Type>(elem),
-             tile::isChainedProduct(dot));
+  return target.hasWgmma && dot && use.getOperandNumber() == 0 &&
+         tile::detail::dotFitsWarpgroupMma(dot, target, /*bTransposed=*/false,
+                                           tile::isChainedProduct(dot));
 }
 
 struct TileStageOperands
