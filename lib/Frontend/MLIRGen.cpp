@@ -658,7 +658,8 @@ tile::frontend::compileToMLIR(llvm::SourceMgr &sm, mlir::MLIRContext &ctx,
                               llvm::raw_ostream *diagOS) {
   DiagEngine diags(sm, diagOS);
   diags.setMaxErrors(options.maxErrors);
-  auto checked = checkModule(options.defines, options.kernel, diags);
+  auto checked =
+      checkModule(options.defines, options.kernel, diags, options.warpSize);
   if (!checked)
     return nullptr;
   ctx.loadDialect<tile::TileDialect, mlir::func::FuncDialect,

@@ -213,7 +213,7 @@ bool Checker::checkCall(CallExpr *e) {
   return (this->*check)(e);
 }
 
-/// program_id, num_programs, cdiv, bits: integer scalars.
+/// program_id, num_programs, cdiv, bits, warp_size: integer scalars.
 bool Checker::checkScalarCall(CallExpr *e) {
   auto &args = e->args;
   Builtin b = e->builtin;
@@ -272,6 +272,18 @@ bool Checker::checkScalarCall(CallExpr *e) {
       return false;
     e->ty = Ty::scalar(ElemType::get(ElemType::IntLit));
     e->cv = ConstVal::ofInt(t->bits);
+    return true;
+  }
+  case Builtin::WarpSize: {
+    if (!noKwargs(e) || !checkArgCount(e, 0, 0, "none: warp_size()"))
+      return false;
+    if (warpSize == 0) {
+      error(e->loc, "warp_size() needs a target: compile with --target "
+                    "(sm_80, sm_90a, gfx942, host, ...)");
+      return false;
+    }
+    e->ty = Ty::scalar(ElemType::get(ElemType::IntLit));
+    e->cv = ConstVal::ofInt(warpSize);
     return true;
   }
   default:

@@ -87,8 +87,9 @@ inline bool fitsInt(int64_t v, ElemType t) {
 
 class Checker {
 public:
-  Checker(KernelDecl &k, DiagEngine &diags, CheckedKernel &out)
-      : kernel(k), diags(diags), out(out) {}
+  Checker(KernelDecl &k, DiagEngine &diags, CheckedKernel &out,
+          unsigned warpSize)
+      : kernel(k), diags(diags), out(out), warpSize(warpSize) {}
 
   bool checkCtParams(const Defines &defines);
   bool checkSignature();
@@ -205,6 +206,8 @@ private:
   KernelDecl &kernel;
   DiagEngine &diags;
   CheckedKernel &out;
+  /// `warp_size()`: the target's threads per warp, 0 without a target.
+  unsigned warpSize;
   std::vector<llvm::StringMap<Decl *>> scopes;
   llvm::DenseMap<const Expr *, LinForm> exprLin;
   llvm::DenseMap<const Decl *, LinForm> declLin;

@@ -10,6 +10,7 @@
 #include "tile/JIT/Tune.h"
 
 #include "tile/Frontend/KernelInfo.h"
+#include "tile/Target/TargetInfo.h"
 #include "tile/runtime/TestRun.h"
 #include "tile/runtime/Timing.h"
 
@@ -286,14 +287,14 @@ jit::tuneSpace(const std::string &source, const std::string &sourceName,
                const std::string &kernel,
                const std::map<std::string, std::string> &fixed,
                rt::TuneConfig *defaults, std::vector<std::string> *params,
-               const SpaceOverrides &overrides) {
+               const SpaceOverrides &overrides, unsigned warpSize) {
   llvm::SourceMgr sm;
   sm.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
   std::vector<frontend::KernelInfo> kernels;
   std::string diagnostics;
   llvm::raw_string_ostream diagOS(diagnostics);
-  bool listed = frontend::listKernels(sm, kernels, &diagOS, fixed);
+  bool listed = frontend::listKernels(sm, kernels, &diagOS, fixed, warpSize);
   auto it = std::find_if(kernels.begin(), kernels.end(),
                          [&](const auto &k) { return k.name == kernel; });
   if (it == kernels.end())
@@ -390,9 +391,12 @@ rt::Expected<TuneOutcome> jit::tuneKernel(Compiler &compiler,
     return rt::makeError("code for " + opts.target + " cannot run on " +
                          device.name() + " (" + device.arch() + ")");
   TuneOutcome outcome;
-  auto space = tuneSpace(request.Source, request.SourceName, request.Kernel,
-                         request.Options.defines, &outcome.Defaults,
-                         &outcome.Params, request.Space);
+  std::optional<::tile::TargetInfo> info =
+      ::tile::TargetInfo::lookup(opts.target);
+  auto space =
+      tuneSpace(request.Source, request.SourceName, request.Kernel,
+                request.Options.defines, &outcome.Defaults, &outcome.Params,
+                request.Space, info ? info->warpSize : 0);
   if (!space)
     return space.takeError();
   bool defaultsComplete = outcome.Defaults.size() == outcome.Params.size();

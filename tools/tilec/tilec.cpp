@@ -191,9 +191,10 @@ bool parseDefines(std::map<std::string, std::string> &out) {
   return ok;
 }
 
-int printKernelList(llvm::SourceMgr &sm, llvm::raw_ostream &os) {
+int printKernelList(llvm::SourceMgr &sm, llvm::raw_ostream &os,
+                    unsigned warpSize) {
   std::vector<tile::frontend::KernelInfo> kernels;
-  if (!tile::frontend::listKernels(sm, kernels))
+  if (!tile::frontend::listKernels(sm, kernels, nullptr, {}, warpSize))
     return 1;
   llvm::json::Array arr;
   for (auto &k : kernels) {
@@ -308,12 +309,15 @@ int main(int argc, char **argv) {
   }
 
   bool isMLIR = llvm::StringRef(inputFilename).ends_with(".mlir");
+  std::optional<tile::TargetInfo> info =
+      tile::TargetInfo::lookup(targetName(target));
+  unsigned warpSize = info ? info->warpSize : 0;
   if (listKernelsOpt) {
     if (isMLIR) {
       llvm::errs() << "tilec: error: --list-kernels needs a .tile file\n";
       return 1;
     }
-    int rc = printKernelList(sm, output->os());
+    int rc = printKernelList(sm, output->os(), warpSize);
     if (rc == 0)
       output->keep();
     return rc;
@@ -338,6 +342,7 @@ int main(int argc, char **argv) {
     opts.defines = defs;
     opts.kernel = kernelName;
     opts.maxErrors = maxErrors;
+    opts.warpSize = warpSize;
     module = tile::frontend::compileToMLIR(sm, ctx, opts);
     if (!module)
       return 1;
@@ -351,8 +356,6 @@ int main(int argc, char **argv) {
     (*module)->setAttr(tile::TileDialect::kPersistentAttr,
                        mlir::UnitAttr::get(&ctx));
 
-  std::optional<tile::TargetInfo> info =
-      tile::TargetInfo::lookup(targetName(target));
   if (emitStage == Stage::Obj && outputFilename == "-" &&
       llvm::sys::Process::StandardOutIsDisplayed()) {
     llvm::errs() << "tilec: error: --emit=obj writes a binary object: give "

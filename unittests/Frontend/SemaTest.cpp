@@ -28,13 +28,14 @@ struct Checked {
 };
 
 std::unique_ptr<Checked> check(llvm::StringRef text, const Defines &defs = {},
-                               const std::string &kernel = "") {
+                               const std::string &kernel = "",
+                               unsigned warpSize = 0) {
   auto c = std::make_unique<Checked>();
   c->sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "s.tile"),
                            llvm::SMLoc());
   llvm::raw_string_ostream os(c->diags);
   DiagEngine diags(c->sm, &os);
-  c->mod = checkModule(defs, kernel, diags);
+  c->mod = checkModule(defs, kernel, diags, warpSize);
   return c;
 }
 
@@ -246,6 +247,30 @@ TEST(Sema, BuiltinTyping) {
   EXPECT_EQ(c->init(5)->ty.str(), "tile f32[1024]");
   EXPECT_EQ(c->init(6)->ty.str(), "tile f32[32, 32]");
   EXPECT_EQ(c->init(7)->ty.str(), "scalar i32");
+}
+
+// warp_size(): the target's threads per warp as a compile-time integer, so
+// a default can follow the target; without a target (warp size 0) an
+// error at the call, as is an argument.
+TEST(Sema, WarpSizeIsTheTargets) {
+  const char *text = "kernel k<W: int = where(warp_size() == 32, 8, 4)>(\n"
+                     "    o: mut f32[N]) grid(1) warps W\n{\n}\n";
+  for (auto [size, warps] : {std::pair{32u, 8}, {64u, 4}, {1u, 4}}) {
+    auto c = check(text, {}, "", size);
+    ASSERT_TRUE(c->ok()) << c->diags;
+    EXPECT_EQ(c->kernel().constants.at(0).second.i, warps) << size;
+    EXPECT_EQ(c->kernel().warps, warps) << size;
+  }
+  auto none = check(text);
+  EXPECT_FALSE(none->ok());
+  EXPECT_NE(none->diags.find("s.tile:1:25: error: warp_size() needs a target"),
+            std::string::npos)
+      << none->diags;
+  auto arg = check("kernel k<W: int = warp_size(2)>(o: mut f32[N]) grid(1) "
+                   "warps 4\n{\n}\n",
+                   {}, "", 32);
+  EXPECT_FALSE(arg->ok());
+  EXPECT_NE(arg->diags.find("warp_size()"), std::string::npos) << arg->diags;
 }
 
 TEST(Sema, DefinesAreValidated) {

@@ -43,6 +43,10 @@ struct CompileOptions {
   std::string kernel;
   /// Stop after this many errors.
   unsigned maxErrors = 20;
+  /// Threads per warp of the target (`warp_size()` in compile-time
+  /// expressions: 32 on NVIDIA, 64 on AMD CDNA); 0 when no target is known,
+  /// where `warp_size()` is an error.
+  unsigned warpSize = 0;
 };
 
 /// Compiles the main buffer of \p sm into a tile-dialect module: one

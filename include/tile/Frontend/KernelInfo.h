@@ -55,11 +55,12 @@ struct KernelInfo {
 /// Parses the main buffer of \p sm and lists its kernels. Default and tune
 /// values are evaluated (compile-time expressions folded) with \p defines
 /// overriding defaults (a define's value is then the parameter's
-/// defaultValue). Returns false after printing diagnostics to \p diagOS
-/// (stderr when null).
+/// defaultValue) and `warp_size()` = \p warpSize (0: no target). Returns
+/// false after printing diagnostics to \p diagOS (stderr when null).
 bool listKernels(llvm::SourceMgr &sm, std::vector<KernelInfo> &kernels,
                  llvm::raw_ostream *diagOS = nullptr,
-                 const std::map<std::string, std::string> &defines = {});
+                 const std::map<std::string, std::string> &defines = {},
+                 unsigned warpSize = 0);
 
 } // namespace frontend
 } // namespace tile

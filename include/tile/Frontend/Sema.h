@@ -63,17 +63,23 @@ std::optional<ConstVal> parseDefineValue(CtParamDecl::Kind kind,
                                          llvm::StringRef text);
 
 /// Checks \p kernel specialized with \p defines (names that are not
-/// parameters of this kernel are ignored). Returns null after reporting
-/// errors to \p diags.
-std::unique_ptr<CheckedKernel>
-checkKernel(KernelDecl &kernel, const Defines &defines, DiagEngine &diags);
+/// parameters of this kernel are ignored) for a target whose warps have
+/// \p warpSize threads (the value of `warp_size()`; 0: no target, where
+/// `warp_size()` is an error). Returns null after reporting errors to
+/// \p diags.
+std::unique_ptr<CheckedKernel> checkKernel(KernelDecl &kernel,
+                                           const Defines &defines,
+                                           DiagEngine &diags,
+                                           unsigned warpSize = 0);
 
 /// Evaluates the compile-time parameters of \p kernel (defaults overridden by
-/// \p defines) without checking the body. Used to list kernels and tune
-/// spaces. Returns false after reporting errors.
+/// \p defines; `warp_size()` is \p warpSize, as for checkKernel) without
+/// checking the body. Used to list kernels and tune spaces. Returns false
+/// after reporting errors.
 bool evaluateCtParams(KernelDecl &kernel, const Defines &defines,
                       DiagEngine &diags,
-                      std::vector<std::pair<std::string, ConstVal>> &values);
+                      std::vector<std::pair<std::string, ConstVal>> &values,
+                      unsigned warpSize = 0);
 
 /// A parsed and checked file.
 struct CheckedModule {
@@ -87,7 +93,8 @@ struct CheckedModule {
 /// \p kernelName. Returns null after reporting errors.
 std::unique_ptr<CheckedModule> checkModule(const Defines &defines,
                                            const std::string &kernelName,
-                                           DiagEngine &diags);
+                                           DiagEngine &diags,
+                                           unsigned warpSize = 0);
 
 } // namespace frontend
 } // namespace tile
