@@ -106,7 +106,8 @@ cl::opt<std::string>
 cl::opt<bool> listKernelsOpt(
     "list-kernels",
     cl::desc("Print the kernels of the file with their compile-time "
-             "parameters, defaults and tune spaces as JSON, then exit"),
+             "parameters, defaults (for --target) and tune spaces as JSON, "
+             "then exit"),
     cl::cat(tilecCat));
 
 cl::opt<bool> verbose("v",
