@@ -342,8 +342,10 @@ def cases(quick=False):
         {"BM": 128, "BN": 64, "STAGES": 2, "CAUSAL": "true", "W": 4},
         ["B=2,H=2,HKV=2,N=129"], att, _attention_work(True), scale)
     # FlashAttention-3's shape on sm_90a (one 64-row block of Q per
-    # warpgroup: both products on wgmma with A in registers; mma.sync on
-    # other targets); not yet timed. N = 8192 too (issue 14's list).
+    # warpgroup: both products on wgmma, Q K^T with Q staged in shared
+    # memory, P V with P in registers; mma.sync on other targets), the
+    # NVIDIA default; timed on 2026-11-27 (docs/Performance.md). N = 8192
+    # too (issue 14's list).
     att8 = att + [{"B": 1, "H": 32, "HKV": 8, "N": 8192}]
     add("attention_fwd_w8", "attention_fwd.tile", "attention_fwd",
         {"BM": 128, "BN": 64, "STAGES": 2, "W": 8},
