@@ -167,10 +167,11 @@ struct TileStageOperands
           return loop->isAncestor(use.getOwner()) &&
                  warpgroupMmaOperandA(use, info);
         });
-        if (!wgmmaA || bytesOf(v) > sharedLeft)
+        int64_t bytes = bytesOf(v);
+        if (!wgmmaA || bytes > sharedLeft)
           continue;
         staged.insert(v);
-        sharedLeft -= bytesOf(v);
+        sharedLeft -= bytes;
         stage(loop, v);
       }
       for (Value v : candidates) {

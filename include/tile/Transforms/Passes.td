@@ -145,7 +145,8 @@ def TileStageOperands : Pass<"tile-stage-operands", "::mlir::ModuleOp"> {
     so the operand no longer occupies registers through the loop.
     On a target with wgmma, an A operand of a dot the warpgroup
     instruction takes (fitsWarpgroupMma, chained products included) is
-    staged first, whatever the estimate: wgmma reads it by descriptor, with
+    staged first, whatever the estimate (`min-registers` and the shared
+    memory still apply): wgmma reads it by descriptor, with
     no loads in the loop (attention's Q, as FlashAttention-3; kept in
     registers, ptxas of CUDA 13.0 clobbered it inside the loop).
     `target=host` leaves the module unchanged.
