@@ -19,7 +19,8 @@
 //    8-bit tiles
 //    read from shared memory as whole words whose bytes are the slots in
 //    another order (the pre-packed pairs: bytes 0 and 2, 1 and 3) convert
-//    a pair per byte permutation, prmt on NVIDIA (byteWordPairs);
+//    a pair per byte permutation, prmt on NVIDIA (byteWordPairs; f8e5m2,
+//    the top byte of an f16, by that permutation alone: e5m2BytePairs);
 //  - small floats eXmY with X <= 4 (finite-only: f4e2m1, f6e2m3, f6e3m2,
 //    f5e2m2, every other split with X <= 4; and f8e4m3 with its NaN codes)
 //    -> f16/bf16/f32 two at a time: the code's exponent and mantissa fields
@@ -442,6 +443,69 @@ bool nanBitsUnobservable(Value v, unsigned depth) {
   return true;
 }
 
+/// The byte-permutation selector that moves bytes (lo, hi) of a word into
+/// bytes `pos` and pos + 2 (an f16 pair's halves: pos 0 low bytes, 1 high
+/// bytes), the others from the constant operand's byte 0.
+static uint32_t pairSelector(int32_t lo, int32_t hi, unsigned pos) {
+  uint32_t sel = 0x4444;
+  sel &= ~(0xFu << (4 * pos)) & ~(0xFu << (4 * (pos + 2)));
+  return sel | uint32_t(lo % 4) << (4 * pos) |
+         uint32_t(hi % 4) << (4 * (pos + 2));
+}
+
+static bool isE5M2(const num::Format &f) {
+  return f.kind() == num::FormatKind::SmallFloat && f.bits() == 8 &&
+         f.expBits() == 5 && f.manBits() == 2;
+}
+
+/// f8e5m2 codes read as permuted bytes of whole words (ByteWords) -> f16:
+/// an e5m2 code is the top byte of the f16 of the same value (Inf
+/// included), so one byte permutation per pair (the codes into the high
+/// bytes of the halves, zeros below) is the conversion. A NaN code
+/// (magnitude 0x7D..0x7F) becomes 0x7D00..0x7F00 with its sign: a NaN of
+/// f16, enough where the result's NaN bits are not observable (anyNaN:
+/// two instructions per pair with the scaling's fma, 2026-11-28; 265 us
+/// for the decode GEMM at N = 57344, K = 8192 on an H100 with the
+/// compare-and-select per value before, f8e4m3 194). Otherwise it becomes
+/// f16's canonical quiet NaN 0x7E00 with its sign, as in lib/Numerics: a
+/// per-word flag (the magnitude plus 3 reaches bit 7 for NaN codes alone,
+/// no carry across bytes), moved to bit 7 of each half by the same
+/// permutation, times 6 sets bits 8 and 9 (t), and (x | t) ^ (t & 0x100)
+/// sets the quiet bit 9 and clears bit 8 (one lop3).
+static Regs e5m2BytePairs(KernelLowering &kl, Location loc, const ByteWords &bw,
+                          bool anyNaN) {
+  OpBuilder &b = kl.builder();
+  const SmallVector<int32_t> &at = bw.byteOf;
+  auto vecType = VectorType::get({2}, b.getF16Type());
+  SmallVector<Value> flags;
+  if (!anyNaN)
+    for (Value w : bw.words)
+      flags.push_back(arith::AndIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc,
+              arith::AndIOp::create(b, loc, w, kl.i32(int64_t(0x7F7F7F7F))),
+              kl.i32(int64_t(0x03030303))),
+          kl.i32(int64_t(0x80808080))));
+  Regs out(at.size());
+  for (size_t i = 0; i < at.size(); i += 2) {
+    Value x = kl.target().permuteBytes(b, loc, bw.words[at[i] / 4], 0,
+                                       pairSelector(at[i], at[i + 1], 1));
+    if (!anyNaN) {
+      Value flag = kl.target().permuteBytes(b, loc, flags[at[i] / 4], 0,
+                                            pairSelector(at[i], at[i + 1], 0));
+      Value t = arith::MulIOp::create(b, loc, flag, kl.i32(6));
+      x = arith::XOrIOp::create(
+          b, loc, arith::OrIOp::create(b, loc, x, t),
+          arith::AndIOp::create(b, loc, t, kl.i32(int64_t(0x01000100))));
+    }
+    Value r = LLVM::BitcastOp::create(b, loc, vecType, x);
+    out[i] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(0));
+    out[i + 1] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(1));
+  }
+  return out;
+}
+
 /// 8-bit codes read as permuted bytes of whole words (ByteWords) -> f16, a
 /// register pair (slots 2j, 2j + 1) at a time, when one word holds both
 /// codes of every pair (the pre-packed operand order: bytes 0 and 2, 1 and
@@ -477,18 +541,12 @@ static Regs byteWordPairs(KernelLowering &kl, Location loc, const ByteWords &bw,
       from && from->kind() == num::FormatKind::SmallFloat &&
       from->bits() == 8 && from->expBits() <= 4 && !from->hasInf() &&
       (!from->hasNaN() || (from->expBits() == 4 && from->manBits() == 3));
+  if (from && isE5M2(*from))
+    return e5m2BytePairs(kl, loc, bw, anyNaN);
   if (!isInt && !isFloat)
     return {};
   Type f16 = b.getF16Type();
   auto vecType = VectorType::get({2}, f16);
-  // Selector of bytes (lo, hi) of a word into bytes `pos` and pos + 2,
-  // the others from the constant operand's byte 0.
-  auto select = [](int32_t lo, int32_t hi, unsigned pos) {
-    uint32_t sel = 0x4444;
-    sel &= ~(0xFu << (4 * pos)) & ~(0xFu << (4 * (pos + 2)));
-    return sel | uint32_t(lo % 4) << (4 * pos) |
-           uint32_t(hi % 4) << (4 * (pos + 2));
-  };
   Regs words = bw.words;
   Regs out(at.size());
   if (isInt) {
@@ -498,7 +556,7 @@ static Regs byteWordPairs(KernelLowering &kl, Location loc, const ByteWords &bw,
     Value bias = splat2(b, loc, f16, 1024.0 + (isUnsigned ? 0.0 : 128.0));
     for (size_t i = 0; i < at.size(); i += 2) {
       Value pair = kl.target().permuteBytes(b, loc, words[at[i] / 4], 0x64,
-                                            select(at[i], at[i + 1], 0));
+                                            pairSelector(at[i], at[i + 1], 0));
       Value r = arith::SubFOp::create(
           b, loc, LLVM::BitcastOp::create(b, loc, vecType, pair), bias);
       out[i] = LLVM::ExtractElementOp::create(b, loc, r, kl.i32(0));
@@ -528,7 +586,7 @@ static Regs byteWordPairs(KernelLowering &kl, Location loc, const ByteWords &bw,
           kl.i32(int64_t(0x80808080))));
   for (size_t i = 0; i < at.size(); i += 2) {
     Value x = kl.target().permuteBytes(b, loc, words[at[i] / 4], 0,
-                                       select(at[i], at[i + 1], 1));
+                                       pairSelector(at[i], at[i + 1], 1));
     Value sign = arith::AndIOp::create(b, loc, x, kl.i32(int64_t(0x80008000)));
     // The magnitude from bits 8.. of each half down to bit 10 - y (y >= 3
     // for 8-bit codes with X <= 4).
@@ -542,7 +600,7 @@ static Regs byteWordPairs(KernelLowering &kl, Location loc, const ByteWords &bw,
     Value r = arith::MulFOp::create(b, loc, pair, scale);
     if (nan && !anyNaN) {
       Value flag = kl.target().permuteBytes(b, loc, flags[at[i] / 4], 0,
-                                            select(at[i], at[i + 1], 0));
+                                            pairSelector(at[i], at[i + 1], 0));
       Value fix = arith::MulIOp::create(b, loc, flag, kl.i32(nanXor >> 7));
       Value rBits = LLVM::BitcastOp::create(b, loc, b.getI32Type(), r);
       r = LLVM::BitcastOp::create(b, loc, vecType,
