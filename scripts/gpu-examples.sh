@@ -90,7 +90,12 @@ bundle gemm_wq_u3_g32_bk128 gemm_wq.tile -D T=u3 -D G=32 -D BK=128 --size M=17,K
 # few ulps of 512 in f16, of 128 in bf16), not the element, hence --atol.
 bundle gemm_decode_u4 gemm_decode.tile --inout C --atol 2 --size M=1,K=640,N=200 --size M=17,K=512,N=72
 bundle gemm_decode_i4_g32_bf16 gemm_decode.tile -D T=i4 -D G=32 -D ZP=false -D OUT=bf16 --inout C --atol 4 --size M=3,K=256,N=130
-bundle gemm_decode_u3_f32 gemm_decode.tile -D T=u3 -D G=64 -D OUT=f32 -D SPLIT=3 --inout C --size M=5,K=768,N=96
+# With f32 out the sums are exact enough; what differs is the dequantized
+# weight: the GPU fuses w * s + zs into one f16 fma (docs/Language.md 4.1),
+# the host reference rounds the product first, one f16 rounding of each
+# |w * s + zs| <= ~20 apart, summed over K = 768 (H100: max_abs 0.127 of
+# outputs in the hundreds, 2026-11-28), hence --atol 0.5.
+bundle gemm_decode_u3_f32 gemm_decode.tile -D T=u3 -D G=64 -D OUT=f32 -D SPLIT=3 --inout C --atol 0.5 --size M=5,K=768,N=96
 bundle gemm_decode_packed_u4 gemm_decode_packed.tile --inout C --atol 2 --size M=1,K=512,N=200 --size M=17,K=256,N=72
 bundle gemm_decode_packed_i4_bk64 gemm_decode_packed.tile -D T=i4 -D BK=64 -D ZP=false -D OUT=f32 --inout C --size M=5,K=384,N=96
 # u2 at its default chunk (BK = 256): two scale groups per chunk.
