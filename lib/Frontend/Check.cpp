@@ -16,7 +16,7 @@ using namespace tile::frontend;
 std::unique_ptr<CheckedModule>
 tile::frontend::checkModule(const Defines &defines,
                             const std::string &kernelName, DiagEngine &diags,
-                            unsigned warpSize) {
+                            TargetFacts target) {
   llvm::SourceMgr &sm = diags.getSourceMgr();
   auto result = std::make_unique<CheckedModule>();
   result->ast = parseModule(sm, sm.getMainFileID(), diags);
@@ -74,7 +74,7 @@ tile::frontend::checkModule(const Defines &defines,
   for (KernelDecl *k : selected) {
     if (diags.tooManyErrors())
       break;
-    auto ck = checkKernel(*k, defines, diags, warpSize);
+    auto ck = checkKernel(*k, defines, diags, target);
     if (ck)
       result->kernels.push_back(std::move(ck));
   }
@@ -88,6 +88,6 @@ bool tile::frontend::checkSource(llvm::SourceMgr &sm,
                                  llvm::raw_ostream *diagOS) {
   DiagEngine diags(sm, diagOS);
   diags.setMaxErrors(options.maxErrors);
-  return checkModule(options.defines, options.kernel, diags,
-                     options.warpSize) != nullptr;
+  return checkModule(options.defines, options.kernel, diags, options.target) !=
+         nullptr;
 }

@@ -37,7 +37,7 @@ static std::string exprText(const Expr *e) {
 bool tile::frontend::listKernels(
     llvm::SourceMgr &sm, std::vector<KernelInfo> &kernels,
     llvm::raw_ostream *diagOS,
-    const std::map<std::string, std::string> &defines, unsigned warpSize) {
+    const std::map<std::string, std::string> &defines, TargetFacts target) {
   DiagEngine diags(sm, diagOS);
   auto mod = parseModule(sm, sm.getMainFileID(), diags);
   if (diags.getNumErrors())
@@ -47,7 +47,7 @@ bool tile::frontend::listKernels(
     info.name = k->name;
     info.line = sm.getLineAndColumn(k->loc).first;
     std::vector<std::pair<std::string, ConstVal>> values;
-    if (!evaluateCtParams(*k, defines, diags, values, warpSize)) {
+    if (!evaluateCtParams(*k, defines, diags, values, target)) {
       // Parameters without defaults are reported; list them anyway.
     }
     for (auto &p : k->ctParams) {

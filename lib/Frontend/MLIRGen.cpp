@@ -659,7 +659,7 @@ tile::frontend::compileToMLIR(llvm::SourceMgr &sm, mlir::MLIRContext &ctx,
   DiagEngine diags(sm, diagOS);
   diags.setMaxErrors(options.maxErrors);
   auto checked =
-      checkModule(options.defines, options.kernel, diags, options.warpSize);
+      checkModule(options.defines, options.kernel, diags, options.target);
   if (!checked)
     return nullptr;
   ctx.loadDialect<tile::TileDialect, mlir::func::FuncDialect,

@@ -513,11 +513,11 @@ bool Checker::checkBody() {
 
 std::unique_ptr<CheckedKernel>
 tile::frontend::checkKernel(KernelDecl &kernel, const Defines &defines,
-                            DiagEngine &diags, unsigned warpSize) {
+                            DiagEngine &diags, TargetFacts target) {
   auto out = std::make_unique<CheckedKernel>();
   out->decl = &kernel;
   unsigned before = diags.getNumErrors();
-  Checker c(kernel, diags, *out, warpSize);
+  Checker c(kernel, diags, *out, target);
   if (!c.checkCtParams(defines))
     return nullptr;
   if (!c.checkSignature())
@@ -529,9 +529,9 @@ tile::frontend::checkKernel(KernelDecl &kernel, const Defines &defines,
 
 bool tile::frontend::evaluateCtParams(
     KernelDecl &kernel, const Defines &defines, DiagEngine &diags,
-    std::vector<std::pair<std::string, ConstVal>> &values, unsigned warpSize) {
+    std::vector<std::pair<std::string, ConstVal>> &values, TargetFacts target) {
   CheckedKernel out;
-  Checker c(kernel, diags, out, warpSize);
+  Checker c(kernel, diags, out, target);
   bool ok = c.checkCtParams(defines);
   ok &= c.checkTune();
   values = out.constants;

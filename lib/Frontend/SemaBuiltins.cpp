@@ -213,7 +213,8 @@ bool Checker::checkCall(CallExpr *e) {
   return (this->*check)(e);
 }
 
-/// program_id, num_programs, cdiv, bits, warp_size: integer scalars.
+/// program_id, num_programs, cdiv, bits, warp_size, shared_memory: integer
+/// scalars.
 bool Checker::checkScalarCall(CallExpr *e) {
   auto &args = e->args;
   Builtin b = e->builtin;
@@ -274,16 +275,22 @@ bool Checker::checkScalarCall(CallExpr *e) {
     e->cv = ConstVal::ofInt(t->bits);
     return true;
   }
-  case Builtin::WarpSize: {
-    if (!noKwargs(e) || !checkArgCount(e, 0, 0, "none: warp_size()"))
+  case Builtin::WarpSize:
+  case Builtin::SharedMemory: {
+    bool warp = b == Builtin::WarpSize;
+    const char *name = warp ? "warp_size()" : "shared_memory()";
+    if (!noKwargs(e) ||
+        !checkArgCount(e, 0, 0,
+                       warp ? "none: warp_size()" : "none: shared_memory()"))
       return false;
-    if (warpSize == 0) {
-      error(e->loc, "warp_size() needs a target: compile with --target "
-                    "(sm_80, sm_90a, gfx942, host, ...)");
+    if (!target.known()) {
+      error(e->loc, std::string(name) +
+                        " needs a target: compile with --target "
+                        "(sm_80, sm_90a, gfx942, host, ...)");
       return false;
     }
     e->ty = Ty::scalar(ElemType::get(ElemType::IntLit));
-    e->cv = ConstVal::ofInt(warpSize);
+    e->cv = ConstVal::ofInt(warp ? target.warpSize : target.sharedBytes);
     return true;
   }
   default:

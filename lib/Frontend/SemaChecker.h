@@ -88,8 +88,8 @@ inline bool fitsInt(int64_t v, ElemType t) {
 class Checker {
 public:
   Checker(KernelDecl &k, DiagEngine &diags, CheckedKernel &out,
-          unsigned warpSize)
-      : kernel(k), diags(diags), out(out), warpSize(warpSize) {}
+          TargetFacts target)
+      : kernel(k), diags(diags), out(out), target(target) {}
 
   bool checkCtParams(const Defines &defines);
   bool checkSignature();
@@ -206,8 +206,8 @@ private:
   KernelDecl &kernel;
   DiagEngine &diags;
   CheckedKernel &out;
-  /// `warp_size()`: the target's threads per warp, 0 without a target.
-  unsigned warpSize;
+  /// What `warp_size()` and `shared_memory()` return (unknown: errors).
+  TargetFacts target;
   std::vector<llvm::StringMap<Decl *>> scopes;
   llvm::DenseMap<const Expr *, LinForm> exprLin;
   llvm::DenseMap<const Decl *, LinForm> declLin;

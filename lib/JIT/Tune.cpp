@@ -287,14 +287,14 @@ jit::tuneSpace(const std::string &source, const std::string &sourceName,
                const std::string &kernel,
                const std::map<std::string, std::string> &fixed,
                rt::TuneConfig *defaults, std::vector<std::string> *params,
-               const SpaceOverrides &overrides, unsigned warpSize) {
+               const SpaceOverrides &overrides, frontend::TargetFacts target) {
   llvm::SourceMgr sm;
   sm.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
   std::vector<frontend::KernelInfo> kernels;
   std::string diagnostics;
   llvm::raw_string_ostream diagOS(diagnostics);
-  bool listed = frontend::listKernels(sm, kernels, &diagOS, fixed, warpSize);
+  bool listed = frontend::listKernels(sm, kernels, &diagOS, fixed, target);
   auto it = std::find_if(kernels.begin(), kernels.end(),
                          [&](const auto &k) { return k.name == kernel; });
   if (it == kernels.end())
@@ -393,10 +393,12 @@ rt::Expected<TuneOutcome> jit::tuneKernel(Compiler &compiler,
   TuneOutcome outcome;
   std::optional<::tile::TargetInfo> info =
       ::tile::TargetInfo::lookup(opts.target);
-  auto space =
-      tuneSpace(request.Source, request.SourceName, request.Kernel,
-                request.Options.defines, &outcome.Defaults, &outcome.Params,
-                request.Space, info ? info->warpSize : 0);
+  auto space = tuneSpace(
+      request.Source, request.SourceName, request.Kernel,
+      request.Options.defines, &outcome.Defaults, &outcome.Params,
+      request.Space,
+      info ? frontend::TargetFacts{info->warpSize, info->maxSharedBytes}
+           : frontend::TargetFacts{});
   if (!space)
     return space.takeError();
   bool defaultsComplete = outcome.Defaults.size() == outcome.Params.size();

@@ -193,9 +193,9 @@ bool parseDefines(std::map<std::string, std::string> &out) {
 }
 
 int printKernelList(llvm::SourceMgr &sm, llvm::raw_ostream &os,
-                    unsigned warpSize) {
+                    tile::frontend::TargetFacts target) {
   std::vector<tile::frontend::KernelInfo> kernels;
-  if (!tile::frontend::listKernels(sm, kernels, nullptr, {}, warpSize))
+  if (!tile::frontend::listKernels(sm, kernels, nullptr, {}, target))
     return 1;
   llvm::json::Array arr;
   for (auto &k : kernels) {
@@ -312,13 +312,15 @@ int main(int argc, char **argv) {
   bool isMLIR = llvm::StringRef(inputFilename).ends_with(".mlir");
   std::optional<tile::TargetInfo> info =
       tile::TargetInfo::lookup(targetName(target));
-  unsigned warpSize = info ? info->warpSize : 0;
+  tile::frontend::TargetFacts facts;
+  if (info)
+    facts = {info->warpSize, info->maxSharedBytes};
   if (listKernelsOpt) {
     if (isMLIR) {
       llvm::errs() << "tilec: error: --list-kernels needs a .tile file\n";
       return 1;
     }
-    int rc = printKernelList(sm, output->os(), warpSize);
+    int rc = printKernelList(sm, output->os(), facts);
     if (rc == 0)
       output->keep();
     return rc;
@@ -343,7 +345,7 @@ int main(int argc, char **argv) {
     opts.defines = defs;
     opts.kernel = kernelName;
     opts.maxErrors = maxErrors;
-    opts.warpSize = warpSize;
+    opts.target = facts;
     module = tile::frontend::compileToMLIR(sm, ctx, opts);
     if (!module)
       return 1;

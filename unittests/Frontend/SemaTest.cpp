@@ -29,13 +29,13 @@ struct Checked {
 
 std::unique_ptr<Checked> check(llvm::StringRef text, const Defines &defs = {},
                                const std::string &kernel = "",
-                               unsigned warpSize = 0) {
+                               TargetFacts target = {}) {
   auto c = std::make_unique<Checked>();
   c->sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "s.tile"),
                            llvm::SMLoc());
   llvm::raw_string_ostream os(c->diags);
   DiagEngine diags(c->sm, &os);
-  c->mod = checkModule(defs, kernel, diags, warpSize);
+  c->mod = checkModule(defs, kernel, diags, target);
   return c;
 }
 
@@ -256,7 +256,7 @@ TEST(Sema, WarpSizeIsTheTargets) {
   const char *text = "kernel k<W: int = where(warp_size() == 32, 8, 4)>(\n"
                      "    o: mut f32[N]) grid(1) warps W\n{\n}\n";
   for (auto [size, warps] : {std::pair{32u, 8}, {64u, 4}, {1u, 4}}) {
-    auto c = check(text, {}, "", size);
+    auto c = check(text, {}, "", TargetFacts{size, 65536});
     ASSERT_TRUE(c->ok()) << c->diags;
     EXPECT_EQ(c->kernel().constants.at(0).second.i, warps) << size;
     EXPECT_EQ(c->kernel().warps, warps) << size;
@@ -268,9 +268,33 @@ TEST(Sema, WarpSizeIsTheTargets) {
       << none->diags;
   auto arg = check("kernel k<W: int = warp_size(2)>(o: mut f32[N]) grid(1) "
                    "warps 4\n{\n}\n",
-                   {}, "", 32);
+                   {}, "", TargetFacts{32, 65536});
   EXPECT_FALSE(arg->ok());
   EXPECT_NE(arg->diags.find("warp_size()"), std::string::npos) << arg->diags;
+}
+
+TEST(Sema, SharedMemoryIsTheTargets) {
+  const char *text =
+      "kernel k<S: int = where(shared_memory() >= 196608, 4, 3)>(\n"
+      "    o: mut f32[N]) grid(1) warps 4\n{\n}\n";
+  for (auto [bytes, stages] :
+       {std::pair{232448u, 4}, {166912u, 3}, {65536u, 3}}) {
+    auto c = check(text, {}, "", TargetFacts{32, bytes});
+    ASSERT_TRUE(c->ok()) << c->diags;
+    EXPECT_EQ(c->kernel().constants.at(0).second.i, stages) << bytes;
+  }
+  auto none = check(text);
+  EXPECT_FALSE(none->ok());
+  EXPECT_NE(
+      none->diags.find("s.tile:1:25: error: shared_memory() needs a target"),
+      std::string::npos)
+      << none->diags;
+  auto arg = check("kernel k<S: int = shared_memory(1)>(o: mut f32[N]) "
+                   "grid(1) warps 4\n{\n}\n",
+                   {}, "", TargetFacts{32, 65536});
+  EXPECT_FALSE(arg->ok());
+  EXPECT_NE(arg->diags.find("none: shared_memory()"), std::string::npos)
+      << arg->diags;
 }
 
 TEST(Sema, DefinesAreValidated) {

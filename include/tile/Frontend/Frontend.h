@@ -16,6 +16,7 @@
 #ifndef TILE_FRONTEND_FRONTEND_H
 #define TILE_FRONTEND_FRONTEND_H
 
+#include "tile/Frontend/TargetFacts.h"
 #include <map>
 #include <string>
 
@@ -43,10 +44,9 @@ struct CompileOptions {
   std::string kernel;
   /// Stop after this many errors.
   unsigned maxErrors = 20;
-  /// Threads per warp of the target (`warp_size()` in compile-time
-  /// expressions: 32 on NVIDIA, 64 on AMD CDNA); 0 when no target is known,
-  /// where `warp_size()` is an error.
-  unsigned warpSize = 0;
+  /// The target's facts (`warp_size()`, `shared_memory()` in compile-time
+  /// expressions); unknown (zeros): those builtins are errors.
+  TargetFacts target;
 };
 
 /// Compiles the main buffer of \p sm into a tile-dialect module: one

@@ -10,6 +10,7 @@
 #ifndef TILE_FRONTEND_KERNELINFO_H
 #define TILE_FRONTEND_KERNELINFO_H
 
+#include "tile/Frontend/TargetFacts.h"
 #include <map>
 #include <string>
 #include <vector>
@@ -55,12 +56,12 @@ struct KernelInfo {
 /// Parses the main buffer of \p sm and lists its kernels. Default and tune
 /// values are evaluated (compile-time expressions folded) with \p defines
 /// overriding defaults (a define's value is then the parameter's
-/// defaultValue) and `warp_size()` = \p warpSize (0: no target). Returns
+/// defaultValue) and the target's builtins from \p target. Returns
 /// false after printing diagnostics to \p diagOS (stderr when null).
 bool listKernels(llvm::SourceMgr &sm, std::vector<KernelInfo> &kernels,
                  llvm::raw_ostream *diagOS = nullptr,
                  const std::map<std::string, std::string> &defines = {},
-                 unsigned warpSize = 0);
+                 TargetFacts target = {});
 
 } // namespace frontend
 } // namespace tile

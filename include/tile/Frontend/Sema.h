@@ -12,6 +12,7 @@
 #define TILE_FRONTEND_SEMA_H
 
 #include "tile/Frontend/AST.h"
+#include "tile/Frontend/TargetFacts.h"
 #include <map>
 #include <memory>
 #include <optional>
@@ -63,23 +64,22 @@ std::optional<ConstVal> parseDefineValue(CtParamDecl::Kind kind,
                                          llvm::StringRef text);
 
 /// Checks \p kernel specialized with \p defines (names that are not
-/// parameters of this kernel are ignored) for a target whose warps have
-/// \p warpSize threads (the value of `warp_size()`; 0: no target, where
-/// `warp_size()` is an error). Returns null after reporting errors to
-/// \p diags.
+/// parameters of this kernel are ignored) for the target \p target (what
+/// `warp_size()` and `shared_memory()` return; unknown: they are errors).
+/// Returns null after reporting errors to \p diags.
 std::unique_ptr<CheckedKernel> checkKernel(KernelDecl &kernel,
                                            const Defines &defines,
                                            DiagEngine &diags,
-                                           unsigned warpSize = 0);
+                                           TargetFacts target = {});
 
 /// Evaluates the compile-time parameters of \p kernel (defaults overridden by
-/// \p defines; `warp_size()` is \p warpSize, as for checkKernel) without
+/// \p defines; the target's builtins as for checkKernel) without
 /// checking the body. Used to list kernels and tune spaces. Returns false
 /// after reporting errors.
 bool evaluateCtParams(KernelDecl &kernel, const Defines &defines,
                       DiagEngine &diags,
                       std::vector<std::pair<std::string, ConstVal>> &values,
-                      unsigned warpSize = 0);
+                      TargetFacts target = {});
 
 /// A parsed and checked file.
 struct CheckedModule {
@@ -94,7 +94,7 @@ struct CheckedModule {
 std::unique_ptr<CheckedModule> checkModule(const Defines &defines,
                                            const std::string &kernelName,
                                            DiagEngine &diags,
-                                           unsigned warpSize = 0);
+                                           TargetFacts target = {});
 
 } // namespace frontend
 } // namespace tile

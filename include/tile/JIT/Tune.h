@@ -23,6 +23,7 @@
 #ifndef TILE_JIT_TUNE_H
 #define TILE_JIT_TUNE_H
 
+#include "tile/Frontend/TargetFacts.h"
 #include "tile/JIT.h"
 #include "tile/runtime/Autotuner.h"
 #include "tile/runtime/TuneCache.h"
@@ -76,16 +77,15 @@ struct TuneOutcome {
 /// parameters in \p Defaults and their names in \p Params. An error (with
 /// the location) when the source does not compile that far, an override
 /// names no compile-time parameter of the kernel, lists no value or names a
-/// fixed one, or the kernel has nothing left to tune. `warp_size()` in the
-/// kernel's compile-time expressions is \p WarpSize (the target's; 0: an
-/// error).
-rt::Expected<std::vector<rt::TuneConfig>>
-tuneSpace(const std::string &Source, const std::string &SourceName,
-          const std::string &Kernel,
-          const std::map<std::string, std::string> &Fixed,
-          rt::TuneConfig *Defaults = nullptr,
-          std::vector<std::string> *Params = nullptr,
-          const SpaceOverrides &Overrides = {}, unsigned WarpSize = 0);
+/// fixed one, or the kernel has nothing left to tune. `warp_size()` and
+/// `shared_memory()` in the kernel's compile-time expressions are
+/// \p Target's (unknown: an error).
+rt::Expected<std::vector<rt::TuneConfig>> tuneSpace(
+    const std::string &Source, const std::string &SourceName,
+    const std::string &Kernel, const std::map<std::string, std::string> &Fixed,
+    rt::TuneConfig *Defaults = nullptr,
+    std::vector<std::string> *Params = nullptr,
+    const SpaceOverrides &Overrides = {}, frontend::TargetFacts Target = {});
 
 /// Whether \p Spills (bytes of spill stores on NVIDIA, \p NVidia; spilled
 /// VGPRs and SGPRs on AMD) are few enough that tuning does not prune the

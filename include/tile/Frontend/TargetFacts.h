@@ -1,0 +1,32 @@
+//===- TargetFacts.h - What compile-time expressions know of the target ---===//
+//
+// Part of tilec. The facts of the compilation target that the language's
+// compile-time builtins return (`warp_size()`, `shared_memory()`), so that
+// a kernel's defaults can follow the target. The front end does not depend
+// on lib/Target: whoever knows the target (tilec, the JIT, tune) fills this
+// in from its TargetInfo.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_FRONTEND_TARGETFACTS_H
+#define TILE_FRONTEND_TARGETFACTS_H
+
+namespace tile {
+namespace frontend {
+
+struct TargetFacts {
+  /// Threads per warp: 32 on NVIDIA, 64 on AMD CDNA, 1 on the host; 0 when
+  /// no target is known, where the target's builtins are errors.
+  unsigned warpSize = 0;
+  /// Shared memory (LDS) one program may use, in bytes, with opt-in (the
+  /// target's maxSharedBytes: 227 KB on sm_90a and the host, 163 KB on
+  /// sm_80, 160 KB on gfx950, 64 KB on gfx942).
+  unsigned sharedBytes = 0;
+
+  bool known() const { return warpSize != 0; }
+};
+
+} // namespace frontend
+} // namespace tile
+
+#endif // TILE_FRONTEND_TARGETFACTS_H
