@@ -93,9 +93,11 @@ case "${1:-}" in
     # per k block on the H100 where its tensor time is 1024.
     profile wq_prefill_w8 "$B/cases/gemm_wq_prefill_u4_256x128x64_w8" 2 400
     # The packed decode GEMM at u1 and u2 (N = 57344, K = 8192, test 1):
-    # 82-90 us whatever their instructions per byte.
-    profile decode_u1 "$B/sweep-decode/lowbit_tu1_split4_bn64" 1 460
-    profile decode_u2 "$B/sweep-decode/lowbit_tu2_split4_bn64" 1 500
+    # 82-90 us whatever their instructions per byte; BM = 16 (the default)
+    # and 8 (half the tensor instructions).
+    profile decode_u1 "$B/sweep-decode/lowbit_tu1_split4_bn64_bm16" 1 440
+    profile decode_u1_bm8 "$B/sweep-decode/lowbit_tu1_split4_bn64_bm8" 1 470
+    profile decode_u2_bm8 "$B/sweep-decode/lowbit_tu2_split4_bn64_bm8" 1 500
     rm -rf "$R/build"
     tar -czf "$OUT/gpu-next-profile.tar.gz" -C "$OUT" gpu-next-profile
     rm -rf "$R"
