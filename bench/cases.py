@@ -255,6 +255,34 @@ def cases(quick=False):
              "BK": 64, "STAGES": 3, "WARPS": 8},
             ["M=1,K=256,N=144", "M=257,K=512,N=256"], pre,
             _gemm_wq_work("u4", 128), flags=["--tma"])
+    # The same prefill over pre-packed weights (examples/gemm_decode_packed.
+    # tile, SPLIT = 1, C += A x dequant(Wp)): swapped (SWAP, C^T = W^T A^T)
+    # the product runs on wgmma with the dequantized weight as its register
+    # operand (RS), no shared-memory round trip for it; unswapped it runs on
+    # mma.sync (the weight is no wgmma B operand from registers; 52 bytes of
+    # spills at 128x64). Swapped: 4 warps at 128x64x64 (three CTAs per SM;
+    # A read 64 times from L2) and 128x128x64 (two CTAs per SM, two m64
+    # blocks per warpgroup), 8 warps at 256x128x64 (two warpgroups of 64
+    # weight rows, the tokens as wgmma's N = 256; one CTA per SM). Static
+    # (2026-11-28): 0.44 / 0.29 / 0.43 warp instructions per weight byte
+    # swapped, 0.99 unswapped.
+    if not quick:
+        for name, swap, bm, bn, warps, shapes in (
+                ("prefill_u4_128x64x64", "false", 128, 64, 4,
+                 ["M=1,K=256,N=130", "M=129,K=512,N=72"]),
+                ("prefill_swap_u4_128x64x64", "true", 128, 64, 4,
+                 ["M=1,K=256,N=130", "M=129,K=512,N=72"]),
+                ("prefill_swap_u4_128x128x64", "true", 128, 128, 4,
+                 ["M=1,K=256,N=130", "M=129,K=512,N=256"]),
+                ("prefill_swap_u4_256x128x64_w8", "true", 256, 128, 8,
+                 ["M=1,K=256,N=130", "M=257,K=512,N=256"])):
+            add("gemm_decode_packed_" + name, "gemm_decode_packed.tile",
+                "gemm_decode_packed",
+                {"T": "u4", "G": 128, "ZP": "true", "OUT": "f16", "BM": bm,
+                 "BN": bn, "BK": 64, "SPLIT": 1, "STAGES": 3, "SWAP": swap,
+                 "WARPS": warps},
+                shapes, pre, _gemm_wq_work("u4", 128), inout=["C"],
+                atol=split_atol("u4"))
     # Split-K decode GEMM (examples/gemm_decode.tile) at its defaults: C is
     # read and written (C += A x dequant(W)); with f16 out the check shapes
     # compare partial sums added in another order than the host's (--atol,

@@ -352,12 +352,15 @@ TEST(ExamplesHost, GemmDecodeSplitAcrossWarps) {
 /// lib/Numerics. \p bk = 0 leaves BK at the kernel's default, which must be
 /// the packing library's defaultOperandBlockK.
 void checkGemmDecodePacked(const std::string &type, bool zp, int64_t bk,
-                           int64_t m, int64_t k, int64_t n, int64_t bm = 16) {
+                           int64_t m, int64_t k, int64_t n, int64_t bm = 16,
+                           bool swap = false) {
   Defines defines = {{"T", type}, {"ZP", zp ? "true" : "false"}};
   if (bk)
     defines["BK"] = std::to_string(bk);
   if (bm != 16)
     defines["BM"] = std::to_string(bm);
+  if (swap)
+    defines["SWAP"] = "true";
   Result r = check("gemm_decode_packed.tile", "gemm_decode_packed", defines,
                    mkn(m, k, n), {}, /*seed=*/13, {"C"});
   unsigned bits = num::parseFormat(type)->bits();
@@ -374,7 +377,7 @@ TEST(ExamplesHost, GemmDecodePacked) {
   checkGemmDecodePacked("f4e2m1", true, 32, 3, 256, 40);
   checkGemmDecodePacked("u8", true, 128, 2, 256, 130);
   // Default chunks: u2 256 and u1 512 (several scale groups per chunk, K
-  // split in uneven shares), u8 64.
+  // split in uneven shares), i8 128.
   checkGemmDecodePacked("u2", true, 0, 3, 768, 64);
   checkGemmDecodePacked("u1", false, 0, 16, 1024, 40);
   checkGemmDecodePacked("i8", true, 0, 2, 384, 72);
@@ -388,6 +391,9 @@ TEST(ExamplesHost, GemmDecodePacked) {
   checkGemmDecodePacked("u4", true, 0, 11, 512, 72, 8);
   checkGemmDecodePacked("i8", false, 0, 3, 384, 40, 8);
   checkGemmDecodePacked("u3", true, 0, 1, 256, 24, 8);
+  // Swapped at prefill tiles (SWAP: C^T = W^T A^T at any BM).
+  checkGemmDecodePacked("u4", true, 64, 70, 512, 130, 64, true);
+  checkGemmDecodePacked("u2", false, 0, 129, 512, 72, 128, true);
 }
 
 //===----------------------------------------------------------------------===//
