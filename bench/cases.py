@@ -337,9 +337,11 @@ def cases(quick=False):
     # The M <= 8 path (BM = 8: C^T = W^T A^T, half the tensor instructions
     # and A traffic of BM = 16) at the M = 1 shapes, u4 and u8: 0.208 against
     # 0.220 (u4) and 0.200 against 0.208 (u8) warp instructions per weight
-    # byte (docs/Performance.md, session 16); not timed yet.
+    # byte (docs/Performance.md, session 16); u1 and u2, whose dequantization
+    # bounds them: 64.5-71.8 against 87-94 us (u1) at N = 57344, K = 8192 on
+    # an H100 (2026-11-28 sweep).
     if not quick:
-        for t in ("u4", "u8"):
+        for t in ("u1", "u2", "u4", "u8"):
             defines = {"T": t, "G": 128, "ZP": "true", "OUT": "f16", "BM": 8,
                        "BN": 64, "BK": _packed_block_k(t), "SPLIT": 4,
                        "STAGES": 3}
@@ -372,8 +374,9 @@ def cases(quick=False):
     # FlashAttention-3's shape on sm_90a (one 64-row block of Q per
     # warpgroup: both products on wgmma, Q K^T with Q staged in shared
     # memory, P V with P in registers; mma.sync on other targets), the
-    # NVIDIA default; timed on 2026-11-27 (docs/Performance.md). N = 8192
-    # too (issue 14's list).
+    # NVIDIA default (BN = 128 on sm_90a since 2026-11-28: 0.72-0.77x SDPA
+    # on an H100 against 0.63-0.66x at BN = 64); timed on 2026-11-27 and 28
+    # (docs/Performance.md). N = 8192 too (issue 14's list).
     att8 = att + [{"B": 1, "H": 32, "HKV": 8, "N": 8192}]
     add("attention_fwd_w8", "attention_fwd.tile", "attention_fwd",
         {"BM": 128, "BN": 64, "STAGES": 2, "W": 8},
@@ -384,6 +387,15 @@ def cases(quick=False):
     add("attention_fwd_causal_w8", "attention_fwd.tile", "attention_fwd",
         {"BM": 128, "BN": 64, "STAGES": 2, "CAUSAL": "true", "W": 8},
         ["B=2,H=2,HKV=2,N=129"], att8, _attention_work(True), scale)
+    add("attention_fwd_causal_w8_bn128", "attention_fwd.tile",
+        "attention_fwd",
+        {"BM": 128, "BN": 128, "STAGES": 2, "CAUSAL": "true", "W": 8},
+        ["B=2,H=2,HKV=2,N=129"], att8, _attention_work(True), scale)
+    add("attention_fwd_causal_w8_bn128_ws", "attention_fwd.tile",
+        "attention_fwd",
+        {"BM": 128, "BN": 128, "STAGES": 2, "CAUSAL": "true", "W": 8},
+        ["B=2,H=2,HKV=2,N=129"], att8, _attention_work(True), scale,
+        flags=["--warp-specialize"])
     # The same with TMA copies of K and V (tilec --tma: rank-4 tensor maps,
     # one thread copies each stage) and with a producer warpgroup
     # (--warp-specialize: the two consumer warpgroups keep 240 registers

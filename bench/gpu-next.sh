@@ -18,7 +18,7 @@
 # (Nsight Compute on the 8-warp gemm_f16 tile: cp.async, TMA, warp-
 # specialized, persistent; on attention at W = 8: cp.async, TMA, warp-
 # specialized; on gemm_wq's 8-warp prefill tile; on the packed decode GEMM
-# at u1 and u2; about 8 minutes).
+# at u1 and u2, and its swapped prefill at 128x128; about 9 minutes).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 B=${2:-$HERE/bundles}
@@ -98,6 +98,11 @@ case "${1:-}" in
     profile decode_u1 "$B/sweep-decode/lowbit_tu1_split4_bn64_bm16" 1 440
     profile decode_u1_bm8 "$B/sweep-decode/lowbit_tu1_split4_bn64_bm8" 1 470
     profile decode_u2_bm8 "$B/sweep-decode/lowbit_tu2_split4_bn64_bm8" 1 500
+    # The swapped prefill over packed weights (wgmma with the weight in
+    # registers) at 4096^3, two CTAs per SM: whether one CTA's dequant runs
+    # under the other's tensor work.
+    profile packed_prefill_swap \
+      "$B/cases/gemm_decode_packed_prefill_swap_u4_128x128x64" 2 530
     rm -rf "$R/build"
     tar -czf "$OUT/gpu-next-profile.tar.gz" -C "$OUT" gpu-next-profile
     rm -rf "$R"

@@ -113,11 +113,21 @@ class CasesTest(unittest.TestCase):
         bm8 = [c for c in cases.cases(False) if c["id"] == "gemm_decode_bm8_u4"][0]
         self.assertEqual(bm8["defines"]["BM"], 8)
         self.assertTrue(all(s["M"] == 1 for s in bm8["bench"]))
-        for t in ("u4", "u8"):
+        for t in ("u1", "u2", "u4", "u8"):
             p8 = [c for c in cases.cases(False)
                   if c["id"] == "gemm_decode_packed_bm8_" + t][0]
             self.assertEqual(p8["defines"]["BM"], 8)
+            self.assertEqual(p8["defines"]["BK"], cases._packed_block_k(t))
             self.assertTrue(all(s["M"] <= 8 for s in p8["bench"]))
+        # Prefill over packed weights: swapped and not, SPLIT = 1, 4096^3.
+        pre = {c["id"]: c for c in cases.cases(False)
+               if c["id"].startswith("gemm_decode_packed_prefill_")}
+        self.assertEqual(len(pre), 4)
+        for name, c in pre.items():
+            self.assertEqual(c["defines"]["SWAP"],
+                             "true" if "_swap_" in name else "false")
+            self.assertEqual(c["defines"]["SPLIT"], 1)
+            self.assertEqual(c["bench"], [{"M": 4096, "N": 4096, "K": 4096}])
         dec = [c for c in cases.cases(False)
                if c["id"] == "gemm_f16_decode_64x64x64"][0]["bench"]
         self.assertEqual(sorted({s["M"] for s in dec}), [1, 16, 128])

@@ -75,8 +75,8 @@ Value MLIRGen::emitCall(CallExpr *e) {
   return (this->*emitters[unsigned(e->builtin) - 1])(e);
 }
 
-/// program_id, num_programs, cdiv (bits(), warp_size() and shared_memory()
-/// are always constants).
+/// program_id, num_programs, cdiv (bits() and the target's builtins are
+/// always constants).
 Value MLIRGen::emitScalarCall(CallExpr *e) {
   Location l = loc(e->loc);
   auto &args = e->args;

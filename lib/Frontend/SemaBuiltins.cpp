@@ -213,8 +213,33 @@ bool Checker::checkCall(CallExpr *e) {
   return (this->*check)(e);
 }
 
-/// program_id, num_programs, cdiv, bits, warp_size, shared_memory: integer
-/// scalars.
+/// warp_size(), shared_memory(), has_wgmma(): facts of the target, constants
+/// (an error without a target).
+bool Checker::checkTargetCall(CallExpr *e) {
+  const char *name = e->builtin == Builtin::WarpSize       ? "warp_size()"
+                     : e->builtin == Builtin::SharedMemory ? "shared_memory()"
+                                                           : "has_wgmma()";
+  std::string usage = std::string("none: ") + name;
+  if (!noKwargs(e) || !checkArgCount(e, 0, 0, usage.c_str()))
+    return false;
+  if (!target.known()) {
+    error(e->loc, std::string(name) + " needs a target: compile with --target "
+                                      "(sm_80, sm_90a, gfx942, host, ...)");
+    return false;
+  }
+  if (e->builtin == Builtin::HasWgmma) {
+    e->ty = Ty::scalar(ElemType::get(ElemType::Bool));
+    e->cv = ConstVal::ofBool(target.wgmma);
+    return true;
+  }
+  e->ty = Ty::scalar(ElemType::get(ElemType::IntLit));
+  e->cv = ConstVal::ofInt(e->builtin == Builtin::WarpSize ? target.warpSize
+                                                          : target.sharedBytes);
+  return true;
+}
+
+/// program_id, num_programs, cdiv, bits, warp_size, shared_memory,
+/// has_wgmma: scalars.
 bool Checker::checkScalarCall(CallExpr *e) {
   auto &args = e->args;
   Builtin b = e->builtin;
@@ -276,23 +301,9 @@ bool Checker::checkScalarCall(CallExpr *e) {
     return true;
   }
   case Builtin::WarpSize:
-  case Builtin::SharedMemory: {
-    bool warp = b == Builtin::WarpSize;
-    const char *name = warp ? "warp_size()" : "shared_memory()";
-    if (!noKwargs(e) ||
-        !checkArgCount(e, 0, 0,
-                       warp ? "none: warp_size()" : "none: shared_memory()"))
-      return false;
-    if (!target.known()) {
-      error(e->loc, std::string(name) +
-                        " needs a target: compile with --target "
-                        "(sm_80, sm_90a, gfx942, host, ...)");
-      return false;
-    }
-    e->ty = Ty::scalar(ElemType::get(ElemType::IntLit));
-    e->cv = ConstVal::ofInt(warp ? target.warpSize : target.sharedBytes);
-    return true;
-  }
+  case Builtin::SharedMemory:
+  case Builtin::HasWgmma:
+    return checkTargetCall(e);
   default:
     break;
   }

@@ -136,7 +136,7 @@ Compiler::compileUncached(std::string_view source, std::string_view sourceName,
   frontend::CompileOptions feOptions;
   feOptions.defines = options.defines;
   feOptions.kernel = std::string(kernel);
-  feOptions.target = {target->warpSize, target->maxSharedBytes};
+  feOptions.target = target->frontendFacts();
   std::string diagnostics;
   llvm::raw_string_ostream diagOS(diagnostics);
   mlir::OwningOpRef<mlir::ModuleOp> module =

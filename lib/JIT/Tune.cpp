@@ -396,9 +396,7 @@ rt::Expected<TuneOutcome> jit::tuneKernel(Compiler &compiler,
   auto space = tuneSpace(
       request.Source, request.SourceName, request.Kernel,
       request.Options.defines, &outcome.Defaults, &outcome.Params,
-      request.Space,
-      info ? frontend::TargetFacts{info->warpSize, info->maxSharedBytes}
-           : frontend::TargetFacts{});
+      request.Space, info ? info->frontendFacts() : frontend::TargetFacts{});
   if (!space)
     return space.takeError();
   bool defaultsComplete = outcome.Defaults.size() == outcome.Params.size();

@@ -314,7 +314,7 @@ int main(int argc, char **argv) {
       tile::TargetInfo::lookup(targetName(target));
   tile::frontend::TargetFacts facts;
   if (info)
-    facts = {info->warpSize, info->maxSharedBytes};
+    facts = info->frontendFacts();
   if (listKernelsOpt) {
     if (isMLIR) {
       llvm::errs() << "tilec: error: --list-kernels needs a .tile file\n";

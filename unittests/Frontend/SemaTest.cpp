@@ -297,6 +297,21 @@ TEST(Sema, SharedMemoryIsTheTargets) {
       << arg->diags;
 }
 
+TEST(Sema, HasWgmmaIsTheTargets) {
+  const char *text = "kernel k<BN: int = where(has_wgmma(), 128, 64)>(\n"
+                     "    o: mut f32[N]) grid(1) warps 4\n{\n}\n";
+  for (auto [wgmma, bn] : {std::pair{true, 128}, {false, 64}}) {
+    auto c = check(text, {}, "", TargetFacts{32, 232448, wgmma});
+    ASSERT_TRUE(c->ok()) << c->diags;
+    EXPECT_EQ(c->kernel().constants.at(0).second.i, bn) << wgmma;
+  }
+  auto none = check(text);
+  EXPECT_FALSE(none->ok());
+  EXPECT_NE(none->diags.find("s.tile:1:26: error: has_wgmma() needs a target"),
+            std::string::npos)
+      << none->diags;
+}
+
 TEST(Sema, DefinesAreValidated) {
   auto bad = check(kernel(""), {{"BM", "x"}});
   EXPECT_FALSE(bad->ok());

@@ -1,10 +1,11 @@
 //===- TargetFacts.h - What compile-time expressions know of the target ---===//
 //
 // Part of tilec. The facts of the compilation target that the language's
-// compile-time builtins return (`warp_size()`, `shared_memory()`), so that
+// compile-time builtins return (`warp_size()`, `shared_memory()`,
+// `has_wgmma()`), so that
 // a kernel's defaults can follow the target. The front end does not depend
-// on lib/Target: whoever knows the target (tilec, the JIT, tune) fills this
-// in from its TargetInfo.
+// on lib/Target: whoever knows the target (tilec, the JIT, tune) gets this
+// from its TargetInfo (TargetInfo::frontendFacts).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,8 @@ struct TargetFacts {
   /// target's maxSharedBytes: 227 KB on sm_90a and the host, 163 KB on
   /// sm_80, 160 KB on gfx950, 64 KB on gfx942).
   unsigned sharedBytes = 0;
+  /// Warpgroup MMA (wgmma.mma_async: sm_90a).
+  bool wgmma = false;
 
   bool known() const { return warpSize != 0; }
 };

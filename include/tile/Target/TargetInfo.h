@@ -9,6 +9,8 @@
 #ifndef TILE_TARGET_TARGETINFO_H
 #define TILE_TARGET_TARGETINFO_H
 
+#include "tile/Frontend/TargetFacts.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -59,6 +61,11 @@ struct TargetInfo {
   bool isHost() const { return vendor == Vendor::Host; }
   bool isNVIDIA() const { return vendor == Vendor::NVIDIA; }
   bool isAMD() const { return vendor == Vendor::AMD; }
+  /// What the language's target builtins return for this target
+  /// (`warp_size()`, `shared_memory()`, `has_wgmma()`).
+  frontend::TargetFacts frontendFacts() const {
+    return {warpSize, maxSharedBytes, hasWgmma};
+  }
   ObjectKind objectKind() const {
     return isNVIDIA() ? ObjectKind::Cubin
            : isAMD()  ? ObjectKind::Hsaco

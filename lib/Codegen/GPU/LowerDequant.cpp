@@ -453,6 +453,25 @@ static uint32_t pairSelector(int32_t lo, int32_t hi, unsigned pos) {
          uint32_t(hi % 4) << (4 * (pos + 2));
 }
 
+/// Per 8-bit code of each word, bit 7 set where the code's magnitude (its
+/// low 7 bits) plus \p addend reaches 0x80, clear elsewhere: the NaN codes
+/// of f8e4m3 (0x7F, addend 1) or f8e5m2 (0x7D..0x7F, addend 3). No carry
+/// crosses a byte (at most 0x7F + 3).
+static SmallVector<Value> byteNaNFlags(KernelLowering &kl, Location loc,
+                                       ArrayRef<Value> words, int64_t addend) {
+  OpBuilder &b = kl.builder();
+  SmallVector<Value> flags;
+  for (Value w : words)
+    flags.push_back(arith::AndIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc,
+            arith::AndIOp::create(b, loc, w, kl.i32(int64_t(0x7F7F7F7F))),
+            kl.i32(addend * 0x01010101)),
+        kl.i32(int64_t(0x80808080))));
+  return flags;
+}
+
 static bool isE5M2(const num::Format &f) {
   return f.kind() == num::FormatKind::SmallFloat && f.bits() == 8 &&
          f.expBits() == 5 && f.manBits() == 2;
@@ -479,14 +498,7 @@ static Regs e5m2BytePairs(KernelLowering &kl, Location loc, const ByteWords &bw,
   auto vecType = VectorType::get({2}, b.getF16Type());
   SmallVector<Value> flags;
   if (!anyNaN)
-    for (Value w : bw.words)
-      flags.push_back(arith::AndIOp::create(
-          b, loc,
-          arith::AddIOp::create(
-              b, loc,
-              arith::AndIOp::create(b, loc, w, kl.i32(int64_t(0x7F7F7F7F))),
-              kl.i32(int64_t(0x03030303))),
-          kl.i32(int64_t(0x80808080))));
+    flags = byteNaNFlags(kl, loc, bw.words, 3);
   Regs out(at.size());
   for (size_t i = 0; i < at.size(); i += 2) {
     Value x = kl.target().permuteBytes(b, loc, bw.words[at[i] / 4], 0,
@@ -576,14 +588,7 @@ static Regs byteWordPairs(KernelLowering &kl, Location loc, const ByteWords &bw,
   int64_t nanXor = nanProduct ^ 0x7E00;
   SmallVector<Value> flags;
   if (nan && !anyNaN)
-    for (Value w : words)
-      flags.push_back(arith::AndIOp::create(
-          b, loc,
-          arith::AddIOp::create(
-              b, loc,
-              arith::AndIOp::create(b, loc, w, kl.i32(int64_t(0x7F7F7F7F))),
-              kl.i32(int64_t(0x01010101))),
-          kl.i32(int64_t(0x80808080))));
+    flags = byteNaNFlags(kl, loc, words, 1);
   for (size_t i = 0; i < at.size(); i += 2) {
     Value x = kl.target().permuteBytes(b, loc, words[at[i] / 4], 0,
                                        pairSelector(at[i], at[i + 1], 1));
