@@ -338,7 +338,7 @@ def cases(quick=False):
     # and A traffic of BM = 16) at the M = 1 shapes, u4 and u8: 0.208 against
     # 0.220 (u4) and 0.200 against 0.208 (u8) warp instructions per weight
     # byte (docs/Performance.md, session 16); u1 and u2, whose dequantization
-    # bounds them: 64.5-71.8 against 87-94 us (u1) at N = 57344, K = 8192 on
+    # bounds them: 64.7-71.8 against 87-94 us (u1) at N = 57344, K = 8192 on
     # an H100 (2026-11-28 sweep).
     if not quick:
         for t in ("u1", "u2", "u4", "u8"):
