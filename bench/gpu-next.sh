@@ -37,12 +37,15 @@ case "${1:-}" in
     R="$OUT/gpu-next"
     mkdir -p "$R"
     nvidia-smi > "$R/nvidia-smi.txt" 2>&1
-    "$HERE/run.sh" --bundles "$B/cases" --out "$R/cases" --budget 280 \
+    # The cases first (28, with their PyTorch baselines), the decode sweep
+    # (30 bundles, about 5 s each), then what is left for the TMA sweep,
+    # which session 26 measured already.
+    "$HERE/run.sh" --bundles "$B/cases" --out "$R/cases" --budget 300 \
       > "$R/run.log" 2>&1
-    "$HERE/time-bundles.sh" --budget 135 --out "$R/sweep-tma" \
-      "$B"/sweep-tma/* > "$R/sweep-tma.log" 2>&1
-    "$HERE/time-bundles.sh" --budget 140 --out "$R/sweep-decode" \
+    "$HERE/time-bundles.sh" --budget 160 --out "$R/sweep-decode" \
       "$B"/sweep-decode/* > "$R/sweep-decode.log" 2>&1
+    "$HERE/time-bundles.sh" --budget 60 --out "$R/sweep-tma" \
+      "$B"/sweep-tma/* > "$R/sweep-tma.log" 2>&1
     for log in run sweep-tma sweep-decode; do
       echo "== $log"
       tail -n 20 "$R/$log.log"
