@@ -7,11 +7,14 @@
 #                                    gemm_wq at prefill (both tiles),
 #                                    attention (4 warps, and 8 on wgmma,
 #                                    also with TMA and warp-specialized),
-#                                    sweep-tma, sweep-decode
-#                                    (about 3 MiB; $TILEC: the tilec)
+#                                    sweep-tma, sweep-decode, the GPU
+#                                    examples (scripts/gpu-examples.sh) and
+#                                    GoogleTest for the runtime's GPU unit
+#                                    tests (about 11 MiB; $TILEC: the tilec)
 # then on the GPU machine, with carry=["bench/bundles"] and a 600 s limit:
 #   bash bench/gpu-next.sh --run     writes $OUT/gpu-next.tar.gz
-# (run.sh's results with cuBLAS / scaled_mm / _int_mm / SDPA in the same
+# (the runtime's GPU unit tests and the GPU examples checked by tile-run,
+# run.sh's results with cuBLAS / scaled_mm / _int_mm / SDPA in the same
 # call, times.csv of both sweeps, the logs). Each step has a budget, so the call ends inside
 # the limit; what a budget cut is said in the logs. A second, shorter call:
 #   bash bench/gpu-next.sh --profile writes $OUT/gpu-next-profile.tar.gz
@@ -21,7 +24,30 @@
 # at u1 and u2, and its swapped prefill at 128x128; about 9 minutes).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$HERE")
 B=${2:-$HERE/bundles}
+# copy_gtest DEST: GoogleTest's headers, static libraries and CMake package
+# (the GPU machine has none), under DEST as under their prefix here.
+copy_gtest() {
+  local cfg dir prefix
+  cfg=$(find /usr/lib /usr/local/lib /usr/lib64 -name GTestConfig.cmake 2> /dev/null | head -n 1)
+  if [ -z "$cfg" ]; then
+    echo "NOTE: no GoogleTest here: no GPU unit tests there"
+    return 0
+  fi
+  dir=$(dirname "$cfg")
+  prefix=$dir
+  while [ "$prefix" != / ] && [ ! -d "$prefix/include/gtest" ]; do
+    prefix=$(dirname "$prefix")
+  done
+  # The package in LIBDIR/cmake/GTest, the libraries in LIBDIR.
+  local pkg=${dir#"$prefix"/}
+  local libdir
+  libdir=$(dirname "$(dirname "$pkg")")
+  mkdir -p "$1"
+  (cd "$prefix" && cp -r --parents include/gtest include/gmock "$pkg" \
+    "$libdir"/libgtest*.a "$libdir"/libgmock*.a "$1")
+}
 case "${1:-}" in
   --prepare)
     set -e
@@ -30,6 +56,10 @@ case "${1:-}" in
       --target sm_90a "$B/cases"
     "$HERE/sweep-tma.sh" "$B/sweep-tma"
     "$HERE/sweep-decode.sh" "$B/sweep-decode"
+    tilec_bin=${TILEC:-$ROOT/build/bin/tilec}
+    "$ROOT/scripts/gpu-examples.sh" --bundle-only \
+      "$(cd "$(dirname "$tilec_bin")/.." && pwd)" "$B/examples" sm_90a
+    copy_gtest "$B/gtest"
     du -sh "$B"
     ;;
   --run)
@@ -37,6 +67,38 @@ case "${1:-}" in
     R="$OUT/gpu-next"
     mkdir -p "$R"
     nvidia-smi > "$R/nvidia-smi.txt" 2>&1
+    # The runtime's GPU unit tests (built runtime-only with the carried
+    # GoogleTest) and the GPU examples, checked by that build's tile-run.
+    rt=/tmp/gpu-next-runtime
+    gcfg=$(find "$B/gtest" -name GTestConfig.cmake 2> /dev/null | head -n 1)
+    gen=()
+    command -v ninja > /dev/null && gen=(-G Ninja)
+    if { cmake -S "$ROOT" -B "$rt" "${gen[@]}" -DTILE_RUNTIME_ONLY=ON \
+           -DCMAKE_BUILD_TYPE=Release ${gcfg:+-DGTest_DIR="$(dirname "$gcfg")"} &&
+         cmake --build "$rt" --target tile-run -j "$(nproc)" &&
+         { [ -z "$gcfg" ] ||
+           cmake --build "$rt" --target TileRuntimeGpuTests -j "$(nproc)"; }; } \
+        > "$R/runtime-build.log" 2>&1; then
+      if [ -n "$gcfg" ]; then
+        timeout 120 "$rt/unittests/Runtime/TileRuntimeGpuTests" \
+          > "$R/gpu-unittests.log" 2>&1
+        echo "== GPU unit tests: exit $?"
+        tail -n 3 "$R/gpu-unittests.log"
+      fi
+      pass=0 fail=0
+      for d in "$B"/examples/*/; do
+        if timeout 60 "$rt/bin/tile-run" "$d" --device cuda \
+            >> "$R/gpu-examples.log" 2>&1; then
+          pass=$((pass + 1))
+        else
+          fail=$((fail + 1))
+          echo "FAIL: example $d (gpu-examples.log)"
+        fi
+      done
+      echo "== GPU examples: $pass passed, $fail failed"
+    else
+      echo "FAIL: the runtime-only build (runtime-build.log)"
+    fi
     # The cases first (28, with their PyTorch baselines), the decode sweep
     # (30 bundles, about 5 s each), then what is left for the TMA sweep,
     # which session 26 measured already.

@@ -176,6 +176,10 @@ expect "gpu-next.sh --prepare" 0 "6 bundles in $T/gn/sweep-decode, 0 failed" \
   env TILEC="$TILEC" "$BENCH/gpu-next.sh" --prepare "$T/gn"
 expect "gpu-next.sh bundles" 0 "28 17 30" bash -c \
   "echo \$(ls -d '$T'/gn/cases/*/ | wc -l) \$(ls '$T/gn/sweep-tma' | wc -l) \$(ls '$T/gn/sweep-decode' | wc -l)"
+# The GPU examples (scripts/gpu-examples.sh's 40 bundles) and GoogleTest's
+# CMake package for the runtime's GPU unit tests there.
+expect "gpu-next.sh examples and GoogleTest" 0 "40 1" bash -c \
+  "echo \$(ls -d '$T'/gn/examples/*/ | wc -l) \$(find '$T/gn/gtest' -name GTestConfig.cmake | wc -l)"
 expect "gpu-next.sh --run without OUT" 1 "where \$OUT is set" \
   env -u OUT "$BENCH/gpu-next.sh" --run "$T/gn"
 expect "gpu-next.sh usage" 2 "usage: bench/gpu-next.sh" "$BENCH/gpu-next.sh"
