@@ -207,7 +207,8 @@ private:
   KernelDecl &kernel;
   DiagEngine &diags;
   CheckedKernel &out;
-  /// What `warp_size()` and `shared_memory()` return (unknown: errors).
+  /// What `warp_size()`, `shared_memory()` and `has_wgmma()` return
+  /// (unknown: errors).
   TargetFacts target;
   std::vector<llvm::StringMap<Decl *>> scopes;
   llvm::DenseMap<const Expr *, LinForm> exprLin;

@@ -44,8 +44,8 @@ struct CompileOptions {
   std::string kernel;
   /// Stop after this many errors.
   unsigned maxErrors = 20;
-  /// The target's facts (`warp_size()`, `shared_memory()` in compile-time
-  /// expressions); unknown (zeros): those builtins are errors.
+  /// The target's facts (`warp_size()`, `shared_memory()`, `has_wgmma()` in
+  /// compile-time expressions); unknown (zeros): those builtins are errors.
   TargetFacts target;
 };
 

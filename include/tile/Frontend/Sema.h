@@ -65,7 +65,8 @@ std::optional<ConstVal> parseDefineValue(CtParamDecl::Kind kind,
 
 /// Checks \p kernel specialized with \p defines (names that are not
 /// parameters of this kernel are ignored) for the target \p target (what
-/// `warp_size()` and `shared_memory()` return; unknown: they are errors).
+/// `warp_size()`, `shared_memory()` and `has_wgmma()` return; unknown: they
+/// are errors).
 /// Returns null after reporting errors to \p diags.
 std::unique_ptr<CheckedKernel> checkKernel(KernelDecl &kernel,
                                            const Defines &defines,

@@ -2,10 +2,9 @@
 //
 // Part of tilec. The facts of the compilation target that the language's
 // compile-time builtins return (`warp_size()`, `shared_memory()`,
-// `has_wgmma()`), so that
-// a kernel's defaults can follow the target. The front end does not depend
-// on lib/Target: whoever knows the target (tilec, the JIT, tune) gets this
-// from its TargetInfo (TargetInfo::frontendFacts).
+// `has_wgmma()`), so that a kernel's defaults can follow the target. The
+// front end does not depend on lib/Target: whoever knows the target (tilec,
+// the JIT, tune) gets this from its TargetInfo (TargetInfo::frontendFacts).
 //
 //===----------------------------------------------------------------------===//
 
