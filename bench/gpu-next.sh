@@ -68,17 +68,13 @@ case "${1:-}" in
     mkdir -p "$R"
     nvidia-smi > "$R/nvidia-smi.txt" 2>&1
     # The runtime's GPU unit tests (built runtime-only with the carried
-    # GoogleTest) and the GPU examples, checked by that build's tile-run.
+    # GoogleTest) and the GPU examples, checked by that build's tile-run,
+    # which the cases and sweeps below use too.
     rt=/tmp/gpu-next-runtime
     gcfg=$(find "$B/gtest" -name GTestConfig.cmake 2> /dev/null | head -n 1)
-    gen=()
-    command -v ninja > /dev/null && gen=(-G Ninja)
-    if { cmake -S "$ROOT" -B "$rt" "${gen[@]}" -DTILE_RUNTIME_ONLY=ON \
-           -DCMAKE_BUILD_TYPE=Release ${gcfg:+-DGTest_DIR="$(dirname "$gcfg")"} &&
-         cmake --build "$rt" --target tile-run -j "$(nproc)" &&
-         { [ -z "$gcfg" ] ||
-           cmake --build "$rt" --target TileRuntimeGpuTests -j "$(nproc)"; }; } \
-        > "$R/runtime-build.log" 2>&1; then
+    . "$HERE/build-tile-run.sh"
+    if TILE_RUN=$(build_tile_run "$ROOT" "$rt" "$R/runtime-build.log" \
+                    ${gcfg:+"$(dirname "$gcfg")"}); then
       if [ -n "$gcfg" ]; then
         timeout 120 "$rt/unittests/Runtime/TileRuntimeGpuTests" \
           > "$R/gpu-unittests.log" 2>&1
@@ -87,7 +83,7 @@ case "${1:-}" in
       fi
       pass=0 fail=0
       for d in "$B"/examples/*/; do
-        if timeout 60 "$rt/bin/tile-run" "$d" --device cuda \
+        if timeout 60 "$TILE_RUN" "$d" --device cuda \
             >> "$R/gpu-examples.log" 2>&1; then
           pass=$((pass + 1))
         else
@@ -98,15 +94,18 @@ case "${1:-}" in
       echo "== GPU examples: $pass passed, $fail failed"
     else
       echo "FAIL: the runtime-only build (runtime-build.log)"
+      TILE_RUN=
     fi
+    use_tr=()
+    [ -n "$TILE_RUN" ] && use_tr=(--tile-run "$TILE_RUN")
     # The cases first (28, with their PyTorch baselines), the decode sweep
     # (30 bundles, about 5 s each), then what is left for the TMA sweep,
     # which session 26 measured already.
-    "$HERE/run.sh" --bundles "$B/cases" --out "$R/cases" --budget 300 \
+    "$HERE/run.sh" "${use_tr[@]}" --bundles "$B/cases" --out "$R/cases" --budget 300 \
       > "$R/run.log" 2>&1
-    "$HERE/time-bundles.sh" --budget 160 --out "$R/sweep-decode" \
+    "$HERE/time-bundles.sh" "${use_tr[@]}" --budget 160 --out "$R/sweep-decode" \
       "$B"/sweep-decode/* > "$R/sweep-decode.log" 2>&1
-    "$HERE/time-bundles.sh" --budget 60 --out "$R/sweep-tma" \
+    "$HERE/time-bundles.sh" "${use_tr[@]}" --budget 60 --out "$R/sweep-tma" \
       "$B"/sweep-tma/* > "$R/sweep-tma.log" 2>&1
     for log in run sweep-tma sweep-decode; do
       echo "== $log"

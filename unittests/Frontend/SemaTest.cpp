@@ -249,6 +249,24 @@ TEST(Sema, BuiltinTyping) {
   EXPECT_EQ(c->init(7)->ty.str(), "scalar i32");
 }
 
+/// The errors of a target builtin \p name (warp_size, shared_memory,
+/// has_wgmma) in \p text: without a target, at \p at; with an argument,
+/// its usage (it takes none).
+void expectTargetBuiltinErrors(const char *text, const std::string &at,
+                               const std::string &name) {
+  auto none = check(text);
+  EXPECT_FALSE(none->ok());
+  EXPECT_NE(none->diags.find(at + ": error: " + name + "() needs a target"),
+            std::string::npos)
+      << none->diags;
+  auto arg = check("kernel k<X: int = where(" + name +
+                       "(1), 1, 2)>(o: mut f32[N]) grid(1) warps 4\n{\n}\n",
+                   {}, "", TargetFacts{32, 65536, true});
+  EXPECT_FALSE(arg->ok());
+  EXPECT_NE(arg->diags.find("none: " + name + "()"), std::string::npos)
+      << arg->diags;
+}
+
 // warp_size(): the target's threads per warp as a compile-time integer, so
 // a default can follow the target; without a target (warp size 0) an
 // error at the call, as is an argument.
@@ -261,16 +279,7 @@ TEST(Sema, WarpSizeIsTheTargets) {
     EXPECT_EQ(c->kernel().constants.at(0).second.i, warps) << size;
     EXPECT_EQ(c->kernel().warps, warps) << size;
   }
-  auto none = check(text);
-  EXPECT_FALSE(none->ok());
-  EXPECT_NE(none->diags.find("s.tile:1:25: error: warp_size() needs a target"),
-            std::string::npos)
-      << none->diags;
-  auto arg = check("kernel k<W: int = warp_size(2)>(o: mut f32[N]) grid(1) "
-                   "warps 4\n{\n}\n",
-                   {}, "", TargetFacts{32, 65536});
-  EXPECT_FALSE(arg->ok());
-  EXPECT_NE(arg->diags.find("warp_size()"), std::string::npos) << arg->diags;
+  expectTargetBuiltinErrors(text, "s.tile:1:25", "warp_size");
 }
 
 TEST(Sema, SharedMemoryIsTheTargets) {
@@ -283,18 +292,7 @@ TEST(Sema, SharedMemoryIsTheTargets) {
     ASSERT_TRUE(c->ok()) << c->diags;
     EXPECT_EQ(c->kernel().constants.at(0).second.i, stages) << bytes;
   }
-  auto none = check(text);
-  EXPECT_FALSE(none->ok());
-  EXPECT_NE(
-      none->diags.find("s.tile:1:25: error: shared_memory() needs a target"),
-      std::string::npos)
-      << none->diags;
-  auto arg = check("kernel k<S: int = shared_memory(1)>(o: mut f32[N]) "
-                   "grid(1) warps 4\n{\n}\n",
-                   {}, "", TargetFacts{32, 65536});
-  EXPECT_FALSE(arg->ok());
-  EXPECT_NE(arg->diags.find("none: shared_memory()"), std::string::npos)
-      << arg->diags;
+  expectTargetBuiltinErrors(text, "s.tile:1:25", "shared_memory");
 }
 
 TEST(Sema, HasWgmmaIsTheTargets) {
@@ -305,11 +303,7 @@ TEST(Sema, HasWgmmaIsTheTargets) {
     ASSERT_TRUE(c->ok()) << c->diags;
     EXPECT_EQ(c->kernel().constants.at(0).second.i, bn) << wgmma;
   }
-  auto none = check(text);
-  EXPECT_FALSE(none->ok());
-  EXPECT_NE(none->diags.find("s.tile:1:26: error: has_wgmma() needs a target"),
-            std::string::npos)
-      << none->diags;
+  expectTargetBuiltinErrors(text, "s.tile:1:26", "has_wgmma");
 }
 
 TEST(Sema, DefinesAreValidated) {
