@@ -199,10 +199,13 @@ std::optional<DL> withSlotsInMemoryOrder(const DL &layout) {
   return opt(DL::fromModes(dimModes, spatial, local));
 }
 
-/// A cast of 1-, 2- or 4-bit integers, of 3-, 5-, 6- or 7-bit integers to
-/// f16, or of 4-bit floats (f4e2m1, ...) read from shared memory: the GPU
-/// lowering converts such a tile a 32-bit word at a time, two slots per
-/// instruction, when the thread's slots are in memory order.
+/// A cast of 1-, 2- or 4-bit integers, of 3-, 5-, 6- or 7-bit integers or
+/// small floats to f16, or of 4-bit floats (f4e2m1, ...) read from shared
+/// memory: the GPU lowering converts such a tile a 32-bit word at a time,
+/// two slots per instruction or a few (odd-width floats: two windows per
+/// pair), when the thread's slots are in memory order. (Without the odd-
+/// width floats here, the swapped decode GEMM (BM = 8) staged f5e2m2 and
+/// f6e3m2 through shared memory: 64 stores a k block.)
 bool isWordCast(Operation *def) {
   auto cast = dyn_cast<tile::CastOp>(def);
   if (!cast || !cast.getSrc().getDefiningOp<tile::SharedLoadOp>() ||
@@ -210,11 +213,11 @@ bool isWordCast(Operation *def) {
     return false;
   Type src = getElementTypeOrSelf(cast.getSrc().getType());
   unsigned bits = tile::detail::elementBits(cast.getSrc().getType());
-  if (src.isSignlessInteger()) {
-    if (bits == 3 || bits == 5 || bits == 6 || bits == 7)
-      return getElementTypeOrSelf(cast.getType()).isF16();
+  bool oddWidth = bits == 3 || bits == 5 || bits == 6 || bits == 7;
+  if (oddWidth)
+    return getElementTypeOrSelf(cast.getType()).isF16();
+  if (src.isSignlessInteger())
     return bits == 1 || bits == 2 || bits == 4;
-  }
   return bits == 4;
 }
 
