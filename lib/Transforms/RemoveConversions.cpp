@@ -203,9 +203,11 @@ std::optional<DL> withSlotsInMemoryOrder(const DL &layout) {
 /// small floats to f16, or of 4-bit floats (f4e2m1, ...) read from shared
 /// memory: the GPU lowering converts such a tile a 32-bit word at a time,
 /// two slots per instruction or a few (odd-width floats: two windows per
-/// pair), when the thread's slots are in memory order. (Without the odd-
-/// width floats here, the swapped decode GEMM (BM = 8) staged f5e2m2 and
-/// f6e3m2 through shared memory: 64 stores a k block.)
+/// pair), when the thread's slots are in memory order; the few odd-width
+/// floats without a word path (X >= 5) convert slot by slot in that order,
+/// still without a staging buffer. (Without the odd-width floats here, the
+/// swapped decode GEMM (BM = 8) staged f5e2m2 and f6e3m2 through shared
+/// memory: 64 stores a k block.)
 bool isWordCast(Operation *def) {
   auto cast = dyn_cast<tile::CastOp>(def);
   if (!cast || !cast.getSrc().getDefiningOp<tile::SharedLoadOp>() ||

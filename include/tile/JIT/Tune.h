@@ -77,9 +77,9 @@ struct TuneOutcome {
 /// parameters in \p Defaults and their names in \p Params. An error (with
 /// the location) when the source does not compile that far, an override
 /// names no compile-time parameter of the kernel, lists no value or names a
-/// fixed one, or the kernel has nothing left to tune. `warp_size()` and
-/// `shared_memory()` in the kernel's compile-time expressions are
-/// \p Target's (unknown: an error).
+/// fixed one, or the kernel has nothing left to tune. The target's
+/// builtins in the kernel's compile-time expressions (`warp_size()`,
+/// `shared_memory()`, `has_wgmma()`) are \p Target's (unknown: an error).
 rt::Expected<std::vector<rt::TuneConfig>> tuneSpace(
     const std::string &Source, const std::string &SourceName,
     const std::string &Kernel, const std::map<std::string, std::string> &Fixed,
