@@ -677,6 +677,139 @@ static void copySteppedChunks(KernelLowering &kl, Location loc,
     copyChunk(kl, loc, p, i, tid, base);
 }
 
+/// The shared-memory distance, in elements, between a thread's split
+/// chunks of consecutive rounds (copySplitRuns: thread t's first chunk in
+/// row t / perRow, run (t % perRow) / parts, `rowStep` rows per round) when
+/// the slice maps it to the same distance for every thread and round.
+static std::optional<int64_t> splitDistance(const SharedLayout &slice,
+                                            const ChunkPlan &p, int64_t active,
+                                            int64_t perRow) {
+  ArrayRef<int64_t> shape = slice.shape();
+  int64_t rows = shape[p.rowDim];
+  SmallVector<int64_t, 4> c(shape.size(), 0);
+  std::optional<int64_t> step;
+  for (int64_t t = 0; t < active; t += p.parts) {
+    int64_t r0 = t / perRow, col = (t % perRow) / p.parts * p.vec;
+    c[p.rowDim] = r0;
+    c.back() = col;
+    int64_t o0 = slice.offset(c);
+    for (int64_t i = 1; r0 + i * p.rowStep < rows; ++i) {
+      c[p.rowDim] = r0 + i * p.rowStep;
+      int64_t d = slice.offset(c) - o0;
+      if (!step)
+        step = d;
+      if (d != i * *step)
+        return std::nullopt;
+    }
+  }
+  return step;
+}
+
+/// Copies a tile of packed 3-, 5-, 6- or 7-bit rows (runs of `parts`
+/// chunks) that lies wholly inside the view, aligned, with the runs' chunks
+/// spread over consecutive threads: thread t < active (the largest multiple
+/// of a row's chunks, perRow, within the threads) takes chunk t % perRow of
+/// row t / perRow, then the same chunk rowStep = threads / perRow rows
+/// further down each round. A warp's cp.async then covers 512 consecutive
+/// bytes of a few rows, not one 16-byte piece of 32 rows (32 shared-memory
+/// wavefronts per LDGSTS on an H200 for u5, session 28), and every chunk's
+/// addresses are the first one's plus constants (shared memory, where the
+/// layout allows) and multiples of the row stride (global memory).
+static void copySplitRuns(KernelLowering &kl, Location loc, const ChunkPlan &p,
+                          Value tid) {
+  OpBuilder &b = kl.builder();
+  const ViewValue &view = *p.view;
+  unsigned bits = tile::getElementBitWidth(view.elementType);
+  ArrayRef<int64_t> shape = p.slice->shape();
+  int64_t rows = shape[p.rowDim];
+  int64_t perRow = shape.back() / p.vec * p.parts;
+  int64_t active = p.threads / perRow * perRow;
+  OpBuilder::InsertionGuard guard(b);
+  if (active < p.threads) {
+    auto live = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
+                              kl.i32(active)),
+        /*withElse=*/false);
+    b.setInsertionPointToStart(&live.getThenRegion().front());
+  }
+  Value row0 = arith::DivUIOp::create(b, loc, tid, kl.i32(perRow));
+  Value inRow = arith::RemUIOp::create(b, loc, tid, kl.i32(perRow));
+  Value part = arith::RemUIOp::create(b, loc, inRow, kl.i32(p.parts));
+  SmallVector<Value, 4> coord(shape.size(), kl.i32(0));
+  coord[p.rowDim] = row0;
+  coord.back() = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, inRow, kl.i32(p.parts)),
+      kl.i32(p.vec));
+  Value partBytes = arith::MulIOp::create(b, loc, part, kl.i32(p.chunkBytes));
+  std::optional<int64_t> step = splitDistance(*p.slice, p, active, perRow);
+  SmallVector<Value, 4> g;
+  for (unsigned d = 0; d < coord.size(); ++d)
+    g.push_back(arith::AddIOp::create(b, loc, p.srcOff[d], coord[d]));
+  Value rowPtr = kl.gep(
+      view.ptr,
+      alignedBytes(b, loc,
+                   linearIndexNSW(b, loc, view, ArrayRef<Value>(g).drop_back()),
+                   bits));
+  Value src0 =
+      kl.gep(rowPtr,
+             arith::ExtSIOp::create(
+                 b, loc, b.getI64Type(),
+                 arith::AddIOp::create(
+                     b, loc, alignedBytes(b, loc, g.back(), bits), partBytes)));
+  Value stepBytes = alignedBytes(
+      b, loc,
+      arith::MulIOp::create(b, loc, view.strides[p.rowDim], kl.i64(p.rowStep),
+                            arith::IntegerOverflowFlags::nsw),
+      bits);
+  Value dst0 = kl.gep(chunkDst(kl, loc, p, coord, 0, Value()), partBytes);
+  for (int64_t i = 0; i * p.rowStep < rows; ++i) {
+    OpBuilder::InsertionGuard roundGuard(b);
+    // Rows of this round past the tile's end: only threads whose first row
+    // is above rows - i * rowStep take part.
+    if ((i + 1) * p.rowStep > rows) {
+      auto inside = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row0,
+                                kl.i32(rows - i * p.rowStep)),
+          /*withElse=*/false);
+      b.setInsertionPointToStart(&inside.getThenRegion().front());
+    }
+    Value dst = dst0;
+    if (i > 0 && step) {
+      dst = kl.gep(dst0, kl.i32(i * *step * bits / 8));
+    } else if (i > 0) {
+      SmallVector<Value, 4> ci(coord.begin(), coord.end());
+      ci[p.rowDim] = arith::AddIOp::create(b, loc, row0, kl.i32(i * p.rowStep));
+      dst = kl.gep(chunkDst(kl, loc, p, ci, 0, Value()), partBytes);
+    }
+    Value src = i == 0 ? src0
+                       : kl.gep(src0, arith::MulIOp::create(
+                                          b, loc, stepBytes, kl.i64(i),
+                                          arith::IntegerOverflowFlags::nsw));
+    kl.target().asyncCopy(b, loc, dst, src, p.chunkBytes, kl.i32(p.chunkBytes));
+  }
+}
+
+/// i1: the whole tile (every row and column the copy reads) is inside the
+/// view and its runs are aligned.
+static Value tileInside(KernelLowering &kl, Location loc, const ChunkPlan &p) {
+  OpBuilder &b = kl.builder();
+  const ViewValue &view = *p.view;
+  ArrayRef<int64_t> shape = p.slice->shape();
+  Value ok = p.aligned;
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    Value first = p.srcOff[d];
+    Value last = arith::AddIOp::create(b, loc, first, kl.i32(shape[d] - 1));
+    for (Value x : {first, last})
+      ok = arith::AndIOp::create(
+          b, loc, ok,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
+                                view.dims[d]));
+  }
+  return ok;
+}
+
 LogicalResult KernelLowering::lowerCopyAsync(tile::CopyAsyncOp op) {
   if (op.isTensorCopy())
     return lowerTensorCopy(op);
@@ -762,6 +895,21 @@ LogicalResult KernelLowering::lowerCopyAsync(tile::CopyAsyncOp op) {
     b.setInsertionPointToStart(&predicated.getThenRegion().front());
   }
   int64_t rounds = p.numChunks / p.threads;
+  // Packed odd-width rows: the runs' chunks spread over the threads when
+  // the whole tile is inside the view (else the per-run copy below).
+  int64_t chunksPerRow = perRow * p.parts;
+  scf::IfOp ifInside;
+  if (p.parts > 1 && p.async && rows2D && chunksPerRow <= p.threads) {
+    ChunkPlan split = p;
+    split.rowStep = p.threads / chunksPerRow;
+    split.rowDim = rank - 2;
+    ifInside =
+        scf::IfOp::create(b, op.getLoc(), tileInside(*this, op.getLoc(), p),
+                          /*withElse=*/true);
+    b.setInsertionPointToStart(&ifInside.getThenRegion().front());
+    copySplitRuns(*this, op.getLoc(), split, tid);
+    b.setInsertionPointToStart(&ifInside.getElseRegion().front());
+  }
   if (p.rowStep && rounds > 1 && p.numChunks % p.threads == 0) {
     copySteppedChunks(*this, op.getLoc(), p, rounds, tid);
   } else {
@@ -769,6 +917,8 @@ LogicalResult KernelLowering::lowerCopyAsync(tile::CopyAsyncOp op) {
     for (int64_t iter = 0; iter * p.threads < p.numChunks; ++iter)
       copyChunk(*this, op.getLoc(), p, iter, tid, base);
   }
+  if (ifInside)
+    b.setInsertionPointAfter(ifInside);
   if (predicated)
     b.setInsertionPointAfter(predicated);
   // A synchronous or predicated-off copy still commits its (empty) group:
