@@ -376,32 +376,43 @@ def cases(quick=False):
     # memory, P V with P in registers; mma.sync on other targets), the
     # NVIDIA default (BN = 128 on sm_90a since 2026-11-28: 0.72-0.77x SDPA
     # on an H100 against 0.63-0.66x at BN = 64); timed on 2026-11-27 and 28
-    # (docs/Performance.md). N = 8192 too (issue 14's list).
+    # (docs/Performance.md). N = 8192 too (issue 14's list). WS = false:
+    # without the producer warpgroup the sm_90a default asks for since
+    # 2026-11-28.
     att8 = att + [{"B": 1, "H": 32, "HKV": 8, "N": 8192}]
     add("attention_fwd_w8", "attention_fwd.tile", "attention_fwd",
-        {"BM": 128, "BN": 64, "STAGES": 2, "W": 8},
+        {"BM": 128, "BN": 64, "STAGES": 2, "W": 8, "WS": "false"},
         ["B=1,H=4,HKV=2,N=200"], att8, _attention_work(False), scale)
     add("attention_fwd_w8_bn128", "attention_fwd.tile", "attention_fwd",
-        {"BM": 128, "BN": 128, "STAGES": 2, "W": 8},
+        {"BM": 128, "BN": 128, "STAGES": 2, "W": 8, "WS": "false"},
         ["B=1,H=4,HKV=2,N=200"], att8, _attention_work(False), scale)
     add("attention_fwd_causal_w8", "attention_fwd.tile", "attention_fwd",
-        {"BM": 128, "BN": 64, "STAGES": 2, "CAUSAL": "true", "W": 8},
+        {"BM": 128, "BN": 64, "STAGES": 2, "CAUSAL": "true", "W": 8,
+         "WS": "false"},
         ["B=2,H=2,HKV=2,N=129"], att8, _attention_work(True), scale)
     add("attention_fwd_causal_w8_bn128", "attention_fwd.tile",
         "attention_fwd",
-        {"BM": 128, "BN": 128, "STAGES": 2, "CAUSAL": "true", "W": 8},
+        {"BM": 128, "BN": 128, "STAGES": 2, "CAUSAL": "true", "W": 8,
+         "WS": "false"},
         ["B=2,H=2,HKV=2,N=129"], att8, _attention_work(True), scale)
     add("attention_fwd_causal_w8_bn128_ws", "attention_fwd.tile",
         "attention_fwd",
         {"BM": 128, "BN": 128, "STAGES": 2, "CAUSAL": "true", "W": 8},
         ["B=2,H=2,HKV=2,N=129"], att8, _attention_work(True), scale,
         flags=["--warp-specialize"])
+    # The defaults themselves (on sm_90a a producer warpgroup since
+    # 2026-11-28: `specialize WS`, the kernel of the _bn128_ws cases).
+    add("attention_fwd_default", "attention_fwd.tile", "attention_fwd", {},
+        ["B=1,H=4,HKV=2,N=200"], att8, _attention_work(False), scale)
+    add("attention_fwd_causal_default", "attention_fwd.tile",
+        "attention_fwd", {"CAUSAL": "true"},
+        ["B=2,H=2,HKV=2,N=129"], att8, _attention_work(True), scale)
     # The same with TMA copies of K and V (tilec --tma: rank-4 tensor maps,
     # one thread copies each stage) and with a producer warpgroup
     # (--warp-specialize: the two consumer warpgroups keep 240 registers
     # and no block barrier in their loop); not yet timed.
     add("attention_fwd_w8_tma", "attention_fwd.tile", "attention_fwd",
-        {"BM": 128, "BN": 64, "STAGES": 2, "W": 8},
+        {"BM": 128, "BN": 64, "STAGES": 2, "W": 8, "WS": "false"},
         ["B=1,H=4,HKV=2,N=200"], att8, _attention_work(False), scale,
         flags=["--tma"])
     add("attention_fwd_w8_ws", "attention_fwd.tile", "attention_fwd",

@@ -501,6 +501,8 @@ bool MLIRGen::emitFor(ForStmt *s) {
   auto forOp = mlir::scf::ForOp::create(b, l, lo, hi, step, inits);
   if (s->pipelineStages > 0)
     forOp->setAttr("tile.pipeline", b.getI32IntegerAttr(s->pipelineStages));
+  if (s->pipelineStages > 1 && s->warpSpecialize)
+    forOp->setAttr("tile.warp_specialize", b.getUnitAttr());
   mlir::OpBuilder::InsertionGuard guard(b);
   mlir::Block *body = forOp.getBody();
   b.setInsertionPointToStart(body);

@@ -518,10 +518,21 @@ StmtPtr Parser::parseFor() {
     return nullptr;
   if (consumeIf(Tok::KwStep) && !(s->step = parseExpr()))
     return nullptr;
-  if (consumeIf(Tok::KwPipeline) && !(s->pipeline = parseExpr()))
-    return nullptr;
+  if (consumeIf(Tok::KwPipeline)) {
+    if (!(s->pipeline = parseExpr()))
+      return nullptr;
+    // `specialize B`: a contextual word (an identifier cannot stand before
+    // the loop body otherwise).
+    if (tok.is(Tok::Ident) && tok.text == "specialize") {
+      consume();
+      if (!(s->specialize = parseExpr()))
+        return nullptr;
+    }
+  }
   if (!tok.is(Tok::LBrace)) {
-    errorExpected("'{' to start the loop body (or 'step' / 'pipeline')");
+    errorExpected(s->pipeline
+                      ? "'{' to start the loop body (or 'specialize')"
+                      : "'{' to start the loop body (or 'step' / 'pipeline')");
     return nullptr;
   }
   s->body = parseBlock();

@@ -181,6 +181,8 @@ bool Checker::checkFor(ForStmt *s) {
     ok &= check(s->step.get());
   if (s->pipeline)
     ok &= check(s->pipeline.get());
+  if (s->specialize)
+    ok &= check(s->specialize.get());
   if (!ok)
     return false;
   ok = requireIntScalar(s->lo.get(), "the loop start") &&
@@ -205,6 +207,20 @@ bool Checker::checkFor(ForStmt *s) {
       return false;
     }
     s->pipelineStages = *n;
+  }
+  s->warpSpecialize = false;
+  if (s->specialize) {
+    Expr *w = s->specialize.get();
+    if (w->cv.kind != ConstVal::Bool) {
+      const char *got = !w->ty.isValue() ? ", got "
+                        : w->cv.isSet()  ? ", got a "
+                                         : ", got a runtime ";
+      error(w->loc, "'specialize' takes a compile-time bool constant "
+                    "(true, false, a bool parameter)" +
+                        llvm::Twine(got) + w->ty.str());
+      return false;
+    }
+    s->warpSpecialize = w->cv.b;
   }
   // Variables assigned in the body change from one iteration to the next.
   std::vector<std::string> assigned;

@@ -848,14 +848,21 @@ struct PipelinePass : public tile::impl::TilePipelineBase<PipelinePass> {
     for (scf::ForOp loop : loops) {
       auto stages =
           loop->getAttrOfType<IntegerAttr>(tile::TileDialect::kPipelineAttr);
+      // `for ... pipeline N specialize true` asks for this loop what
+      // --warp-specialize asks for every loop.
+      bool specialize = loop->hasAttr(tile::TileDialect::kWarpSpecializeAttr);
+      loop->removeAttr(tile::TileDialect::kWarpSpecializeAttr);
       if (!stages || stages.getInt() < 2 || info->isHost()) {
         loop->removeAttr(tile::TileDialect::kPipelineAttr);
         continue;
       }
+      if (specialize && !info->hasCpAsync)
+        loop.emitWarning(
+            "loop not warp-specialized: the target has no TMA (sm_90a has)");
       LogicalResult result =
-          info->hasCpAsync
-              ? pipelineLoop(loop, stages.getInt(), *info, tma, warpSpecialize)
-              : pipelineThroughRegisters(loop, stages.getInt());
+          info->hasCpAsync ? pipelineLoop(loop, stages.getInt(), *info, tma,
+                                          warpSpecialize || specialize)
+                           : pipelineThroughRegisters(loop, stages.getInt());
       if (failed(result))
         return signalPassFailure();
     }

@@ -131,8 +131,21 @@ func.func @f(%v: !tile.view<?x?xf16>, %s: !tile.shared<2x4x8xf16>, %i: i32) {
 
 // -----
 
-// expected-error @+1 {{'tile.warp_specialize' must be a unit attribute of the module}}
+// expected-error @+1 {{'tile.warp_specialize' must be a unit attribute of the module or of a loop with 'tile.pipeline'}}
 func.func @f() attributes {tile.warp_specialize} {
+  return
+}
+
+// -----
+
+// On a loop, tile.warp_specialize goes with tile.pipeline (the language's
+// `pipeline N specialize B`).
+func.func @f(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tile.warp_specialize' must be a unit attribute of the module or of a loop with 'tile.pipeline'}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {tile.warp_specialize}
   return
 }
 

@@ -187,6 +187,18 @@ func.func @pipelined_loop(%n: i32) {
   return
 }
 
+// A pipelined loop that asks for a producer warpgroup (`pipeline 3
+// specialize true`).
+// CHECK-LABEL: func.func @specialized_loop
+// CHECK: } {tile.pipeline = 3 : i32, tile.warp_specialize}
+func.func @specialized_loop(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {tile.pipeline = 3 : i32, tile.warp_specialize}
+  return
+}
+
 // -----
 
 // TMA copies and their mbarriers (tile-pipeline's TMA scheme, sm_90).

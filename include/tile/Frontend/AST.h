@@ -217,11 +217,14 @@ struct ForStmt : Stmt {
   explicit ForStmt(llvm::SMLoc loc) : Stmt(For, loc) {}
   std::string var;
   llvm::SMLoc varLoc;
-  ExprPtr lo, hi, step, pipeline;
+  /// `specialize B` after the pipeline depth: a producer warpgroup for the
+  /// loop's copies when B (a compile-time bool) is true.
+  ExprPtr lo, hi, step, pipeline, specialize;
   std::unique_ptr<BlockStmt> body;
   // Sema.
   Decl *ivDecl = nullptr;
   int64_t pipelineStages = 0;  ///< 0 = no pipeline attribute.
+  bool warpSpecialize = false; ///< `specialize` said true.
   std::vector<Decl *> carried; ///< Outer `var`s assigned in the body.
   static bool classof(const Stmt *s) { return s->kind == For; }
 };

@@ -480,9 +480,11 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == kWarpSpecializeAttr) {
-    if (!isa<ModuleOp>(op) || !isa<UnitAttr>(value))
+    bool pipelinedLoop = isa<scf::ForOp>(op) && op->hasAttr(kPipelineAttr);
+    if (!(isa<ModuleOp>(op) || pipelinedLoop) || !isa<UnitAttr>(value))
       return op->emitOpError()
-             << "'tile.warp_specialize' must be a unit attribute of the module";
+             << "'tile.warp_specialize' must be a unit attribute of the module "
+                "or of a loop with 'tile.pipeline'";
     return success();
   }
   // Written by the GPU lowering of tile.warp_specialize on the scf.if it
