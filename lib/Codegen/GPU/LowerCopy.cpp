@@ -742,7 +742,15 @@ static void copySplitRuns(KernelLowering &kl, Location loc, const ChunkPlan &p,
       b, loc, arith::DivUIOp::create(b, loc, inRow, kl.i32(p.parts)),
       kl.i32(p.vec));
   Value partBytes = arith::MulIOp::create(b, loc, part, kl.i32(p.chunkBytes));
+  // A constant distance on the slice holds for the buffer when it is a
+  // whole number of swizzle periods, or when the prefix (the ring's stage)
+  // is added after the swizzle (sharedAddress); and in whole bytes.
   std::optional<int64_t> step = splitDistance(*p.slice, p, active, perRow);
+  int64_t span = p.slice->swizzle().span();
+  bool prefixAfter = !p.prefix || (p.prefixAlign % span == 0 &&
+                                   (p.prefixAlign * bits) % 8 == 0);
+  if (step && ((*step % span && !prefixAfter) || (*step * bits) % 8))
+    step.reset();
   SmallVector<Value, 4> g;
   for (unsigned d = 0; d < coord.size(); ++d)
     g.push_back(arith::AddIOp::create(b, loc, p.srcOff[d], coord[d]));
