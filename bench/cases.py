@@ -144,33 +144,42 @@ def cases(quick=False):
     if quick:
         pre = [{"M": 256, "N": 256, "K": 256}]
     chk = ["M=1,K=64,N=130", "M=129,K=256,N=200"]
+    # The named tiles below keep 4 warps and cp.async copies (W = 4, WS =
+    # false) unless a flag says otherwise.
+    w4 = {"W": 4, "WS": "false"}  # and so PERSIST = false
     add("gemm_f16_prefill_128x128x32", "gemm_f16.tile", "gemm_f16",
-        {"BM": 128, "BN": 128, "BK": 32, "STAGES": 3}, chk, pre,
+        {"BM": 128, "BN": 128, "BK": 32, "STAGES": 3, **w4}, chk, pre,
         _gemm_f16_work)
     if not quick:
+        # The example's defaults: on sm_90a 8 warps, 128x256x64, a producer
+        # warpgroup with TMA, persistent (0.95x cuBLAS at 4096^3 as
+        # f16w8_pws_stages3 of bench/sweep-tma.sh, 2026-11-27); the check
+        # shapes' rows of 130 and 200 f16 run its copy without TMA.
+        add("gemm_f16_prefill_default", "gemm_f16.tile", "gemm_f16", {},
+            chk, pre, _gemm_f16_work)
         # The fastest 4-warp tile on an H100 (2026-11-27, wgmma: 0.227 ms
         # against 0.265 for the default); 128x256 tiles need 8 warps
         # (bench/sweep-wgmma.sh), the example has 4.
         add("gemm_f16_prefill_128x128x64", "gemm_f16.tile", "gemm_f16",
-            {"BM": 128, "BN": 128, "BK": 64, "STAGES": 3}, chk, pre,
+            {"BM": 128, "BN": 128, "BK": 64, "STAGES": 3, **w4}, chk, pre,
             _gemm_f16_work)
         # The sm_90a wgmma path (rows of 128 bytes: BN = BK = 64); on other
         # targets the same tile on mma.sync.
         add("gemm_f16_prefill_wgmma_128x64x64", "gemm_f16.tile", "gemm_f16",
-            {"BM": 128, "BN": 64, "BK": 64, "STAGES": 3}, chk, pre,
+            {"BM": 128, "BN": 64, "BK": 64, "STAGES": 3, **w4}, chk, pre,
             _gemm_f16_work)
         # The fastest 4-warp tile with TMA copies (tilec --tma: one thread
         # copies each stage, mbarriers track it); not yet timed. Its check
         # shapes have rows of a multiple of 16 bytes, as TMA needs.
         add("gemm_f16_prefill_tma_128x128x64", "gemm_f16.tile", "gemm_f16",
-            {"BM": 128, "BN": 128, "BK": 64, "STAGES": 3},
+            {"BM": 128, "BN": 128, "BK": 64, "STAGES": 3, **w4},
             ["M=1,K=64,N=144", "M=129,K=256,N=208"], pre, _gemm_f16_work,
             flags=["--tma"])
         # The same with a producer warpgroup (tilec --warp-specialize: 4
         # more warps issue the TMA copies; the MMA warps keep 240
         # registers and no longer spill); not yet timed.
         add("gemm_f16_prefill_ws_128x128x64", "gemm_f16.tile", "gemm_f16",
-            {"BM": 128, "BN": 128, "BK": 64, "STAGES": 3},
+            {"BM": 128, "BN": 128, "BK": 64, "STAGES": 3, **w4},
             ["M=1,K=64,N=144", "M=129,K=256,N=208"], pre, _gemm_f16_work,
             flags=["--warp-specialize"])
     # GEMM with 8-bit float operands (examples/gemm_f8.tile, B stored
@@ -219,7 +228,7 @@ def cases(quick=False):
     if quick:
         dec = [{"M": 1, "N": 384, "K": 256}]
     add("gemm_f16_decode_64x64x64", "gemm_f16.tile", "gemm_f16",
-        {"BM": 64, "BN": 64, "BK": 64, "STAGES": 4}, chk, dec,
+        {"BM": 64, "BN": 64, "BK": 64, "STAGES": 4, **w4}, chk, dec,
         _gemm_f16_work)
     # Weight-only quantized GEMM at decode shapes, group size 128.
     wq = [{"M": m, "N": n, "K": k} for m in (1, 16) for (n, k) in DECODE_NK]

@@ -2,9 +2,9 @@
 # Bundles the sm_90a TMA-versus-cp.async sweep of docs/Performance.md ("TMA
 # copies", session 19): the same GEMM tiles compiled with and without
 # `tilec --tma`, so that one timing call compares them - gemm_f16 with the
-# example's 4 warps (128x128x64, 3 and 4 stages), with two warpgroups (a
-# copy of the example whose warp count is a parameter, W = 8: 128x256x64,
-# 3 and 4 stages), and gemm_f8 at its fastest tile (128x256x128, 4
+# 4 warps (W = 4: 128x128x64, 3 and 4 stages), with two warpgroups (W =
+# 8: 128x256x64, 3 and 4 stages; WS = false: the flag alone decides the
+# copies), and gemm_f8 at its fastest tile (128x256x128, 4
 # stages), at 4096^3 and 8192^3, and the same with a producer warpgroup
 # (`tilec --warp-specialize`, session 22), and the 8-warp ones also
 # persistent (`--persistent --warp-specialize`, 3 stages) (17 bundles;
@@ -23,11 +23,6 @@ root=$(dirname "$here")
 out=${1:-$here/bundles/sweep-tma}
 tilec=${TILEC:-$root/build/bin/tilec}
 mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-sed 's/STAGES: int = 3>/STAGES: int = 3, W: int = 8>/; s/warps 4/warps W/' \
-  "$root/examples/gemm_f16.tile" > "$tmp/gemm_f16.tile"
-grep -q 'warps W' "$tmp/gemm_f16.tile"
 sizes="--check M=129,K=256,N=208 --bench M=4096,N=4096,K=4096 \
   --bench M=8192,N=8192,K=8192"
 for copy in tma cpasync ws pws; do
@@ -41,11 +36,11 @@ for copy in tma cpasync ws pws; do
   [ "$copy" = pws ] && stages=3 f8stages=3
   # shellcheck disable=SC2086
   [ "$copy" = pws ] || python3 "$here/make-sweep.py" "$root/examples/gemm_f16.tile" -o "$out" --tilec "$tilec" \
-    --name "f16w4_$copy" -D BN=128 -D BK=64 --grid STAGES=3,4 \
+    --name "f16w4_$copy" -D W=4 -D WS=false -D BN=128 -D BK=64 --grid STAGES=3,4 \
     --inout C --atol 0.05 $sizes $flag
   # shellcheck disable=SC2086
-  python3 "$here/make-sweep.py" "$tmp/gemm_f16.tile" -o "$out" --tilec "$tilec" \
-    --name "f16w8_$copy" -D BN=256 -D BK=64 --grid "STAGES=$stages" \
+  python3 "$here/make-sweep.py" "$root/examples/gemm_f16.tile" -o "$out" --tilec "$tilec" \
+    --name "f16w8_$copy" -D W=8 -D WS=false -D BN=256 -D BK=64 --grid "STAGES=$stages" \
     --inout C --atol 0.05 $sizes $flag
   # shellcheck disable=SC2086
   python3 "$here/make-sweep.py" "$root/examples/gemm_f8.tile" -o "$out" --tilec "$tilec" \

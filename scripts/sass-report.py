@@ -80,8 +80,9 @@ def elem_bits(t):
 
 
 def loop_bytes(tile_ir):
-    """Bytes per iteration of the outermost scf.for, per tensor name, and
-    the pipeline depth (ring stages) of its copies."""
+    """Bytes per iteration of the outermost scf.for (inside a persistent
+    kernel's loop over its programs), per tensor name, and the pipeline
+    depth (ring stages) of its copies."""
     names = {}  # %argN -> source name
     # (The element type may nest: !tile.ptr<!tile.float<e2m2>>.)
     for m in re.finditer(r"%(arg\d+): !tile\.ptr<(?:[^<>]|<[^<>]*>)*> "
@@ -92,6 +93,10 @@ def loop_bytes(tile_ir):
     # region numbers its values anew.)
     views = {}  # %vN -> name
     start = tile_ir.find("scf.for")
+    # A persistent kernel's outermost loop runs over its virtual grid
+    # (tile-persist-programs): the loop of interest is the next one.
+    if re.search(r"attributes \{[^\n]*tile\.persistent[,}]", tile_ir):
+        start = tile_ir.find("scf.for", start + 1)
     for text in (tile_ir, tile_ir[:start]):
         for m in re.finditer(r"%(\w+) = tile\.view %(arg\d+)", text):
             views[m.group(1)] = names.get(m.group(2), m.group(2))
@@ -120,6 +125,30 @@ def loop_bytes(tile_ir):
         if re.match(r"\s*scf\.yield", line):
             break
     return per, stages
+
+
+def one_entry(ptxas, tile_ir, sass, fallback):
+    """The entry reported on (the first kernel, or with fallback its copy
+    without TMA, named <kernel>__fallback) and the parts of ptxas -v, the
+    tile IR and the SASS that are its own."""
+    parts = re.split(r"(?=ptxas info\s+: Compiling entry function ')", ptxas)
+    entries = {}
+    for part in parts:
+        m = re.match(r"ptxas info\s+: Compiling entry function '(\w+)'", part)
+        if m:
+            entries[m.group(1)] = part
+    names = [n for n in entries if n.endswith("__fallback") == fallback]
+    if not names:
+        return None, None, None, None
+    entry = names[0]
+    funcs = re.split(r"(?m)^(?=\s*func\.func )", tile_ir)
+    own_ir = next((f for f in funcs
+                   if re.match(r"\s*func\.func @%s\(" % entry, f)), tile_ir)
+    sections = re.split(r"(?m)^(?=\s*\.section\s)", sass)
+    own_sass = next((t for t in sections
+                     if re.match(r"\s*\.section\s+\.text\.%s\b" % entry, t)),
+                    sass)
+    return entry, entries[entry], own_ir, own_sass
 
 
 def parse_sass(text):
@@ -290,6 +319,10 @@ def main():
                     "producer warpgroup issues the TMA copies; the main "
                     "loop is then the producer's, and the MMA loop is "
                     "reported too)")
+    ap.add_argument("--fallback", action="store_true",
+                    help="report on the kernel's copy compiled without TMA "
+                    "(<kernel>__fallback, tile-clone-fallbacks) instead of "
+                    "the kernel")
     ap.add_argument("--tilec", default=os.environ.get("TILEC", "tilec"))
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--cold-spills-ok", action="store_true",
@@ -326,6 +359,11 @@ def main():
         ptxas = run([a.tilec] + common + ["--emit=obj", "-v", "-o", cubin])
         tile_ir = run([a.tilec] + common + ["--emit=tile"])
         sass = run([nvdisasm, "-c", cubin])
+    entry, ptxas, tile_ir, sass = one_entry(ptxas, tile_ir, sass, a.fallback)
+    if entry is None:
+        sys.stderr.write("sass-report: no %s in the cubin\n" %
+                         ("fallback" if a.fallback else "kernel"))
+        sys.exit(1)
     regs = int(re.search(r"Used (\d+) registers", ptxas).group(1))
     spills = [int(x) for x in re.search(
         r"(\d+) bytes spill stores, (\d+) bytes spill loads", ptxas).groups()]

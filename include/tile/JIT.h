@@ -51,8 +51,9 @@ struct CompileOptions {
   /// NVIDIA sm_90 targets: copy the tiles of pipelined loops (GEMM
   /// operands, attention's K and V; beside loads TMA cannot copy, the wgmma
   /// operands it can) with TMA (tile-pipeline's TMA scheme); the
-  /// kernels then take tensor maps the runtime encodes at launch, and their
-  /// tensors' rows must be multiples of 16 bytes (docs/Passes.md). Ignored
+  /// kernels then take tensor maps the runtime encodes at launch; tensors
+  /// whose rows are not multiples of 16 bytes run each kernel's copy
+  /// compiled without TMA (docs/Passes.md, tile-clone-fallbacks). Ignored
   /// elsewhere.
   bool tma = false;
   /// NVIDIA sm_90a: also give those loops' copies to a producer warpgroup

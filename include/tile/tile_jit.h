@@ -39,8 +39,9 @@ void tile_jit_destroy(tile_jit *jit);
 enum tile_jit_flags {
   /** NVIDIA sm_90/sm_90a: copy the tiles of pipelined loops (GEMM operands,
    *  attention's K and V) with TMA and mbarriers instead of cp.async (tilec
-   * --tma); launches then need tensors whose rows are a multiple of 16 bytes.
-   */
+   * --tma); tensors whose rows are not a multiple of 16 bytes run the
+   * kernel's copy compiled without TMA (docs/Passes.md,
+   * tile-clone-fallbacks). */
   TILE_JIT_TMA = 1u,
   /** NVIDIA sm_90a: also give those copies to a producer warpgroup
    *  (tilec --warp-specialize; implies TILE_JIT_TMA): the kernels launch

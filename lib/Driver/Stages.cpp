@@ -162,15 +162,20 @@ compileLowered(target::Backend &backend, mlir::ModuleOp module, Stage stage,
   std::map<std::string, uint32_t> threads =
       threadsPerBlockOf(module, backend.target().warpSize);
   std::set<std::string> persistent;
+  std::map<std::string, std::string> fallbacks;
   module.walk([&](mlir::func::FuncOp func) {
     if (func->hasAttr(tile::TileDialect::kPersistentAttr))
       persistent.insert(func.getSymName().str());
+    if (auto fallback = func->getAttrOfType<mlir::FlatSymbolRefAttr>(
+            tile::TileDialect::kFallbackAttr))
+      fallbacks[func.getSymName().str()] = fallback.getValue().str();
   });
   if (llvm::Error err = backend.lowerToLLVM(module, options.optimize))
     return std::move(err);
   StageOutput out;
   out.threadsPerBlock = std::move(threads);
   out.persistent = std::move(persistent);
+  out.fallbacks = std::move(fallbacks);
   out.sharedBytes = backend.sharedBytes(module);
   out.tensorMaps = tensorMapsOf(module);
   if (options.emulate)

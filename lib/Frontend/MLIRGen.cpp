@@ -588,6 +588,8 @@ bool MLIRGen::genKernel(CheckedKernel &ck, mlir::ModuleOp module) {
   // Attributes.
   fn->setAttr("tile.kernel", b.getUnitAttr());
   fn->setAttr("tile.warps", b.getI32IntegerAttr(ck.warps));
+  if (ck.persistent)
+    fn->setAttr(tile::TileDialect::kPersistAttr, b.getUnitAttr());
   fn->setAttr("tile.grid",
               b.getStrArrayAttr({ck.grid[0], ck.grid[1], ck.grid[2]}));
   llvm::SmallVector<mlir::NamedAttribute> consts;

@@ -405,6 +405,15 @@ std::unique_ptr<KernelDecl> Parser::parseKernel() {
   k->warps = parseUnary(false);
   if (!k->warps)
     return nullptr;
+  // `persistent B`: a contextual word, like the loop's `specialize`.
+  if (tok.is(Tok::Ident) && tok.text == "persistent") {
+    consume();
+    if (!(k->persistent = parseUnary(false)))
+      return nullptr;
+  } else if (tok.is(Tok::Ident)) {
+    errorExpected("'persistent', 'tune' or '{' after the warp count");
+    return nullptr;
+  }
   if (consumeIf(Tok::KwTune) && !parseTune(*k))
     return nullptr;
   k->body = parseBlock();

@@ -331,7 +331,8 @@ bool Checker::checkTensorDims(RtParamDecl &p, Decl *d, KernelParam &kp) {
   return ok;
 }
 
-/// grid(...) (1 to 3 positive integer expressions) and warps (1 to 32).
+/// grid(...) (1 to 3 positive integer expressions), warps (1 to 32) and
+/// persistent (a compile-time bool).
 bool Checker::checkLaunchClauses() {
   bool ok = true;
   // Grid.
@@ -371,6 +372,12 @@ bool Checker::checkLaunchClauses() {
     }
   } else {
     ok = false;
+  }
+  if (Expr *p = kernel.persistent.get()) {
+    std::optional<bool> b =
+        check(p) ? requireCtBool(p, "persistent") : std::nullopt;
+    ok &= b.has_value();
+    out.persistent = b.value_or(false);
   }
   return ok;
 }

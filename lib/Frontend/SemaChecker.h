@@ -171,6 +171,9 @@ private:
                                  llvm::ArrayRef<int64_t> b, SMLoc loc);
   bool requireValue(const Expr *e, llvm::StringRef what);
   std::optional<int64_t> requireCtInt(Expr *e, llvm::StringRef what);
+  /// \p e's value as a compile-time bool; else an error that \p word
+  /// ('specialize', 'persistent') takes one.
+  std::optional<bool> requireCtBool(Expr *e, llvm::StringRef word);
   std::optional<ElemType> requireType(Expr *e, llvm::StringRef what);
   std::optional<Shape> requireShape(Expr *e, llvm::StringRef what);
   bool requireIntScalar(Expr *e, llvm::StringRef what);

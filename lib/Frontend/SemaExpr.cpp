@@ -537,19 +537,37 @@ bool Checker::checkList(ListExpr *e) {
   return ok;
 }
 
+/// ", got <what e is>" for an error about a constant \p e is not: a
+/// constant of another kind (2.5, true) is not "runtime".
+static std::string gotText(const Expr *e) {
+  const char *got = !e->ty.isValue() ? ", got "
+                    : e->cv.isSet()  ? ", got a "
+                                     : ", got a runtime ";
+  return got + e->ty.str();
+}
+
 std::optional<int64_t> Checker::requireCtInt(Expr *e, llvm::StringRef what) {
   if (!e->ty.isValid())
     return std::nullopt;
   if (e->cv.kind != ConstVal::Int) {
-    // A constant of another kind (2.5, true) is not "runtime".
-    const char *got = !e->ty.isValue() ? ", got "
-                      : e->cv.isSet()  ? ", got a "
-                                       : ", got a runtime ";
-    error(e->loc, what + " must be a compile-time integer constant" + got +
-                      e->ty.str());
+    error(e->loc,
+          what + " must be a compile-time integer constant" + gotText(e));
     return std::nullopt;
   }
   return e->cv.i;
+}
+
+std::optional<bool> Checker::requireCtBool(Expr *e, llvm::StringRef word) {
+  if (!e->ty.isValid())
+    return std::nullopt;
+  if (e->cv.kind != ConstVal::Bool) {
+    error(e->loc, "'" + word +
+                      "' takes a compile-time bool constant (true, false, "
+                      "a bool parameter)" +
+                      gotText(e));
+    return std::nullopt;
+  }
+  return e->cv.b;
 }
 
 std::optional<ElemType> Checker::requireType(Expr *e, llvm::StringRef what) {

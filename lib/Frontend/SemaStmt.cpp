@@ -210,17 +210,10 @@ bool Checker::checkFor(ForStmt *s) {
   }
   s->warpSpecialize = false;
   if (s->specialize) {
-    Expr *w = s->specialize.get();
-    if (w->cv.kind != ConstVal::Bool) {
-      const char *got = !w->ty.isValue() ? ", got "
-                        : w->cv.isSet()  ? ", got a "
-                                         : ", got a runtime ";
-      error(w->loc, "'specialize' takes a compile-time bool constant "
-                    "(true, false, a bool parameter)" +
-                        llvm::Twine(got) + w->ty.str());
+    std::optional<bool> w = requireCtBool(s->specialize.get(), "specialize");
+    if (!w)
       return false;
-    }
-    s->warpSpecialize = w->cv.b;
+    s->warpSpecialize = *w;
   }
   // Variables assigned in the body change from one iteration to the next.
   std::vector<std::string> assigned;

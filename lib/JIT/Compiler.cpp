@@ -56,6 +56,32 @@ static std::string sourceLocation(mlir::Location loc) {
           ":" + std::to_string(file.getColumn()) + ": ");
 }
 
+/// \p launch (the front end's: its warps' threads) with what the
+/// compilation \p out says of \p entry: its dynamic shared memory and, with
+/// producer warps, its threads.
+static void applyLaunch(const driver::StageOutput &out,
+                        const std::string &entry, rt::LaunchConfig &launch) {
+  auto shared = out.sharedBytes.find(entry);
+  launch.SharedBytes = shared == out.sharedBytes.end() ? 0 : shared->second;
+  auto threads = out.threadsPerBlock.find(entry);
+  if (threads != out.threadsPerBlock.end())
+    launch.ThreadsPerBlock = threads->second;
+}
+
+/// The kernel's copy without TMA copies, \p entry (tile-clone-fallbacks),
+/// as the runtime launches it; \p frontEnd is the kernel's launch before
+/// applyLaunch.
+static rt::KernelInfo::FallbackInfo fallbackInfo(const driver::StageOutput &out,
+                                                 const std::string &entry,
+                                                 rt::LaunchConfig frontEnd) {
+  rt::KernelInfo::FallbackInfo fallback;
+  fallback.Entry = entry;
+  fallback.Launch = frontEnd;
+  applyLaunch(out, entry, fallback.Launch);
+  fallback.Persistent = out.persistent.count(entry) != 0;
+  return fallback;
+}
+
 static rt::Expected<std::vector<uint8_t>>
 buildObject(mlir::ModuleOp module, const TargetInfo &target,
             const CompileOptions &options, std::vector<rt::KernelInfo> &infos) {
@@ -83,11 +109,10 @@ buildObject(mlir::ModuleOp module, const TargetInfo &target,
     return rt::makeError(llvm::toString(out.takeError()) +
                          (diagnostics.empty() ? "" : ":\n" + diagnostics));
   for (rt::KernelInfo &info : infos) {
-    auto it = out->sharedBytes.find(info.Entry);
-    info.Launch.SharedBytes = it == out->sharedBytes.end() ? 0 : it->second;
-    auto threads = out->threadsPerBlock.find(info.Entry);
-    if (threads != out->threadsPerBlock.end())
-      info.Launch.ThreadsPerBlock = threads->second;
+    auto fallback = out->fallbacks.find(info.Entry);
+    if (fallback != out->fallbacks.end())
+      info.Fallback = fallbackInfo(*out, fallback->second, info.Launch);
+    applyLaunch(*out, info.Entry, info.Launch);
     info.Signature.Persistent = out->persistent.count(info.Entry) != 0;
     auto maps = out->tensorMaps.find(info.Entry);
     if (maps == out->tensorMaps.end())
@@ -282,5 +307,5 @@ rt::Expected<rt::Kernel> Compiler::load(const CompiledKernel &k,
       device.loadModuleData(*k.Object, k.Info.Kind);
   if (!module)
     return module.takeError();
-  return module->getKernel(k.Info.Entry, k.Info.Signature, k.Info.Launch);
+  return rt::kernelFromModule(*module, k.Info);
 }

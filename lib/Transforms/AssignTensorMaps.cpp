@@ -12,6 +12,8 @@
 // N-D tensor the tile has one index of). Each kernel gets the list of maps it
 // takes, after its other parameters, as `tile.tensor_maps`; each copy the index
 // of its map as `tile.tma_map`. Copies of one tensor with one box share a map.
+// A kernel's copy without TMA (tile-clone-fallbacks) stays only where the
+// kernel takes tensor maps; the kernel then names it in `tile.fallback`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +23,7 @@
 #include "tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <map>
 #include <tuple>
@@ -96,6 +99,28 @@ LogicalResult assignMaps(func::FuncOp func) {
   return success();
 }
 
+/// Keeps the copies without TMA (tile-clone-fallbacks) of the kernels that
+/// take tensor maps, each named by its kernel's `tile.fallback`, and
+/// erases the others.
+void keepNeededFallbacks(ModuleOp module) {
+  SymbolTable symbols(module);
+  SmallVector<func::FuncOp> unneeded;
+  for (auto copy : module.getOps<func::FuncOp>()) {
+    auto of = copy->getAttrOfType<FlatSymbolRefAttr>(
+        tile::TileDialect::kFallbackOfAttr);
+    if (!of)
+      continue;
+    auto kernel = symbols.lookup<func::FuncOp>(of.getValue());
+    if (kernel && kernel->hasAttr(tile::TileDialect::kTensorMapsAttr))
+      kernel->setAttr(tile::TileDialect::kFallbackAttr,
+                      FlatSymbolRefAttr::get(copy.getSymNameAttr()));
+    else
+      unneeded.push_back(copy);
+  }
+  for (func::FuncOp copy : unneeded)
+    copy.erase();
+}
+
 struct AssignTensorMapsPass
     : public tile::impl::TileAssignTensorMapsBase<AssignTensorMapsPass> {
   void runOnOperation() override {
@@ -103,6 +128,7 @@ struct AssignTensorMapsPass
       if (func->hasAttr(tile::TileDialect::kKernelAttr) &&
           failed(assignMaps(func)))
         return signalPassFailure();
+    keepNeededFallbacks(getOperation());
   }
 };
 

@@ -140,12 +140,15 @@ struct PersistProgramsPass
         tile::detail::lookupTarget(module, target);
     if (!info)
       return signalPassFailure();
-    if (info->isHost() ||
-        !(persistent || module->hasAttr(tile::TileDialect::kPersistentAttr)))
-      return;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (canPersist(func))
+    bool all =
+        persistent || module->hasAttr(tile::TileDialect::kPersistentAttr);
+    for (auto func : module.getOps<func::FuncOp>()) {
+      // A kernel's own request (the language's `persistent true`).
+      bool asked = func->hasAttr(tile::TileDialect::kPersistAttr);
+      func->removeAttr(tile::TileDialect::kPersistAttr);
+      if (!info->isHost() && (all || asked) && canPersist(func))
         persist(func, group);
+    }
   }
 };
 

@@ -28,6 +28,7 @@ struct GpuPrepareOptions : public PassPipelineOptions<GpuPrepareOptions> {
 } // namespace
 
 void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target) {
+  pm.addPass(createTileCloneFallbacks(TileCloneFallbacksOptions{target}));
   pm.addPass(createTileExpandScaledDot());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTileInferLayouts(TileInferLayoutsOptions{target}));
@@ -57,7 +58,8 @@ void registerTransformsPasses() {
   registerTileTransformsPasses();
   PassPipelineRegistration<GpuPrepareOptions>(
       "tile-gpu-prepare",
-      "tile-expand-scaled-dot, canonicalize, tile-infer-layouts, "
+      "tile-clone-fallbacks, tile-expand-scaled-dot, canonicalize, "
+      "tile-infer-layouts, "
       "tile-remove-conversions, "
       "canonicalize, cse, tile-persist-programs, tile-pipeline, "
       "tile-remove-conversions, "

@@ -628,10 +628,20 @@ static bool readByDot(const Candidate &c, tile::DotOp dot) {
          operandSource(dot.getB(), true) == load;
 }
 
-/// Whether the module allows TMA copies (tile.tma or the pass option).
+/// Whether \p loop is in a kernel's copy without TMA copies
+/// (tile-clone-fallbacks).
+static bool inFallback(scf::ForOp loop) {
+  auto func = loop->getParentOfType<func::FuncOp>();
+  return func && func->hasAttr(tile::TileDialect::kFallbackOfAttr);
+}
+
+/// Whether the module allows TMA copies (tile.tma or the pass option) and
+/// the loop is not in a fallback.
 bool tensorCopiesAllowed(scf::ForOp loop, bool allowed) {
   auto module = loop->getParentOfType<ModuleOp>();
-  return allowed || (module && module->hasAttr(tile::TileDialect::kTmaAttr));
+  return (allowed ||
+          (module && module->hasAttr(tile::TileDialect::kTmaAttr))) &&
+         !inFallback(loop);
 }
 
 /// Whether the loop's copies are all TMA copies: the module allows them
@@ -791,8 +801,9 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
       asyncMmaDot(loop, candidates, stages, target, /*stagedB=*/false);
   auto module = loop->getParentOfType<ModuleOp>();
   allowSpecialize =
-      allowSpecialize ||
-      (module && module->hasAttr(tile::TileDialect::kWarpSpecializeAttr));
+      (allowSpecialize ||
+       (module && module->hasAttr(tile::TileDialect::kWarpSpecializeAttr))) &&
+      !inFallback(loop);
   bool allowed = tensorCopiesAllowed(loop, allowTma || allowSpecialize);
   bool tma = allowed &&
              tensorCopyObstacle(candidates, stages, asyncDot, target).empty();

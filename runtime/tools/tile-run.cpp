@@ -225,6 +225,10 @@ void runTest(const Bundle &B, Kernel &K, const KernelInfo &Info, int Index,
   if (!Run)
     return fail(Run.message());
   BoundArgs *Bound = &Run->Bound;
+  if (K.runsFallback(*Bound))
+    std::printf("NOTE %s: runs the kernel's copy without TMA (no tensor map "
+                "fits these tensors)\n",
+                Label.c_str());
   if (Error E = K.launch(*Bound))
     return fail(E.message());
   if (Error E = D.synchronize())

@@ -155,3 +155,25 @@ func.func @f(%n: index) {
 func.func @f() attributes {tile.producer_warps = 2 : i64} {
   return
 }
+
+// -----
+
+// A fallback (tile-clone-fallbacks) is named by a symbol, on functions only.
+// expected-error @+1 {{'tile.fallback_of' must be a kernel's symbol on a function, got "k"}}
+func.func @f() attributes {tile.fallback_of = "k"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.fallback' must be a kernel's symbol on a function, got @k}}
+module attributes {tile.fallback = @k} {
+}
+
+// -----
+
+// tile.persist (the language's `persistent true`) is a unit attribute of a
+// kernel.
+// expected-error @+1 {{'tile.persist' must be a unit attribute of a kernel}}
+module attributes {tile.persist} {
+}

@@ -65,3 +65,40 @@ func.func @rank4(%PK: !tile.ptr<f16>, %B: i32, %N: i32, %i: i32) attributes {til
   tile.copy_async %k[%i, %i, %i, %i] -> %rk[%i, %i, %i, %i, %i] barrier(%bars[%i]) : !tile.view<?x?x?x128xf16> -> !tile.shared<2x1x1x64x128xf16, #tile.shared_layout<swizzle(3,3,3) o block(6,1,6) o (2,1,1,64,128):(8192,8192,8192,128,1)>>, !tile.shared<2xi64, #tile.shared_layout<(2):(1)>>
   return
 }
+
+// -----
+
+// The copies without TMA that tile-clone-fallbacks made stay only for the
+// kernels that take tensor maps, which name them in tile.fallback: @tma's
+// copy stays, @plain's (its loop kept cp.async) is erased.
+// CHECK-LABEL: func.func @tma(
+// CHECK-SAME: tile.fallback = @tma__fallback
+// CHECK-SAME: tile.tensor_maps =
+// CHECK-LABEL: func.func @tma__fallback(
+// CHECK-SAME: tile.fallback_of = @tma
+// CHECK-NOT: tile.tensor_maps
+// CHECK-LABEL: func.func @plain(
+// CHECK-NOT: tile.fallback
+// CHECK-NOT: func.func
+func.func @tma(%PA: !tile.ptr<f16>, %M: i32, %i: i32) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %a = tile.view %PA(%M, %M) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %ra = tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<2x128x32xf16, #tile.shared_layout<swizzle(2,3,3) o (2,128,32):(4096,32,1)>>
+  %bars = tile.alloc_shared {tile.offset = 16384 : i64} : !tile.shared<2xi64, #tile.shared_layout<(2):(1)>>
+  tile.copy_async %a[%i, %i] -> %ra[%i, %i, %i] barrier(%bars[%i]) : !tile.view<?x?xf16> -> !tile.shared<2x128x32xf16, #tile.shared_layout<swizzle(2,3,3) o (2,128,32):(4096,32,1)>>, !tile.shared<2xi64, #tile.shared_layout<(2):(1)>>
+  return
+}
+func.func @tma__fallback(%PA: !tile.ptr<f16>, %M: i32, %i: i32) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32, tile.fallback_of = @tma} {
+  %a = tile.view %PA(%M, %M) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %ra = tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<2x128x32xf16, #tile.shared_layout<swizzle(2,3,3) o (2,128,32):(4096,32,1)>>
+  tile.copy_async %a[%i, %i] -> %ra[%i, %i, %i] : !tile.view<?x?xf16> -> !tile.shared<2x128x32xf16, #tile.shared_layout<swizzle(2,3,3) o (2,128,32):(4096,32,1)>>
+  return
+}
+func.func @plain(%PA: !tile.ptr<f16>, %M: i32, %i: i32) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %a = tile.view %PA(%M, %M) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %ra = tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<2x128x32xf16, #tile.shared_layout<swizzle(2,3,3) o (2,128,32):(4096,32,1)>>
+  tile.copy_async %a[%i, %i] -> %ra[%i, %i, %i] : !tile.view<?x?xf16> -> !tile.shared<2x128x32xf16, #tile.shared_layout<swizzle(2,3,3) o (2,128,32):(4096,32,1)>>
+  return
+}
+func.func @plain__fallback(%PA: !tile.ptr<f16>, %M: i32, %i: i32) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32, tile.fallback_of = @plain} {
+  return
+}

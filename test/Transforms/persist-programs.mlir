@@ -1,7 +1,7 @@
 // RUN: tile-opt %s -split-input-file -tile-persist-programs="target=sm_90a persistent=true" | FileCheck %s
 // RUN: tile-opt %s -split-input-file -tile-persist-programs="target=sm_90a persistent=true group=1" | FileCheck %s --check-prefix=ROW
-// RUN: tile-opt %s -split-input-file -tile-persist-programs="target=sm_90a" | FileCheck %s --check-prefix=OFF
-// RUN: tile-opt %s -split-input-file -tile-persist-programs="target=host persistent=true" | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s -split-input-file -tile-persist-programs="target=sm_90a" | FileCheck %s --check-prefixes=OFF,ASKED
+// RUN: tile-opt %s -split-input-file -tile-persist-programs="target=host persistent=true" | FileCheck %s --check-prefixes=OFF,HOST
 
 // A persistent kernel takes its virtual grid's extents after its own
 // arguments and loops from its x index to gx * gy * gz in steps of the
@@ -61,5 +61,37 @@ func.func @tiles(%P: !tile.ptr<i32> {tile.shape = ["A", "B"]}, %A: i32 {tile.dim
   %tn = tile.splat %nz : i32 -> tensor<1x1xi32>
   tile.store %v[%x, %y], %tz : !tile.view<?x?xi32>, tensor<1x1xi32>
   tile.store %v[%nx, %ny], %tn : !tile.view<?x?xi32>, tensor<1x1xi32>
+  return
+}
+
+// -----
+
+// A kernel's own tile.persist (the language's `persistent true`) asks for
+// that kernel what the option asks for every kernel: without the option
+// @asked becomes persistent and @plain does not; the attribute is gone
+// afterwards. The host drops it and changes nothing.
+// ASKED-LABEL: func.func @asked(
+// ASKED-SAME: {tile.virtual_grid = 2 : i64})
+// ASKED-NOT: tile.persist,
+// ASKED-SAME: tile.persistent
+// ASKED: } {tile.persistent}
+// HOST-LABEL: func.func @asked(
+// HOST-NOT: tile.persist
+// HOST-NOT: scf.for
+// OFF-LABEL: func.func @plain(
+// OFF-NOT: tile.persist
+// OFF-NOT: scf.for
+func.func @asked(%P: !tile.ptr<i32> {tile.shape = ["A"]}, %A: i32 {tile.dim = "A"}) attributes {tile.kernel, tile.persist, tile.warps = 4 : i32} {
+  %v = tile.view %P(%A) : !tile.ptr<i32> -> !tile.view<?xi32>
+  %x = tile.program_id x : i32
+  %t = tile.splat %x : i32 -> tensor<1xi32>
+  tile.store %v[%x], %t : !tile.view<?xi32>, tensor<1xi32>
+  return
+}
+func.func @plain(%P: !tile.ptr<i32> {tile.shape = ["A"]}, %A: i32 {tile.dim = "A"}) attributes {tile.kernel, tile.warps = 4 : i32} {
+  %v = tile.view %P(%A) : !tile.ptr<i32> -> !tile.view<?xi32>
+  %x = tile.program_id x : i32
+  %t = tile.splat %x : i32 -> tensor<1xi32>
+  tile.store %v[%x], %t : !tile.view<?xi32>, tensor<1xi32>
   return
 }

@@ -394,6 +394,11 @@ rt::Expected<Execution> execute(jit::Compiler &compiler,
   if (!run)
     return run.takeError();
   exec.run = std::move(*run);
+  if (loaded->runsFallback(exec.run.Bound))
+    llvm::errs() << "tilec: note: " << exec.kernel->Info.name()
+                 << ": no TMA tensor map fits these tensors (they need "
+                    "16-byte aligned rows of a multiple of 16 bytes): "
+                    "running its copy compiled without TMA\n";
   if (rt::Error e = loaded->launch(exec.run.Bound))
     return e;
   if (rt::Error e = exec.device.synchronize())

@@ -104,6 +104,19 @@ TEST(BundleTest, RoundTrip) {
             std::string::npos);
   M->Kernels[1].Signature.TensorMaps.clear();
 
+  // So is a fallback (the kernel's copy without TMA).
+  EXPECT_EQ(J.find("kernels")->getArray()[0].find("fallback"), nullptr);
+  M->Kernels[1].Fallback = {"k__fallback", {256, 1024}, true};
+  Back = Manifest::fromJson(M->toJson());
+  ASSERT_TRUE(Back) << Back.message();
+  EXPECT_EQ(Back->Kernels[1].Fallback.Entry, "k__fallback");
+  EXPECT_EQ(Back->Kernels[1].Fallback.Launch.ThreadsPerBlock, 256u);
+  EXPECT_EQ(Back->Kernels[1].Fallback.Launch.SharedBytes, 1024u);
+  EXPECT_TRUE(Back->Kernels[1].Fallback.Persistent);
+  EXPECT_TRUE(Back->Kernels[0].Fallback.Entry.empty());
+  EXPECT_EQ(Back->toJson(), M->toJson());
+  M->Kernels[1].Fallback = {};
+
   std::string Dir = test::makeHostBundle("roundtrip");
   ASSERT_FALSE(Bundle::save(Dir, *M));
   Expected<Bundle> B = Bundle::load(Dir);
@@ -175,6 +188,17 @@ TEST(BundleTest, ErrorsNameTheField) {
   kernel(V, 0).set("tensor_maps", 1);
   EXPECT_EQ(manifestError(V),
             "kernels[0].tensor_maps: expected an array, found number");
+
+  V = manifestJson();
+  kernel(V, 0).set("fallback", 3);
+  EXPECT_EQ(manifestError(V),
+            "kernels[0].fallback: expected an object, found number");
+  kernel(V, 0).set("fallback", json::Object{{"entry", ""}});
+  EXPECT_EQ(manifestError(V), "kernels[0].fallback.entry: must not be empty");
+  kernel(V, 0).set("fallback",
+                   json::Object{{"entry", "f"}, {"threads_per_block", 4096}});
+  EXPECT_EQ(manifestError(V), "kernels[0].fallback: threads_per_block or "
+                              "shared_bytes out of range");
 
   V = manifestJson();
   kernel(V, 0).set("warps", "four");

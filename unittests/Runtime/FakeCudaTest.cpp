@@ -291,17 +291,28 @@ TEST_F(FakeCudaTest, WorksFromAnyThread) {
   EXPECT_FALSE(Result) << Result.message();
 }
 
-TEST_F(FakeCudaTest, TensorMapsAreEncodedAndPassedAfterTheParameters) {
-  Device D = open();
+/// A module of the fake driver (any PTX text loads).
+Expected<Module> fakeModule(Device &D) {
   std::string Ptx = "// PTX text\n";
-  Expected<Module> M = D.loadModuleData(
-      std::vector<uint8_t>(Ptx.begin(), Ptx.end()), ObjectKind::Ptx);
-  ASSERT_TRUE(M) << M.message();
+  return D.loadModuleData(std::vector<uint8_t>(Ptx.begin(), Ptx.end()),
+                          ObjectKind::Ptx);
+}
+
+/// A kernel "tma" of one f16 tensor A[M, N] and no tensor map yet.
+KernelSignature tmaKernelSignature() {
   KernelSignature Sig;
   Sig.Name = "tma";
   Sig.Params = {{"A", ParamKind::Tensor, "f16", {"M", "N"}, false},
                 {"M", ParamKind::Dim, "i32", {}, false},
                 {"N", ParamKind::Dim, "i32", {}, false}};
+  return Sig;
+}
+
+TEST_F(FakeCudaTest, TensorMapsAreEncodedAndPassedAfterTheParameters) {
+  Device D = open();
+  Expected<Module> M = fakeModule(D);
+  ASSERT_TRUE(M) << M.message();
+  KernelSignature Sig = tmaKernelSignature();
   Sig.TensorMaps = {{0, {64, 32}, 128}};
   Expected<Kernel> K = M->getKernel("tma", Sig, {128, 0});
   ASSERT_TRUE(K) << K.message();
@@ -346,6 +357,59 @@ TEST_F(FakeCudaTest, TensorMapsAreEncodedAndPassedAfterTheParameters) {
   ASSERT_FALSE(
       K->launch({ArgValue::tensor(A->address(), A->size(), {0, 72}, "f16")}));
   EXPECT_EQ(last().Encode.Calls, Calls + 1);
+}
+
+// A kernel with tensor maps and its copy without TMA (tile-clone-fallbacks):
+// launches whose maps can be made run the kernel, the others (rows not a
+// multiple of 16 bytes, a misaligned address) its fallback, with the
+// fallback's own threads and shared memory and no map encoded.
+TEST_F(FakeCudaTest, TensorMapsThatCannotBeMadeRunTheFallback) {
+  Device D = open();
+  Expected<Module> M = fakeModule(D);
+  ASSERT_TRUE(M) << M.message();
+  KernelSignature Sig = tmaKernelSignature();
+  KernelSignature Plain = Sig;
+  Sig.TensorMaps = {{0, {64, 32}, 128}};
+  Expected<Kernel> K = M->getKernel("tma", Sig, {384, 0});
+  Expected<Kernel> F = M->getKernel("tma__fallback", Plain, {256, 4096});
+  ASSERT_TRUE(K && F);
+  ASSERT_FALSE(K->setFallback(*F));
+  Expected<Buffer> A = D.allocate(100 * 72 * 2 + 16);
+  ASSERT_TRUE(A) << A.message();
+  int Calls = last().Encode.Calls;
+
+  ArgValue Aligned =
+      ArgValue::tensor(A->address(), A->size(), {100, 72}, "f16");
+  Expected<BoundArgs> B = bindArguments(K->signature(), {Aligned});
+  ASSERT_TRUE(B) << B.message();
+  EXPECT_FALSE(K->runsFallback(*B));
+  ASSERT_FALSE(K->launch({Aligned}));
+  EXPECT_EQ(last().Block[0], 384u);
+  EXPECT_EQ(last().Encode.Calls, Calls + 1);
+
+  // Rows of 100 f16 (200 bytes) and a start 4 bytes past 16n: the fallback.
+  for (ArgValue Other :
+       {ArgValue::tensor(A->address(), A->size(), {64, 100}, "f16"),
+        ArgValue::tensor(A->address() + 4, A->size() - 4, {100, 72}, "f16")}) {
+    B = bindArguments(K->signature(), {Other});
+    ASSERT_TRUE(B) << B.message();
+    EXPECT_TRUE(K->runsFallback(*B));
+    ASSERT_FALSE(K->launch({Other}));
+    EXPECT_EQ(last().Block[0], 256u);
+    EXPECT_EQ(last().Shared, 4096u);
+    EXPECT_EQ(last().Encode.Calls, Calls + 1);
+  }
+
+  // A fallback takes the same parameters and no tensor maps.
+  Plain.Params[0].DType = "bf16";
+  Expected<Kernel> Other = M->getKernel("tma__fallback", Plain, {256, 0});
+  ASSERT_TRUE(Other) << Other.message();
+  EXPECT_EQ(K->setFallback(*Other).message(),
+            "tma: a fallback must be on the same device, take the same "
+            "parameters and no tensor maps");
+  EXPECT_EQ(F->setFallback(*K).message(),
+            "tma: a fallback must be on the same device, take the same "
+            "parameters and no tensor maps");
 }
 
 TEST_F(FakeCudaTest, ModuleAndFunctionErrors) {

@@ -67,6 +67,10 @@ struct StageOutput {
   std::map<std::string, uint32_t> threadsPerBlock;
   /// GPU targets: the kernels tile-persist-programs made persistent.
   std::set<std::string> persistent;
+  /// GPU targets: each kernel with tensor maps and its copy without TMA
+  /// copies (tile-clone-fallbacks), which the runtime launches where a map
+  /// cannot be made.
+  std::map<std::string, std::string> fallbacks;
 };
 
 /// Options of a compilation past the front end.

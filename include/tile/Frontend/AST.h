@@ -284,6 +284,9 @@ struct KernelDecl {
   std::vector<ExprPtr> grid;
   llvm::SMLoc gridLoc;
   ExprPtr warps;
+  /// `persistent B` after the warp count: a compile-time bool that asks
+  /// for a persistent kernel (null: not written).
+  ExprPtr persistent;
   std::vector<TuneEntry> tune;
   std::unique_ptr<BlockStmt> body;
 };

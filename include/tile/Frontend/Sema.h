@@ -55,6 +55,8 @@ struct CheckedKernel {
   /// Grid expressions over runtime dimension names (3 entries, "1" padded).
   std::string grid[3];
   int64_t warps = 4;
+  /// `persistent B` said true.
+  bool persistent = false;
   /// Owner of every declaration referenced from the annotated AST.
   std::vector<std::unique_ptr<Decl>> decls;
 };

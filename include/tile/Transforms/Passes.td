@@ -78,6 +78,26 @@ def TileRemoveConversions
   ];
 }
 
+def TileCloneFallbacks : Pass<"tile-clone-fallbacks", "::mlir::ModuleOp"> {
+  let summary = "add a copy without TMA copies of each kernel that may get them";
+  let description = [{
+    On a target with TMA (sm_90), each kernel that may get TMA copies (a
+    `tile.tma` or `tile.warp_specialize` unit attribute on the module, or a
+    loop with `tile.warp_specialize`) gets a copy after it, named
+    `<kernel>__fallback` (numbered where taken), with
+    `tile.fallback_of = @<kernel>` and without its loops'
+    `tile.warp_specialize`: tile-pipeline gives it neither TMA copies nor
+    producer warps. The driver encodes a tensor map only for a 16-byte
+    aligned tensor whose byte strides are multiples of 16; the runtime
+    launches the copy for other tensors. tile-assign-tensor-maps erases the
+    copy of a kernel that ends up with no tensor map. Runs first.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "target name (sm_80, sm_90a, gfx942, host, ...)">
+  ];
+}
+
 def TilePipeline : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
   let summary = "software-pipeline tile.load ops of loops marked tile.pipeline";
   let description = [{
@@ -210,7 +230,9 @@ def TilePersistPrograms
   let summary = "loop each program over the kernel's virtual grid";
   let description = [{
     With `persistent` (or a `tile.persistent` unit attribute on the module)
-    on a GPU target, every kernel without results gets three i32
+    on a GPU target, every kernel without results (and without them, each
+    kernel with a `tile.persist` unit attribute: the language's
+    `persistent true`, which the pass removes) gets three i32
     arguments after its own (`tile.virtual_grid` = 0, 1, 2: the extents of
     the grid it declares, which the runtime passes) and its body moves
     into an `scf.for` (`tile.persistent`) from `program_id(x)` to
@@ -244,8 +266,10 @@ def TileAssignTensorMaps
     (tensor parameter, box, swizzle), the tensor maps the kernel takes
     after its other parameters and the runtime encodes at launch; on the
     copy, `tile.tma_map`: the index of its map. A layout no TMA box writes
-    or a misaligned destination is an internal error at the copy. Runs
-    after tile-allocate-shared.
+    or a misaligned destination is an internal error at the copy. Of the
+    copies tile-clone-fallbacks made (`tile.fallback_of`), that of a kernel
+    with no tensor map is erased; a kernel with tensor maps names its copy
+    in `tile.fallback`. Runs after tile-allocate-shared.
   }];
 }
 

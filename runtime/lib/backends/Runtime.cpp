@@ -299,6 +299,9 @@ struct Kernel::State {
   void *Function = nullptr;
   KernelSignature Sig;
   LaunchConfig Config;
+  /// The copy without TMA copies launched where a tensor map cannot be
+  /// made (setFallback); null: none.
+  std::shared_ptr<State> Fallback;
 };
 
 const KernelSignature &Kernel::signature() const { return S->Sig; }
@@ -432,6 +435,59 @@ Error Kernel::launch(const std::vector<ArgValue> &Args, const DimMap &Given,
   return launch(*B, St);
 }
 
+namespace {
+
+/// Whether every tensor map of \p S can be made for \p Bound.
+bool tensorMapsPossible(const Kernel::State &S, const BoundArgs &Bound) {
+  for (const TensorMapInfo &M : S.Sig.TensorMaps) {
+    TensorMapRequest R;
+    bool Empty = false;
+    if (tensorMapRequest(S.Sig, M, Bound, R, Empty))
+      return false;
+  }
+  return true;
+}
+
+/// Launches \p S with \p Bound (checked by Kernel::launch) on \p St, or its
+/// fallback where a tensor map of \p S cannot be made.
+Error launchState(Kernel::State &S, BoundArgs &Bound, Stream *St) {
+  std::vector<void *> Ptrs = Bound.pointers();
+  // A persistent kernel takes its grid's extents and runs on the programs
+  // the device holds at once.
+  std::array<uint32_t, 3> Grid = Bound.Grid;
+  if (S.Sig.Persistent) {
+    Expected<uint32_t> Programs = persistentPrograms(
+        *S.Dev, *S.Mod, S.Function, S.Config, Bound.numPrograms());
+    if (!Programs)
+      return makeError(S.Sig.Name + ": " + Programs.message());
+    for (uint32_t &Extent : Bound.Grid)
+      Ptrs.push_back(&Extent);
+    Grid = {*Programs, 1, 1};
+  }
+  // The tensor maps follow the parameters; an empty tensor's map is zeros
+  // (a kernel copies nothing from an empty tensor). On the stack: no
+  // allocation in the launch path (verify() bounds their number).
+  std::array<TensorMapStorage, TensorMapInfo::MaxMaps> Maps;
+  for (size_t I = 0; I < S.Sig.TensorMaps.size(); ++I) {
+    TensorMapRequest R;
+    bool Empty = false;
+    std::memset(Maps[I].Bytes, 0, sizeof(Maps[I].Bytes));
+    if (Error E = tensorMapRequest(S.Sig, S.Sig.TensorMaps[I], Bound, R, Empty))
+      return S.Fallback ? launchState(*S.Fallback, Bound, St)
+                        : makeError(S.Sig.Name + ": " + E.message());
+    if (!Empty)
+      if (Error E = S.Dev->encodeTensorMap(R, Maps[I].Bytes))
+        return makeError(S.Sig.Name + ": " + E.message());
+    Ptrs.push_back(Maps[I].Bytes);
+  }
+  if (Error E = S.Mod->launch(S.Function, S.Config, Grid, Ptrs.data(),
+                              St ? St->nativeHandle() : nullptr))
+    return makeError(S.Sig.Name + ": " + E.message());
+  return Error::success();
+}
+
+} // namespace
+
 Error Kernel::launch(BoundArgs &Bound, Stream *St) {
   if (!S)
     return makeError("launch: empty kernel");
@@ -442,38 +498,27 @@ Error Kernel::launch(BoundArgs &Bound, Stream *St) {
     return makeError(S->Sig.Name + ": stream belongs to another device");
   if (Bound.numPrograms() == 0)
     return Error::success(); // An empty grid has nothing to do.
-  std::vector<void *> Ptrs = Bound.pointers();
-  // A persistent kernel takes its grid's extents and runs on the programs
-  // the device holds at once.
-  std::array<uint32_t, 3> Grid = Bound.Grid;
-  if (S->Sig.Persistent) {
-    Expected<uint32_t> Programs = persistentPrograms(
-        *S->Dev, *S->Mod, S->Function, S->Config, Bound.numPrograms());
-    if (!Programs)
-      return makeError(S->Sig.Name + ": " + Programs.message());
-    for (uint32_t &Extent : Bound.Grid)
-      Ptrs.push_back(&Extent);
-    Grid = {*Programs, 1, 1};
-  }
-  // The tensor maps follow the parameters; an empty tensor's map is zeros
-  // (a kernel copies nothing from an empty tensor). On the stack: no
-  // allocation in the launch path (verify() bounds their number).
-  std::array<TensorMapStorage, TensorMapInfo::MaxMaps> Maps;
-  for (size_t I = 0; I < S->Sig.TensorMaps.size(); ++I) {
-    TensorMapRequest R;
-    bool Empty = false;
-    std::memset(Maps[I].Bytes, 0, sizeof(Maps[I].Bytes));
-    if (Error E =
-            tensorMapRequest(S->Sig, S->Sig.TensorMaps[I], Bound, R, Empty))
-      return makeError(S->Sig.Name + ": " + E.message());
-    if (!Empty)
-      if (Error E = S->Dev->encodeTensorMap(R, Maps[I].Bytes))
-        return makeError(S->Sig.Name + ": " + E.message());
-    Ptrs.push_back(Maps[I].Bytes);
-  }
-  if (Error E = S->Mod->launch(S->Function, S->Config, Grid, Ptrs.data(),
-                               St ? St->nativeHandle() : nullptr))
-    return makeError(S->Sig.Name + ": " + E.message());
+  return launchState(*S, Bound, St);
+}
+
+bool Kernel::runsFallback(const BoundArgs &Bound) const {
+  return S && S->Fallback && !tensorMapsPossible(*S, Bound);
+}
+
+Error Kernel::setFallback(const Kernel &F) {
+  if (!S || !F.S)
+    return makeError("setFallback: empty kernel");
+  auto SameParam = [](const ParamInfo &A, const ParamInfo &B) {
+    return A.Name == B.Name && A.Kind == B.Kind && A.DType == B.DType &&
+           A.Shape == B.Shape;
+  };
+  if (F.S->Dev != S->Dev || !F.S->Sig.TensorMaps.empty() || F.S->Fallback ||
+      !std::equal(S->Sig.Params.begin(), S->Sig.Params.end(),
+                  F.S->Sig.Params.begin(), F.S->Sig.Params.end(), SameParam))
+    return makeError(S->Sig.Name +
+                     ": a fallback must be on the same device, take the "
+                     "same parameters and no tensor maps");
+  S->Fallback = F.S;
   return Error::success();
 }
 

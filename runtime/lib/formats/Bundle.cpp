@@ -277,6 +277,32 @@ Error readTensorMap(const Value &V, const std::string &Path, TensorMapInfo &M) {
   return Error::success();
 }
 
+/// "fallback": {"entry": "k__fallback", "threads_per_block": 128,
+/// "shared_bytes": 49152, "persistent": false}, the kernel's copy without
+/// TMA copies in the same code object.
+Error readFallback(const Value &V, const std::string &Path, KernelInfo &K) {
+  Fields F(V, Path);
+  if (Error E = F.checkObject())
+    return E;
+  KernelInfo::FallbackInfo &Out = K.Fallback;
+  if (Error E = F.string("entry", Out.Entry))
+    return E;
+  if (Out.Entry.empty())
+    return makeError(F.where("entry") + "must not be empty");
+  int64_t Threads = -1, Shared = 0;
+  if (Error E = F.integer("threads_per_block", Threads, false, 1))
+    return E;
+  if (Error E = F.integer("shared_bytes", Shared, false, 0))
+    return E;
+  if (Threads > 1024 || Shared > (int64_t(1) << 30))
+    return makeError(F.where() +
+                     "threads_per_block or shared_bytes out of range");
+  Out.Launch.ThreadsPerBlock =
+      static_cast<uint32_t>(Threads > 0 ? Threads : K.Warps * 32);
+  Out.Launch.SharedBytes = static_cast<uint32_t>(Shared);
+  return F.boolean("persistent", Out.Persistent);
+}
+
 Error readKernel(const Value &V, const std::string &Path, KernelInfo &K) {
   Fields F(V, Path);
   if (Error E = F.checkObject())
@@ -358,6 +384,9 @@ Error readKernel(const Value &V, const std::string &Path, KernelInfo &K) {
     return E;
   if (Error E = K.Signature.verify())
     return makeError(F.where() + E.message());
+  if (const Value *Fallback = F.get("fallback"))
+    if (Error E = readFallback(*Fallback, F.path("fallback"), K))
+      return E;
   int64_t Registers = -1, Spills = -1;
   if (Error E = F.integer("registers", Registers, false, 0))
     return E;
@@ -486,6 +515,15 @@ Value Manifest::toJson() const {
     }
     if (K.Signature.Persistent)
       KV.set("persistent", true);
+    if (!K.Fallback.Entry.empty()) {
+      Value FV = json::Object{};
+      FV.set("entry", K.Fallback.Entry);
+      FV.set("threads_per_block", K.Fallback.Launch.ThreadsPerBlock);
+      FV.set("shared_bytes", K.Fallback.Launch.SharedBytes);
+      if (K.Fallback.Persistent)
+        FV.set("persistent", true);
+      KV.set("fallback", std::move(FV));
+    }
     json::Array Tests;
     for (const TestCase &T : K.Tests) {
       Value TV = json::Object{};
@@ -610,7 +648,23 @@ Expected<Kernel> Bundle::loadKernel(Device &D, const KernelInfo &K) const {
   Expected<Module> Mod = D.loadModule(path(K.Object), K.Kind);
   if (!Mod)
     return Mod.takeError();
-  return Mod->getKernel(K.Entry, K.Signature, K.Launch);
+  return kernelFromModule(*Mod, K);
+}
+
+Expected<Kernel> tile::rt::kernelFromModule(Module &M, const KernelInfo &K) {
+  Expected<Kernel> Main = M.getKernel(K.Entry, K.Signature, K.Launch);
+  if (!Main || K.Fallback.Entry.empty())
+    return Main;
+  KernelSignature Sig = K.Signature;
+  Sig.TensorMaps.clear();
+  Sig.Persistent = K.Fallback.Persistent;
+  Expected<Kernel> Fallback =
+      M.getKernel(K.Fallback.Entry, std::move(Sig), K.Fallback.Launch);
+  if (!Fallback)
+    return makeError(K.name() + "'s fallback: " + Fallback.message());
+  if (Error E = Main->setFallback(*Fallback))
+    return E;
+  return Main;
 }
 
 bool tile::rt::targetRunsOn(const std::string &Target, ObjectKind Kind,

@@ -505,6 +505,20 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                   "the virtual grid";
     return success();
   }
+  if (name == kPersistAttr) {
+    if (!isa<FunctionOpInterface>(op) || !isa<UnitAttr>(value))
+      return op->emitOpError()
+             << "'tile.persist' must be a unit attribute of a kernel";
+    return success();
+  }
+  if (name == kFallbackOfAttr || name == kFallbackAttr) {
+    if (!isa<FunctionOpInterface>(op) || !isa<FlatSymbolRefAttr>(value))
+      return op->emitOpError() << "'" << name
+                               << "' must be a kernel's symbol on a function, "
+                                  "got "
+                               << value;
+    return success();
+  }
   if (name == kProducerWarpsAttr) {
     auto warps = dyn_cast<IntegerAttr>(value);
     if (!isa<FunctionOpInterface>(op) || !warps || warps.getInt() <= 0 ||

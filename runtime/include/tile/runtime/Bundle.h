@@ -63,6 +63,15 @@ struct KernelInfo {
   /// The shape bucket (TuneCache.h) this variant was tuned for; empty: the
   /// variant for every other shape.
   DimMap Bucket;
+  /// The kernel's copy compiled without TMA copies (tile-clone-fallbacks),
+  /// in the same code object: launches run it where a tensor map cannot be
+  /// made (Kernel::setFallback). Empty Entry: none.
+  struct FallbackInfo {
+    std::string Entry;
+    LaunchConfig Launch;
+    bool Persistent = false;
+  };
+  FallbackInfo Fallback;
 
   const std::string &name() const { return Signature.Name; }
 };
@@ -100,6 +109,10 @@ private:
   std::string Dir;
   Manifest M;
 };
+
+/// The kernel \p K of the loaded code object \p M, with its fallback
+/// (KernelInfo::Fallback) when it has one.
+Expected<Kernel> kernelFromModule(Module &M, const KernelInfo &K);
 
 /// Chooses among \p Variants (kernels of one name) the one for a launch with
 /// dimensions \p Dims: the variant whose bucket equals the bucket of those

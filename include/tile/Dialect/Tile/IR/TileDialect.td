@@ -73,8 +73,18 @@ def Tile_Dialect : Dialect {
     // the loop over its virtual grid that tile-persist-programs made; the
     // kernel's arguments that receive the virtual grid's extents.
     static constexpr ::llvm::StringLiteral kPersistentAttr = "tile.persistent";
+    // On a kernel: the language's `persistent true`, which asks
+    // tile-persist-programs for that kernel what the module attribute asks
+    // for every kernel.
+    static constexpr ::llvm::StringLiteral kPersistAttr = "tile.persist";
     static constexpr ::llvm::StringLiteral kVirtualGridAttr =
         "tile.virtual_grid";
+    // Fallbacks (docs/Passes.md, tile-clone-fallbacks): on the copy of a
+    // kernel compiled without TMA copies, the name of the kernel it stands
+    // in for; on a kernel that takes tensor maps, the name of that copy
+    // (the runtime launches it where a tensor map cannot be made).
+    static constexpr ::llvm::StringLiteral kFallbackOfAttr = "tile.fallback_of";
+    static constexpr ::llvm::StringLiteral kFallbackAttr = "tile.fallback";
   }];
 }
 
