@@ -165,10 +165,16 @@ def rel_err(got, want):
 # --------------------------------------------------------------------------
 
 def gemm_f16(t, s, timer, opts):
-    A, B = s.tensor("A"), s.tensor("B")
-    want = A.float() @ B.float()
-    err = rel_err(s.tensor("C"), want)
-    base = {"cublas": timer(lambda: torch.matmul(A, B))}
+    """C = A x B in T (f16, or bf16 with -D T=bf16, saved as codes);
+    baseline cuBLAS on the same values in T."""
+    dtype = t["defines"].get("T", "f16")
+    A, B = s.value("A", dtype), s.value("B", dtype)
+    want = A @ B
+    C = s.tensor("C") if dtype == "f16" else s.value("C", dtype)
+    err = rel_err(C, want)
+    torch_type = torch.bfloat16 if dtype == "bf16" else torch.float16
+    At, Bt = A.to(torch_type), B.to(torch_type)
+    base = {"cublas": timer(lambda: torch.matmul(At, Bt))}
     return err, "", base
 
 

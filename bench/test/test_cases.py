@@ -89,7 +89,9 @@ class CasesTest(unittest.TestCase):
         for i in ("attention_fwd", "softmax_1024", "rmsnorm_quant_i8",
                   "vector_add", "gemm_f16_decode_64x64x64",
                   "gemm_f8_prefill_128x128x64",
-                  "gemm_w8a8_prefill_128x128x128"):
+                  "gemm_w8a8_prefill_128x128x128",
+                  # Issue 14: f16 and bf16 GEMM at the example's defaults.
+                  "gemm_f16_prefill_default", "gemm_bf16_prefill_default"):
             self.assertIn(i, ids)
         # Issue 14: the quantized-weight GEMM at prefill, u4 at 4096^3.
         wqp = [c for c in cases.cases(False)

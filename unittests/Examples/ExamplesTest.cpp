@@ -244,6 +244,7 @@ rt::DimMap mkn(int64_t m, int64_t k, int64_t n) {
 TEST(ExamplesHost, GemmF16) {
   check("gemm_f16.tile", "gemm_f16", {}, mkn(1, 64, 130));
   check("gemm_f16.tile", "gemm_f16", {}, mkn(70, 96, 90));
+  check("gemm_f16.tile", "gemm_f16", {{"T", "bf16"}}, mkn(70, 96, 90));
   check("gemm_f16.tile", "gemm_f16", {{"BM", "64"}, {"BN", "64"}, {"BK", "32"}},
         mkn(129, 40, 257));
 }

@@ -405,11 +405,17 @@ TEST_F(FakeCudaTest, TensorMapsThatCannotBeMadeRunTheFallback) {
   Expected<Kernel> Other = M->getKernel("tma__fallback", Plain, {256, 0});
   ASSERT_TRUE(Other) << Other.message();
   EXPECT_EQ(K->setFallback(*Other).message(),
-            "tma: a fallback must be on the same device, take the same "
-            "parameters and no tensor maps");
+            "tma: a fallback must be another kernel on the same device, "
+            "with the same parameters, no tensor maps and no fallback of its "
+            "own");
+  EXPECT_EQ(F->setFallback(*F).message(),
+            "tma: a fallback must be another kernel on the same device, "
+            "with the same parameters, no tensor maps and no fallback of its "
+            "own");
   EXPECT_EQ(F->setFallback(*K).message(),
-            "tma: a fallback must be on the same device, take the same "
-            "parameters and no tensor maps");
+            "tma: a fallback must be another kernel on the same device, "
+            "with the same parameters, no tensor maps and no fallback of its "
+            "own");
 }
 
 TEST_F(FakeCudaTest, ModuleAndFunctionErrors) {

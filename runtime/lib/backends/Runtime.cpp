@@ -512,12 +512,14 @@ Error Kernel::setFallback(const Kernel &F) {
     return A.Name == B.Name && A.Kind == B.Kind && A.DType == B.DType &&
            A.Shape == B.Shape;
   };
-  if (F.S->Dev != S->Dev || !F.S->Sig.TensorMaps.empty() || F.S->Fallback ||
+  if (F.S == S || F.S->Dev != S->Dev || !F.S->Sig.TensorMaps.empty() ||
+      F.S->Fallback ||
       !std::equal(S->Sig.Params.begin(), S->Sig.Params.end(),
                   F.S->Sig.Params.begin(), F.S->Sig.Params.end(), SameParam))
     return makeError(S->Sig.Name +
-                     ": a fallback must be on the same device, take the "
-                     "same parameters and no tensor maps");
+                     ": a fallback must be another kernel on the same "
+                     "device, with the same parameters, no tensor maps and "
+                     "no fallback of its own");
   S->Fallback = F.S;
   return Error::success();
 }

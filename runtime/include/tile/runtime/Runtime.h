@@ -141,8 +141,9 @@ public:
   /// Pairs this kernel with \p F, its copy compiled without TMA copies
   /// (tile-clone-fallbacks): launches run \p F instead where one of this
   /// kernel's tensor maps cannot be made (an address or a byte stride not
-  /// a multiple of 16, an extent beyond 2^32). \p F must be on the same
-  /// device, take the same parameters and no tensor maps.
+  /// a multiple of 16, an extent beyond 2^32). \p F must be another
+  /// kernel on the same device with the same parameters, no tensor maps
+  /// and no fallback of its own.
   Error setFallback(const Kernel &F);
   /// Whether a launch with \p Bound runs the fallback.
   bool runsFallback(const BoundArgs &Bound) const;
