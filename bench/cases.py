@@ -190,23 +190,34 @@ def cases(quick=False):
     # N x K: wgmma m64nNk32 e4m3 on sm_90a, mma.sync e4m3 on sm_89),
     # per-tensor scales, against cuBLAS f16 and torch._scaled_mm in the
     # same run.
+    # The named tiles pin WS = false (and so PERSIST = false): cp.async
+    # unless a flag says otherwise.
     if not quick:
+        f8 = {"T": "f8e4m3", "WS": "false"}
         add("gemm_f8_prefill_128x128x64", "gemm_f8.tile", "gemm_f8",
-            {"T": "f8e4m3", "BM": 128, "BN": 128, "BK": 64, "STAGES": 3},
+            {"BM": 128, "BN": 128, "BK": 64, "STAGES": 3, **f8},
             chk, pre, _gemm_f8_work, scalars={"sa": 0.5, "sb": 0.25})
-        # The fastest gemm_f8 tile on an H100 (2026-11-27: 0.114 ms, 0.90x
-        # torch._scaled_mm, against 0.217 ms at the default).
+        # The fastest cp.async gemm_f8 tile on an H100 (2026-11-27: 0.114
+        # ms, 0.90x torch._scaled_mm, against 0.217 ms at 128x128x64).
         add("gemm_f8_prefill_128x256x128", "gemm_f8.tile", "gemm_f8",
-            {"T": "f8e4m3", "BM": 128, "BN": 256, "BK": 128, "STAGES": 4},
+            {"BM": 128, "BN": 256, "BK": 128, "STAGES": 4, **f8},
             chk, pre, _gemm_f8_work, scalars={"sa": 0.5, "sb": 0.25})
         add("gemm_f8_prefill_tma_128x256x128", "gemm_f8.tile", "gemm_f8",
-            {"T": "f8e4m3", "BM": 128, "BN": 256, "BK": 128, "STAGES": 4},
+            {"BM": 128, "BN": 256, "BK": 128, "STAGES": 4, **f8},
             ["M=1,K=64,N=144", "M=129,K=256,N=208"], pre, _gemm_f8_work,
             scalars={"sa": 0.5, "sb": 0.25}, flags=["--tma"])
         add("gemm_f8_prefill_ws_128x256x128", "gemm_f8.tile", "gemm_f8",
-            {"T": "f8e4m3", "BM": 128, "BN": 256, "BK": 128, "STAGES": 4},
+            {"BM": 128, "BN": 256, "BK": 128, "STAGES": 4, **f8},
             ["M=1,K=64,N=144", "M=129,K=256,N=208"], pre, _gemm_f8_work,
             scalars={"sa": 0.5, "sb": 0.25}, flags=["--warp-specialize"])
+        # The example's defaults: on sm_90a 128x256x128, 3 stages, a
+        # producer warpgroup with TMA, persistent (0.98x torch._scaled_mm
+        # at 4096^3 as f8_pws_stages3 of bench/sweep-tma.sh, 2026-11-27);
+        # the second check shape (rows of K = 200 bytes, which TMA cannot
+        # copy) runs its copy without TMA, the first the kernel.
+        add("gemm_f8_prefill_default", "gemm_f8.tile", "gemm_f8", {},
+            ["M=1,K=64,N=130", "M=129,K=200,N=200"], pre, _gemm_f8_work,
+            scalars={"sa": 0.5, "sb": 0.25})
     # W8A8 int8 linear layer (examples/gemm_w8a8.tile, the weight stored
     # N x K: wgmma m64nNk32 s8 on sm_90a, mma.sync s8 elsewhere), per-token
     # and per-channel scales, bf16 out, against torch._int_mm (cuBLASLt

@@ -44,6 +44,6 @@ for copy in tma cpasync ws pws; do
     --inout C --atol 0.05 $sizes $flag
   # shellcheck disable=SC2086
   python3 "$here/make-sweep.py" "$root/examples/gemm_f8.tile" -o "$out" --tilec "$tilec" \
-    --name "f8_$copy" -D BN=256 -D BK=128 --grid "STAGES=$f8stages" \
+    --name "f8_$copy" -D WS=false -D BN=256 -D BK=128 --grid "STAGES=$f8stages" \
     --arg sa=0.5 --arg sb=0.25 $sizes $flag
 done

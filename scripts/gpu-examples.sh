@@ -75,7 +75,7 @@ bundle vector_add vector_add.tile --size N=1 --size N=100003
 bundle softmax softmax.tile --size M=1,N=1000 --size M=33,N=777
 bundle rmsnorm_quant rmsnorm_quant.tile --size M=1,N=4096 --size M=17,N=3000 --arg eps=1e-5
 bundle gemm_f16 gemm_f16.tile --size M=1,K=64,N=130 --size M=129,K=256,N=200
-bundle gemm_f8 gemm_f8.tile --arg sa=0.5 --arg sb=0.25 --size M=1,K=64,N=130 --size M=129,K=256,N=200
+bundle gemm_f8 gemm_f8.tile --arg sa=0.5 --arg sb=0.25 --size M=1,K=64,N=130 --size M=129,K=256,N=200 --size M=129,K=200,N=72
 bundle attention_fwd attention_fwd.tile --size B=1,H=4,HKV=2,N=200 --arg scale=0.0884
 bundle attention_fwd_causal attention_fwd.tile -D CAUSAL=true --size B=2,H=2,HKV=2,N=129 --arg scale=0.0884
 for t in u1 u2 u3 u4 u5 u6 u7 u8 i2 i3 i4 i5 i6 i7 i8 f4e2m1 f6e3m2 f5e2m2 f8e4m3; do
