@@ -167,6 +167,12 @@ expect "sweep-tma.sh" 0 "1 bundles in $T/swt, 0 failed" \
   env TILEC="$TILEC" "$BENCH/sweep-tma.sh" "$T/swt"
 expect "sweep-tma.sh bundles" 0 "17 12" bash -c \
   "echo \$(ls '$T/swt' | wc -l) \$(grep -l tensor_maps '$T'/swt/*_tma_*/manifest.json '$T'/swt/*ws_*/manifest.json | wc -l)"
+# sweep-mma.sh: 19 bundles for sm_90 (mma.sync), 12 of gemm_f16 and 7 of
+# attention_fwd.
+expect "sweep-mma.sh" 0 "1 bundles in $T/swm, 0 failed" \
+  env TILEC="$TILEC" "$BENCH/sweep-mma.sh" "$T/swm"
+expect "sweep-mma.sh bundles" 0 "19 12 7 19" bash -c \
+  "echo \$(ls '$T/swm' | wc -l) \$(ls -d '$T'/swm/f16mma_* | wc -l) \$(ls -d '$T'/swm/attmma_* | wc -l) \$(grep -l '\"target\": *\"sm_90\"' '$T'/swm/*/manifest.json | wc -l)"
 expect "sweep-decode.sh" 0 "6 bundles in $T/swd, 0 failed" \
   env TILEC="$TILEC" "$BENCH/sweep-decode.sh" "$T/swd"
 expect "sweep-decode.sh bundles" 0 "30" bash -c "ls '$T/swd' | wc -l"
