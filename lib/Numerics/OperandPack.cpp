@@ -26,11 +26,26 @@ size_t tile::numerics::pairDistance(unsigned Bits, size_t BK) {
   return std::min<size_t>(16 / Bits, BK / 8);
 }
 
-size_t tile::numerics::operandOrderK(size_t Pos, size_t BK, unsigned Bits) {
+Result<OperandOrder>
+tile::numerics::parseOperandOrder(const std::string &Name) {
+  if (Name == "mma")
+    return OperandOrder::Mma;
+  if (Name == "mfma")
+    return OperandOrder::Mfma;
+  return Result<OperandOrder>::error("operand order: expected 'mma' (NVIDIA) "
+                                     "or 'mfma' (AMD), got '" +
+                                     Name + "'");
+}
+
+size_t tile::numerics::operandOrderK(size_t Pos, size_t BK, unsigned Bits,
+                                     OperandOrder Order) {
   size_t D = pairDistance(Bits, BK);
+  // The lane (group) Q, the pair Y of its stream, the half P of the pair.
   size_t Q = Pos / (BK / 4), Rest = Pos % (BK / 4);
-  size_t P = (Rest / D) % 2, X = Rest / (2 * D) * D + Rest % D;
-  return X * 8 + Q * 2 + P;
+  size_t P = (Rest / D) % 2, Y = Rest / (2 * D) * D + Rest % D;
+  if (Order == OperandOrder::Mfma)
+    return Y / 2 * 16 + Q * 4 + Y % 2 * 2 + P;
+  return Y * 8 + Q * 2 + P;
 }
 
 size_t tile::numerics::defaultOperandBlockK(unsigned Bits) {
@@ -61,7 +76,7 @@ Status tile::numerics::checkOperandOrder(unsigned Bits, size_t K, size_t N,
 /// order: \p Pack says which side is the source.
 static Result<std::vector<uint8_t>> permute(const uint8_t *In, unsigned Bits,
                                             size_t K, size_t N, size_t BK,
-                                            bool Pack) {
+                                            OperandOrder Order, bool Pack) {
   Status S = checkOperandOrder(Bits, K, N, BK);
   if (!S)
     return Result<std::vector<uint8_t>>::error(S.message());
@@ -69,7 +84,7 @@ static Result<std::vector<uint8_t>> permute(const uint8_t *In, unsigned Bits,
   for (size_t Row = 0; Row < N; ++Row)
     for (size_t Pos = 0; Pos < K; ++Pos) {
       size_t Chunk = Pos / BK * BK;
-      size_t Logical = Chunk + operandOrderK(Pos % BK, BK, Bits);
+      size_t Logical = Chunk + operandOrderK(Pos % BK, BK, Bits, Order);
       size_t Packed = Row * K + Pos, Plain = Logical * N + Row;
       size_t From = Pack ? Plain : Packed, To = Pack ? Packed : Plain;
       writePacked(Out.data(), To, Bits, readPacked(In, From, Bits));
@@ -79,12 +94,12 @@ static Result<std::vector<uint8_t>> permute(const uint8_t *In, unsigned Bits,
 
 Result<std::vector<uint8_t>>
 tile::numerics::packOperandOrder(const uint8_t *W, unsigned Bits, size_t K,
-                                 size_t N, size_t BK) {
-  return permute(W, Bits, K, N, BK, /*Pack=*/true);
+                                 size_t N, size_t BK, OperandOrder Order) {
+  return permute(W, Bits, K, N, BK, Order, /*Pack=*/true);
 }
 
 Result<std::vector<uint8_t>>
 tile::numerics::unpackOperandOrder(const uint8_t *Wp, unsigned Bits, size_t K,
-                                   size_t N, size_t BK) {
-  return permute(Wp, Bits, K, N, BK, /*Pack=*/false);
+                                   size_t N, size_t BK, OperandOrder Order) {
+  return permute(Wp, Bits, K, N, BK, Order, /*Pack=*/false);
 }

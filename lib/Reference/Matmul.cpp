@@ -140,16 +140,18 @@ Outputs detail::gemmDecode(const Launch &l) {
 
 Outputs detail::gemmDecodePacked(const Launch &l) {
   // W[c BK + operandOrderK(pos), n] = Wp[n, c BK + pos] (lib/Numerics'
-  // operand packing order).
+  // operand packing order: AMD's MFMA one when the kernel says MFMA).
   int64_t k = l.dim("K"), n = l.dim("N");
   int64_t bk = l.intConstant("BK");
   unsigned bits = num::parseFormat(l.constant("T"))->bits();
+  auto order =
+      l.boolConstant("MFMA") ? num::OperandOrder::Mfma : num::OperandOrder::Mma;
   const Tensor &wp = l.input("Wp");
   std::vector<double> codes(k * n);
   for (int64_t j = 0; j < n; ++j)
     for (int64_t pos = 0; pos < k; ++pos) {
-      int64_t r =
-          pos / bk * bk + int64_t(num::operandOrderK(pos % bk, bk, bits));
+      int64_t r = pos / bk * bk +
+                  int64_t(num::operandOrderK(pos % bk, bk, bits, order));
       codes[r * n + j] = wp[j * k + pos];
     }
   std::vector<double> c = decodeProduct(l, codes);

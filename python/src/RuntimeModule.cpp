@@ -54,7 +54,10 @@ std::string bufferBytes(nb::handle Obj) {
 }
 
 nb::bytes permute(nb::handle W, unsigned Bits, uint64_t K, uint64_t N,
-                  uint64_t BK, bool Pack) {
+                  uint64_t BK, const std::string &OrderName, bool Pack) {
+  auto Order = numerics::parseOperandOrder(OrderName);
+  if (!Order)
+    throw TileError(Order.message());
   std::string In = bufferBytes(W);
   if (BK == 0)
     BK = numerics::defaultOperandBlockK(Bits);
@@ -65,8 +68,8 @@ nb::bytes permute(nb::handle W, unsigned Bits, uint64_t K, uint64_t N,
                     "-bit codes needs " + std::to_string(Need) +
                     " bytes but got " + std::to_string(In.size()));
   const auto *Data = reinterpret_cast<const uint8_t *>(In.data());
-  auto Out = Pack ? numerics::packOperandOrder(Data, Bits, K, N, BK)
-                  : numerics::unpackOperandOrder(Data, Bits, K, N, BK);
+  auto Out = Pack ? numerics::packOperandOrder(Data, Bits, K, N, BK, *Order)
+                  : numerics::unpackOperandOrder(Data, Bits, K, N, BK, *Order);
   if (!Out)
     throw TileError(Out.message());
   return nb::bytes(reinterpret_cast<const char *>(Out->data()), Out->size());
@@ -183,16 +186,18 @@ NB_MODULE(_runtime, m) {
       nb::arg("bundle_dir"), "The kernel names of a bundle, in order.");
   m.def(
       "pack_weights",
-      [](nb::handle W, unsigned Bits, uint64_t K, uint64_t N, uint64_t BK) {
-        return permute(W, Bits, K, N, BK, /*Pack=*/true);
+      [](nb::handle W, unsigned Bits, uint64_t K, uint64_t N, uint64_t BK,
+         const std::string &Order) {
+        return permute(W, Bits, K, N, BK, Order, /*Pack=*/true);
       },
       nb::arg("w"), nb::arg("bits"), nb::arg("k"), nb::arg("n"),
-      nb::arg("block_k") = 0);
+      nb::arg("block_k") = 0, nb::arg("order") = "mma");
   m.def(
       "unpack_weights",
-      [](nb::handle W, unsigned Bits, uint64_t K, uint64_t N, uint64_t BK) {
-        return permute(W, Bits, K, N, BK, /*Pack=*/false);
+      [](nb::handle W, unsigned Bits, uint64_t K, uint64_t N, uint64_t BK,
+         const std::string &Order) {
+        return permute(W, Bits, K, N, BK, Order, /*Pack=*/false);
       },
       nb::arg("packed"), nb::arg("bits"), nb::arg("k"), nb::arg("n"),
-      nb::arg("block_k") = 0);
+      nb::arg("block_k") = 0, nb::arg("order") = "mma");
 }

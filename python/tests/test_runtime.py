@@ -88,6 +88,24 @@ def test_code_streams_and_operand_order(rng, bits):
     if bits in (1, 2, 4, 8):
         assert packed.tobytes() != stream.tobytes()  # reordered
     assert tilec.unpack_weights(packed, bits, K, N).tobytes() == stream.tobytes()
+    # AMD's MFMA order: another arrangement of the same codes, lane group g
+    # holding k = 16 x + 4 g + i (checked code by code here).
+    mfma = tilec.pack_weights(stream, bits, K, N, order="mfma")
+    assert mfma.tobytes() != packed.tobytes()
+    back = tilec.unpack_weights(mfma, bits, K, N, order="mfma")
+    assert back.tobytes() == stream.tobytes()
+    bk = {1: 512, 2: 256, 3: 256, 4: 256}.get(bits, 128)
+    flat = tilec.unpack_codes(mfma, bits, K * N)
+    n = 5
+    for k in (0, 1, 2, 3, 4, 16, 17, 100, K - 1):
+        x, g, i = (k % bk) // 16, (k % 16) // 4, k % 4
+        d = {1: 16, 2: 8, 4: 4, 8: 2}.get(bits, 4 if bits <= 5 else 2)
+        d = min(d, bk // 8) if bits in (1, 2, 4, 8) else d
+        reg, p = 2 * x + i // 2, i % 2
+        pos = k // bk * bk + g * (bk // 4) + reg // d * 2 * d + p * d + reg % d
+        assert flat[n * K + pos] == codes[k, n], (bits, k)
+    with pytest.raises(tilec.Error, match="'mfma'"):
+        tilec.pack_weights(stream, bits, K, N, order="amd")
     with pytest.raises(tilec.Error, match="needs"):
         tilec.pack_weights(stream[:-1], bits, K, N)
     with pytest.raises(tilec.Error, match="does not fit"):

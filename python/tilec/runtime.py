@@ -215,14 +215,16 @@ def _as_array(data):
     return np.frombuffer(data, dtype=np.uint8).copy() if np is not None else data
 
 
-def pack_weights(w, bits, k, n, block_k=0):
+def pack_weights(w, bits, k, n, block_k=0, order="mma"):
     """The [k, n] weight `w` (the bit stream of its `bits`-bit codes, e.g.
     from pack_codes) in the order examples/gemm_decode_packed.tile reads it
     (docs/Numerics.md, "Operand-ordered weights"); `block_k` 0: the
-    example's default chunk for the width. Returns a numpy uint8 array."""
-    return _as_array(_pack_weights(w, bits, k, n, block_k))
+    example's default chunk for the width; `order` "mma" (NVIDIA) or
+    "mfma" (AMD: the kernel's MFMA parameter, its default there). Returns a
+    numpy uint8 array."""
+    return _as_array(_pack_weights(w, bits, k, n, block_k, order))
 
 
-def unpack_weights(packed, bits, k, n, block_k=0):
+def unpack_weights(packed, bits, k, n, block_k=0, order="mma"):
     """The inverse of pack_weights: the row-major [k, n] code stream."""
-    return _as_array(_unpack_weights(packed, bits, k, n, block_k))
+    return _as_array(_unpack_weights(packed, bits, k, n, block_k, order))

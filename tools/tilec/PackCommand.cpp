@@ -4,7 +4,8 @@
 // [K, N] array of T codes (as tile-run and `tilec run --dump` write them:
 // one code per element) and writes the [N, K] array in the operand order of
 // include/tile/Numerics/OperandPack.h, which examples/gemm_decode_packed.tile
-// reads; `--unpack` goes back. The C API has the same as tile_pack_weights.
+// reads (`--order mfma`: AMD's MFMA operand order); `--unpack` goes back.
+// The C API has the same as tile_pack_weights(_for).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +39,12 @@ cl::opt<unsigned> packBlockK(
              "gemm_decode_packed's: 512 for 1 bit, 256 for 2-4, 128 for "
              "5-8)"),
     cl::init(0), cl::sub(packCmd), cl::cat(packCat));
+cl::opt<std::string> packOrder(
+    "order",
+    cl::desc("Whose register operands the chunks follow: mma (NVIDIA "
+             "mma.sync / wgmma, the default) or mfma (AMD MFMA; "
+             "gemm_decode_packed's MFMA parameter, its default on AMD)"),
+    cl::init("mma"), cl::sub(packCmd), cl::cat(packCat));
 cl::opt<bool> packUnpack("unpack",
                          cl::desc("Read an [N, K] packed array, write [K, N]"),
                          cl::sub(packCmd), cl::cat(packCat));
@@ -68,12 +75,16 @@ int packMain() {
       tile::rt::fromNpy(*in, packType, in->Shape);
   if (!codes)
     return fail(packInput + ": " + codes.message());
+  auto order = num::parseOperandOrder(packOrder);
+  if (!order)
+    return fail("--order: " + order.message());
   unsigned bits = format->bits();
   size_t blockK = packBlockK ? size_t(packBlockK)
                              : num::defaultOperandBlockK(bits);
-  auto out = packUnpack
-                 ? num::unpackOperandOrder(codes->data(), bits, k, n, blockK)
-                 : num::packOperandOrder(codes->data(), bits, k, n, blockK);
+  auto out =
+      packUnpack
+          ? num::unpackOperandOrder(codes->data(), bits, k, n, blockK, *order)
+          : num::packOperandOrder(codes->data(), bits, k, n, blockK, *order);
   if (!out)
     return fail(packInput + ": " + out.message());
   std::vector<int64_t> shape =
@@ -86,8 +97,8 @@ int packMain() {
     return fail(packOutput + ": " + e.message());
   outs() << (packUnpack ? "unpacked " : "packed ") << packType << " ["
          << in->Shape[0] << ", " << in->Shape[1] << "] -> [" << shape[0] << ", "
-         << shape[1] << "], chunks of " << blockK << ": " << packOutput
-         << "\n";
+         << shape[1] << "], chunks of " << blockK << ", " << packOrder
+         << " order: " << packOutput << "\n";
   return 0;
 }
 

@@ -354,8 +354,10 @@ TEST(ExamplesHost, GemmDecodeSplitAcrossWarps) {
 /// the packing library's defaultOperandBlockK.
 void checkGemmDecodePacked(const std::string &type, bool zp, int64_t bk,
                            int64_t m, int64_t k, int64_t n, int64_t bm = 16,
-                           bool swap = false) {
+                           bool swap = false, bool mfma = false) {
   Defines defines = {{"T", type}, {"ZP", zp ? "true" : "false"}};
+  if (mfma)
+    defines["MFMA"] = "true";
   if (bk)
     defines["BK"] = std::to_string(bk);
   if (bm != 16)
@@ -395,6 +397,11 @@ TEST(ExamplesHost, GemmDecodePacked) {
   // Swapped at prefill tiles (SWAP: C^T = W^T A^T at any BM).
   checkGemmDecodePacked("u4", true, 64, 70, 512, 130, 64, true);
   checkGemmDecodePacked("u2", false, 0, 129, 512, 72, 128, true);
+  // AMD's MFMA order (the kernel's reshape against lib/Numerics'
+  // operandOrderK for OperandOrder::Mfma), every kind of pair distance.
+  for (const char *type : {"u4", "u2", "u1", "u8", "u3", "i6", "f4e2m1"})
+    checkGemmDecodePacked(type, true, 0, 3, 512, 40, 16, false, true);
+  checkGemmDecodePacked("u4", true, 0, 5, 512, 72, 8, false, true);
 }
 
 //===----------------------------------------------------------------------===//

@@ -153,6 +153,82 @@ TEST(OperandPack, RoundTripsEveryWidth) {
     }
 }
 
+// AMD's MFMA 16x16x16 operand (16 lanes per row or column, four lane
+// groups g): lane group g holds k = 4 g .. 4 g + 3 of each k16 step x, as
+// two registers of two codes; a lane's registers in order are (x, i / 2),
+// the register's second code D positions after its first.
+size_t refPositionMfma(size_t K, size_t BK, unsigned Bits) {
+  size_t X = K / 16, G = (K % 16) / 4, I = K % 4;
+  size_t Reg = 2 * X + I / 2, P = I % 2, D = refDistance(Bits, BK);
+  return G * (BK / 4) + Reg / D * 2 * D + P * D + Reg % D;
+}
+
+TEST(OperandPack, MfmaPositionsFollowTheFragment) {
+  for (unsigned Bits = 1; Bits <= 8; ++Bits)
+    for (size_t BK : {32, 64, 128, 256, 512}) {
+      std::vector<bool> Seen(BK, false);
+      size_t Differ = 0;
+      for (size_t Pos = 0; Pos < BK; ++Pos) {
+        size_t K = operandOrderK(Pos, BK, Bits, OperandOrder::Mfma);
+        ASSERT_LT(K, BK);
+        EXPECT_EQ(refPositionMfma(K, BK, Bits), Pos)
+            << Bits << " bits, BK " << BK << ", k " << K;
+        EXPECT_FALSE(Seen[K]) << "k " << K << " twice";
+        Seen[K] = true;
+        Differ += K != operandOrderK(Pos, BK, Bits, OperandOrder::Mma);
+      }
+      EXPECT_GT(Differ, 0u) << "the MFMA order is not the mma one";
+      // A lane group's BK / 4 positions hold its own k only.
+      for (size_t Pos = 0; Pos < BK; ++Pos)
+        EXPECT_EQ(operandOrderK(Pos, BK, Bits, OperandOrder::Mfma) % 16 / 4,
+                  Pos / (BK / 4));
+    }
+}
+
+TEST(OperandPack, MfmaRoundTripsAndPairs) {
+  std::mt19937 Gen(9);
+  for (unsigned Bits = 1; Bits <= 8; ++Bits) {
+    size_t K = 512, N = 7, BK = defaultOperandBlockK(Bits);
+    std::vector<uint8_t> W((K * N * Bits + 7) / 8);
+    for (uint8_t &B : W)
+      B = uint8_t(Gen());
+    if ((K * N * Bits) % 8)
+      W.back() &= uint8_t((1u << ((K * N * Bits) % 8)) - 1);
+    auto P = packOperandOrder(W.data(), Bits, K, N, BK, OperandOrder::Mfma);
+    ASSERT_TRUE(P.ok()) << P.message();
+    for (size_t I = 0; I < 50; ++I) {
+      size_t Nn = Gen() % N, Kk = Gen() % K;
+      size_t Pos = Kk / BK * BK + refPositionMfma(Kk % BK, BK, Bits);
+      ASSERT_EQ(readPacked(P->data(), Nn * K + Pos, Bits),
+                readPacked(W.data(), Kk * N + Nn, Bits))
+          << Bits << " bits, k " << Kk << ", n " << Nn;
+    }
+    auto Mma = packOperandOrder(W.data(), Bits, K, N, BK);
+    ASSERT_TRUE(Mma.ok());
+    EXPECT_NE(*P, *Mma) << Bits;
+    auto U = unpackOperandOrder(P->data(), Bits, K, N, BK, OperandOrder::Mfma);
+    ASSERT_TRUE(U.ok()) << U.message();
+    EXPECT_EQ(*U, W) << Bits << " bits";
+    // The register pairs sit as in the mma order: k and k + 1 D apart.
+    size_t D = pairDistance(Bits, BK);
+    for (size_t Pos = 0; Pos < BK; ++Pos) {
+      size_t Kp = operandOrderK(Pos, BK, Bits, OperandOrder::Mfma);
+      if (Kp % 2 == 0)
+        EXPECT_EQ(operandOrderK(Pos + D, BK, Bits, OperandOrder::Mfma), Kp + 1)
+            << Bits << " bits, position " << Pos;
+    }
+  }
+}
+
+TEST(OperandPack, ParsesOrderNames) {
+  ASSERT_TRUE(parseOperandOrder("mma").ok());
+  EXPECT_EQ(*parseOperandOrder("mma"), OperandOrder::Mma);
+  EXPECT_EQ(*parseOperandOrder("mfma"), OperandOrder::Mfma);
+  EXPECT_NE(
+      parseOperandOrder("wmma").message().find("'mma' (NVIDIA) or 'mfma'"),
+      std::string::npos);
+}
+
 // The default chunk: 512 codes for 1 bit, 256 for 2-4 bits, 128 for 5-8
 // (the example's default, the fastest measured on an H100);
 // always a multiple of 32, and a thread's codes (BK / 4 of them) at least

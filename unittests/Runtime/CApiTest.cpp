@@ -123,3 +123,45 @@ TEST(CApiTest, PacksWeightsInOperandOrder) {
   EXPECT_NE(Default, Bk64);
   EXPECT_NE(Bk128, W8);
 }
+
+// tile_pack_weights_for: AMD's MFMA order (lane group g holds k = 4 g ..
+// 4 g + 3 of each k16 step: chunk position 1 holds k = 2, 4 holds k = 1,
+// 2 holds k = 16, 32 (the second group's first) k = 4), "mma" or NULL the
+// order of tile_pack_weights, an unknown name an error.
+TEST(CApiTest, PacksWeightsInMfmaOrder) {
+  const uint64_t K = 128, N = 3, Bytes = K * N / 2;
+  std::vector<uint8_t> W(Bytes), Packed(Bytes), Back(Bytes), Mma(Bytes);
+  for (uint64_t I = 0; I < Bytes; ++I)
+    W[I] = uint8_t(I * 37 + 11);
+  ASSERT_EQ(
+      tile_pack_weights_for(W.data(), Packed.data(), 4, K, N, 128, "mfma"), 0)
+      << tile_last_error();
+  auto code = [](const std::vector<uint8_t> &S, uint64_t I) {
+    return (S[I / 2] >> (4 * (I % 2))) & 0xF;
+  };
+  for (uint64_t Col = 0; Col < N; ++Col) {
+    EXPECT_EQ(code(Packed, Col * K + 0), code(W, 0 * N + Col));
+    EXPECT_EQ(code(Packed, Col * K + 1), code(W, 2 * N + Col));
+    EXPECT_EQ(code(Packed, Col * K + 4), code(W, 1 * N + Col));
+    EXPECT_EQ(code(Packed, Col * K + 2), code(W, 16 * N + Col));
+    EXPECT_EQ(code(Packed, Col * K + 32), code(W, 4 * N + Col));
+  }
+  ASSERT_EQ(
+      tile_unpack_weights_for(Packed.data(), Back.data(), 4, K, N, 128, "mfma"),
+      0);
+  EXPECT_EQ(Back, W);
+  ASSERT_EQ(tile_pack_weights(W.data(), Mma.data(), 4, K, N, 128), 0);
+  std::vector<uint8_t> Named(Bytes), Null(Bytes);
+  ASSERT_EQ(tile_pack_weights_for(W.data(), Named.data(), 4, K, N, 128, "mma"),
+            0);
+  ASSERT_EQ(tile_pack_weights_for(W.data(), Null.data(), 4, K, N, 128, nullptr),
+            0);
+  EXPECT_EQ(Named, Mma);
+  EXPECT_EQ(Null, Mma);
+  EXPECT_NE(Packed, Mma);
+  EXPECT_EQ(tile_pack_weights_for(W.data(), Packed.data(), 4, K, N, 128, "amd"),
+            -1);
+  EXPECT_NE(std::string(tile_last_error()).find("'mfma' (AMD), got 'amd'"),
+            std::string::npos)
+      << tile_last_error();
+}

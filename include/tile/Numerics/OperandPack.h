@@ -19,8 +19,19 @@
 // holds k = 8 x + 2 q + p (within the chunk), i.e. kh * 32 + kl * 16 +
 // h * 8 + q * 2 + p. For 4 bits, pos = q (BK / 4) + 8 kh + 4 p + 2 kl + h.
 //
-// examples/gemm_decode_packed.tile names the same order with reshape and
-// trans(x, [axes]); docs/Numerics.md, "Operand-ordered weights".
+// That is the order of NVIDIA's mma.sync and wgmma register operands
+// (OperandOrder::Mma). AMD's MFMA 16x16x16 operands (OperandOrder::Mfma)
+// give lane group g < 4 of 16 lanes the four consecutive k = 16 x + 4 g + i
+// (i < 4) of each k16 step x; with pairs y = 2 x + i / 2 (p = i % 2) the
+// same arrangement of a group's BK / 4 codes,
+//
+//   pos = g * (BK / 4) + (y / D) * 2D + p * D + y % D   (g < 4, p < 2),
+//
+// holds k = 16 (y / 2) + 4 g + 2 (y % 2) + p.
+//
+// examples/gemm_decode_packed.tile names the same orders with reshape and
+// trans(x, [axes]) (its MFMA parameter picks one); docs/Numerics.md,
+// "Operand-ordered weights".
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,10 +42,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tile {
 namespace numerics {
+
+/// Whose register operand a packed chunk follows: NVIDIA's mma.sync /
+/// wgmma (pairs of k, lanes of a quad 2 apart) or AMD's MFMA (four
+/// consecutive k per lane group of 16).
+enum class OperandOrder { Mma, Mfma };
+
+/// "mma" or "mfma" (what `tilec pack --order`, the C API and Python take);
+/// std::nullopt-like failure as an error Result.
+Result<OperandOrder> parseOperandOrder(const std::string &Name);
 
 /// Positions between the two codes of a B-operand register in a chunk of
 /// \p BK codes of \p Bits bits: 16 / Bits (16 bits apart) for 1, 2, 4
@@ -51,8 +72,9 @@ size_t pairDistance(unsigned Bits, size_t BK);
 size_t oddWidthPairDistance(unsigned Bits);
 
 /// The k (within its chunk of \p BK) stored at position \p Pos of a chunk
-/// of \p Bits-bit codes.
-size_t operandOrderK(size_t Pos, size_t BK, unsigned Bits);
+/// of \p Bits-bit codes in \p Order.
+size_t operandOrderK(size_t Pos, size_t BK, unsigned Bits,
+                     OperandOrder Order = OperandOrder::Mma);
 
 /// The default chunk for \p Bits-bit codes (examples/gemm_decode_packed's
 /// BK): 512 for 1 bit, 256 for 2, 3 and 4 bits, 128 for 5 to 8 (16 to 32
@@ -68,12 +90,13 @@ Status checkOperandOrder(unsigned Bits, size_t K, size_t N, size_t BK);
 
 /// W ([K, N] dense stream of Bits-bit codes, (K * N * Bits + 7) / 8 bytes)
 /// to Wp ([N, K] dense stream in the operand order).
-Result<std::vector<uint8_t>> packOperandOrder(const uint8_t *W, unsigned Bits,
-                                              size_t K, size_t N, size_t BK);
+Result<std::vector<uint8_t>>
+packOperandOrder(const uint8_t *W, unsigned Bits, size_t K, size_t N, size_t BK,
+                 OperandOrder Order = OperandOrder::Mma);
 /// The inverse: Wp back to W.
-Result<std::vector<uint8_t>> unpackOperandOrder(const uint8_t *Wp,
-                                                unsigned Bits, size_t K,
-                                                size_t N, size_t BK);
+Result<std::vector<uint8_t>>
+unpackOperandOrder(const uint8_t *Wp, unsigned Bits, size_t K, size_t N,
+                   size_t BK, OperandOrder Order = OperandOrder::Mma);
 
 } // namespace numerics
 } // namespace tile

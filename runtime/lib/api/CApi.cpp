@@ -247,15 +247,18 @@ int tile_value_from_dlpack(const void *DLTensorPtr, tile_device *Device,
 
 static int permuteWeights(const char *What, const void *In, void *Out,
                           unsigned Bits, uint64_t K, uint64_t N, uint64_t BK,
-                          bool Pack) {
+                          const char *OrderName, bool Pack) {
   if (!In || !Out)
     return failWith(std::string(What) + ": null pointer");
   if (BK == 0)
     BK = tile::numerics::defaultOperandBlockK(Bits);
-  auto Permuted = Pack ? tile::numerics::packOperandOrder(
-                             static_cast<const uint8_t *>(In), Bits, K, N, BK)
-                       : tile::numerics::unpackOperandOrder(
-                             static_cast<const uint8_t *>(In), Bits, K, N, BK);
+  auto Order = tile::numerics::parseOperandOrder(OrderName ? OrderName : "mma");
+  if (!Order)
+    return failWith(std::string(What) + ": " + Order.message());
+  const auto *Bytes = static_cast<const uint8_t *>(In);
+  auto Permuted =
+      Pack ? tile::numerics::packOperandOrder(Bytes, Bits, K, N, BK, *Order)
+           : tile::numerics::unpackOperandOrder(Bytes, Bits, K, N, BK, *Order);
   if (!Permuted)
     return failWith(std::string(What) + ": " + Permuted.message());
   std::memcpy(Out, Permuted->data(), Permuted->size());
@@ -264,11 +267,25 @@ static int permuteWeights(const char *What, const void *In, void *Out,
 
 int tile_pack_weights(const void *W, void *Out, unsigned Bits, uint64_t K,
                       uint64_t N, uint64_t BK) {
-  return permuteWeights("tile_pack_weights", W, Out, Bits, K, N, BK, true);
+  return permuteWeights("tile_pack_weights", W, Out, Bits, K, N, BK, nullptr,
+                        true);
 }
 
 int tile_unpack_weights(const void *Packed, void *Out, unsigned Bits,
                         uint64_t K, uint64_t N, uint64_t BK) {
   return permuteWeights("tile_unpack_weights", Packed, Out, Bits, K, N, BK,
-                        false);
+                        nullptr, false);
+}
+
+int tile_pack_weights_for(const void *W, void *Out, unsigned Bits, uint64_t K,
+                          uint64_t N, uint64_t BK, const char *Order) {
+  return permuteWeights("tile_pack_weights_for", W, Out, Bits, K, N, BK, Order,
+                        true);
+}
+
+int tile_unpack_weights_for(const void *Packed, void *Out, unsigned Bits,
+                            uint64_t K, uint64_t N, uint64_t BK,
+                            const char *Order) {
+  return permuteWeights("tile_unpack_weights_for", Packed, Out, Bits, K, N, BK,
+                        Order, false);
 }
