@@ -220,8 +220,8 @@ def pack_weights(w, bits, k, n, block_k=0, order="mma"):
     from pack_codes) in the order examples/gemm_decode_packed.tile reads it
     (docs/Numerics.md, "Operand-ordered weights"); `block_k` 0: the
     example's default chunk for the width; `order` "mma" (NVIDIA) or
-    "mfma" (AMD: the kernel's MFMA parameter, its default there). Returns a
-    numpy uint8 array."""
+    "mfma" (AMD's MFMA operands: the kernel reads it with MFMA=True).
+    Returns a numpy uint8 array."""
     return _as_array(_pack_weights(w, bits, k, n, block_k, order))
 
 

@@ -42,8 +42,8 @@ cl::opt<unsigned> packBlockK(
 cl::opt<std::string> packOrder(
     "order",
     cl::desc("Whose register operands the chunks follow: mma (NVIDIA "
-             "mma.sync / wgmma, the default) or mfma (AMD MFMA; "
-             "gemm_decode_packed's MFMA parameter, its default on AMD)"),
+             "mma.sync / wgmma, the default) or mfma (AMD MFMA, which "
+             "gemm_decode_packed reads with -D MFMA=true)"),
     cl::init("mma"), cl::sub(packCmd), cl::cat(packCat));
 cl::opt<bool> packUnpack("unpack",
                          cl::desc("Read an [N, K] packed array, write [K, N]"),

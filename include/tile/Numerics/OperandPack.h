@@ -53,8 +53,8 @@ namespace numerics {
 /// consecutive k per lane group of 16).
 enum class OperandOrder { Mma, Mfma };
 
-/// "mma" or "mfma" (what `tilec pack --order`, the C API and Python take);
-/// std::nullopt-like failure as an error Result.
+/// The order named "mma" or "mfma" (what `tilec pack --order`, the C API
+/// and Python take); an error naming both for anything else.
 Result<OperandOrder> parseOperandOrder(const std::string &Name);
 
 /// Positions between the two codes of a B-operand register in a chunk of

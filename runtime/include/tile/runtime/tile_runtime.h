@@ -120,9 +120,9 @@ int tile_unpack_weights(const void *packed, void *out, unsigned bits,
                         uint64_t k, uint64_t n, uint64_t bk);
 /** The same in the order of `order`'s register operands: "mma" (NVIDIA's
  *  mma.sync and wgmma, what tile_pack_weights writes) or "mfma" (AMD's
- *  MFMA: four consecutive k per lane group, what
- *  examples/gemm_decode_packed.tile reads on AMD, its MFMA parameter);
- *  NULL means "mma". */
+ *  MFMA: four consecutive k per lane group, which
+ *  examples/gemm_decode_packed.tile reads with MFMA = true); NULL means
+ *  "mma". */
 int tile_pack_weights_for(const void *w, void *out, unsigned bits, uint64_t k,
                           uint64_t n, uint64_t bk, const char *order);
 int tile_unpack_weights_for(const void *packed, void *out, unsigned bits,
