@@ -121,6 +121,32 @@ TEST(OperandPack, OddWidthPairsFitOneWindow) {
   }
 }
 
+/// A random dense stream of K * N Bits-bit codes (padding bits zero).
+std::vector<uint8_t> randomCodes(std::mt19937 &Gen, unsigned Bits, size_t K,
+                                 size_t N) {
+  std::vector<uint8_t> W((K * N * Bits + 7) / 8);
+  for (uint8_t &B : W)
+    B = uint8_t(Gen());
+  // Padding bits of the last byte are not codes.
+  if ((K * N * Bits) % 8)
+    W.back() &= uint8_t((1u << ((K * N * Bits) % 8)) - 1);
+  return W;
+}
+
+/// Samples Wp[n, c * BK + pos] = W[c * BK + k, n] with pos = Position(k).
+template <typename PositionFn>
+void expectPackedAt(std::mt19937 &Gen, const std::vector<uint8_t> &Wp,
+                    const std::vector<uint8_t> &W, unsigned Bits, size_t K,
+                    size_t N, size_t BK, PositionFn Position) {
+  for (size_t I = 0; I < 50; ++I) {
+    size_t Nn = Gen() % N, Kk = Gen() % K;
+    size_t Pos = Kk / BK * BK + Position(Kk % BK);
+    ASSERT_EQ(readPacked(Wp.data(), Nn * K + Pos, Bits),
+              readPacked(W.data(), Kk * N + Nn, Bits))
+        << Bits << " bits, k " << Kk << ", n " << Nn;
+  }
+}
+
 TEST(OperandPack, RoundTripsEveryWidth) {
   std::mt19937 Gen(5);
   for (unsigned Bits = 1; Bits <= 8; ++Bits)
@@ -128,24 +154,14 @@ TEST(OperandPack, RoundTripsEveryWidth) {
                             {256, 5, 64},
                             {96, 33, 32},
                             {512, 3, 256}}) {
-      std::vector<uint8_t> W((K * N * Bits + 7) / 8);
-      for (uint8_t &B : W)
-        B = uint8_t(Gen());
-      // Padding bits of the last byte are not codes.
-      if ((K * N * Bits) % 8)
-        W.back() &= uint8_t((1u << ((K * N * Bits) % 8)) - 1);
+      std::vector<uint8_t> W = randomCodes(Gen, Bits, K, N);
       Result<std::vector<uint8_t>> P =
           packOperandOrder(W.data(), Bits, K, N, BK);
       ASSERT_TRUE(P.ok()) << P.message();
       ASSERT_EQ(P->size(), W.size());
       // Wp[n, c * BK + pos] = W[c * BK + k(pos), n], from the reference.
-      for (size_t I = 0; I < 50; ++I) {
-        size_t Nn = Gen() % N, Kk = Gen() % K;
-        size_t Pos = Kk / BK * BK + refPosition(Kk % BK, BK, Bits);
-        ASSERT_EQ(readPacked(P->data(), Nn * K + Pos, Bits),
-                  readPacked(W.data(), Kk * N + Nn, Bits))
-            << Bits << " bits, k " << Kk << ", n " << Nn;
-      }
+      expectPackedAt(Gen, *P, W, Bits, K, N, BK,
+                     [&](size_t Kk) { return refPosition(Kk, BK, Bits); });
       Result<std::vector<uint8_t>> U =
           unpackOperandOrder(P->data(), Bits, K, N, BK);
       ASSERT_TRUE(U.ok()) << U.message();
@@ -189,20 +205,11 @@ TEST(OperandPack, MfmaRoundTripsAndPairs) {
   std::mt19937 Gen(9);
   for (unsigned Bits = 1; Bits <= 8; ++Bits) {
     size_t K = 512, N = 7, BK = defaultOperandBlockK(Bits);
-    std::vector<uint8_t> W((K * N * Bits + 7) / 8);
-    for (uint8_t &B : W)
-      B = uint8_t(Gen());
-    if ((K * N * Bits) % 8)
-      W.back() &= uint8_t((1u << ((K * N * Bits) % 8)) - 1);
+    std::vector<uint8_t> W = randomCodes(Gen, Bits, K, N);
     auto P = packOperandOrder(W.data(), Bits, K, N, BK, OperandOrder::Mfma);
     ASSERT_TRUE(P.ok()) << P.message();
-    for (size_t I = 0; I < 50; ++I) {
-      size_t Nn = Gen() % N, Kk = Gen() % K;
-      size_t Pos = Kk / BK * BK + refPositionMfma(Kk % BK, BK, Bits);
-      ASSERT_EQ(readPacked(P->data(), Nn * K + Pos, Bits),
-                readPacked(W.data(), Kk * N + Nn, Bits))
-          << Bits << " bits, k " << Kk << ", n " << Nn;
-    }
+    expectPackedAt(Gen, *P, W, Bits, K, N, BK,
+                   [&](size_t Kk) { return refPositionMfma(Kk, BK, Bits); });
     auto Mma = packOperandOrder(W.data(), Bits, K, N, BK);
     ASSERT_TRUE(Mma.ok());
     EXPECT_NE(*P, *Mma) << Bits;

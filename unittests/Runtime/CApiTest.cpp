@@ -78,20 +78,29 @@ TEST(CApiTest, LoadsBundleAndLaunches) {
 
 } // namespace
 
+namespace {
+/// A [128, 3] weight of 4-bit codes for the packing tests, and its code I.
+std::vector<uint8_t> fourBitWeight() {
+  std::vector<uint8_t> W(128 * 3 / 2);
+  for (size_t I = 0; I < W.size(); ++I)
+    W[I] = uint8_t(I * 37 + 11);
+  return W;
+}
+unsigned fourBitCode(const std::vector<uint8_t> &S, uint64_t I) {
+  return (S[I / 2] >> (4 * (I % 2))) & 0xF;
+}
+} // namespace
+
 // tile_pack_weights / tile_unpack_weights: a 4-bit [128, 3] weight packed and
 // back; code k of column n lands where the operand order puts it (chunk
 // position 0 holds k = 0, position 1 holds k = 8: register b1 of lane 0's
 // first block); bad shapes fail with a message.
 TEST(CApiTest, PacksWeightsInOperandOrder) {
   const uint64_t K = 128, N = 3, Bytes = K * N / 2;
-  std::vector<uint8_t> W(Bytes), Packed(Bytes), Back(Bytes);
-  for (uint64_t I = 0; I < Bytes; ++I)
-    W[I] = uint8_t(I * 37 + 11);
+  std::vector<uint8_t> W = fourBitWeight(), Packed(Bytes), Back(Bytes);
   ASSERT_EQ(tile_pack_weights(W.data(), Packed.data(), 4, K, N, 128), 0)
       << tile_last_error();
-  auto code = [](const std::vector<uint8_t> &S, uint64_t I) {
-    return (S[I / 2] >> (4 * (I % 2))) & 0xF;
-  };
+  auto code = fourBitCode;
   for (uint64_t Col = 0; Col < N; ++Col) {
     EXPECT_EQ(code(Packed, Col * K + 0), code(W, 0 * N + Col));
     EXPECT_EQ(code(Packed, Col * K + 1), code(W, 8 * N + Col));
@@ -130,15 +139,12 @@ TEST(CApiTest, PacksWeightsInOperandOrder) {
 // order of tile_pack_weights, an unknown name an error.
 TEST(CApiTest, PacksWeightsInMfmaOrder) {
   const uint64_t K = 128, N = 3, Bytes = K * N / 2;
-  std::vector<uint8_t> W(Bytes), Packed(Bytes), Back(Bytes), Mma(Bytes);
-  for (uint64_t I = 0; I < Bytes; ++I)
-    W[I] = uint8_t(I * 37 + 11);
+  std::vector<uint8_t> W = fourBitWeight(), Packed(Bytes), Back(Bytes),
+                       Mma(Bytes);
   ASSERT_EQ(
       tile_pack_weights_for(W.data(), Packed.data(), 4, K, N, 128, "mfma"), 0)
       << tile_last_error();
-  auto code = [](const std::vector<uint8_t> &S, uint64_t I) {
-    return (S[I / 2] >> (4 * (I % 2))) & 0xF;
-  };
+  auto code = fourBitCode;
   for (uint64_t Col = 0; Col < N; ++Col) {
     EXPECT_EQ(code(Packed, Col * K + 0), code(W, 0 * N + Col));
     EXPECT_EQ(code(Packed, Col * K + 1), code(W, 2 * N + Col));
