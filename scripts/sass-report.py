@@ -206,6 +206,56 @@ def mma_loop(labels, insts):
         lambda body: any(re.search(r"\b[HIQ]G?MMA\b", x) for x in body))
 
 
+def written_registers(inst):
+    """The general registers an instruction writes (its first operand, with
+    the width its opcode says), or []."""
+    m = re.match(r"^(?:@!?U?P\w+\s+)?(\S+)\s+(R\d+)\b", inst)
+    if not m or m.group(2) == "RZ" or opcode(inst) in ("HGMMA", "STS", "ST",
+                                                        "STG", "STL"):
+        return []
+    op, first = m.group(1), int(m.group(2)[1:])
+    width = 1
+    if ".128" in op or re.search(r"\.M88\.4\b", op):
+        width = 4
+    elif ".64" in op or "WIDE" in op or re.search(r"\.M88\.2\b", op):
+        width = 2
+    return list(range(first, first + width))
+
+
+def register_a_hazards(body):
+    """Writes to the A registers of a register-A warpgroup MMA (HGMMA
+    reading A from R<n>..R<n+3>) while its group is in flight: from the
+    HGMMA to the WARPGROUP.DEPBAR that retires its group (the PTX ISA makes
+    that undefined). The loop body is walked twice around, so that groups
+    left in flight at its end meet the next iteration; branches are
+    ignored (every instruction counts). Returns (groups seen, hazards)."""
+    open_regs, groups, hazards, seen = set(), [], [], 0
+    for lap in (0, 1):
+        for inst in body:
+            op = opcode(inst)
+            if op == "HGMMA":
+                m = re.search(r"HGMMA\.\S+\s+R\d+,\s+R(\d+),", inst)
+                if m:
+                    open_regs |= set(range(int(m.group(1)),
+                                           int(m.group(1)) + 4))
+                if "gsb0" in inst:
+                    groups.append(open_regs)
+                    seen += lap
+                    open_regs = set()
+                continue
+            m = re.search(r"WARPGROUP\.DEPBAR\.LE\s+gsb0,\s+(0x[0-9a-f]+)",
+                          inst)
+            if m:
+                keep = int(m.group(1), 16)
+                groups = groups[len(groups) - keep:] if keep else []
+                continue
+            live = set().union(*groups) if groups else set()
+            hit = [r for r in written_registers(inst) if r in live]
+            if hit and lap:
+                hazards.append(inst)
+    return seen, hazards
+
+
 def basic_blocks(body, labels, first):
     """The loop body (instructions first.. of the SASS) as basic blocks:
     [(begin, end)] and each block's successors inside the body."""
@@ -336,6 +386,10 @@ def main():
                     help="exit 3 when warp instructions per byte exceed X")
     ap.add_argument("--max-registers", type=int, metavar="R",
                     help="exit 3 when registers exceed R or anything spills")
+    ap.add_argument("--check-register-a", action="store_true",
+                    help="exit 3 when the MMA loop writes a register that a "
+                    "register-A wgmma group in flight reads, or has no "
+                    "such group")
     a = ap.parse_args()
     if not a.target.startswith("sm_"):
         ap.error("NVIDIA targets only (sm_80 ... sm_90a)")
@@ -409,6 +463,9 @@ def main():
             1 for x in insts[mma[0]:mma[1] + 1]
             if opcode(x) in ("LDL", "STL")) if mma else None,
     }
+    seen, hazards = register_a_hazards(insts[mma[0]:mma[1] + 1]) if mma \
+        else (0, [])
+    r["register_a_groups"], r["register_a_hazards"] = seen, hazards
     if a.json:
         print(json.dumps(r, indent=1))
     else:
@@ -427,6 +484,11 @@ def main():
     if a.max_registers is not None and (regs > a.max_registers or spilled):
         bad.append("%d registers (limit %d), spills %d/%d" %
                    (regs, a.max_registers, spills[0], spills[1]))
+    if a.check_register_a and not r["register_a_groups"]:
+        bad.append("no register-A wgmma group in the MMA loop")
+    elif a.check_register_a and r["register_a_hazards"]:
+        bad.append("registers of a register-A wgmma group in flight "
+                   "written: " + "; ".join(r["register_a_hazards"]))
     if bad:
         sys.stderr.write("sass-report: regression: " + "; ".join(bad) + "\n")
         sys.exit(3)
@@ -454,6 +516,10 @@ def print_report(r, per_tensor, stages, loop_len, hot_len):
           (r["per"], r["warp_instructions_per_byte"]))
     print("opcodes: " + ", ".join("%s %d" % kv
                                  for kv in r["hot_opcodes"].items()))
+    if r["register_a_groups"]:
+        print("register-A wgmma groups per MMA loop iteration: %d; writes "
+              "to their registers in flight: %d" %
+              (r["register_a_groups"], len(r["register_a_hazards"])))
 
 
 if __name__ == "__main__":

@@ -447,6 +447,20 @@ static Value operandSource(Value v, bool mayTranspose,
   return v;
 }
 
+/// Whether \p dot's A can be a wgmma register operand that the lowering
+/// splits into two halves along K: 16-bit floats, rank 2, at least two k16
+/// slices, computed in registers (not a conversion through shared memory,
+/// which tile-stage-converted-operands would stage).
+static bool registerOperandHalves(tile::DotOp dot,
+                                  const ::tile::TargetInfo &target) {
+  auto a = cast<RankedTensorType>(dot.getA().getType());
+  Type elem = a.getElementType();
+  return a.getRank() == 2 && (elem.isF16() || elem.isBF16()) &&
+         a.getDimSize(1) >= 32 &&
+         !tile::detail::stagedOperandConversion(dot, dot.getA(),
+                                                target.warpSize);
+}
+
 /// The tile.dot of \p loop that may leave one group of asynchronous MMAs
 /// (wgmma) in flight across iterations, or null: on targets with wgmma and
 /// with at least two stages, the loop's only dot, directly in its body,
@@ -457,6 +471,12 @@ static Value operandSource(Value v, bool mayTranspose,
 /// may also be computed in the loop and converted through shared memory,
 /// which tile-stage-converted-operands turns into two buffers the threads
 /// write in alternate iterations (the dequantized weight of gemm_wq).
+/// Without it, A may be computed in the loop and read from the threads'
+/// registers (16-bit floats, K of two k16 slices or more: the swapped
+/// prefill over packed weights): the lowering then issues the product as
+/// two groups, the second half's A computed after the first group's wait,
+/// so that no group's A registers are written while it runs
+/// (LowerDot.cpp, lowerWarpgroupDot).
 tile::DotOp asyncMmaDot(scf::ForOp loop, ArrayRef<Candidate> candidates,
                         int64_t stages, const ::tile::TargetInfo &target,
                         bool stagedB) {
@@ -479,8 +499,11 @@ tile::DotOp asyncMmaDot(scf::ForOp loop, ArrayRef<Candidate> candidates,
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   bool bStaged = stagedB && tile::detail::stagedOperandConversion(
                                 dot, dot.getB(), target.warpSize);
-  if (!loaded(dot.getA(), false) || (!bStaged && !loaded(dot.getB(), true)) ||
-      !acc || acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
+  bool aInRegisters = !stagedB && !loaded(dot.getA(), false) &&
+                      registerOperandHalves(dot, target);
+  if ((!aInRegisters && !loaded(dot.getA(), false)) ||
+      (!bStaged && !loaded(dot.getB(), true)) || !acc ||
+      acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
       !acc.hasOneUse() || !dot->hasOneUse() ||
       yield.getOperand(acc.getArgNumber() - 1) != dot.getResult())
     return {};
@@ -804,6 +827,13 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
       (allowSpecialize ||
        (module && module->hasAttr(tile::TileDialect::kWarpSpecializeAttr))) &&
       !inFallback(loop);
+  // A producer warpgroup's consumers wait for each group as before: the
+  // halves of a register-A product are this scheme's alone.
+  if (asyncDot && allowSpecialize &&
+      !llvm::any_of(candidates, [&](const Candidate &c) {
+        return c.load->getResult(0) == operandSource(asyncDot.getA(), false);
+      }))
+    asyncDot = {};
   bool allowed = tensorCopiesAllowed(loop, allowTma || allowSpecialize);
   bool tma = allowed &&
              tensorCopyObstacle(candidates, stages, asyncDot, target).empty();

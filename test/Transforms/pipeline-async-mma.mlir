@@ -150,3 +150,47 @@ func.func @wide_and_transposed(%PA: !tile.ptr<f16>, %PB: !tile.ptr<f16>, %N: i32
   } {tile.pipeline = 3 : i32}
   return %r1, %r2 : tensor<128x128xf32, #c>, tensor<128x128xf32, #c>
 }
+
+// -----
+
+#a = #tile.layout<spatial(128,1) * local(1,64)>
+#a16 = #tile.layout<spatial(128,1) * local(1,16)>
+#b = #tile.layout<spatial(64,2) * local(1,64)>
+#b16 = #tile.layout<spatial(16,8) * local(1,16)>
+#c = #tile.layout<spatial(128,1) * local(1,128)>
+
+// A computed in the loop (a dequantized weight: wgmma reads it from the
+// threads' registers) and B loaded: marked when A spans two k16 slices or
+// more, which the lowering issues as two groups, the second half's A
+// computed after the first group's wait (so no running group's registers
+// are written); with one k16 slice there is no second half, and the dot is
+// not marked (its lowering waits for its group at once).
+// CHECK-LABEL: func.func @register_a
+// CHECK: tile.dot {{.*}} {tile.mma_in_flight = 1 : i64} {{.*}} tensor<128x64xf16
+// CHECK-NOT: tile.mma_in_flight
+// CHECK: return
+func.func @register_a(%PA: !tile.ptr<f16>, %PB: !tile.ptr<f16>, %N: i32) -> (tensor<128x128xf32, #c>, tensor<128x128xf32, #c>) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %a = tile.view %PA(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %b = tile.view %PB(%N, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32, #c>
+  %s = arith.constant dense<0.5> : tensor<128x64xf16, #a>
+  %s16 = arith.constant dense<0.5> : tensor<128x16xf16, #a16>
+  %r1 = scf.for %k = %c0 to %N step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32, #c>) : i32 {
+    %tw = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
+    %ta = arith.mulf %tw, %s : tensor<128x64xf16, #a>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x128xf16, #b>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x128xf16, #b>, tensor<128x128xf32, #c> -> tensor<128x128xf32, #c>
+    scf.yield %d : tensor<128x128xf32, #c>
+  } {tile.pipeline = 3 : i32}
+  %r2 = scf.for %k = %c0 to %N step %c16 iter_args(%acc = %zero) -> (tensor<128x128xf32, #c>) : i32 {
+    %tw = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x16xf16, #a16>
+    %ta = arith.mulf %tw, %s16 : tensor<128x16xf16, #a16>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<16x128xf16, #b16>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x16xf16, #a16>, tensor<16x128xf16, #b16>, tensor<128x128xf32, #c> -> tensor<128x128xf32, #c>
+    scf.yield %d : tensor<128x128xf32, #c>
+  } {tile.pipeline = 3 : i32}
+  return %r1, %r2 : tensor<128x128xf32, #c>, tensor<128x128xf32, #c>
+}

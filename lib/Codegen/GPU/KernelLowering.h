@@ -305,9 +305,14 @@ public:
   bool lowerWarpgroupDot(tile::DotOp op,
                          const ::tile::layout::DistributedLayout &la,
                          const ::tile::layout::DistributedLayout &lc);
-  /// The wait after a warpgroup dot's group (LowerDot.cpp): its
-  /// accumulators \p acc, readable once it returns.
-  Regs waitForWarpgroupMma(tile::DotOp op, llvm::ArrayRef<mlir::Value> acc);
+  /// The groups of asynchronous MMAs \p op may leave in flight across its
+  /// loop's iterations (0 or 1; tile.mma_in_flight).
+  static unsigned inFlightGroups(tile::DotOp op);
+  /// Whether the values \p roots of the insertion block can be computed at
+  /// the insertion point instead (\p ops: what moves there; LowerDot.cpp).
+  static bool sinkableAfter(mlir::OpBuilder &b,
+                            llvm::ArrayRef<mlir::Value> roots,
+                            llvm::SmallVectorImpl<mlir::Operation *> &ops);
   /// Whether some dot of the kernel may run on warpgroup instructions (both
   /// operands fused): shared memory written before a barrier is then also
   /// fenced for them.

@@ -485,52 +485,132 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
         arith::ConstantIntOp::create(b, loc, b.getI64Type(), bytes >> 4));
   };
   Regs acc = values[op.getAcc()];
-  // A register fragments as i32 words, all made before the fence (a
-  // register written between the fence and the wgmma reading it makes
-  // ptxas add a warpgroup.arrive there).
-  SmallVector<SmallVector<Regs>> wordsA(numC, SmallVector<Regs>(kSlices));
-  if (!sa)
+  // A left in flight from registers: two groups, halves of K, the second
+  // half's A computed after the first group's wait (sinkableAfter), so that
+  // no register a running group reads is written (PTX ISA, wgmma.mma_async:
+  // accessing the registers of A before the wait_group that retires the
+  // instruction is undefined). Iteration i+1 writes the first half's A
+  // once iteration i's last wait retired that half, the second half's once
+  // its own first wait retired iteration i's second half; each half's
+  // dequantization overlaps the other half's group. Otherwise (no such
+  // split) a register-A group is waited for at once.
+  auto fragmentA = [&](int64_t q, int64_t k) {
+    return ArrayRef<Value>(values[op.getA()])
+        .slice(slotsA[q][k] * fragment, fragment);
+  };
+  unsigned pending = inFlightGroups(op);
+  int64_t split = kSlices;
+  SmallVector<Operation *> secondHalf;
+  if (!sa && pending > 0) {
+    SmallVector<Value> roots;
     for (int64_t q = 0; q < numC; ++q)
-      for (int64_t k = 0; k < kSlices; ++k)
-        wordsA[q][k] = packWords(b, loc,
-                                 ArrayRef<Value>(values[op.getA()])
-                                     .slice(slotsA[q][k] * fragment, fragment));
-  int64_t half = n / 2;
-  tl.warpgroupFence(b, loc);
-  for (int64_t k = 0; k < kSlices; ++k) {
-    Value descB = offsetDescriptor(descB0, fb->kSliceOffset(k));
-    for (int64_t q = 0; q < numC; ++q) {
-      ArrayRef<Value> c = ArrayRef<Value>(acc).slice(q * half, half);
-      SmallVector<Value> d;
-      if (sa) {
-        Value descA = offsetDescriptor(descA0, first[q] * fa->mnBlockBytes +
-                                                   fa->kSliceOffset(k));
-        d = tl.warpgroupMma(b, loc, elem, n, descA, descB, fa->mnMajor,
-                            fb->mnMajor, c);
-      } else {
-        d = tl.warpgroupMmaRegisterA(b, loc, elem, n, wordsA[q][k], descB,
-                                     fb->mnMajor, c);
-      }
-      llvm::copy(d, acc.begin() + q * half);
-    }
+      for (int64_t k = kSlices / 2; k < kSlices; ++k)
+        llvm::append_range(roots, fragmentA(q, k));
+    if (kSlices >= 2 && sinkableAfter(b, roots, secondHalf))
+      split = kSlices / 2;
+    else
+      pending = 0;
   }
-  tl.warpgroupCommit(b, loc);
-  values[op.getResult()] = waitForWarpgroupMma(op, acc);
+  auto issue = [&](int64_t kBegin, int64_t kEnd) {
+    // A register fragments as i32 words, all made before the fence (a
+    // register written between the fence and the wgmma reading it makes
+    // ptxas add a warpgroup.arrive there).
+    SmallVector<SmallVector<Regs>> wordsA(numC, SmallVector<Regs>(kSlices));
+    if (!sa)
+      for (int64_t q = 0; q < numC; ++q)
+        for (int64_t k = kBegin; k < kEnd; ++k)
+          wordsA[q][k] = packWords(b, loc, fragmentA(q, k));
+    int64_t half = n / 2;
+    tl.warpgroupFence(b, loc);
+    for (int64_t k = kBegin; k < kEnd; ++k) {
+      Value descB = offsetDescriptor(descB0, fb->kSliceOffset(k));
+      for (int64_t q = 0; q < numC; ++q) {
+        ArrayRef<Value> c = ArrayRef<Value>(acc).slice(q * half, half);
+        SmallVector<Value> d;
+        if (sa) {
+          Value descA = offsetDescriptor(descA0, first[q] * fa->mnBlockBytes +
+                                                     fa->kSliceOffset(k));
+          d = tl.warpgroupMma(b, loc, elem, n, descA, descB, fa->mnMajor,
+                              fb->mnMajor, c);
+        } else {
+          d = tl.warpgroupMmaRegisterA(b, loc, elem, n, wordsA[q][k], descB,
+                                       fb->mnMajor, c);
+        }
+        llvm::copy(d, acc.begin() + q * half);
+      }
+    }
+    tl.warpgroupCommit(b, loc);
+    SmallVector<Value> done = tl.warpgroupWait(b, loc, pending, acc);
+    acc.assign(done.begin(), done.end());
+  };
+  issue(0, split);
+  if (split < kSlices) {
+    for (Operation *def : secondHalf)
+      def->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
+    issue(split, kSlices);
+  }
+  values[op.getResult()] = acc;
   return true;
 }
 
-/// The wgmma.wait_group after a dot's group, returning its accumulators.
-/// When tile-pipeline marked the dot (MmaInFlight.h), it left the group's
-/// operands alone for one more iteration: the group may stay in flight
-/// (wait_group 1; the accumulators only feed the next iteration's group,
-/// which wgmma orders after it) until the wait_group 0 after the loop
-/// (LowerKernel.cpp, ForLowering).
-Regs KernelLowering::waitForWarpgroupMma(tile::DotOp op, ArrayRef<Value> acc) {
-  unsigned inFlight = 0;
+/// The groups of asynchronous MMAs tile-pipeline let \p op leave in flight
+/// across its loop's iterations (MmaInFlight.h): its operands stay
+/// untouched for one more iteration, so its lowering may wait with that
+/// many groups pending (the accumulators only feed the next iteration's
+/// group, which wgmma orders after it) until the wait_group 0 after the
+/// loop (LowerKernel.cpp, ForLowering).
+unsigned KernelLowering::inFlightGroups(tile::DotOp op) {
   if (auto attr = op->getAttrOfType<IntegerAttr>(tile::kMmaInFlightAttr))
-    inFlight = unsigned(attr.getInt());
-  SmallVector<Value> done = tl.warpgroupWait(b, loc, inFlight, acc);
-  return Regs(done.begin(), done.end());
+    return unsigned(attr.getInt());
+  return 0;
+}
+
+/// Whether every value of \p roots defined in the builder's block is
+/// computed by side-effect-free operations of that block whose results
+/// nothing else uses, so that they can move to the insertion point; \p ops
+/// are then those operations in block order (the roots' backward slice
+/// within the block, less what other values need).
+bool KernelLowering::sinkableAfter(OpBuilder &b, ArrayRef<Value> roots,
+                                   SmallVectorImpl<Operation *> &ops) {
+  Block *block = b.getInsertionBlock();
+  auto local = [&](Value v) -> Operation * {
+    Operation *def = v.getDefiningOp();
+    return def && def->getBlock() == block ? def : nullptr;
+  };
+  llvm::SmallPtrSet<Operation *, 32> slice;
+  SmallVector<Operation *> work;
+  for (Value r : roots)
+    if (Operation *def = local(r))
+      work.push_back(def);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (op->getNumRegions() || !isMemoryEffectFree(op) ||
+        !slice.insert(op).second)
+      continue;
+    for (Value v : op->getOperands())
+      if (Operation *def = local(v))
+        work.push_back(def);
+  }
+  // What another value needs stays, and so does what it is computed from.
+  for (bool changed = true; changed;) {
+    changed = false;
+    SmallVector<Operation *> needed;
+    for (Operation *op : slice)
+      if (llvm::any_of(op->getUsers(),
+                       [&](Operation *user) { return !slice.count(user); }))
+        needed.push_back(op);
+    for (Operation *op : needed)
+      slice.erase(op);
+    changed = !needed.empty();
+  }
+  for (Value r : roots)
+    if (Operation *def = local(r); def && !slice.count(def))
+      return false;
+  ops.clear();
+  for (Operation &op : *block)
+    if (slice.count(&op))
+      ops.push_back(&op);
+  return true;
 }
 
 /// Registers of a thread beyond its accumulators that a GEMM loop needs at
