@@ -296,7 +296,9 @@ def cases(quick=False):
     # blocks per warpgroup), 8 warps at 256x128x64 (two warpgroups of 64
     # weight rows, the tokens as wgmma's N = 256; one CTA per SM). Static
     # (2026-11-28): 0.44 / 0.29 / 0.43 warp instructions per weight byte
-    # swapped, 0.99 unswapped.
+    # swapped, 0.99 unswapped; since session 32 the swapped product stays
+    # in flight as two groups per k block (0.46 / 0.28 / 0.43;
+    # docs/Performance.md).
     if not quick:
         for name, swap, bm, bn, warps, shapes in (
                 ("prefill_u4_128x64x64", "false", 128, 64, 4,

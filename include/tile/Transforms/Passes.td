@@ -117,6 +117,15 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
     ring of only B buffers at the top of the next iteration, between
     barriers. S = 1 and `target=host` drop the attribute.
 
+    On targets with wgmma, the loop's only `tile.dot`, when it multiplies
+    two pipelined loads (or a loaded B and an A the body computes in
+    registers, 16-bit, of two k16 slices or more, or a loaded A and a B
+    tile-stage-converted-operands stages) into an accumulator only the loop
+    carries, gets `tile.mma_in_flight = 1` and the copies of an iteration
+    move after it and a second barrier: its wgmma group stays in flight
+    across iterations (a register A as two groups, halves of K, whose
+    second half is computed after the first group's wait; docs/Passes.md).
+
     With `tma` (or a `tile.tma` unit attribute on the module) on a target
     with TMA (sm_90), a loop whose wgmma group stays in flight and whose
     only pipelined loads are its two operands, each reading a 2-D tensor

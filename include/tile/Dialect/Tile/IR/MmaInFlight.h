@@ -7,7 +7,10 @@
 // refilled only once every warp retired that group, so the GPU lowering
 // may leave that many groups in flight at the end of the dot
 // (`wgmma.wait_group 1`, which retires the previous iteration's) instead of
-// waiting for all of them, and waits for the rest after the loop. The tile
+// waiting for all of them, and waits for the rest after the loop. A dot
+// whose A the loop computes in registers is issued as two groups, each
+// waited for with one pending, the second half's A computed after the
+// first wait, so that no running group's A registers are written. The tile
 // dialect verifies it; docs/Passes.md, tile-pipeline.
 //
 //===----------------------------------------------------------------------===//
