@@ -42,6 +42,7 @@ Outputs gemmF8(const Launch &l);
 Outputs gemmWQ(const Launch &l);
 Outputs gemmDecode(const Launch &l);
 Outputs gemmDecodePacked(const Launch &l);
+std::string gemmDecodePackedUnsupported(const Launch &l);
 Outputs attentionForward(const Launch &l);
 Outputs dequantFp4(const Launch &l);
 Outputs quantMX(const Launch &l);

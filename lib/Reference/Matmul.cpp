@@ -38,10 +38,14 @@ std::vector<double> decodeProduct(const Launch &l,
   bool zp = l.boolConstant("ZP");
   const Tensor &s = l.input("S"), &z = l.input("Z");
   std::vector<double> w(k * n);
+  // S and Z have K / G rows: the rows of a last partial group (K not a
+  // multiple of G) are outside them and read as 0, as the kernels' loads
+  // read them, so those weights are 0.
   for (int64_t r = 0; r < k; ++r)
     for (int64_t j = 0; j < n; ++j) {
-      double sc = s[(r / g) * n + j];
-      double zs = zp ? -roundF16(z[(r / g) * n + j] * sc) : 0;
+      bool inside = r / g < k / g;
+      double sc = inside ? s[(r / g) * n + j] : 0.0;
+      double zs = zp && inside ? -roundF16(z[(r / g) * n + j] * sc) : 0;
       w[r * n + j] = roundF16(roundF16(roundF16(codes[r * n + j]) * sc) + zs);
     }
   std::vector<double> c = matmul(l.input("A").values, w, m, k, n);
@@ -115,14 +119,16 @@ Outputs detail::gemmWQ(const Launch &l) {
   int64_t g = l.intConstant("G");
   bool zp = l.boolConstant("ZP");
   const Tensor &wq = l.input("W"), &s = l.input("S"), &z = l.input("Z");
-  // (cast(f16, w) - z) * s, each f16 operation rounded once.
+  // (cast(f16, w) - z) * s, each f16 operation rounded once; S and Z have
+  // K / G rows, and the rows of a last partial group read them as 0.
   std::vector<double> w(k * n);
   for (int64_t r = 0; r < k; ++r)
     for (int64_t j = 0; j < n; ++j) {
+      bool inside = r / g < k / g;
       double v = roundF16(wq[r * n + j]);
-      if (zp)
+      if (zp && inside)
         v = roundF16(v - z[(r / g) * n + j]);
-      w[r * n + j] = roundF16(v * s[(r / g) * n + j]);
+      w[r * n + j] = inside ? roundF16(v * s[(r / g) * n + j]) : 0.0;
     }
   std::vector<double> c = matmul(l.input("A").values, w, m, k, n);
   double scale = maxAbs(c);
@@ -136,6 +142,17 @@ Outputs detail::gemmDecode(const Launch &l) {
   const std::string &out = l.constant("OUT");
   double rtol = out == "f32" ? 1e-5 : out == "f16" ? 1.0 / 256 : 1.0 / 32;
   return {{"C", {c, 1e-3 * (1 + scale) + rtol * scale / 8, rtol}}};
+}
+
+std::string detail::gemmDecodePackedUnsupported(const Launch &l) {
+  // Wp is stored in chunks of BK codes per row (lib/Numerics' operand
+  // order); a partial last chunk has no defined order.
+  int64_t k = l.dim("K"), bk = l.intConstant("BK");
+  if (bk > 0 && k % bk == 0)
+    return "";
+  return "K = " + std::to_string(k) +
+         " is not a multiple of BK = " + std::to_string(bk) +
+         ": Wp is packed in chunks of BK codes per row (tilec pack --block-k)";
 }
 
 Outputs detail::gemmDecodePacked(const Launch &l) {

@@ -571,6 +571,15 @@ unsigned checkAgainstFloat64(const Execution &exec, const rt::TestCase &test,
                    << "\n";
       return 1;
     }
+  if (r.unsupported) {
+    std::string why = r.unsupported(launch);
+    if (!why.empty()) {
+      llvm::errs() << "tilec: error: the float64 reference of "
+                   << exec.kernel->Info.name() << " does not apply: " << why
+                   << "\n";
+      return 1;
+    }
+  }
   reference::Outputs want = r.compute(launch);
 
   llvm::outs() << exec.kernel->Info.name() << ": " << targetOpt << " on "

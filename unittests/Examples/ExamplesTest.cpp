@@ -141,6 +141,8 @@ void expectReference(const Result &r, const std::string &file,
                      const std::string &kernel, const std::string &what) {
   const ref::Reference *reference = ref::lookup(file, kernel);
   ASSERT_NE(reference, nullptr) << file << " " << kernel;
+  if (reference->unsupported)
+    ASSERT_EQ(reference->unsupported(r.launch), "") << what;
   ref::Outputs want = reference->compute(r.launch);
   ASSERT_EQ(want.size(), reference->outputs.size()) << what;
   for (const auto &[name, expected] : want) {

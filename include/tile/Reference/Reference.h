@@ -63,6 +63,10 @@ struct Reference {
   Outputs (*compute)(const Launch &) = nullptr;
   std::vector<std::string> inputs;  ///< Tensors and scalars read.
   std::vector<std::string> outputs; ///< The mut tensors it predicts.
+  /// Why the launch is outside what the reference describes (a shape the
+  /// kernel's data format does not define), or "" when compute applies;
+  /// null: always.
+  std::string (*unsupported)(const Launch &) = nullptr;
 };
 
 /// The reference of kernel \p kernel of examples/\p file (a base name such

@@ -305,6 +305,9 @@ public:
   bool lowerWarpgroupDot(tile::DotOp op,
                          const ::tile::layout::DistributedLayout &la,
                          const ::tile::layout::DistributedLayout &lc);
+  /// Retires a two-group register-A product's first group at the top of
+  /// the loop's next iteration, when it may (LowerDot.cpp).
+  bool waitAtLoopTop(tile::DotOp op, Regs &acc);
   /// The groups of asynchronous MMAs \p op may leave in flight across its
   /// loop's iterations (0 or 1; tile.mma_in_flight).
   static unsigned inFlightGroups(tile::DotOp op);

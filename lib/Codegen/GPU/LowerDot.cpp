@@ -490,10 +490,11 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
   // no register a running group reads is written (PTX ISA, wgmma.mma_async:
   // accessing the registers of A before the wait_group that retires the
   // instruction is undefined). Iteration i+1 writes the first half's A
-  // once iteration i's last wait retired that half, the second half's once
-  // its own first wait retired iteration i's second half; each half's
-  // dequantization overlaps the other half's group. Otherwise (no such
-  // split) a register-A group is waited for at once.
+  // once a wait retired iteration i's first half (at its top: waitAtLoopTop,
+  // or after the second group), the second half's once its own first wait
+  // retired iteration i's second half; each half's dequantization overlaps
+  // the other half's group. Otherwise (no such split) a register-A group
+  // is waited for at once.
   auto fragmentA = [&](int64_t q, int64_t k) {
     return ArrayRef<Value>(values[op.getA()])
         .slice(slotsA[q][k] * fragment, fragment);
@@ -511,7 +512,7 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
     else
       pending = 0;
   }
-  auto issue = [&](int64_t kBegin, int64_t kEnd) {
+  auto issue = [&](int64_t kBegin, int64_t kEnd, bool waitAfter) {
     // A register fragments as i32 words, all made before the fence (a
     // register written between the fence and the wgmma reading it makes
     // ptxas add a warpgroup.arrive there).
@@ -540,16 +541,40 @@ bool KernelLowering::lowerWarpgroupDot(tile::DotOp op,
       }
     }
     tl.warpgroupCommit(b, loc);
+    if (!waitAfter)
+      return;
     SmallVector<Value> done = tl.warpgroupWait(b, loc, pending, acc);
     acc.assign(done.begin(), done.end());
   };
-  issue(0, split);
+  bool waitAtTop = split < kSlices && waitAtLoopTop(op, acc);
+  issue(0, split, /*waitAfter=*/true);
   if (split < kSlices) {
     for (Operation *def : secondHalf)
       def->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
-    issue(split, kSlices);
+    issue(split, kSlices, /*waitAfter=*/!waitAtTop);
   }
   values[op.getResult()] = acc;
+  return true;
+}
+
+/// For a register-A product issued as two groups (lowerWarpgroupDot):
+/// iteration i's first group need only be retired before iteration i+1
+/// writes its registers. When the loop's accumulators (the body's
+/// arguments, converted: \p acc) feed only \p op, that wait (one group
+/// pending: iteration i's second) opens the loop's body, \p acc become its
+/// results, and the barrier and copies after the dot run beside the first
+/// group instead of after it; returns whether it does.
+bool KernelLowering::waitAtLoopTop(tile::DotOp op, Regs &acc) {
+  Block *body = b.getInsertionBlock();
+  if (!isa<BlockArgument>(op.getAcc()) || !op.getAcc().hasOneUse() ||
+      !llvm::all_of(acc, [&](Value v) {
+        auto arg = dyn_cast<BlockArgument>(v);
+        return arg && arg.getOwner() == body;
+      }))
+    return false;
+  OpBuilder top(body, body->begin());
+  SmallVector<Value> done = tl.warpgroupWait(top, op.getLoc(), 1, acc);
+  acc.assign(done.begin(), done.end());
   return true;
 }
 

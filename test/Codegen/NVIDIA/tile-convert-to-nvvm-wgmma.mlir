@@ -82,9 +82,12 @@
 // one k16 slice each. The second half's A (its multiplications) is computed
 // after the first group's wait_group 1, which retires the previous
 // iteration's second group, so no register a running group reads is
-// written (PTX ISA: undefined); the second group is waited for with one
-// pending too, and all after the loop.
+// written (PTX ISA: undefined). The first group is retired by a wait_group
+// 1 that opens the next iteration (its accumulators, the loop's arguments,
+// feed only this dot), before the first half's A is written again; all
+// after the loop.
 // CHECK-LABEL: llvm.func @register_a_in_flight
+// CHECK:         llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 1;"
 // CHECK-COUNT-4: llvm.fmul {{.*}} : vector<2xf16>
 // CHECK:         nvvm.wgmma.fence.aligned
 // CHECK-NEXT:    wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {${{[0-9]+}}, ${{[0-9]+}}, ${{[0-9]+}}, ${{[0-9]+}}}, ${{[0-9]+}}, p, 1, 1, 1;
@@ -96,16 +99,17 @@
 // CHECK:         wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // CHECK-NOT:     wgmma.mma_async
 // CHECK:         nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT:    llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 1;"
+// CHECK-NOT:     wgmma.wait_group
 // CHECK:         llvm.br
 // CHECK:         llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
 // PTX-LABEL: .entry register_a_in_flight(
+// PTX: wgmma.wait_group.sync.aligned 1;
 // PTX: wgmma.commit_group.sync.aligned;
 // PTX: wgmma.wait_group.sync.aligned 1;
 // PTX: mul.f16x2
 // PTX: wgmma.fence.sync.aligned;
 // PTX: wgmma.commit_group.sync.aligned;
-// PTX: wgmma.wait_group.sync.aligned 1;
+// PTX-NOT: wgmma.wait_group.sync.aligned 1;
 // PTX: wgmma.wait_group.sync.aligned 0;
 
 // The same A also read before the dot (a sum stored): its second half

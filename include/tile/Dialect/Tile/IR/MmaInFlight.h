@@ -9,8 +9,9 @@
 // (`wgmma.wait_group 1`, which retires the previous iteration's) instead of
 // waiting for all of them, and waits for the rest after the loop. A dot
 // whose A the loop computes in registers is issued as two groups, each
-// waited for with one pending, the second half's A computed after the
-// first wait, so that no running group's A registers are written. The tile
+// waited for with one pending (the first at the top of the next
+// iteration), the second half's A computed after the first wait, so that
+// no running group's A registers are written. The tile
 // dialect verifies it; docs/Passes.md, tile-pipeline.
 //
 //===----------------------------------------------------------------------===//
