@@ -240,7 +240,7 @@ def register_a_hazards(body):
                                            int(m.group(1)) + 4))
                 if "gsb0" in inst:
                     groups.append(open_regs)
-                    seen += lap
+                    seen += lap if open_regs else 0
                     open_regs = set()
                 continue
             m = re.search(r"WARPGROUP\.DEPBAR\.LE\s+gsb0,\s+(0x[0-9a-f]+)",

@@ -34,6 +34,9 @@ cases = {
     "one-group": dequant(range(152, 156)) + ARRIVE + group(152) + WAIT1,
     # The same waited for at once.
     "waited": dequant(range(152, 156)) + ARRIVE + group(152) + WAIT0,
+    # Both operands from shared memory: no register-A group.
+    "descriptors": ARRIVE + ["HGMMA.64x128x16.F32 R24, gdesc[UR4], R24, gsb0"]
+    + WAIT1,
     # Halves, but a 64-bit load into R166-R167 while the second half's group
     # (R164-R167) runs; R163 alone is outside it.
     "wide-write": dequant(range(168, 172)) + ARRIVE + group(168) + WAIT1 +
