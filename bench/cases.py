@@ -298,22 +298,28 @@ def cases(quick=False):
     # (2026-11-28): 0.44 / 0.29 / 0.43 warp instructions per weight byte
     # swapped, 0.99 unswapped; since session 32 the swapped product stays
     # in flight as two groups per k block (0.46 / 0.28 / 0.43;
-    # docs/Performance.md).
+    # docs/Performance.md). 128x128x64 on 8 warps (one warpgroup per 64
+    # weight rows): 152 registers, one CTA per SM; with `occupancy 2`
+    # (OCC) 128 registers and two (24 bytes of spills).
     if not quick:
-        for name, swap, bm, bn, warps, shapes in (
-                ("prefill_u4_128x64x64", "false", 128, 64, 4,
+        for name, swap, bm, bn, warps, occ, shapes in (
+                ("prefill_u4_128x64x64", "false", 128, 64, 4, 1,
                  ["M=1,K=256,N=130", "M=129,K=512,N=72"]),
-                ("prefill_swap_u4_128x64x64", "true", 128, 64, 4,
+                ("prefill_swap_u4_128x64x64", "true", 128, 64, 4, 1,
                  ["M=1,K=256,N=130", "M=129,K=512,N=72"]),
-                ("prefill_swap_u4_128x128x64", "true", 128, 128, 4,
+                ("prefill_swap_u4_128x128x64", "true", 128, 128, 4, 1,
                  ["M=1,K=256,N=130", "M=129,K=512,N=256"]),
-                ("prefill_swap_u4_256x128x64_w8", "true", 256, 128, 8,
+                ("prefill_swap_u4_128x128x64_w8", "true", 128, 128, 8, 1,
+                 ["M=1,K=256,N=130", "M=129,K=512,N=256"]),
+                ("prefill_swap_u4_128x128x64_w8_occ2", "true", 128, 128, 8, 2,
+                 ["M=1,K=256,N=130", "M=129,K=512,N=256"]),
+                ("prefill_swap_u4_256x128x64_w8", "true", 256, 128, 8, 1,
                  ["M=1,K=256,N=130", "M=257,K=512,N=256"])):
             add("gemm_decode_packed_" + name, "gemm_decode_packed.tile",
                 "gemm_decode_packed",
                 {"T": "u4", "G": 128, "ZP": "true", "OUT": "f16", "BM": bm,
                  "BN": bn, "BK": 64, "SPLIT": 1, "STAGES": 3, "SWAP": swap,
-                 "WARPS": warps},
+                 "WARPS": warps, "OCC": occ},
                 shapes, pre, _gemm_wq_work("u4", 128), inout=["C"],
                 atol=split_atol("u4"))
     # Split-K decode GEMM (examples/gemm_decode.tile) at its defaults: C is

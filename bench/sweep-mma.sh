@@ -12,7 +12,10 @@
 #   - attention_fwd, target sm_90, B = 1, H = 32, HKV = 8, N = 1024 / 4096 /
 #     8192: 8 warps at BM = 128 over BN = 32, 64 x STAGES = 2, 3, and 4
 #     warps at BM = 64 over BN = 32, 64 and 3 stages at 64 (7 bundles,
-#     names attmma_*).
+#     names attmma_*);
+#   - with `occupancy` (OCC): gemm_f16 8 warps 128x128 at two programs per
+#     SM (BK 32 / 64 at 3 stages, BK 32 at 4), attention 4 warps BM = 64
+#     BN = 32 at three (4 bundles).
 # Then, on the GPU machine (carry bench/bundles):
 #   bench/time-bundles.sh --budget 150 --out $OUT bench/bundles/sweep-mma/*
 # next to bench/make-bundle.sh --target sm_90 bundles of the cases
@@ -47,3 +50,16 @@ python3 "$here/make-sweep.py" "$root/examples/attention_fwd.tile" -o "$out" --ti
 # shellcheck disable=SC2086
 python3 "$here/make-sweep.py" "$root/examples/attention_fwd.tile" -o "$out" --tilec "$tilec" \
   --name attmma_w4_s3 -D BM=64 -D W=4 -D BN=64 -D STAGES=3 $att
+# More programs per SM (`occupancy`, OCC): the 8-warp 128x128 GEMM tile at
+# 128 registers, two per SM (146-160 and one without); attention at 4
+# warps, BM = 64, BN = 32 at 168 registers, three per SM.
+# shellcheck disable=SC2086
+python3 "$here/make-sweep.py" "$root/examples/gemm_f16.tile" -o "$out" --tilec "$tilec" \
+  --name f16mma_w8_occ2 -D W=8 -D BN=128 -D OCC=2 -D STAGES=3 --grid BK=32,64 $gemm
+# (at BK = 64, 4 stages of two programs exceed the SM's shared memory)
+# shellcheck disable=SC2086
+python3 "$here/make-sweep.py" "$root/examples/gemm_f16.tile" -o "$out" --tilec "$tilec" \
+  --name f16mma_w8_occ2_s4 -D W=8 -D BN=128 -D OCC=2 -D STAGES=4 -D BK=32 $gemm
+# shellcheck disable=SC2086
+python3 "$here/make-sweep.py" "$root/examples/attention_fwd.tile" -o "$out" --tilec "$tilec" \
+  --name attmma_w4_occ3 -D BM=64 -D W=4 -D BN=32 -D OCC=3 $att

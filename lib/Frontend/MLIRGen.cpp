@@ -590,6 +590,9 @@ bool MLIRGen::genKernel(CheckedKernel &ck, mlir::ModuleOp module) {
   fn->setAttr("tile.warps", b.getI32IntegerAttr(ck.warps));
   if (ck.persistent)
     fn->setAttr(tile::TileDialect::kPersistAttr, b.getUnitAttr());
+  if (ck.occupancy > 1)
+    fn->setAttr(tile::TileDialect::kOccupancyAttr,
+                b.getI32IntegerAttr(int32_t(ck.occupancy)));
   fn->setAttr("tile.grid",
               b.getStrArrayAttr({ck.grid[0], ck.grid[1], ck.grid[2]}));
   llvm::SmallVector<mlir::NamedAttribute> consts;

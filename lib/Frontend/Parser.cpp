@@ -405,14 +405,26 @@ std::unique_ptr<KernelDecl> Parser::parseKernel() {
   k->warps = parseUnary(false);
   if (!k->warps)
     return nullptr;
-  // `persistent B`: a contextual word, like the loop's `specialize`.
-  if (tok.is(Tok::Ident) && tok.text == "persistent") {
-    consume();
-    if (!(k->persistent = parseUnary(false)))
+  // `persistent B` and `occupancy N`, in either order, each at most once:
+  // contextual words, like the loop's `specialize`.
+  while (tok.is(Tok::Ident)) {
+    ExprPtr *clause = tok.text == "persistent"  ? &k->persistent
+                      : tok.text == "occupancy" ? &k->occupancy
+                                                : nullptr;
+    if (!clause) {
+      errorExpected(
+          "'persistent', 'occupancy', 'tune' or '{' after the warp count");
       return nullptr;
-  } else if (tok.is(Tok::Ident)) {
-    errorExpected("'persistent', 'tune' or '{' after the warp count");
-    return nullptr;
+    }
+    if (*clause) {
+      diags.error(tok.loc, "'" + tok.text.str() + "' is given twice");
+      return nullptr;
+    }
+    if (tok.text == "occupancy")
+      k->occupancyLoc = tok.loc;
+    consume();
+    if (!(*clause = parseUnary(false)))
+      return nullptr;
   }
   if (consumeIf(Tok::KwTune) && !parseTune(*k))
     return nullptr;

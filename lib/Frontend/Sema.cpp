@@ -379,7 +379,37 @@ bool Checker::checkLaunchClauses() {
     ok &= b.has_value();
     out.persistent = b.value_or(false);
   }
+  if (kernel.occupancy)
+    ok &= checkOccupancy();
   return ok;
+}
+
+/// `occupancy N`: a compile-time integer >= 1 whose programs' warps fit on
+/// one SM (CU) of the target.
+bool Checker::checkOccupancy() {
+  Expr *e = kernel.occupancy.get();
+  std::optional<int64_t> n =
+      check(e) ? requireCtInt(e, "the occupancy") : std::nullopt;
+  if (!n)
+    return false;
+  if (*n < 1 || *n > 64) {
+    error(e->loc, "the occupancy must be between 1 and 64 programs per "
+                  "SM, got " +
+                      llvm::Twine(*n));
+    return false;
+  }
+  if (unsigned most = target.maxWarpsPerProcessor;
+      most && out.warps * *n > int64_t(most)) {
+    bool amd = target.warpSize == 64;
+    error(e->loc, "occupancy " + llvm::Twine(*n) + " of " +
+                      llvm::Twine(out.warps) + "-warp programs needs " +
+                      llvm::Twine(out.warps * *n) +
+                      (amd ? " wavefronts per CU" : " warps per SM") +
+                      "; the target holds at most " + llvm::Twine(most));
+    return false;
+  }
+  out.occupancy = *n;
+  return true;
 }
 
 bool Checker::checkSignature() {

@@ -95,6 +95,7 @@ public:
   bool checkSignature();
   bool checkTensorDims(RtParamDecl &p, Decl *d, KernelParam &kp);
   bool checkLaunchClauses();
+  bool checkOccupancy();
   bool checkBody();
   bool checkTune();
 

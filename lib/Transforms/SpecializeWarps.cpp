@@ -138,11 +138,11 @@ FailureOr<ProducerInputs> producerInputs(scf::ForOp loop,
 /// arithmetic and needs no more, as in FlashAttention-3), the consumers
 /// take what that frees (at most 240, at least the start: 240 at 8 + 4
 /// warps, which attention's 64 x 128 accumulators per warpgroup need).
-std::pair<int64_t, int64_t> roleRegisters(int64_t warps,
-                                          int64_t producerWarps) {
+std::pair<int64_t, int64_t> roleRegisters(int64_t warps, int64_t producerWarps,
+                                          int64_t occupancy) {
   constexpr int64_t producerRegisters = 24;
   int64_t threads = (warps + producerWarps) * 32;
-  int64_t launch = tile::WarpSpecializeOp::launchRegisters(threads);
+  int64_t launch = tile::WarpSpecializeOp::launchRegisters(threads, occupancy);
   int64_t consumer = std::clamp<int64_t>(
       (launch * threads - producerWarps * 32 * producerRegisters) /
           (warps * 32) / 8 * 8,
@@ -271,7 +271,7 @@ LogicalResult specializeLoop(scf::ForOp loop,
       func->getAttrOfType<IntegerAttr>(tile::TileDialect::kWarpsAttr).getInt();
   constexpr int64_t producerWarps = 4;
   auto [producerRegisters, consumerRegisters] =
-      roleRegisters(warps, producerWarps);
+      roleRegisters(warps, producerWarps, tile::TileDialect::occupancyOf(func));
   func->setAttr(tile::TileDialect::kProducerWarpsAttr,
                 rewriter.getI64IntegerAttr(producerWarps));
 

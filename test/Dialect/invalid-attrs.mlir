@@ -177,3 +177,18 @@ module attributes {tile.fallback = @k} {
 // expected-error @+1 {{'tile.persist' must be a unit attribute of a kernel}}
 module attributes {tile.persist} {
 }
+
+// -----
+
+// tile.occupancy (the language's `occupancy N`) is a positive integer on a
+// kernel: programs per SM.
+// expected-error @+1 {{'tile.occupancy' must be a positive integer on a kernel, got 0 : i32}}
+func.func @k() attributes {tile.kernel, tile.occupancy = 0 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.occupancy' must be a positive integer on a kernel, got 2 : i32}}
+module attributes {tile.occupancy = 2 : i32} {
+}

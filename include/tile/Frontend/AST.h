@@ -287,6 +287,11 @@ struct KernelDecl {
   /// `persistent B` after the warp count: a compile-time bool that asks
   /// for a persistent kernel (null: not written).
   ExprPtr persistent;
+  /// `occupancy N` after the warp count: a compile-time integer, the
+  /// programs per SM (CU) the register allocation must leave room for
+  /// (null: not written).
+  ExprPtr occupancy;
+  llvm::SMLoc occupancyLoc;
   std::vector<TuneEntry> tune;
   std::unique_ptr<BlockStmt> body;
 };

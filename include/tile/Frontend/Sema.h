@@ -57,6 +57,9 @@ struct CheckedKernel {
   int64_t warps = 4;
   /// `persistent B` said true.
   bool persistent = false;
+  /// `occupancy N`: programs per SM (CU) to leave registers for; 0 when
+  /// not written.
+  int64_t occupancy = 0;
   /// Owner of every declaration referenced from the annotated AST.
   std::vector<std::unique_ptr<Decl>> decls;
 };

@@ -24,6 +24,9 @@ struct TargetFacts {
   unsigned sharedBytes = 0;
   /// Warpgroup MMA (wgmma.mma_async: sm_90a).
   bool wgmma = false;
+  /// Warps (wavefronts) one SM (CU) holds at once: what bounds `warps W
+  /// occupancy N` (0: no bound, the host).
+  unsigned maxWarpsPerProcessor = 0;
 
   bool known() const { return warpSize != 0; }
 };

@@ -47,6 +47,13 @@ struct TargetInfo {
   /// 32-bit registers available to one thread (NVIDIA: 255; AMD: 512
   /// VGPRs + AGPRs in wave64 on CDNA3/4).
   unsigned maxRegistersPerThread = 0;
+  /// Warps (wavefronts) resident on one SM (CU) at most: 64 on sm_80 and
+  /// sm_90, 48 on sm_86 / sm_89, 32 on CDNA (8 per SIMD); 0 on the host.
+  unsigned maxWarpsPerProcessor = 0;
+  /// Shared memory (LDS) of one SM (CU), in bytes, and what the hardware
+  /// reserves of it per resident program (1 KB on NVIDIA).
+  unsigned sharedBytesPerProcessor = 0;
+  unsigned reservedSharedBytesPerProgram = 0;
   /// NVIDIA compute capability as 10 * major + minor (90 for sm_90a).
   unsigned computeCapability = 0;
   bool hasCpAsync = false;    ///< cp.async (sm_80+)
@@ -64,7 +71,7 @@ struct TargetInfo {
   /// What the language's target builtins return for this target
   /// (`warp_size()`, `shared_memory()`, `has_wgmma()`).
   frontend::TargetFacts frontendFacts() const {
-    return {warpSize, maxSharedBytes, hasWgmma};
+    return {warpSize, maxSharedBytes, hasWgmma, maxWarpsPerProcessor};
   }
   ObjectKind objectKind() const {
     return isNVIDIA() ? ObjectKind::Cubin

@@ -593,7 +593,8 @@ public:
   }
 
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads,
-                  unsigned /*maxRegisters: NVIDIA only*/) override {
+                  unsigned /*maxRegisters: NVIDIA only*/,
+                  unsigned occupancy) override {
     MLIRContext *ctx = func.getContext();
     func.setCConv(LLVM::cconv::CConv::AMDGPU_KERNEL);
     func->setAttr(ROCDL::ROCDLDialect::getKernelFuncAttrName(),
@@ -603,6 +604,16 @@ public:
                   StringAttr::get(ctx, size + "," + size));
     func->setAttr(ROCDL::ROCDLDialect::getReqdWorkGroupSizeAttrName(),
                   DenseI32ArrayAttr::get(ctx, {int32_t(numThreads), 1, 1}));
+    // `occupancy N`: N workgroups per CU, whose wavefronts the CU's four
+    // SIMDs share: at least ceil(N x waves / 4) per SIMD
+    // ("amdgpu-waves-per-eu", which bounds the VGPRs of each).
+    if (occupancy > 1) {
+      unsigned waves = numThreads / getTargetInfo().warpSize;
+      auto *rocdl = ctx->getLoadedDialect<ROCDL::ROCDLDialect>();
+      rocdl->getWavesPerEuAttrHelper().setAttr(
+          func, IntegerAttr::get(IntegerType::get(ctx, 32),
+                                 (occupancy * waves + 3) / 4));
+    }
     makeStaticLds(func);
   }
 

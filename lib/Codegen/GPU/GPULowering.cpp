@@ -29,6 +29,66 @@ using namespace mlir;
 
 namespace tile::gpu {
 
+namespace {
+/// What a kernel's entry point declares about its launch (markKernel).
+struct LaunchBounds {
+  unsigned threads = 0;      ///< 0: not a kernel with tile.warps
+  unsigned maxRegisters = 0; ///< warp-specialized kernels only
+  unsigned occupancy = 1;
+};
+} // namespace
+
+/// The launch bounds of \p fn; std::nullopt after reporting an occupancy
+/// (`occupancy N`) the target cannot hold: N programs' warps, producers
+/// included, or their shared memory beyond one SM's.
+static std::optional<LaunchBounds> launchBounds(func::FuncOp fn,
+                                                const TargetInfo &info) {
+  LaunchBounds bounds;
+  auto warps = fn->getAttrOfType<IntegerAttr>("tile.warps");
+  if (!warps)
+    return bounds;
+  // A warp-specialized kernel also runs its producer warps, and starts
+  // with the registers its roles then redistribute.
+  auto producers =
+      fn->getAttrOfType<IntegerAttr>(tile::TileDialect::kProducerWarpsAttr);
+  int64_t allWarps = warps.getInt() + (producers ? producers.getInt() : 0);
+  int64_t n = tile::TileDialect::occupancyOf(fn);
+  bounds.threads = unsigned(allWarps * info.warpSize);
+  bounds.occupancy = unsigned(n);
+  if (producers)
+    bounds.maxRegisters =
+        unsigned(tile::WarpSpecializeOp::launchRegisters(bounds.threads, n));
+  if (n == 1)
+    return bounds;
+  const char *processor = info.isAMD() ? "CU" : "SM";
+  if (info.maxWarpsPerProcessor && allWarps * n > info.maxWarpsPerProcessor) {
+    InFlightDiagnostic diag = mlir::emitError(fn.getLoc());
+    diag << "occupancy " << n << " of " << allWarps << "-warp programs";
+    if (producers)
+      diag << " (" << warps.getInt() << " + " << producers.getInt()
+           << " producer warps)";
+    diag << " needs " << allWarps * n
+         << (info.isAMD() ? " wavefronts" : " warps") << " per " << processor
+         << "; " << info.name << " holds at most " << info.maxWarpsPerProcessor;
+    return std::nullopt;
+  }
+  int64_t shared = 0;
+  if (auto bytes = fn->getAttrOfType<IntegerAttr>("tile.shared_bytes"))
+    shared = bytes.getInt();
+  int64_t perProgram = shared + info.reservedSharedBytesPerProgram;
+  if (info.sharedBytesPerProcessor &&
+      perProgram * n > int64_t(info.sharedBytesPerProcessor)) {
+    mlir::emitError(fn.getLoc())
+        << "occupancy " << n << " needs " << n << " x " << perProgram
+        << " bytes of shared memory per " << processor << " (" << shared
+        << " per program"
+        << (info.reservedSharedBytesPerProgram ? " + 1 KB reserved" : "")
+        << "); " << info.name << " has " << info.sharedBytesPerProcessor;
+    return std::nullopt;
+  }
+  return bounds;
+}
+
 LogicalResult lowerTileToLLVM(ModuleOp module, TargetLowering &target) {
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<LLVM::LLVMDialect, cf::ControlFlowDialect, scf::SCFDialect,
@@ -39,22 +99,12 @@ LogicalResult lowerTileToLLVM(ModuleOp module, TargetLowering &target) {
   for (auto fn : module.getOps<func::FuncOp>())
     if (fn->hasAttr("tile.kernel"))
       kernels.push_back(fn);
-  llvm::StringMap<std::pair<unsigned, unsigned>> launch;
+  llvm::StringMap<LaunchBounds> launch;
   for (func::FuncOp fn : kernels) {
-    auto warps = fn->getAttrOfType<IntegerAttr>("tile.warps");
-    // A warp-specialized kernel also runs its producer warps, and starts
-    // with the registers its roles then redistribute.
-    auto producers =
-        fn->getAttrOfType<IntegerAttr>(tile::TileDialect::kProducerWarpsAttr);
-    if (warps) {
-      unsigned threads =
-          unsigned(warps.getInt() + (producers ? producers.getInt() : 0)) *
-          target.getTargetInfo().warpSize;
-      launch[fn.getSymName()] = {
-          threads,
-          producers ? unsigned(tile::WarpSpecializeOp::launchRegisters(threads))
-                    : 0u};
-    }
+    if (auto bounds = launchBounds(fn, target.getTargetInfo()))
+      launch[fn.getSymName()] = *bounds;
+    else
+      return failure();
     KernelLowering lowering(target, module, fn);
     if (failed(lowering.run()))
       return failure();
@@ -104,8 +154,9 @@ LogicalResult lowerTileToLLVM(ModuleOp module, TargetLowering &target) {
   // 3. Entry points.
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
     auto it = launch.find(fn.getSymName());
-    if (it != launch.end())
-      target.markKernel(fn, it->second.first, it->second.second);
+    if (it != launch.end() && it->second.threads)
+      target.markKernel(fn, it->second.threads, it->second.maxRegisters,
+                        it->second.occupancy);
   }
   return success();
 }

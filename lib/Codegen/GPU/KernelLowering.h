@@ -154,6 +154,9 @@ public:
   /// The kernel's threads (tile.warps x warp size; in a warp-specialized
   /// kernel, its consumer threads).
   int64_t numThreads() const { return threads; }
+  /// The programs per SM the kernel leaves registers for (`occupancy N`;
+  /// 1 without it).
+  int64_t occupancy() const { return programsPerSM; }
   /// The calling thread's index in the program (i32).
   mlir::Value threadIndex() const { return tid; }
 
@@ -418,6 +421,7 @@ private:
   bool errorReported = false;
   /// Threads of a program (tile.warps * the warp size).
   int64_t threads = 0;
+  int64_t programsPerSM = 1;
   mlir::ModuleOp module;
   mlir::func::FuncOp kernel;
   mlir::OpBuilder b;

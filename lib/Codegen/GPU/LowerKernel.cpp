@@ -178,6 +178,7 @@ KernelLowering::KernelLowering(TargetLowering &target, ModuleOp module,
   populateTypeConversion();
   if (auto warps = kernel->getAttrOfType<IntegerAttr>("tile.warps"))
     threads = warps.getInt() * warpSize();
+  programsPerSM = TileDialect::occupancyOf(kernel);
   if (auto bytes = kernel->getAttrOfType<IntegerAttr>("tile.shared_bytes"))
     sharedBytes = bytes.getInt();
   sharedBytes = (sharedBytes + 15) / 16 * 16;

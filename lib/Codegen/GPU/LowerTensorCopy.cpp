@@ -236,8 +236,8 @@ public:
     unsigned warpSize = kl.target().getTargetInfo().warpSize;
     int32_t consumers = int32_t(kl.numThreads());
     int32_t producers = int32_t(op.getProducerWarps() * warpSize);
-    int64_t launch =
-        tile::WarpSpecializeOp::launchRegisters(consumers + producers);
+    int64_t launch = tile::WarpSpecializeOp::launchRegisters(
+        consumers + producers, kl.occupancy());
     Location l = op.getLoc();
     Value isProducer = arith::CmpIOp::create(
         rewriter, l, arith::CmpIPredicate::uge, kl.threadIndex(),

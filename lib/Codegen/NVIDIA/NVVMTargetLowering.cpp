@@ -561,16 +561,23 @@ public:
   }
 
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads,
-                  unsigned maxRegisters) override {
+                  unsigned maxRegisters, unsigned occupancy) override {
     MLIRContext *ctx = func.getContext();
+    auto i32 = IntegerType::get(ctx, 32);
     func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                   UnitAttr::get(ctx));
     func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                   DenseI32ArrayAttr::get(ctx, {int32_t(numThreads)}));
-    // setmaxnreg needs the register count at the kernel's start (.maxnreg).
+    // setmaxnreg needs the register count at the kernel's start (.maxnreg,
+    // which already counts the occupancy); otherwise the occupancy is
+    // ptxas's .minnctapersm, which caps the registers at 65536 / (threads
+    // x N) in its allocation granules.
     if (maxRegisters)
       func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
-                    IntegerAttr::get(IntegerType::get(ctx, 32), maxRegisters));
+                    IntegerAttr::get(i32, maxRegisters));
+    else if (occupancy > 1)
+      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    IntegerAttr::get(i32, occupancy));
     // Parameters passed by value (the tensor maps of TMA copies) are read
     // in place through their generic address: __grid_constant__, which
     // keeps the compiler from copying them to local memory.

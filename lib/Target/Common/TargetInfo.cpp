@@ -14,7 +14,7 @@
 using namespace tile;
 
 static TargetInfo makeNVIDIA(llvm::StringRef name, unsigned cc,
-                             unsigned maxShared) {
+                             unsigned maxShared, unsigned maxWarps) {
   TargetInfo t;
   t.name = name.str();
   t.vendor = Vendor::NVIDIA;
@@ -26,6 +26,10 @@ static TargetInfo makeNVIDIA(llvm::StringRef name, unsigned cc,
   t.sharedBanks = 32;
   t.sharedBankBytes = 4;
   t.maxRegistersPerThread = 255;
+  t.maxWarpsPerProcessor = maxWarps;
+  // A program may use all but 1 KB of an SM's shared memory.
+  t.sharedBytesPerProcessor = maxShared + 1024;
+  t.reservedSharedBytesPerProgram = 1024;
   t.computeCapability = cc;
   t.hasCpAsync = t.hasLdmatrix = t.hasMmaSync = cc >= 80;
   t.hasFp8Mma = cc >= 89;
@@ -50,6 +54,9 @@ static TargetInfo makeAMD(llvm::StringRef name, unsigned ldsBytes,
   t.sharedBanks = gfx950 ? 64 : 32;
   t.sharedBankBytes = 4;
   t.maxRegistersPerThread = 512;
+  // 4 SIMDs of 8 wavefronts; a workgroup's LDS comes from its CU's.
+  t.maxWarpsPerProcessor = 32;
+  t.sharedBytesPerProcessor = ldsBytes;
   t.hasMfma = true;
   t.hasFp8Mma = true;
   t.hasMfmaGfx950 = gfx950;
@@ -70,13 +77,13 @@ std::optional<TargetInfo> TargetInfo::lookup(llvm::StringRef name) {
     return t;
   }
   if (name == "sm_80")
-    return makeNVIDIA(name, 80, 163 * 1024);
+    return makeNVIDIA(name, 80, 163 * 1024, 64);
   if (name == "sm_86")
-    return makeNVIDIA(name, 86, 99 * 1024);
+    return makeNVIDIA(name, 86, 99 * 1024, 48);
   if (name == "sm_89")
-    return makeNVIDIA(name, 89, 99 * 1024);
+    return makeNVIDIA(name, 89, 99 * 1024, 48);
   if (name == "sm_90" || name == "sm_90a")
-    return makeNVIDIA(name, 90, 227 * 1024);
+    return makeNVIDIA(name, 90, 227 * 1024, 64);
   if (name == "gfx942")
     return makeAMD(name, 64 * 1024, /*gfx950=*/false);
   if (name == "gfx950")

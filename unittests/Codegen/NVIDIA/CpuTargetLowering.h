@@ -110,7 +110,8 @@ public:
                     mlir::Value x) override {
     return mlir::math::RsqrtOp::create(b, loc, x);
   }
-  void markKernel(mlir::LLVM::LLVMFuncOp, unsigned, unsigned) override {}
+  void markKernel(mlir::LLVM::LLVMFuncOp, unsigned, unsigned,
+                  unsigned) override {}
 
 protected:
   static mlir::Value constI32(mlir::OpBuilder &b, mlir::Location loc,

@@ -292,8 +292,10 @@ public:
   /// threads per program (calling convention, launch bounds) and, when
   /// `maxRegisters` is not 0, at most that many registers per thread at
   /// its start (a warp-specialized kernel, which setMaxRegisters adjusts).
+  /// `occupancy` > 1 (`occupancy N`) asks the code generator to leave
+  /// registers for that many programs per SM (CU).
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads,
-                          unsigned maxRegisters) = 0;
+                          unsigned maxRegisters, unsigned occupancy) = 0;
 
   /// Erases an op this lowering created and no longer needs (a step another
   /// instruction replaced): through the rewriter of the conversion pattern

@@ -393,6 +393,11 @@ static LogicalResult verifyThreadCounts(func::FuncOp func, int64_t threads) {
 // Discardable attributes: kernels, loops, kernel arguments
 //===----------------------------------------------------------------------===//
 
+int64_t TileDialect::occupancyOf(Operation *kernel) {
+  auto n = kernel->getAttrOfType<IntegerAttr>(kOccupancyAttr);
+  return n && n.getInt() > 1 ? n.getInt() : 1;
+}
+
 static bool isStringArray(Attribute attr) {
   auto array = dyn_cast<ArrayAttr>(attr);
   return array && llvm::all_of(array, llvm::IsaPred<StringAttr>);
@@ -503,6 +508,14 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError() << "'tile.persistent' must be a unit attribute "
                                   "of the module, a kernel or its loop over "
                                   "the virtual grid";
+    return success();
+  }
+  if (name == kOccupancyAttr) {
+    auto n = dyn_cast<IntegerAttr>(value);
+    if (!isa<FunctionOpInterface>(op) || !n || n.getInt() < 1)
+      return op->emitOpError() << "'tile.occupancy' must be a positive "
+                                  "integer on a kernel, got "
+                               << value;
     return success();
   }
   if (name == kPersistAttr) {

@@ -77,6 +77,11 @@ def Tile_Dialect : Dialect {
     // tile-persist-programs for that kernel what the module attribute asks
     // for every kernel.
     static constexpr ::llvm::StringLiteral kPersistAttr = "tile.persist";
+    // On a kernel: the language's `occupancy N`, the programs per SM (CU)
+    // whose registers the kernel must leave room for (i32 >= 1).
+    static constexpr ::llvm::StringLiteral kOccupancyAttr = "tile.occupancy";
+    /// The occupancy a kernel asks for (`tile.occupancy`), 1 without one.
+    static int64_t occupancyOf(::mlir::Operation *kernel);
     static constexpr ::llvm::StringLiteral kVirtualGridAttr =
         "tile.virtual_grid";
     // Fallbacks (docs/Passes.md, tile-clone-fallbacks): on the copy of a

@@ -361,10 +361,10 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize",
   let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
   let extraClassDeclaration = [{
     /// The register count a program of \p threads threads starts with
-    /// (`.maxnreg`): the most of 65536 registers per block, in steps of 8,
-    /// at most 240.
-    static int64_t launchRegisters(int64_t threads) {
-      int64_t perThread = 65536 / threads / 8 * 8;
+    /// (`.maxnreg`): the most of 65536 registers per SM shared by
+    /// \p occupancy such programs, in steps of 8, at most 240.
+    static int64_t launchRegisters(int64_t threads, int64_t occupancy = 1) {
+      int64_t perThread = 65536 / (threads * occupancy) / 8 * 8;
       return perThread < 240 ? perThread : 240;
     }
   }];
