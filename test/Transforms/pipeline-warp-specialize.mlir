@@ -217,3 +217,33 @@ func.func @specialized_no_mma_in_flight(%PK: !tile.ptr<f16> {tile.shape = ["B", 
   tile.store %o[%c0, %c0, %c0, %c0], %r : !tile.view<1x1x64x64xf16>, tensor<1x1x64x64xf16, #t>
   return
 }
+
+// -----
+
+#a = #tile.layout<spatial(128,1) * local(1,64)>
+#b = #tile.layout<spatial(64,2) * local(1,32)>
+#c = #tile.layout<spatial(128,1) * local(1,64)>
+
+// At `occupancy 2` (tile.occupancy) the 4 + 4 warps start with half of an
+// SM's registers each, 128 (240 at one program per SM): the producers drop
+// to 24, the consumers take what that frees, (128 x 256 - 24 x 128) / 128
+// = 232.
+// CHECK-LABEL: func.func @two_per_sm
+// CHECK: tile.warp_specialize producer(4 warps, 24 registers) {
+// CHECK: } consumer(232 registers) {
+func.func @two_per_sm(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB: !tile.ptr<f16> {tile.shape = ["K", "N"]}, %PC: !tile.ptr<f32> {tile.shape = ["M", "N"]}, %M: i32 {tile.dim = "M"}, %K: i32 {tile.dim = "K"}, %N: i32 {tile.dim = "N"}) attributes {tile.kernel, tile.occupancy = 2 : i32, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %a = tile.view %PA(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %b = tile.view %PB(%K, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %cv = tile.view %PC(%M, %N) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32, #c>
+  %r = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32, #c>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x64xf16, #b>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x64xf16, #b>, tensor<128x64xf32, #c> -> tensor<128x64xf32, #c>
+    scf.yield %d : tensor<128x64xf32, #c>
+  } {tile.pipeline = 3 : i32}
+  tile.store %cv[%c0, %c0], %r : !tile.view<?x?xf32>, tensor<128x64xf32, #c>
+  return
+}

@@ -52,3 +52,34 @@ TEST(TargetInfo, SharedMemoryAndFeatures) {
   EXPECT_EQ(gfx942.objectKind(), ObjectKind::Hsaco);
   EXPECT_EQ(TargetInfo::lookup("host")->objectKind(), ObjectKind::HostObject);
 }
+
+// What `occupancy P` is checked against: the warps and the shared memory of
+// one SM (CU), from the vendors' tables (CUDA C Programming Guide, compute
+// capabilities 8.0 / 8.6 / 8.9 / 9.0: 64 / 48 / 48 / 64 warps and 164 /
+// 100 / 100 / 228 KB per SM, 1 KB of it reserved per block; CDNA3/4: 8
+// wavefronts per SIMD, 4 SIMDs per CU, 64 / 160 KB of LDS per CU). The
+// front end sees the warps (frontendFacts); the host has no bound.
+TEST(TargetInfo, ProcessorLimits) {
+  TargetInfo sm80 = *TargetInfo::lookup("sm_80");
+  TargetInfo sm86 = *TargetInfo::lookup("sm_86");
+  TargetInfo sm89 = *TargetInfo::lookup("sm_89");
+  TargetInfo sm90a = *TargetInfo::lookup("sm_90a");
+  TargetInfo gfx942 = *TargetInfo::lookup("gfx942");
+  TargetInfo gfx950 = *TargetInfo::lookup("gfx950");
+  TargetInfo host = *TargetInfo::lookup("host");
+  EXPECT_EQ(sm80.maxWarpsPerProcessor, 64u);
+  EXPECT_EQ(sm86.maxWarpsPerProcessor, 48u);
+  EXPECT_EQ(sm89.maxWarpsPerProcessor, 48u);
+  EXPECT_EQ(sm90a.maxWarpsPerProcessor, 64u);
+  EXPECT_EQ(gfx942.maxWarpsPerProcessor, 32u);
+  EXPECT_EQ(host.maxWarpsPerProcessor, 0u);
+  EXPECT_EQ(sm80.sharedBytesPerProcessor, 164u * 1024);
+  EXPECT_EQ(sm86.sharedBytesPerProcessor, 100u * 1024);
+  EXPECT_EQ(sm90a.sharedBytesPerProcessor, 228u * 1024);
+  EXPECT_EQ(sm90a.reservedSharedBytesPerProgram, 1024u);
+  EXPECT_EQ(gfx942.sharedBytesPerProcessor, 64u * 1024);
+  EXPECT_EQ(gfx950.sharedBytesPerProcessor, 160u * 1024);
+  EXPECT_EQ(gfx942.reservedSharedBytesPerProgram, 0u);
+  EXPECT_EQ(sm90a.frontendFacts().maxWarpsPerProcessor, 64u);
+  EXPECT_EQ(gfx950.frontendFacts().maxWarpsPerProcessor, 32u);
+}
