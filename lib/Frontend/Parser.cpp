@@ -420,8 +420,6 @@ std::unique_ptr<KernelDecl> Parser::parseKernel() {
       diags.error(tok.loc, "'" + tok.text.str() + "' is given twice");
       return nullptr;
     }
-    if (tok.text == "occupancy")
-      k->occupancyLoc = tok.loc;
     consume();
     if (!(*clause = parseUnary(false)))
       return nullptr;

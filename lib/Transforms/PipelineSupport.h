@@ -61,9 +61,13 @@ advanceStageAndPhase(mlir::OpBuilder &b, mlir::Location loc, mlir::Value s,
 void guardZeroTrip(mlir::IRRewriter &rewriter, mlir::scf::ForOp loop);
 
 /// Why \p loop, whose copies are TMA copies, cannot get a producer
-/// warpgroup (SpecializeWarps.cpp), or "" when it can (docs/Passes.md).
+/// warpgroup (SpecializeWarps.cpp), or "" when it can (docs/Passes.md);
+/// \p maxWarps: the warps an SM holds (TargetInfo::maxWarpsPerProcessor),
+/// which the kernel's occupancy times its warps and the producers' must
+/// not exceed.
 std::string specializeObstacle(mlir::scf::ForOp loop,
-                               llvm::ArrayRef<Candidate> candidates);
+                               llvm::ArrayRef<Candidate> candidates,
+                               unsigned maxWarps);
 
 /// The warp-specialized TMA scheme for \p loop, whose MMA \p asyncDot
 /// stays in flight (SpecializeWarps.cpp).

@@ -846,7 +846,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
   if (allowSpecialize) {
     // Asked for: say why a loop keeps its warps.
     std::string why =
-        tma ? specializeObstacle(loop, candidates)
+        tma ? specializeObstacle(loop, candidates, target.maxWarpsPerProcessor)
             : tensorCopyObstacle(candidates, stages, asyncDot, target);
     if (why.empty())
       return specializeLoop(loop, candidates, stages, asyncDot);

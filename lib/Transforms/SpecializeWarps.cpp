@@ -235,8 +235,8 @@ scf::ForOp threadCounters(IRRewriter &rewriter, scf::ForOp outer) {
 
 } // namespace
 
-std::string specializeObstacle(scf::ForOp loop,
-                               ArrayRef<Candidate> candidates) {
+std::string specializeObstacle(scf::ForOp loop, ArrayRef<Candidate> candidates,
+                               unsigned maxWarps) {
   scf::ForOp outer = persistentLoop(loop);
   Operation *top = outer ? outer.getOperation() : loop.getOperation();
   auto func = dyn_cast<func::FuncOp>(top->getParentOp());
@@ -251,6 +251,13 @@ std::string specializeObstacle(scf::ForOp loop,
   // (Whole warpgroups, and at most 1024 threads with the producers'.)
   if (!warps || warps.getInt() % 4 != 0 || warps.getInt() + 4 > 32)
     return "it needs a kernel of 4, 8, ... 28 warps";
+  int64_t occupancy = tile::TileDialect::occupancyOf(func);
+  if (maxWarps && (warps.getInt() + 4) * occupancy > int64_t(maxWarps))
+    return "with the 4 producer warps, occupancy " + std::to_string(occupancy) +
+           " of " + std::to_string(warps.getInt() + 4) +
+           "-warp programs needs " +
+           std::to_string((warps.getInt() + 4) * occupancy) +
+           " warps per SM, more than its " + std::to_string(maxWarps);
   if (failed(producerInputs(loop, candidates, outer)))
     return "its bounds or copy offsets are computed with memory effects or "
            "inside other operations, which the producer cannot repeat";

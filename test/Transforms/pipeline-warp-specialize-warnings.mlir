@@ -80,3 +80,29 @@ func.func @third_load(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB: !tile.
   tile.store %cv[%c0, %c0], %r : !tile.view<?x?xf32>, tensor<128x64xf32, #c>
   return
 }
+
+// -----
+
+// At `occupancy 9` (tile.occupancy) nine programs of 4 warps fit an SM's
+// 64, but not with a producer warpgroup each (72): the loop keeps its warps
+// and says why (rather than a register count setmaxnreg cannot take).
+#a = #tile.layout<spatial(128,1) * local(1,64)>
+#b = #tile.layout<spatial(64,2) * local(1,32)>
+#c = #tile.layout<spatial(128,1) * local(1,64)>
+func.func @occupancy(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB: !tile.ptr<f16> {tile.shape = ["K", "N"]}, %PC: !tile.ptr<f32> {tile.shape = ["M", "N"]}, %M: i32 {tile.dim = "M"}, %K: i32 {tile.dim = "K"}, %N: i32 {tile.dim = "N"}) attributes {tile.kernel, tile.occupancy = 9 : i32, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %a = tile.view %PA(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %b = tile.view %PB(%K, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %cv = tile.view %PC(%M, %N) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32, #c>
+  // expected-warning @+1 {{loop not warp-specialized: with the 4 producer warps, occupancy 9 of 8-warp programs needs 72 warps per SM, more than its 64}}
+  %r = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32, #c>) : i32 {
+    %ta = tile.load %a[%c0, %k] : !tile.view<?x?xf16> -> tensor<128x64xf16, #a>
+    %tb = tile.load %b[%k, %c0] : !tile.view<?x?xf16> -> tensor<64x64xf16, #b>
+    %d = tile.dot %ta, %tb, %acc : tensor<128x64xf16, #a>, tensor<64x64xf16, #b>, tensor<128x64xf32, #c> -> tensor<128x64xf32, #c>
+    scf.yield %d : tensor<128x64xf32, #c>
+  } {tile.pipeline = 3 : i32}
+  tile.store %cv[%c0, %c0], %r : !tile.view<?x?xf32>, tensor<128x64xf32, #c>
+  return
+}

@@ -291,7 +291,6 @@ struct KernelDecl {
   /// programs per SM (CU) the register allocation must leave room for
   /// (null: not written).
   ExprPtr occupancy;
-  llvm::SMLoc occupancyLoc;
   std::vector<TuneEntry> tune;
   std::unique_ptr<BlockStmt> body;
 };
