@@ -359,6 +359,7 @@ bool Checker::checkLaunchClauses() {
     out.grid[i] = printSym(g);
   }
   // Warps.
+  bool warpsKnown = false;
   if (check(kernel.warps.get())) {
     auto w = requireCtInt(kernel.warps.get(), "the warp count");
     if (!w) {
@@ -369,6 +370,7 @@ bool Checker::checkLaunchClauses() {
       ok = false;
     } else {
       out.warps = *w;
+      warpsKnown = true;
     }
   } else {
     ok = false;
@@ -380,13 +382,13 @@ bool Checker::checkLaunchClauses() {
     out.persistent = b.value_or(false);
   }
   if (kernel.occupancy)
-    ok &= checkOccupancy();
+    ok &= checkOccupancy(warpsKnown);
   return ok;
 }
 
-/// `occupancy N`: a compile-time integer >= 1 whose programs' warps fit on
-/// one SM (CU) of the target.
-bool Checker::checkOccupancy() {
+/// `occupancy N`: a compile-time integer >= 1 whose programs' warps (when
+/// \p warpsKnown: the warp count checked) fit on one SM (CU) of the target.
+bool Checker::checkOccupancy(bool warpsKnown) {
   Expr *e = kernel.occupancy.get();
   std::optional<int64_t> n =
       check(e) ? requireCtInt(e, "the occupancy") : std::nullopt;
@@ -399,7 +401,7 @@ bool Checker::checkOccupancy() {
     return false;
   }
   if (unsigned most = target.maxWarpsPerProcessor;
-      most && out.warps * *n > int64_t(most)) {
+      warpsKnown && most && out.warps * *n > int64_t(most)) {
     bool amd = target.warpSize == 64;
     error(e->loc, "occupancy " + llvm::Twine(*n) + " of " +
                       llvm::Twine(out.warps) + "-warp programs needs " +

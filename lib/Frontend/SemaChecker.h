@@ -95,7 +95,7 @@ public:
   bool checkSignature();
   bool checkTensorDims(RtParamDecl &p, Decl *d, KernelParam &kp);
   bool checkLaunchClauses();
-  bool checkOccupancy();
+  bool checkOccupancy(bool warpsKnown);
   bool checkBody();
   bool checkTune();
 
