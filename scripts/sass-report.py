@@ -14,6 +14,7 @@ each global tensor moves per iteration of the source loop. Printed:
   - warp instructions per byte of a tensor (--per, default: every tensor
     loaded in the loop): instructions x warps / bytes per iteration;
   - CTAs per SM from registers, shared memory and threads (H100 limits),
+    each limit, and the occupancy the kernel asks for (`occupancy P`),
     and the bytes in flight per SM: CTAs/SM x bytes per iteration x
     (pipeline stages - 1).
 
@@ -440,15 +441,22 @@ def main():
     threads = (warps + (int(producers.group(1)) if producers else 0)) * 32
     mma = mma_loop(labels, insts)
     regs_alloc = (regs + 7) // 8 * 8
-    ctas = min(REGS_PER_SM // (regs_alloc * threads),
-               SMEM_PER_SM // (smem + SMEM_RESERVED_PER_CTA) if smem else
-               MAX_CTAS_PER_SM, MAX_THREADS_PER_SM // threads,
-               MAX_CTAS_PER_SM)
+    limits = {
+        "registers": REGS_PER_SM // (regs_alloc * threads),
+        "shared memory": (SMEM_PER_SM // (smem + SMEM_RESERVED_PER_CTA)
+                          if smem else MAX_CTAS_PER_SM),
+        "threads": MAX_THREADS_PER_SM // threads,
+    }
+    ctas = min(min(limits.values()), MAX_CTAS_PER_SM)
+    # `occupancy P` (tile.occupancy, none for 1): what the kernel asked for.
+    asked = re.search(r"tile\.occupancy = (\d+)", tile_ir)
     in_flight = ctas * sum(per_tensor.values()) * max(1, stages - 1)
     r = {
         "registers": regs, "spill_store_bytes": spills[0],
         "spill_load_bytes": spills[1], "warps": warps, "shared_bytes": smem,
-        "ctas_per_sm": ctas, "bytes_per_iteration": dict(per_tensor),
+        "ctas_per_sm": ctas, "ctas_per_sm_limits": limits,
+        "occupancy_asked": int(asked.group(1)) if asked else 1,
+        "bytes_per_iteration": dict(per_tensor),
         "stages": stages, "bytes_in_flight_per_sm": in_flight,
         "loop_instructions": len(body), "hot_instructions": len(hot),
         "loop_local_memory_instructions": sum(
@@ -504,6 +512,9 @@ def print_report(r, per_tensor, stages, loop_len, hot_len):
           (regs, spills[0], spills[1], warps, smem))
     print("CTAs per SM (H100 limits): %d; bytes in flight per SM: %d" %
           (ctas, in_flight))
+    print("CTAs per SM by " + ", ".join(
+        "%s %d" % kv for kv in r["ctas_per_sm_limits"].items()) +
+        "; occupancy asked %d" % r["occupancy_asked"])
     print("bytes per iteration: " + ", ".join(
         "%s %d" % kv for kv in per_tensor.items()) + "; stages %d" % stages)
     print("main loop: %d instructions, %d without edge chunks; local "
