@@ -300,26 +300,37 @@ def cases(quick=False):
     # in flight as two groups per k block (0.46 / 0.28 / 0.43;
     # docs/Performance.md). 128x128x64 on 8 warps (one warpgroup per 64
     # weight rows): 152 registers, one CTA per SM; with `occupancy 2`
-    # (OCC) 128 registers and two (24 bytes of spills).
+    # (OCC) 128 registers and two (24 bytes of spills). `_ws`: with a
+    # producer warpgroup (WS: the weight by TMA as bytes, A, scales and
+    # zero points by TMA; 4 more warps), whose consumers issue 172 (4
+    # warps), 107 (8 warps at 128x128) and 111 (256x128) instructions per
+    # k block and warp against 289, 206 and 220 (2026-11-28, session 34).
     if not quick:
-        for name, swap, bm, bn, warps, occ, shapes in (
-                ("prefill_u4_128x64x64", "false", 128, 64, 4, 1,
+        tall = ["M=1,K=256,N=130", "M=129,K=512,N=256"]
+        for name, swap, bm, bn, warps, occ, ws, shapes in (
+                ("prefill_u4_128x64x64", "false", 128, 64, 4, 1, "false",
                  ["M=1,K=256,N=130", "M=129,K=512,N=72"]),
-                ("prefill_swap_u4_128x64x64", "true", 128, 64, 4, 1,
+                ("prefill_swap_u4_128x64x64", "true", 128, 64, 4, 1, "false",
                  ["M=1,K=256,N=130", "M=129,K=512,N=72"]),
                 ("prefill_swap_u4_128x128x64", "true", 128, 128, 4, 1,
-                 ["M=1,K=256,N=130", "M=129,K=512,N=256"]),
+                 "false", tall),
                 ("prefill_swap_u4_128x128x64_w8", "true", 128, 128, 8, 1,
-                 ["M=1,K=256,N=130", "M=129,K=512,N=256"]),
+                 "false", tall),
                 ("prefill_swap_u4_128x128x64_w8_occ2", "true", 128, 128, 8, 2,
-                 ["M=1,K=256,N=130", "M=129,K=512,N=256"]),
+                 "false", tall),
                 ("prefill_swap_u4_256x128x64_w8", "true", 256, 128, 8, 1,
-                 ["M=1,K=256,N=130", "M=257,K=512,N=256"])):
+                 "false", ["M=1,K=256,N=130", "M=257,K=512,N=256"]),
+                ("prefill_swap_u4_128x128x64_ws", "true", 128, 128, 4, 1,
+                 "true", tall),
+                ("prefill_swap_u4_128x128x64_w8_ws", "true", 128, 128, 8, 1,
+                 "true", tall),
+                ("prefill_swap_u4_256x128x64_w8_ws", "true", 256, 128, 8, 1,
+                 "true", ["M=1,K=256,N=130", "M=257,K=512,N=256"])):
             add("gemm_decode_packed_" + name, "gemm_decode_packed.tile",
                 "gemm_decode_packed",
                 {"T": "u4", "G": 128, "ZP": "true", "OUT": "f16", "BM": bm,
                  "BN": bn, "BK": 64, "SPLIT": 1, "STAGES": 3, "SWAP": swap,
-                 "WARPS": warps, "OCC": occ},
+                 "WARPS": warps, "OCC": occ, "WS": ws},
                 shapes, pre, _gemm_wq_work("u4", 128), inout=["C"],
                 atol=split_atol("u4"))
     # Split-K decode GEMM (examples/gemm_decode.tile) at its defaults: C is
@@ -385,6 +396,21 @@ def cases(quick=False):
                        "BN": 64, "BK": _packed_block_k(t), "SPLIT": 4,
                        "STAGES": 3}
             add("gemm_decode_packed_bm8_" + t, "gemm_decode_packed.tile",
+                "gemm_decode_packed", defines,
+                ["M=1,K=512,N=200", "M=11,K=256,N=72"],
+                [d for d in dq if d["M"] <= 8],
+                _gemm_wq_work(t, 128), inout=["C"], atol=split_atol(t))
+    # The same with a producer warpgroup (WS: the packed weight, A, scales
+    # and zero points by TMA) and four programs per SM (OCC = 4, 64
+    # registers at launch): 0.295 / 0.153 / 0.086 warp instructions per
+    # weight byte for u2 / u4 / u8 against 0.362 / 0.192 / 0.134 at the
+    # defaults (session 34, static); u3 at its default chunk (96-byte rows).
+    if not quick:
+        for t in ("u2", "u3", "u4", "u8"):
+            defines = {"T": t, "G": 128, "ZP": "true", "OUT": "f16", "BM": 8,
+                       "BN": 64, "BK": _packed_block_k(t), "SPLIT": 4,
+                       "STAGES": 3, "OCC": 4, "WS": "true"}
+            add("gemm_decode_packed_bm8_ws_" + t, "gemm_decode_packed.tile",
                 "gemm_decode_packed", defines,
                 ["M=1,K=512,N=200", "M=11,K=256,N=72"],
                 [d for d in dq if d["M"] <= 8],

@@ -5,6 +5,8 @@
 #                                    bench/bundles): the bench cases of the
 #                                    TMA comparison, gemm_w8a8 (s8 wgmma),
 #                                    gemm_wq at prefill (both tiles),
+#                                    the packed decode GEMM at BM = 8 with
+#                                    and without a producer warpgroup,
 #                                    attention (4 warps, and 8 on wgmma,
 #                                    also with TMA and warp-specialized),
 #                                    sweep-tma, sweep-decode, the GPU
@@ -52,7 +54,7 @@ case "${1:-}" in
   --prepare)
     set -e
     "$HERE/make-bundle.sh" ${TILEC:+--tilec "$TILEC"} --only \
-      'prefill_tma|prefill_ws|gemm_f16_prefill_default|gemm_bf16_prefill_default|gemm_f16_prefill_128x128x64|gemm_f8_prefill_128x256x128|gemm_f8_prefill_default|gemm_w8a8_prefill|gemm_wq_prefill|gemm_decode_packed_prefill|attention_fwd' \
+      'prefill_tma|prefill_ws|gemm_f16_prefill_default|gemm_bf16_prefill_default|gemm_f16_prefill_128x128x64|gemm_f8_prefill_128x256x128|gemm_f8_prefill_default|gemm_w8a8_prefill|gemm_wq_prefill|gemm_decode_packed_prefill|gemm_decode_packed_bm8|attention_fwd' \
       --target sm_90a "$B/cases"
     "$HERE/sweep-tma.sh" "$B/sweep-tma"
     "$HERE/sweep-decode.sh" "$B/sweep-decode"

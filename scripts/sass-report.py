@@ -199,6 +199,16 @@ def main_loop(labels, insts):
     return innermost_loop(labels, insts, copies)
 
 
+def issued_per_iteration(hot_len, warps, producers, mma):
+    """Warp instructions a program issues per iteration of its main loop:
+    the hot path times its warps; with a producer warpgroup (whose first
+    warp alone runs the copy loop, the main loop here) that loop once plus
+    the MMA loop times the consumer warps."""
+    if producers and mma:
+        return hot_len + (mma[1] - mma[0] + 1) * warps
+    return hot_len * warps
+
+
 def mma_loop(labels, insts):
     """(start, end) of the innermost backward-branch loop with tensor-core
     instructions (HMMA, HGMMA, ...), or None."""
@@ -369,7 +379,9 @@ def main():
                     help="compile with --warp-specialize (sm_90a: a "
                     "producer warpgroup issues the TMA copies; the main "
                     "loop is then the producer's, and the MMA loop is "
-                    "reported too)")
+                    "reported too; instructions per byte count the "
+                    "producer's loop once and the MMA loop per consumer "
+                    "warp)")
     ap.add_argument("--fallback", action="store_true",
                     help="report on the kernel's copy compiled without TMA "
                     "(<kernel>__fallback, tile-clone-fallbacks) instead of "
@@ -462,7 +474,8 @@ def main():
         "loop_local_memory_instructions": sum(
             opcode(i) in ("LDL", "STL") for i in body),
         "per": a.per or "all",
-        "warp_instructions_per_byte": round(len(hot) * warps / denom, 4)
+        "warp_instructions_per_byte": round(
+            issued_per_iteration(len(hot), warps, producers, mma) / denom, 4)
         if denom else None,
         "hot_opcodes": dict(Counter(opcode(i) for i in hot).most_common(12)),
         "producer_warps": int(producers.group(1)) if producers else 0,

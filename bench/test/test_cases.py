@@ -121,17 +121,28 @@ class CasesTest(unittest.TestCase):
             self.assertEqual(p8["defines"]["BM"], 8)
             self.assertEqual(p8["defines"]["BK"], cases._packed_block_k(t))
             self.assertTrue(all(s["M"] <= 8 for s in p8["bench"]))
+        # The same with a producer warpgroup (WS: TMA copies of the packed
+        # weight) and four programs per SM.
+        for t in ("u2", "u3", "u4", "u8"):
+            ws = [c for c in cases.cases(False)
+                  if c["id"] == "gemm_decode_packed_bm8_ws_" + t][0]
+            self.assertEqual(ws["defines"]["WS"], "true")
+            self.assertEqual(ws["defines"]["OCC"], 4)
+            self.assertEqual(ws["defines"]["BK"], cases._packed_block_k(t))
         # Prefill over packed weights: swapped and not, SPLIT = 1, 4096^3;
-        # `_occ2`: two programs per SM (OCC, `occupancy`), else one.
+        # `_occ2`: two programs per SM (OCC, `occupancy`), else one; `_ws`:
+        # a producer warpgroup (WS).
         pre = {c["id"]: c for c in cases.cases(False)
                if c["id"].startswith("gemm_decode_packed_prefill_")}
-        self.assertEqual(len(pre), 6)
+        self.assertEqual(len(pre), 9)
         for name, c in pre.items():
             self.assertEqual(c["defines"]["SWAP"],
                              "true" if "_swap_" in name else "false")
             self.assertEqual(c["defines"]["SPLIT"], 1)
             self.assertEqual(c["defines"]["OCC"],
                              2 if name.endswith("_occ2") else 1)
+            self.assertEqual(c["defines"]["WS"],
+                             "true" if name.endswith("_ws") else "false")
             self.assertEqual(c["bench"], [{"M": 4096, "N": 4096, "K": 4096}])
         dec = [c for c in cases.cases(False)
                if c["id"] == "gemm_f16_decode_64x64x64"][0]["bench"]

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Layout/TmaBox.h"
+#include "tile/Layout/WgmmaOperand.h"
 
 #include "llvm/ADT/Twine.h"
 
@@ -39,6 +40,7 @@ static bool matches(const SharedLayout &layout, int64_t bytes,
     return layout.offset(index) * bytes;
   };
   plan = TmaBoxPlan();
+  plan.unitBits = unsigned(bytes * 8);
   plan.swizzleBytes = swizzleBytes;
   plan.boxRows = rows;
   plan.boxCols = boxCols;
@@ -51,6 +53,10 @@ static bool matches(const SharedLayout &layout, int64_t bytes,
       return false;
     plan.boxOffsets.push_back(start);
   }
+  // Each stage's boxes start where its swizzle pattern does (TMA writes
+  // shared memory from 128-byte aligned addresses).
+  if (ring && plan.stageBytes % plan.alignment != 0)
+    return false;
   int64_t rowBytes = boxCols * bytes;
   for (int64_t s = 0; s < stages; ++s)
     for (int64_t r = 0; r < rows; ++r)
@@ -62,6 +68,49 @@ static bool matches(const SharedLayout &layout, int64_t bytes,
           return false;
       }
   return true;
+}
+
+/// The plan for a ring of sub-byte tiles (planTmaBoxes): one unswizzled
+/// box of whole rows per stage, read as bytes, where the layout is dense
+/// (element (s, r, c) at s * rows * cols + r * cols + c).
+static llvm::Expected<TmaBoxPlan> planPackedBoxes(const SharedLayout &layout,
+                                                  unsigned elemBits) {
+  llvm::ArrayRef<int64_t> shape = layout.shape();
+  bool ring = shape.size() >= 3;
+  int64_t stages = ring ? shape[0] : 1, rows = shape[shape.size() - 2],
+          cols = shape.back();
+  if ((cols * elemBits) % 128 != 0 || cols * elemBits > 256 * 8)
+    return fail("a TMA box of " + llvm::Twine(elemBits) +
+                "-bit elements is whole rows of bytes: " + llvm::Twine(cols) +
+                " columns are " + llvm::Twine(cols * elemBits) +
+                " bits, not a multiple of 16 bytes of at most 256");
+  if (rows > 256)
+    return fail("a TMA box has at most 256 rows, the tile has " +
+                llvm::Twine(rows));
+  llvm::SmallVector<int64_t, 5> index(shape.size(), 0);
+  for (int64_t s = 0; s < stages; ++s)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        if (ring)
+          index.front() = s;
+        index[shape.size() - 2] = r;
+        index.back() = c;
+        if (layout.offset(index) != (s * rows + r) * cols + c)
+          return fail("TMA copies " + llvm::Twine(elemBits) +
+                      "-bit elements as dense rows of bytes; the layout " +
+                      layout.str() + " is not");
+      }
+  if (ring && rows * cols * elemBits / 8 % 128 != 0)
+    return fail("a TMA copy writes shared memory from 128-byte aligned "
+                "addresses: stages of " +
+                llvm::Twine(rows * cols * elemBits / 8) + " bytes are not");
+  TmaBoxPlan plan;
+  plan.unitBits = 8;
+  plan.boxRows = rows;
+  plan.boxCols = cols * elemBits / 8;
+  plan.stageBytes = rows * cols * elemBits / 8;
+  plan.boxOffsets.push_back(0);
+  return plan;
 }
 
 llvm::Expected<TmaBoxPlan>
@@ -79,6 +128,8 @@ tile::layout::planTmaBoxes(const SharedLayout &layout, unsigned elemBits) {
                   "last two are 1; dimension " +
                   llvm::Twine(d) + " of " + layout.str() + " is " +
                   llvm::Twine(shape[d]));
+  if (elemBits >= 1 && elemBits < 8)
+    return planPackedBoxes(layout, elemBits);
   if (elemBits != 8 && elemBits != 16 && elemBits != 32 && elemBits != 64)
     return fail("TMA copies whole bytes: " + llvm::Twine(elemBits) +
                 "-bit elements do not qualify");
@@ -104,4 +155,38 @@ tile::layout::planTmaBoxes(const SharedLayout &layout, unsigned elemBits) {
   if (matches(layout, bytes, 0, cols, plan))
     return plan;
   return fail("no sequence of TMA boxes writes the layout " + layout.str());
+}
+
+llvm::Expected<TmaRing>
+tile::layout::planTmaRing(llvm::ArrayRef<int64_t> ringShape,
+                          unsigned elemBits) {
+  if (ringShape.size() < 2)
+    return fail("TMA boxes are planned for 2-D tiles (or rings of them)");
+  SharedLayout dense = SharedLayout::rowMajor(ringShape);
+  if (elemBits < 8) {
+    llvm::Expected<TmaBoxPlan> plan = planTmaBoxes(dense, elemBits);
+    if (!plan)
+      return plan.takeError();
+    return TmaRing{dense, *plan};
+  }
+  bool shortTile = ringShape[ringShape.size() - 2] < 8;
+  llvm::Expected<SharedLayout> tile =
+      wgmmaRowMajorLayout(ringShape.take_back(2), elemBits);
+  if (!tile && !shortTile)
+    return tile.takeError();
+  if (tile) {
+    SharedLayout swizzled = dense.withSwizzle(tile->swizzle());
+    llvm::Expected<TmaBoxPlan> plan = planTmaBoxes(swizzled, elemBits);
+    if (plan)
+      return TmaRing{swizzled, *plan};
+    if (!shortTile)
+      return plan.takeError();
+    llvm::consumeError(plan.takeError());
+  } else {
+    llvm::consumeError(tile.takeError());
+  }
+  llvm::Expected<TmaBoxPlan> plan = planTmaBoxes(dense, elemBits);
+  if (!plan)
+    return plan.takeError();
+  return TmaRing{dense, *plan};
 }

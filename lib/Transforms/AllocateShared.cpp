@@ -236,7 +236,8 @@ std::optional<SL> Allocator::warpgroupMmaLayout(tile::AllocSharedOp alloc) {
 /// A buffer TMA copies fill (tile-pipeline's TMA scheme) that does not
 /// feed wgmma (attention's tiles on mma.sync) gets the same layout, which
 /// TMA boxes write (tile-pipeline checked that with TmaBox.h) and ldmatrix
-/// reads without bank conflicts, aligned to its swizzle pattern.
+/// reads without bank conflicts, aligned to its swizzle pattern (TmaBox.h's
+/// planTmaRing: dense rows for sub-byte tiles and short ones).
 std::optional<SL> Allocator::tensorCopyLayout(tile::AllocSharedOp alloc) {
   auto type = cast<tile::SharedType>(alloc.getType());
   bool filledByTma = llvm::any_of(alloc->getUsers(), [](Operation *user) {
@@ -245,22 +246,14 @@ std::optional<SL> Allocator::tensorCopyLayout(tile::AllocSharedOp alloc) {
   });
   if (!filledByTma || type.getRank() < 2)
     return std::nullopt;
-  unsigned bits = elementBits(type.getElementType());
-  llvm::Expected<SL> tile =
-      ::tile::layout::wgmmaRowMajorLayout(type.getShape().take_back(2), bits);
-  if (!tile) {
-    llvm::consumeError(tile.takeError());
-    return std::nullopt;
-  }
-  SL layout = SL::rowMajor(type.getShape()).withSwizzle(tile->swizzle());
-  llvm::Expected<::tile::layout::TmaBoxPlan> plan =
-      ::tile::layout::planTmaBoxes(layout, bits);
+  llvm::Expected<::tile::layout::TmaRing> plan = ::tile::layout::planTmaRing(
+      type.getShape(), elementBits(type.getElementType()));
   if (!plan) {
     llvm::consumeError(plan.takeError());
     return std::nullopt;
   }
-  alignments[alloc] = std::max(kBufferAlign, plan->alignment);
-  return layout;
+  alignments[alloc] = std::max(kBufferAlign, plan->plan.alignment);
+  return plan->layout;
 }
 
 SL Allocator::chooseLayout(tile::AllocSharedOp alloc) {

@@ -11,8 +11,11 @@
 
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <string>
 
 namespace tile::pipeline {
 
@@ -56,6 +59,17 @@ mlir::Value advanceStage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value s,
 std::pair<mlir::Value, mlir::Value>
 advanceStageAndPhase(mlir::OpBuilder &b, mlir::Location loc, mlir::Value s,
                      mlir::Value phase, int64_t modulus);
+
+/// A positive number every value of the integer \p v is a multiple of
+/// (IndexFacts.cpp): from constants, sums, products, casts and scf.for
+/// induction variables; 1 when nothing is known.
+int64_t knownDivisor(mlir::Value v);
+
+/// The extent \p v of a view of a parameter of \p kernel written as the
+/// front end writes declared shapes: a dimension parameter's name, a
+/// constant, or one of + - * / between two of those ("K / 128");
+/// "" for anything else (IndexFacts.cpp).
+std::string extentExpression(mlir::Value v, mlir::func::FuncOp kernel);
 
 /// Puts \p loop under `scf.if (lb < ub)` (its initial values otherwise).
 void guardZeroTrip(mlir::IRRewriter &rewriter, mlir::scf::ForOp loop);

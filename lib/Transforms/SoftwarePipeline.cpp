@@ -108,6 +108,8 @@
 
 #include "llvm/ADT/SetVector.h"
 
+#include <numeric>
+
 namespace tile {
 #define GEN_PASS_DEF_TILEPIPELINE
 #include "tile/Transforms/Passes.h.inc"
@@ -540,10 +542,15 @@ void guardZeroTrip(IRRewriter &rewriter, scf::ForOp loop) {
 /// Whether \p c's load can be a TMA copy: it reads a tensor parameter of
 /// the kernel of rank 2 to 5 whole (the view is the parameter with its
 /// declared shape, dense, which is what the runtime builds the tensor map
-/// from), a tile whose dimensions but the last two are 1, of whole bytes,
-/// and its ring, in the layout tile-allocate-shared gives wgmma operands
-/// (and every TMA destination), is what TMA boxes write (TmaBox.h).
-bool tensorCopyable(Candidate c, int64_t stages) {
+/// from; its extents the dimension parameters, or where \p producer (a
+/// producer warpgroup's copies) also expressions of them, "K / 128":
+/// extentExpression), a tile whose dimensions but the last two are 1, of
+/// whole bytes or, where \p producer, of 1- to 7-bit elements (copied as
+/// bytes: its column offset provably starts on a byte, knownDivisor), and
+/// its ring, in the layout
+/// tile-allocate-shared gives wgmma operands and every TMA destination
+/// (dense rows for sub-byte tiles), is what TMA boxes write (TmaBox.h).
+bool tensorCopyable(Candidate c, int64_t stages, bool producer) {
   auto view = c.load.getView().getDefiningOp<tile::ViewOp>();
   if (!view || !view.getStrides().empty())
     return false;
@@ -568,32 +575,27 @@ bool tensorCopyable(Candidate c, int64_t stages) {
         return false;
       continue;
     }
-    auto dim = dyn_cast<BlockArgument>(view.getDims()[dynamic++]);
-    auto name = dim && dim.getOwner() == arg.getOwner()
-                    ? func.getArgAttrOfType<StringAttr>(
-                          dim.getArgNumber(), tile::TileDialect::kArgDimAttr)
-                    : StringAttr();
-    if (!name || name != declared)
+    std::string expr = extentExpression(view.getDims()[dynamic++], func);
+    if (expr != declared.getValue() ||
+        (!producer && expr.find(' ') != std::string::npos))
       return false;
   }
   auto type = cast<RankedTensorType>(c.load.getType());
   unsigned bits = tile::detail::elementBits(type);
-  if (bits % 8 != 0 || llvm::any_of(type.getShape().drop_back(2),
-                                    [](int64_t extent) { return extent != 1; }))
+  if ((bits > 8 && bits % 8 != 0) ||
+      llvm::any_of(type.getShape().drop_back(2),
+                   [](int64_t extent) { return extent != 1; }))
+    return false;
+  // Sub-byte tiles (packed weights) are copied as bytes: their column
+  // offset must start on one.
+  if (bits < 8 && (!producer || knownDivisor(c.load.getOffsets().back()) %
+                                        (8 / std::gcd(bits, 8u)) !=
+                                    0))
     return false;
   SmallVector<int64_t> ring{stages};
   llvm::append_range(ring, type.getShape());
-  llvm::Expected<::tile::layout::SharedLayout> tileLayout =
-      ::tile::layout::wgmmaRowMajorLayout(type.getShape().take_back(2), bits);
-  if (!tileLayout) {
-    llvm::consumeError(tileLayout.takeError());
-    return false;
-  }
-  llvm::Expected<::tile::layout::TmaBoxPlan> plan =
-      ::tile::layout::planTmaBoxes(
-          ::tile::layout::SharedLayout::rowMajor(ring).withSwizzle(
-              tileLayout->swizzle()),
-          bits);
+  llvm::Expected<::tile::layout::TmaRing> plan =
+      ::tile::layout::planTmaRing(ring, bits);
   if (!plan) {
     llvm::consumeError(plan.takeError());
     return false;
@@ -622,24 +624,28 @@ static void issuePrologue(IRRewriter &rewriter, scf::ForOp loop,
 }
 
 /// Why the loop's copies cannot be TMA copies, or "" when they can: the
-/// target has TMA and every pipelined load is TMA-copyable; when the loop's
+/// target has TMA and every pipelined load is TMA-copyable (\p producer:
+/// for a producer warpgroup); when the loop's
 /// MMA stays in flight (its barrier after the dot frees the stage a refill
 /// writes), its two operands are the only pipelined loads. (Otherwise a
 /// barrier at the top of each iteration frees the stage of the previous
 /// one: the file comment.)
 std::string tensorCopyObstacle(ArrayRef<Candidate> candidates, int64_t stages,
                                tile::DotOp asyncDot,
-                               const ::tile::TargetInfo &target) {
+                               const ::tile::TargetInfo &target,
+                               bool producer) {
   if (!target.hasTma)
     return "the target has no TMA (sm_90a has)";
   if (asyncDot && candidates.size() != 2)
     return "it pipelines " + std::to_string(candidates.size()) +
            " loads, not just the dot's two operands";
-  if (!llvm::all_of(candidates,
-                    [&](Candidate c) { return tensorCopyable(c, stages); }))
+  if (!llvm::all_of(candidates, [&](Candidate c) {
+        return tensorCopyable(c, stages, producer);
+      }))
     return "a pipelined load does not read a whole tensor parameter (rank "
-           "2-5, with its declared shape) of byte-sized elements, a tile "
-           "whose dimensions but the last two are 1";
+           "2-5, with its declared shape) of byte-sized elements (with a "
+           "producer warpgroup also packed ones from a column on a byte), a "
+           "tile whose dimensions but the last two are 1";
   return "";
 }
 
@@ -665,15 +671,6 @@ bool tensorCopiesAllowed(scf::ForOp loop, bool allowed) {
   return (allowed ||
           (module && module->hasAttr(tile::TileDialect::kTmaAttr))) &&
          !inFallback(loop);
-}
-
-/// Whether the loop's copies are all TMA copies: the module allows them
-/// and nothing stands in the way (tensorCopyObstacle).
-bool useTensorCopies(scf::ForOp loop, ArrayRef<Candidate> candidates,
-                     int64_t stages, tile::DotOp asyncDot,
-                     const ::tile::TargetInfo &target, bool allowed) {
-  return tensorCopiesAllowed(loop, allowed) &&
-         tensorCopyObstacle(candidates, stages, asyncDot, target).empty();
 }
 
 /// Builds the copy pipeline of \p loop (the file comment) for \p candidates
@@ -834,9 +831,13 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
         return c.load->getResult(0) == operandSource(asyncDot.getA(), false);
       }))
     asyncDot = {};
+  // Packed weights and views whose extents are expressions (a scale
+  // tensor's K / G rows) are TMA copies only for a producer warpgroup (the
+  // schemes without one keep their measured copies).
   bool allowed = tensorCopiesAllowed(loop, allowTma || allowSpecialize);
-  bool tma = allowed &&
-             tensorCopyObstacle(candidates, stages, asyncDot, target).empty();
+  bool tma = allowed && tensorCopyObstacle(candidates, stages, asyncDot, target,
+                                           allowSpecialize)
+                            .empty();
   // A B the threads compute and stage (tile-stage-converted-operands) stays
   // in flight with cp.async copies beside: the barrier at the top of each
   // iteration (not in the TMA-only schemes, a producer warpgroup's among
@@ -847,10 +848,17 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
     // Asked for: say why a loop keeps its warps.
     std::string why =
         tma ? specializeObstacle(loop, candidates, target.maxWarpsPerProcessor)
-            : tensorCopyObstacle(candidates, stages, asyncDot, target);
+            : tensorCopyObstacle(candidates, stages, asyncDot, target,
+                                 /*producer=*/true);
     if (why.empty())
       return specializeLoop(loop, candidates, stages, asyncDot);
     loop.emitWarning("loop not warp-specialized: ") << why;
+    tma = tma && tensorCopyObstacle(candidates, stages, asyncDot, target,
+                                    /*producer=*/false)
+                     .empty();
+    if (!asyncDot && !tma)
+      asyncDot =
+          asyncMmaDot(loop, candidates, stages, target, /*stagedB=*/true);
   }
   if (asyncDot)
     asyncDot->setAttr(
@@ -863,7 +871,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
   SmallVector<bool> viaTma(candidates.size(), tma);
   if (allowed && !tma && target.hasTma && asyncDot)
     for (auto [i, c] : llvm::enumerate(candidates))
-      viaTma[i] = readByDot(c, asyncDot) && tensorCopyable(c, stages);
+      viaTma[i] = readByDot(c, asyncDot) &&
+                  tensorCopyable(c, stages, /*producer=*/false);
   return buildCopyPipeline(loop, candidates, stages, asyncDot, viaTma);
 }
 

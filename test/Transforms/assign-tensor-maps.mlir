@@ -102,3 +102,18 @@ func.func @plain(%PA: !tile.ptr<f16>, %M: i32, %i: i32) attributes {tile.kernel,
 func.func @plain__fallback(%PA: !tile.ptr<f16>, %M: i32, %i: i32) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32, tile.fallback_of = @plain} {
   return
 }
+
+// -----
+
+// A ring of packed u4 tiles (dense rows of 128 x 4 bits) is mapped as
+// bytes: its box is 64 rows of 64 bytes, unswizzled.
+// CHECK-LABEL: func.func @packed
+// CHECK-SAME: tile.tensor_maps = [{box = array<i64: 64, 64>, param = 0 : i64, swizzle = 0 : i64}]
+// CHECK: tile.copy_async {{.*}} {tile.tma_map = 0 : i64}
+func.func @packed(%PW: !tile.ptr<i4>, %M: i32, %i: i32) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %w = tile.view %PW(%M, %M) : !tile.ptr<i4> -> !tile.view<?x?xi4>
+  %rw = tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<2x64x128xi4, #tile.shared_layout<(2,64,128):(8192,128,1)>>
+  %bars = tile.alloc_shared {tile.offset = 8192 : i64} : !tile.shared<2xi64, #tile.shared_layout<(2):(1)>>
+  tile.copy_async %w[%i, %i] -> %rw[%i, %i, %i] barrier(%bars[%i]) : !tile.view<?x?xi4> -> !tile.shared<2x64x128xi4, #tile.shared_layout<(2,64,128):(8192,128,1)>>, !tile.shared<2xi64, #tile.shared_layout<(2):(1)>>
+  return
+}

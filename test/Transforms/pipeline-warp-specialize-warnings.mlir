@@ -106,3 +106,27 @@ func.func @occupancy(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB: !tile.p
   tile.store %cv[%c0, %c0], %r : !tile.view<?x?xf32>, tensor<128x64xf32, #c>
   return
 }
+
+// -----
+
+// A u4 tile whose column offset may split a byte (k + 1: knownDivisor 1)
+// is no TMA copy, not even the producer's: a map of bytes cannot start it
+// there.
+#w = #tile.layout<spatial(64,2) * local(1,64)>
+func.func @packed_weight_odd_column(%PW: !tile.ptr<i4> {tile.shape = ["N", "K"]}, %PO: !tile.ptr<i4> {tile.shape = ["64", "128"]}, %K: i32 {tile.dim = "K"}, %N: i32 {tile.dim = "N"}) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %c1 = arith.constant 1 : i32
+  %c128 = arith.constant 128 : i32
+  %w = tile.view %PW(%N, %K) : !tile.ptr<i4> -> !tile.view<?x?xi4>
+  %o = tile.view %PO() : !tile.ptr<i4> -> !tile.view<64x128xi4>
+  %c0 = arith.constant 0 : i32
+  %w0 = arith.constant dense<0> : tensor<64x128xi4, #w>
+  // expected-warning @+1 {{loop not warp-specialized: a pipelined load does not read a whole tensor parameter (rank 2-5, with its declared shape) of byte-sized elements (with a producer warpgroup also packed ones from a column on a byte)}}
+  %r = scf.for %k = %c0 to %K step %c128 iter_args(%aw = %w0) -> (tensor<64x128xi4, #w>) : i32 {
+    %k1 = arith.addi %k, %c1 : i32
+    %tw = tile.load %w[%c0, %k1] : !tile.view<?x?xi4> -> tensor<64x128xi4, #w>
+    %dw = arith.xori %aw, %tw : tensor<64x128xi4, #w>
+    scf.yield %dw : tensor<64x128xi4, #w>
+  } {tile.pipeline = 2 : i32}
+  tile.store %o[%c0, %c0], %r : !tile.view<64x128xi4>, tensor<64x128xi4, #w>
+  return
+}

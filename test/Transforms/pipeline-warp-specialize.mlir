@@ -247,3 +247,48 @@ func.func @two_per_sm(%PA: !tile.ptr<f16> {tile.shape = ["M", "K"]}, %PB: !tile.
   tile.store %cv[%c0, %c0], %r : !tile.view<?x?xf32>, tensor<128x64xf32, #c>
   return
 }
+
+// -----
+
+#w = #tile.layout<spatial(64,2) * local(1,64)>
+#s = #tile.layout<spatial(1,128) * local(1,1)>
+
+// Packed weights (the producer's copies only): a tile of a u4 parameter
+// (one box of 64 bytes a row, copied as bytes) whose column offset steps
+// by whole bytes (k from 0 by 128: knownDivisor), and the scale row of a
+// parameter declared ["K / 128", "N"] whose view's first extent is that
+// expression: both TMA copies of the producer, two arrivals per stage.
+// With --tma alone (no producer warpgroup) both stay cp.async copies.
+// CHECK-LABEL: func.func @packed_weight
+// CHECK-SAME: tile.producer_warps = 4
+// CHECK: %[[FULL:.*]] = tile.alloc_shared : !tile.shared<2xi64>
+// CHECK: tile.mbarrier_init %[[FULL]] count(2)
+// CHECK: tile.warp_specialize producer(4 warps, 24 registers) {
+// CHECK: tile.copy_async %{{.*}} barrier(%[[FULL]][%{{.*}}]) : !tile.view<?x?xi4> -> !tile.shared<2x64x128xi4>
+// CHECK: tile.copy_async %{{.*}} barrier(%[[FULL]][%{{.*}}]) : !tile.view<?x?xf16> -> !tile.shared<2x1x128xf16>
+// CHECK: } consumer(
+// TMA-LABEL: func.func @packed_weight
+// TMA-NOT: mbarrier
+// TMA: tile.wait 0
+func.func @packed_weight(%PW: !tile.ptr<i4> {tile.shape = ["N", "K"]}, %PS: !tile.ptr<f16> {tile.shape = ["K / 128", "N"]}, %PO: !tile.ptr<i4> {tile.shape = ["64", "128"]}, %PT: !tile.ptr<f16> {tile.shape = ["1", "128"]}, %K: i32 {tile.dim = "K"}, %N: i32 {tile.dim = "N"}) attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %c128 = arith.constant 128 : i32
+  %groups = arith.divsi %K, %c128 : i32
+  %w = tile.view %PW(%N, %K) : !tile.ptr<i4> -> !tile.view<?x?xi4>
+  %sv = tile.view %PS(%groups, %N) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %o = tile.view %PO() : !tile.ptr<i4> -> !tile.view<64x128xi4>
+  %t = tile.view %PT() : !tile.ptr<f16> -> !tile.view<1x128xf16>
+  %c0 = arith.constant 0 : i32
+  %w0 = arith.constant dense<0> : tensor<64x128xi4, #w>
+  %s0 = arith.constant dense<0.0> : tensor<1x128xf16, #s>
+  %r:2 = scf.for %k = %c0 to %K step %c128 iter_args(%aw = %w0, %as = %s0) -> (tensor<64x128xi4, #w>, tensor<1x128xf16, #s>) : i32 {
+    %tw = tile.load %w[%c0, %k] : !tile.view<?x?xi4> -> tensor<64x128xi4, #w>
+    %g = arith.divsi %k, %c128 : i32
+    %ts = tile.load %sv[%g, %c0] : !tile.view<?x?xf16> -> tensor<1x128xf16, #s>
+    %dw = arith.xori %aw, %tw : tensor<64x128xi4, #w>
+    %ds = arith.addf %as, %ts : tensor<1x128xf16, #s>
+    scf.yield %dw, %ds : tensor<64x128xi4, #w>, tensor<1x128xf16, #s>
+  } {tile.pipeline = 2 : i32}
+  tile.store %o[%c0, %c0], %r#0 : !tile.view<64x128xi4>, tensor<64x128xi4, #w>
+  tile.store %t[%c0, %c0], %r#1 : !tile.view<1x128xf16>, tensor<1x128xf16, #s>
+  return
+}

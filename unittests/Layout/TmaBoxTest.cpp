@@ -125,8 +125,8 @@ TEST(TmaBox, RingsOfTilesWithUnitDimensionsAreBoxesOfTheirLastTwo) {
             std::string::npos);
 }
 
-// Padded rows, sub-byte elements, tall tiles and short rows are refused,
-// saying why.
+// Padded rows, sub-byte rows of no whole 16 bytes, stages off 128-byte
+// boundaries, tall tiles and short rows are refused, saying why.
 TEST(TmaBox, LayoutsNoBoxWritesAreRefused) {
   auto why = [](const SharedLayout &l, unsigned bits) {
     llvm::Expected<TmaBoxPlan> plan = planTmaBoxes(l, bits);
@@ -136,12 +136,77 @@ TEST(TmaBox, LayoutsNoBoxWritesAreRefused) {
   EXPECT_NE(why(SharedLayout::rowMajor({2, 16, 64}, 8), 16)
                 .find("no sequence of TMA boxes"),
             std::string::npos);
-  EXPECT_NE(why(SharedLayout::rowMajor({2, 16, 64}), 4).find("4-bit"),
+  // Sub-byte rows of 40 x 3 bits are 15 bytes; padded ones are no box.
+  EXPECT_NE(why(SharedLayout::rowMajor({2, 16, 40}), 3).find("3-bit"),
             std::string::npos);
+  EXPECT_NE(why(SharedLayout::rowMajor({2, 16, 64}, 8), 4).find("dense rows"),
+            std::string::npos);
+  // Stages of 1 x 32 f16 (64 bytes) or 1 x 128 u2 (32 bytes) would start
+  // TMA writes off 128-byte boundaries.
+  EXPECT_NE(why(SharedLayout::rowMajor({3, 1, 128}), 2).find("128-byte"),
+            std::string::npos);
+  EXPECT_FALSE(
+      static_cast<bool>(planTmaBoxes(SharedLayout::rowMajor({3, 1, 32}), 16)));
   EXPECT_NE(why(SharedLayout::rowMajor({300, 64}), 16).find("256 rows"),
             std::string::npos);
   EXPECT_NE(why(SharedLayout::rowMajor({16, 4}), 16).find("8-byte rows"),
             std::string::npos);
+}
+
+// Packed weights (1- to 7-bit elements) are copied as bytes: a ring of
+// dense rows is one unswizzled box per stage whose columns count bytes
+// (u4 128 x 64: 32 bytes a row; u3 64 x 256: 96), and every element's bit
+// offset is where the box's bytes put it.
+TEST(TmaBox, PackedTilesAreBoxesOfBytes) {
+  for (auto [shape, bits] :
+       {std::pair<std::vector<int64_t>, unsigned>{{3, 128, 64}, 4},
+        {{3, 64, 256}, 3},
+        {{2, 64, 512}, 1},
+        {{4, 32, 128}, 6}}) {
+    SharedLayout ring = SharedLayout::rowMajor(shape);
+    llvm::Expected<TmaBoxPlan> plan = planTmaBoxes(ring, bits);
+    ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+    EXPECT_EQ(plan->unitBits, 8u);
+    EXPECT_EQ(plan->swizzleBytes, 0u);
+    EXPECT_EQ(plan->boxRows, shape[1]);
+    EXPECT_EQ(plan->boxCols, shape[2] * bits / 8);
+    EXPECT_EQ(plan->stageBytes, shape[1] * shape[2] * bits / 8);
+    ASSERT_EQ(plan->boxOffsets.size(), 1u);
+    for (int64_t st = 0; st < shape[0]; ++st)
+      for (int64_t r = 0; r < shape[1]; ++r)
+        for (int64_t c = 0; c < shape[2]; ++c)
+          ASSERT_EQ(ring.offset({st, r, c}) * bits,
+                    (st * plan->stageBytes + r * plan->boxCols) * 8 + c * bits)
+              << "stage " << st << " row " << r << " col " << c;
+  }
+  // Whole bytes keep their element: an f16 plan counts f16 columns.
+  llvm::Expected<TmaBoxPlan> f16 =
+      planTmaBoxes(SharedLayout::rowMajor({2, 16, 64}), 16);
+  ASSERT_TRUE(static_cast<bool>(f16));
+  EXPECT_EQ(f16->unitBits, 16u);
+}
+
+// planTmaRing: the wgmma layout's swizzle for whole-byte tiles (as
+// AllocateShared gives wgmma operands); dense rows for packed tiles and for
+// tiles of fewer than 8 rows whose swizzled stages have no plan (a row of
+// 128 scales: 256 bytes a stage, no 1024-byte swizzle pattern each).
+TEST(TmaBox, RingsTmaFills) {
+  llvm::Expected<TmaRing> operand = planTmaRing({3, 128, 64}, 16);
+  ASSERT_TRUE(static_cast<bool>(operand))
+      << llvm::toString(operand.takeError());
+  EXPECT_EQ(operand->layout, wgmmaRing({3, 128, 64}, 16));
+  EXPECT_EQ(operand->plan.swizzleBytes, 128u);
+  llvm::Expected<TmaRing> scales = planTmaRing({3, 1, 128}, 16);
+  ASSERT_TRUE(static_cast<bool>(scales)) << llvm::toString(scales.takeError());
+  EXPECT_EQ(scales->layout, SharedLayout::rowMajor({3, 1, 128}));
+  EXPECT_EQ(scales->plan.swizzleBytes, 0u);
+  EXPECT_EQ(scales->plan.stageBytes, 256);
+  llvm::Expected<TmaRing> packed = planTmaRing({3, 64, 256}, 2);
+  ASSERT_TRUE(static_cast<bool>(packed)) << llvm::toString(packed.takeError());
+  EXPECT_EQ(packed->layout, SharedLayout::rowMajor({3, 64, 256}));
+  EXPECT_EQ(packed->plan.boxCols, 64);
+  // Half a scale row per stage (64 bytes): no plan, swizzled or not.
+  EXPECT_FALSE(static_cast<bool>(planTmaRing({3, 1, 32}, 16)));
 }
 
 } // namespace

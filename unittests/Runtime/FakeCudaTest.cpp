@@ -359,6 +359,49 @@ TEST_F(FakeCudaTest, TensorMapsAreEncodedAndPassedAfterTheParameters) {
   EXPECT_EQ(last().Encode.Calls, Calls + 1);
 }
 
+// A packed weight (u4, u3: 1- to 7-bit elements) is mapped as bytes: the
+// driver gets UINT8 elements, rows of K x bits / 8 bytes and the box's
+// innermost extent in bytes as the signature says; rows of no whole bytes
+// cannot be mapped.
+TEST_F(FakeCudaTest, PackedTensorsAreMappedAsBytes) {
+  Device D = open();
+  Expected<Module> M = fakeModule(D);
+  ASSERT_TRUE(M) << M.message();
+  for (auto [DType, Bits] :
+       {std::pair<const char *, unsigned>{"u4", 4}, {"u3", 3}}) {
+    KernelSignature Sig = tmaKernelSignature();
+    Sig.Params[0].DType = DType;
+    Sig.TensorMaps = {{0, {64, 32}, 0}};
+    Expected<Kernel> K = M->getKernel("tma", Sig, {128, 0});
+    ASSERT_TRUE(K) << K.message();
+    Expected<Buffer> A = D.allocate(100 * 512);
+    ASSERT_TRUE(A) << A.message();
+    ASSERT_FALSE(K->launch(
+        {ArgValue::tensor(A->address(), A->size(), {100, 256}, DType)}));
+    const FakeLaunch &L = last();
+    EXPECT_EQ(L.Encode.DataType, 0); // CU_TENSOR_MAP_DATA_TYPE_UINT8
+    EXPECT_EQ(L.Encode.Dims[0], 256u * Bits / 8);
+    EXPECT_EQ(L.Encode.Dims[1], 100u);
+    EXPECT_EQ(L.Encode.Strides[0], 256u * Bits / 8);
+    EXPECT_EQ(L.Encode.Box[0], 32u);
+    EXPECT_EQ(L.Encode.Box[1], 64u);
+    EXPECT_EQ(L.Encode.Swizzle, 0);
+  }
+  KernelSignature Sig = tmaKernelSignature();
+  Sig.Params[0].DType = "u3";
+  Sig.TensorMaps = {{0, {64, 32}, 0}};
+  Expected<Kernel> K = M->getKernel("tma", Sig, {128, 0});
+  ASSERT_TRUE(K) << K.message();
+  Expected<Buffer> A = D.allocate(100 * 512);
+  ASSERT_TRUE(A) << A.message();
+  Error E =
+      K->launch({ArgValue::tensor(A->address(), A->size(), {64, 250}, "u3")});
+  EXPECT_EQ(E.message(),
+            "tma: tensor A (64x250 u3): a TMA copy of 3-bit elements needs "
+            "rows of whole bytes, this one has 750 bits; compile without "
+            "--tma for such shapes");
+}
+
 // A kernel with tensor maps and its copy without TMA (tile-clone-fallbacks):
 // launches whose maps can be made run the kernel, the others (rows not a
 // multiple of 16 bytes, a misaligned address) its fallback, with the

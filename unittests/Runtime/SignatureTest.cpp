@@ -297,8 +297,10 @@ TEST(SignatureTest, VerifyChecksTensorMaps) {
   Fails({0, {64, 0}, 0}, " of A: box extent 0 is outside 1-256");
   Fails({0, {257, 8}, 0}, " of A: box extent 257 is outside 1-256");
   Fails({0, {64, 64}, 16}, " of A: swizzle 16 is not 0, 32, 64 or 128 bytes");
-  Fails({1, {64, 64}, 0},
-        " of W: a TMA copy needs elements of 8, 16, 32 or 64 bits, not u4");
+  // A packed (u4) weight is mapped as bytes: its box counts bytes.
+  KernelSignature Packed = gemmWq();
+  Packed.TensorMaps = {{1, {64, 32}, 0}};
+  EXPECT_FALSE(Packed.verify());
   // The runtime encodes the maps on the stack: at most MaxMaps of them.
   KernelSignature Many = gemmWq();
   Many.TensorMaps.assign(TensorMapInfo::MaxMaps + 1, {0, {64, 64}, 128});

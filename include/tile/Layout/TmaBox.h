@@ -30,7 +30,12 @@ namespace tile::layout {
 struct TmaBoxPlan {
   unsigned swizzleBytes = 0; ///< 0 (none), 32, 64 or 128.
   int64_t boxRows = 0;       ///< Box extent along the tile's rows.
-  int64_t boxCols = 0;       ///< Box extent along its columns (innermost).
+  int64_t boxCols = 0;       ///< Box extent along its columns (innermost),
+                             ///< in the map's elements (unitBits each).
+  /// Bits of one element of the tensor map: the tile's element width, or 8
+  /// for sub-byte tiles, whose map reads bytes (a column offset of c
+  /// elements is then the map coordinate c * bits / 8).
+  unsigned unitBits = 0;
   int64_t stageBytes = 0;    ///< Bytes from one stage to the next.
   /// One box per boxCols columns: box b covers columns [b * boxCols,
   /// (b + 1) * boxCols) and starts at boxOffsets[b] bytes into the stage.
@@ -53,11 +58,28 @@ int64_t tmaSwizzle(int64_t offset, unsigned swizzleBytes);
 /// c) in bytes must equal s * stageBytes +
 /// boxOffsets[c / boxCols] + tmaSwizzle(r * boxCols * E + (c % boxCols) * E).
 /// Tries the swizzle widths 128, 64, 32 (box columns = one swizzle row) and
-/// then no swizzle (one box of whole rows). Fails, saying why, for element
-/// sizes other than 1, 2, 4 or 8 bytes, more than 256 rows or box columns,
-/// rows of fewer than 16 bytes, or a layout no box sequence writes.
+/// then no swizzle (one box of whole rows). Tiles of 1- to 7-bit elements
+/// (packed weights) are copied as bytes: their layout must be dense rows
+/// (no swizzle, no padding) of a multiple of 16 bytes, at most 256, each
+/// one box row of `cols * elemBits / 8` bytes. Fails, saying why, for other
+/// element sizes, more than 256 rows or box columns, rows of fewer than 16
+/// bytes, or a layout no box sequence writes.
 llvm::Expected<TmaBoxPlan> planTmaBoxes(const SharedLayout &layout,
                                         unsigned elemBits);
+
+/// The layout tilec gives a ring (stages x tile, or one tile) that TMA
+/// copies fill, and its plan: the wgmma row-major layout of the tile
+/// (WgmmaOperand.h) with its swizzle; for tiles of fewer than 8 rows (a
+/// scale row, a few groups' scales), whose stages cannot each start a
+/// swizzle pattern, dense rows when the swizzled ring has no plan; dense
+/// rows for sub-byte tiles (copied as bytes). Fails, saying why, where no
+/// TMA box sequence writes it.
+struct TmaRing {
+  SharedLayout layout;
+  TmaBoxPlan plan;
+};
+llvm::Expected<TmaRing> planTmaRing(llvm::ArrayRef<int64_t> ringShape,
+                                    unsigned elemBits);
 
 } // namespace tile::layout
 

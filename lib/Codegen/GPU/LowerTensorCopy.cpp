@@ -5,7 +5,8 @@
 //  - tile.copy_async with a barrier: thread 0 announces the stage's bytes on
 //    the stage's mbarrier (one arrival) and issues one TMA load per box of
 //    the destination's layout (lib/Layout's TmaBox.h), through the kernel's
-//    tensor-map parameter the copy's tile.tma_map names;
+//    tensor-map parameter the copy's tile.tma_map names (a sub-byte tile's
+//    map reads bytes: its column coordinate is scaled to bytes);
 //  - tile.mbarrier_init / tile.mbarrier_inval: thread 0 for every barrier
 //    of the buffer (the init followed by the fence TMA needs, which every
 //    thread executes);
@@ -129,6 +130,11 @@ LogicalResult KernelLowering::lowerTensorCopy(tile::CopyAsyncOp op) {
   for (Value offset : llvm::reverse(offsets))
     coords.push_back(values[offset][0]);
   Value col0 = coords[0];
+  // A sub-byte tile's map reads bytes: column c is byte c * bits / 8
+  // (tile-pipeline proved c a multiple of 8 / gcd(bits, 8)).
+  if (plan->unitBits != bits)
+    col0 = arith::ShRSIOp::create(
+        b, l, arith::MulIOp::create(b, l, col0, i32(bits)), i32(3));
   Value bar = barrierAddress(*this, op, *bars, values[op.getBarrierIndex()][0]);
   if (!bar)
     return failure();

@@ -334,8 +334,11 @@ Error tensorMapRequest(const KernelSignature &Sig, const TensorMapInfo &M,
   std::string Where = "tensor " + P.Name + " (" + Dims + " " + P.DType + "): ";
   const std::string Advice = "; compile without --tma for such shapes";
   auto Rank = static_cast<unsigned>(Shape->size());
+  // A sub-byte tensor (packed weights) is mapped as bytes: its rows of
+  // Extent x bits bits are Extent x bits / 8 one-byte elements.
+  unsigned Bits = F->bits();
   R.Address = Bound.Slots[M.Param];
-  R.ElementBytes = F->bits() / 8;
+  R.ElementBytes = Bits < 8 ? 1 : Bits / 8;
   R.Rank = Rank;
   R.SwizzleBytes = M.SwizzleBytes;
   Empty = false;
@@ -343,6 +346,14 @@ Error tensorMapRequest(const KernelSignature &Sig, const TensorMapInfo &M,
   for (unsigned I = 0; I < Rank; ++I) {
     // Innermost first: dimension Rank - 1 - I of the shape.
     auto Extent = static_cast<uint64_t>((*Shape)[Rank - 1 - I]);
+    if (I == 0 && Bits < 8) {
+      if (Extent * Bits % 8 != 0)
+        return makeError(Where + "a TMA copy of " + std::to_string(Bits) +
+                         "-bit elements needs rows of whole bytes, this one "
+                         "has " +
+                         std::to_string(Extent * Bits) + " bits" + Advice);
+      Extent = Extent * Bits / 8;
+    }
     Empty |= Extent == 0;
     R.Dims[I] = Extent;
     R.Strides[I] = Stride;

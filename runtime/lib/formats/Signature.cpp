@@ -164,10 +164,11 @@ static Error verifyTensorMap(const KernelSignature &Sig, size_t I) {
     return makeError(Where + "swizzle " + std::to_string(M.SwizzleBytes) +
                      " is not 0, 32, 64 or 128 bytes");
   num::Result<num::Format> F = num::parseFormat(P.DType);
+  // 1- to 7-bit elements (packed weights) are mapped as bytes.
   if (!F ||
-      (F->bits() != 8 && F->bits() != 16 && F->bits() != 32 && F->bits() != 64))
+      (F->bits() > 8 && F->bits() != 16 && F->bits() != 32 && F->bits() != 64))
     return makeError(Where +
-                     "a TMA copy needs elements of 8, 16, 32 or 64 "
+                     "a TMA copy needs elements of 1-8, 16, 32 or 64 "
                      "bits, not " +
                      P.DType);
   return Error::success();

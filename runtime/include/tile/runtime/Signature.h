@@ -45,7 +45,9 @@ struct TensorMapInfo {
   unsigned Param = 0;        ///< Index in Params of the tensor it maps.
   std::vector<uint32_t> Box; ///< Box extents in elements, outermost first
                              ///< (the order of the tensor's shape); one per
-                             ///< dimension of the tensor.
+                             ///< dimension of the tensor. A tensor of 1- to
+                             ///< 7-bit elements is mapped as bytes: its
+                             ///< innermost extent counts bytes.
   unsigned SwizzleBytes = 0; ///< 0, 32, 64 or 128.
 
   bool operator==(const TensorMapInfo &O) const {
