@@ -286,6 +286,15 @@ def cases(quick=False):
              "BK": 64, "STAGES": 3, "WARPS": 8},
             ["M=1,K=256,N=144", "M=257,K=512,N=256"], pre,
             _gemm_wq_work("u4", 128), flags=["--tma"])
+        # With a producer warpgroup: the weight (4-bit, by TMA as bytes),
+        # A, scales and zero points all by TMA (session 34); the consumers
+        # dequantize into the shared B buffers and multiply: 158 loop
+        # instructions per warp against 290 with the mixed copies above.
+        add("gemm_wq_prefill_ws_u4_256x128x64_w8", "gemm_wq.tile", "gemm_wq",
+            {"T": "u4", "G": 128, "ZP": "true", "BM": 256, "BN": 128,
+             "BK": 64, "STAGES": 3, "WARPS": 8},
+            ["M=1,K=256,N=144", "M=257,K=512,N=256"], pre,
+            _gemm_wq_work("u4", 128), flags=["--warp-specialize"])
     # The same prefill over pre-packed weights (examples/gemm_decode_packed.
     # tile, SPLIT = 1, C += A x dequant(Wp)): swapped (SWAP, C^T = W^T A^T)
     # the product runs on wgmma with the dequantized weight as its register
