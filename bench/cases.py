@@ -311,8 +311,8 @@ def cases(quick=False):
     # weight rows): 152 registers, one CTA per SM; with `occupancy 2`
     # (OCC) 128 registers and two (24 bytes of spills). `_ws`: with a
     # producer warpgroup (WS: the weight by TMA as bytes, A, scales and
-    # zero points by TMA; 4 more warps), whose consumers issue 172 (4
-    # warps), 107 (8 warps at 128x128) and 111 (256x128) instructions per
+    # zero points by TMA; 4 more warps), whose consumers issue 179 (4
+    # warps), 114 (8 warps at 128x128) and 117 (256x128) instructions per
     # k block and warp against 289, 206 and 220 (2026-11-28, session 34).
     if not quick:
         tall = ["M=1,K=256,N=130", "M=129,K=512,N=256"]

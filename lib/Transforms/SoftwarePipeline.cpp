@@ -627,7 +627,9 @@ static void issuePrologue(IRRewriter &rewriter, scf::ForOp loop,
 /// target has TMA and every pipelined load is TMA-copyable (\p producer:
 /// for a producer warpgroup); when the loop's
 /// MMA stays in flight (its barrier after the dot frees the stage a refill
-/// writes), its two operands are the only pipelined loads. (Otherwise a
+/// writes), its two operands are the only pipelined loads, unless a
+/// producer warpgroup copies them (its consumers release each stage by
+/// mbarrier one iteration later, every ring's at once). (Otherwise a
 /// barrier at the top of each iteration frees the stage of the previous
 /// one: the file comment.)
 std::string tensorCopyObstacle(ArrayRef<Candidate> candidates, int64_t stages,
@@ -636,7 +638,7 @@ std::string tensorCopyObstacle(ArrayRef<Candidate> candidates, int64_t stages,
                                bool producer) {
   if (!target.hasTma)
     return "the target has no TMA (sm_90a has)";
-  if (asyncDot && candidates.size() != 2)
+  if (asyncDot && !producer && candidates.size() != 2)
     return "it pipelines " + std::to_string(candidates.size()) +
            " loads, not just the dot's two operands";
   if (!llvm::all_of(candidates, [&](Candidate c) {
@@ -824,13 +826,6 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
       (allowSpecialize ||
        (module && module->hasAttr(tile::TileDialect::kWarpSpecializeAttr))) &&
       !inFallback(loop);
-  // A producer warpgroup's consumers wait for each group as before: the
-  // halves of a register-A product are this scheme's alone.
-  if (asyncDot && allowSpecialize &&
-      !llvm::any_of(candidates, [&](const Candidate &c) {
-        return c.load->getResult(0) == operandSource(asyncDot.getA(), false);
-      }))
-    asyncDot = {};
   // Packed weights and views whose extents are expressions (a scale
   // tensor's K / G rows) are TMA copies only for a producer warpgroup (the
   // schemes without one keep their measured copies).
