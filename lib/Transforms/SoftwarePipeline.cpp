@@ -826,12 +826,22 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
       (allowSpecialize ||
        (module && module->hasAttr(tile::TileDialect::kWarpSpecializeAttr))) &&
       !inFallback(loop);
-  // Packed weights and views whose extents are expressions (a scale
-  // tensor's K / G rows) are TMA copies only for a producer warpgroup (the
-  // schemes without one keep their measured copies).
   bool allowed = tensorCopiesAllowed(loop, allowTma || allowSpecialize);
+  if (allowSpecialize) {
+    // Asked for: a producer warpgroup, or a warning that says why not. Its
+    // copies may also be packed weights and views whose extents are
+    // expressions (a scale tensor's K / G rows).
+    std::string why = tensorCopyObstacle(candidates, stages, asyncDot, target,
+                                         /*producer=*/true);
+    if (why.empty())
+      why = specializeObstacle(loop, candidates, target.maxWarpsPerProcessor);
+    if (why.empty())
+      return specializeLoop(loop, candidates, stages, asyncDot);
+    loop.emitWarning("loop not warp-specialized: ") << why;
+  }
+  // Without a producer those loads keep their measured cp.async copies.
   bool tma = allowed && tensorCopyObstacle(candidates, stages, asyncDot, target,
-                                           allowSpecialize)
+                                           /*producer=*/false)
                             .empty();
   // A B the threads compute and stage (tile-stage-converted-operands) stays
   // in flight with cp.async copies beside: the barrier at the top of each
@@ -839,22 +849,6 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages,
   // them) follows the previous iteration's refill.
   if (!asyncDot && !tma)
     asyncDot = asyncMmaDot(loop, candidates, stages, target, /*stagedB=*/true);
-  if (allowSpecialize) {
-    // Asked for: say why a loop keeps its warps.
-    std::string why =
-        tma ? specializeObstacle(loop, candidates, target.maxWarpsPerProcessor)
-            : tensorCopyObstacle(candidates, stages, asyncDot, target,
-                                 /*producer=*/true);
-    if (why.empty())
-      return specializeLoop(loop, candidates, stages, asyncDot);
-    loop.emitWarning("loop not warp-specialized: ") << why;
-    tma = tma && tensorCopyObstacle(candidates, stages, asyncDot, target,
-                                    /*producer=*/false)
-                     .empty();
-    if (!asyncDot && !tma)
-      asyncDot =
-          asyncMmaDot(loop, candidates, stages, target, /*stagedB=*/true);
-  }
   if (asyncDot)
     asyncDot->setAttr(
         tile::kMmaInFlightAttr,
