@@ -67,6 +67,16 @@ def split_atol(t):
     return 2 * max(1, 2 ** (bits(t) - 4))
 
 
+def rotating_sets(set_bytes, rotate_bytes, max_sets=64):
+    """How many copies of a test's tensors (set_bytes in all) the rotating
+    timing method launches over to cover rotate_bytes: at least 2 (a launch
+    must not find the previous one's tensors in the cache), at most
+    max_sets; tile::rt::rotatingSets (runtime/include/tile/runtime/Timing.h)
+    for tile-run, this for gpu_bench.py's baselines."""
+    n = -(-rotate_bytes // set_bytes) if set_bytes else max_sets
+    return min(max(n, 2), max(max_sets, 2))
+
+
 # Issue 13's list: every width 1-8 and the small floats.
 DECODE_TYPES = ["u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "i2", "i3",
                 "i4", "i5", "i6", "i7", "i8", "f4e2m1", "f5e2m2", "f6e3m2",

@@ -23,7 +23,13 @@
 # (Nsight Compute on the 8-warp gemm_f16 tile: cp.async, TMA, warp-
 # specialized, persistent; on attention at W = 8: cp.async, TMA, warp-
 # specialized; on gemm_wq's 8-warp prefill tile; on the packed decode GEMM
-# at u1 and u2, and its swapped prefill at 128x128; about 9 minutes).
+# at u1 and u2, and its swapped prefill at 128x128; about 9 minutes). A
+# third call, the decode GEMM timed the way a model runs it:
+#   bash bench/gpu-next.sh --rotate  writes $OUT/gpu-next-rotate.tar.gz
+# (run.sh --rotate 256 over the BM = 8 decode cases with and without a
+# producer warpgroup and vector_add: windows of launches back to back over
+# copies of the tensors, cuBLAS as CUDA graphs over copies of its weight,
+# and a copy of each test's bytes timed alike; about 6 minutes).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$HERE")
@@ -54,7 +60,7 @@ case "${1:-}" in
   --prepare)
     set -e
     "$HERE/make-bundle.sh" ${TILEC:+--tilec "$TILEC"} --only \
-      'prefill_tma|prefill_ws|gemm_f16_prefill_default|gemm_bf16_prefill_default|gemm_f16_prefill_128x128x64|gemm_f8_prefill_128x256x128|gemm_f8_prefill_default|gemm_w8a8_prefill|gemm_wq_prefill|gemm_decode_packed_prefill|gemm_decode_packed_bm8|attention_fwd' \
+      'vector_add|prefill_tma|prefill_ws|gemm_f16_prefill_default|gemm_bf16_prefill_default|gemm_f16_prefill_128x128x64|gemm_f8_prefill_128x256x128|gemm_f8_prefill_default|gemm_w8a8_prefill|gemm_wq_prefill|gemm_decode_packed_prefill|gemm_decode_packed_bm8|attention_fwd' \
       --target sm_90a "$B/cases"
     "$HERE/sweep-tma.sh" "$B/sweep-tma"
     "$HERE/sweep-decode.sh" "$B/sweep-decode"
@@ -173,8 +179,19 @@ case "${1:-}" in
     tar -czf "$OUT/gpu-next-profile.tar.gz" -C "$OUT" gpu-next-profile
     rm -rf "$R"
     ;;
+  --rotate)
+    OUT=${OUT:?run on the GPU machine, where \$OUT is set}
+    R="$OUT/gpu-next-rotate"
+    mkdir -p "$R"
+    "$HERE/run.sh" --bundles "$B/cases" --out "$R" --rotate 256 --budget 420 \
+      --only 'gemm_decode_packed_bm8|vector_add' > "$R/run.log" 2>&1
+    echo "== run.sh --rotate: exit $?"
+    tail -n 40 "$R/run.log"
+    tar -czf "$OUT/gpu-next-rotate.tar.gz" -C "$OUT" gpu-next-rotate
+    rm -rf "$R"
+    ;;
   *)
-    echo "usage: bench/gpu-next.sh --prepare | --run | --profile" >&2
+    echo "usage: bench/gpu-next.sh --prepare | --run | --profile | --rotate" >&2
     exit 2
     ;;
 esac

@@ -3,7 +3,8 @@
 bench/run.sh).
 
   gpu_bench.py --cases CASES_JSON --saved DIR --out DIR
-               [--warmup N] [--repeat N] [--flush-mib N] [--no-triton]
+               [--warmup N] [--repeat N] [--flush-mib N | --rotate-mib N]
+               [--no-triton]
                [--keep-saved] [--only REGEX] [--deadline UNIX_TIME]
 
 DIR/CASE/ holds what `tile-run --save` wrote for bundle CASE: every tensor of
@@ -15,7 +16,9 @@ each benchmark test this script
      checks.csv (case,test,status,rel_err,note);
   2. times the baselines on those inputs the way tile-run times ours (warm-up,
      then N launches each between CUDA events, a 256 MiB scratch buffer
-     overwritten before each) -> baselines.csv;
+     overwritten before each; or, with --rotate-mib, N windows of launches
+     back to back over copies of the operands, plus a copy of the test's
+     bytes timed alike for the memory-bound families) -> baselines.csv;
 and measures the device's copy bandwidth and f16 matmul rate (the
 ceilings of the roofline column) -> device.json.
 Exit status: 0, 1 when a check failed, 77 when PyTorch/CUDA (or Triton,
@@ -64,14 +67,23 @@ TOLERANCE = cases.CHECK_TOLERANCE
 # --------------------------------------------------------------------------
 
 class Timer:
-    def __init__(self, warmup, repeat, flush_mib):
+    """Times fn(*args): warm-up, then `repeat` launches each between CUDA
+    events after overwriting `flush_mib` of scratch memory; or, with
+    `rotate_mib`, `repeat` windows of launches back to back over copies of
+    the tensors in args that fill rotate_mib (one CUDA graph per window,
+    the time per launch) -- tile-run's --flush-l2 and --rotate."""
+
+    def __init__(self, warmup, repeat, flush_mib, rotate_mib=0):
         self.warmup, self.repeat = warmup, repeat
+        self.rotate_bytes = rotate_mib << 20
         self.scratch = torch.empty(flush_mib << 20, dtype=torch.uint8,
                                    device=DEV) if flush_mib else None
 
-    def __call__(self, fn):
+    def __call__(self, fn, *args):
+        if self.rotate_bytes:
+            return self._rotating(fn, args)
         for _ in range(self.warmup):
-            fn()
+            fn(*args)
         torch.cuda.synchronize()
         starts = [torch.cuda.Event(enable_timing=True)
                   for _ in range(self.repeat)]
@@ -81,12 +93,60 @@ class Timer:
             if self.scratch is not None:
                 self.scratch.fill_(i & 0xFF)
             starts[i].record()
-            fn()
+            fn(*args)
             ends[i].record()
         torch.cuda.synchronize()
         t = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
-        return {"median_ms": _quantile(t, 0.5), "p10_ms": _quantile(t, 0.1),
-                "p90_ms": _quantile(t, 0.9), "runs": len(t)}
+        return _summary(t)
+
+    def _rotating(self, fn, args):
+        nbytes = sum(a.numel() * a.element_size() for a in args
+                     if torch.is_tensor(a))
+        n = cases.rotating_sets(nbytes, self.rotate_bytes)
+        sets = [args] + [tuple(a.clone() if torch.is_tensor(a) else a
+                               for a in args) for _ in range(n - 1)]
+        # Graph capture wants its work warmed up on a side stream first.
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for i in range(max(self.warmup, n)):
+                fn(*sets[i % n])
+        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.synchronize()
+        graph, how = torch.cuda.CUDAGraph(), "graph"
+        try:
+            with torch.cuda.graph(graph):
+                for a in sets:
+                    fn(*a)
+            window = graph.replay
+        except Exception:  # not capturable: queue the window from Python
+            torch.cuda.synchronize()
+            graph, how = None, "stream"
+
+            def window():
+                for a in sets:
+                    fn(*a)
+        window()
+        torch.cuda.synchronize()
+        starts = [torch.cuda.Event(enable_timing=True)
+                  for _ in range(self.repeat)]
+        ends = [torch.cuda.Event(enable_timing=True)
+                for _ in range(self.repeat)]
+        for i in range(self.repeat):
+            starts[i].record()
+            window()
+            ends[i].record()
+        torch.cuda.synchronize()
+        t = sorted(s.elapsed_time(e) / n for s, e in zip(starts, ends))
+        r = _summary(t)
+        r["note"] = "%d sets, %s" % (n, how)
+        del graph, sets
+        return r
+
+
+def _summary(t):
+    return {"median_ms": _quantile(t, 0.5), "p10_ms": _quantile(t, 0.1),
+            "p90_ms": _quantile(t, 0.9), "runs": len(t)}
 
 
 def _quantile(v, q):
@@ -174,7 +234,7 @@ def gemm_f16(t, s, timer, opts):
     err = rel_err(C, want)
     torch_type = torch.bfloat16 if dtype == "bf16" else torch.float16
     At, Bt = A.to(torch_type), B.to(torch_type)
-    base = {"cublas": timer(lambda: torch.matmul(At, Bt))}
+    base = {"cublas": timer(torch.matmul, At, Bt)}
     return err, "", base
 
 
@@ -188,15 +248,16 @@ def gemm_f8(t, s, timer, opts):
     want = (A @ Bt.t()) * (sa * sb)
     err = rel_err(s.tensor("C"), want)
     Ah, Bh = A.half(), Bt.t().contiguous().half()
-    base = {"cublas-f16": timer(lambda: torch.matmul(Ah, Bh))}
+    base = {"cublas-f16": timer(torch.matmul, Ah, Bh)}
     fp8 = {"f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2"}.get(dtype)
     if fp8 and hasattr(torch, "_scaled_mm") and hasattr(torch, fp8):
         try:
             a8 = A.to(getattr(torch, fp8))
             b8 = Bt.to(getattr(torch, fp8)).t()  # column-major K x N
             one = torch.ones((), device=A.device)
-            base["torch-scaled-mm"] = timer(lambda: torch._scaled_mm(
-                a8, b8, scale_a=one, scale_b=one, out_dtype=torch.float16))
+            base["torch-scaled-mm"] = timer(lambda a, b: torch._scaled_mm(
+                a, b, scale_a=one, scale_b=one, out_dtype=torch.float16),
+                a8, b8)
         except (RuntimeError, TypeError) as e:  # no fp8 GEMM on this GPU
             return err, "torch._scaled_mm: %s" % str(e).split("\n")[0], base
     return err, "", base
@@ -217,11 +278,11 @@ def gemm_w8a8(t, s, timer, opts):
     # 2026-11-27, with the kernel's own checks exact).
     err = rel_err(s.value("C", t["defines"].get("OUT", "bf16")), want)
     Ah, Wh = A.half(), W.t().contiguous().half()
-    base = {"cublas-f16": timer(lambda: torch.matmul(Ah, Wh))}
+    base = {"cublas-f16": timer(torch.matmul, Ah, Wh)}
     if hasattr(torch, "_int_mm"):
         try:
             wt = W.t()  # K x N, column-major
-            base["torch-int-mm"] = timer(lambda: torch._int_mm(A, wt))
+            base["torch-int-mm"] = timer(torch._int_mm, A, wt)
         except (RuntimeError, TypeError) as e:  # shape or GPU limits
             return err, "torch._int_mm: %s" % str(e).split("\n")[0], base
     return err, "", base
@@ -297,10 +358,10 @@ def _wq_baselines(s, want, operands, timer, opts, codes=None):
     Sh = S.repeat_interleave(g, 0)
     Zh = Z.repeat_interleave(g, 0)
     base["torch-dequant+cublas"] = timer(
-        lambda: torch.matmul(A, (Wh - Zh) * Sh))
+        lambda a, w, z, sc: torch.matmul(a, (w - z) * sc), A, Wh, Zh, Sh)
     # The f16 model's cost: cuBLAS on a pre-dequantized weight.
     Wd = ((Wh - Zh) * Sh).contiguous()
-    base["cublas-f16-weight"] = timer(lambda: torch.matmul(A, Wd))
+    base["cublas-f16-weight"] = timer(torch.matmul, A, Wd)
     note = ""
     if not opts.no_triton and wtype in ("u4", "i8"):
         try:
@@ -313,7 +374,8 @@ def _wq_baselines(s, want, operands, timer, opts, codes=None):
                 note = "triton baseline wrong (rel_err %.2g), not timed" % terr
             else:
                 base["triton-fused"] = timer(
-                    lambda: triton_wq.gemm(A, packed, S, Z, wtype, g))
+                    lambda a, w, sc, z: triton_wq.gemm(a, w, sc, z, wtype, g),
+                    A, packed, S, Z)
         except Exception as e:  # report, do not hide
             note = "triton baseline failed: %s" % str(e).splitlines()[0]
     return note, base
@@ -331,11 +393,12 @@ def attention_fwd(t, s, timer, opts):
     err = rel_err(s.tensor("O"), want)
     # GQA as such, and on K/V expanded to every head (the flash backend
     # takes that form on every PyTorch version).
-    base = {"sdpa-gqa": timer(lambda: F.scaled_dot_product_attention(
-        Q, K, V, is_causal=causal, scale=scale, enable_gqa=True))}
+    base = {"sdpa-gqa": timer(lambda q, k, v: F.scaled_dot_product_attention(
+        q, k, v, is_causal=causal, scale=scale, enable_gqa=True), Q, K, V)}
     Kh, Vh = Kx.contiguous(), Vx.contiguous()
-    base["sdpa-expanded-kv"] = timer(lambda: F.scaled_dot_product_attention(
-        Q, Kh, Vh, is_causal=causal, scale=scale))
+    base["sdpa-expanded-kv"] = timer(
+        lambda q, k, v: F.scaled_dot_product_attention(
+            q, k, v, is_causal=causal, scale=scale), Q, Kh, Vh)
     return err, "", base
 
 
@@ -343,7 +406,7 @@ def softmax(t, s, timer, opts):
     x = s.tensor("x")
     want = torch.softmax(x.double(), dim=-1)
     err = rel_err(s.tensor("y"), want)
-    base = {"torch.softmax": timer(lambda: torch.softmax(x, dim=-1))}
+    base = {"torch.softmax": timer(torch.softmax, x, -1)}
     return err, "", base
 
 
@@ -369,23 +432,21 @@ def rmsnorm_quant(t, s, timer, opts):
         note = "q off by up to %g (%d codes), scale rel_err %.2g" % (
             diff.max().item(), off, serr)
         return float("inf"), note, {}
-    xw = (x, w)
-
-    def torch_rmsnorm_quant():
-        xf = xw[0].float()
-        yy = F.rms_norm(xf, (xf.shape[1],), xw[1].float(), eps)
+    def torch_rmsnorm_quant(xs, ws):
+        xf = xs.float()
+        yy = F.rms_norm(xf, (xf.shape[1],), ws.float(), eps)
         sc = torch.clamp(yy.abs().amax(1, keepdim=True) / qmax, min=1e-8)
         return torch.clamp(torch.round(yy / sc), -qmax - 1, qmax).to(
             torch.int8), sc
 
-    base = {"torch-unfused": timer(torch_rmsnorm_quant)}
+    base = {"torch-unfused": timer(torch_rmsnorm_quant, x, w)}
     return serr, note, base
 
 
 def vector_add(t, s, timer, opts):
     x, y = s.tensor("x"), s.tensor("y")
     err = rel_err(s.tensor("z"), x.double() + y.double())
-    base = {"torch.add": timer(lambda: torch.add(x, y))}
+    base = {"torch.add": timer(torch.add, x, y)}
     return err, "", base
 
 
@@ -414,13 +475,13 @@ def device_info(timer):
     n = 1 << 28  # 1 GiB of f32: far beyond L2
     a = torch.randn(n, device=DEV)
     b = torch.empty_like(a)
-    copy = timer(lambda: b.copy_(a))
+    copy = timer(lambda src, dst: dst.copy_(src), a, b)
     copy_gbs = 2 * 4 * n / (copy["median_ms"] * 1e6)
     del a, b
     m = 8192
     x = torch.randn(m, m, device=DEV, dtype=torch.float16)
     y = torch.randn(m, m, device=DEV, dtype=torch.float16)
-    mm = timer(lambda: torch.matmul(x, y))
+    mm = timer(torch.matmul, x, y)
     tflops = 2.0 * m ** 3 / (mm["median_ms"] * 1e9)
     del x, y
     try:
@@ -441,12 +502,35 @@ def device_info(timer):
                        "power.draw"),
         "copy_gbs": round(copy_gbs, 1),
         "matmul_tflops": round(tflops, 1),
-        "method": "warm-up %d, %d timed launches, %d MiB scratch "
-                  "overwritten before each (L2 flush); clocks as found" % (
-                      timer.warmup, timer.repeat,
-                      0 if timer.scratch is None
-                      else timer.scratch.numel() >> 20),
+        "method": method_text(timer),
     }
+
+
+def method_text(timer):
+    if timer.rotate_bytes:
+        return ("warm-up %d, %d timed windows of launches back to back over "
+                "copies of the operands filling %d MiB (time per launch; "
+                "baselines as CUDA graphs); clocks as found" % (
+                    timer.warmup, timer.repeat, timer.rotate_bytes >> 20))
+    return ("warm-up %d, %d timed launches, %d MiB scratch overwritten "
+            "before each (L2 flush); clocks as found" % (
+                timer.warmup, timer.repeat,
+                0 if timer.scratch is None else timer.scratch.numel() >> 20))
+
+
+# The families whose rotating runs also time a copy of their bytes.
+SAME_BYTES_COPY = ("gemm_wq", "gemm_decode", "gemm_decode_packed",
+                   "vector_add")
+
+
+def same_bytes_copy(t, timer):
+    """A device copy of half the test's minimum bytes (read + written: all
+    of them), timed the way the test is: what a kernel that only moves its
+    bytes would take under the same method."""
+    n = max(1, int(t["bytes"]) // 2)
+    src = torch.ones(n, dtype=torch.uint8, device=DEV)
+    dst = torch.empty_like(src)
+    return timer(lambda a, b: b.copy_(a), src, dst)
 
 
 def roofline_ms(t, dev):
@@ -464,6 +548,10 @@ def main(argv):
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--repeat", type=int, default=50)
     p.add_argument("--flush-mib", type=int, default=256)
+    p.add_argument("--rotate-mib", type=int, default=0,
+                   help="time windows of launches over copies of the "
+                        "operands filling N MiB (tile-run --rotate) instead "
+                        "of flushing the L2 cache")
     p.add_argument("--no-triton", action="store_true")
     p.add_argument("--keep-saved", action="store_true")
     p.add_argument("--only", help="only the cases whose id matches")
@@ -481,7 +569,8 @@ def main(argv):
             return 77
     with open(opts.cases) as f:
         cases = json.load(f)
-    timer = Timer(opts.warmup, opts.repeat, opts.flush_mib)
+    timer = Timer(opts.warmup, opts.repeat,
+                  0 if opts.rotate_mib else opts.flush_mib, opts.rotate_mib)
     dev = device_info(timer)
     with open(os.path.join(opts.out, "device.json"), "w") as f:
         json.dump(dev, f, indent=1)
@@ -529,10 +618,13 @@ def main(argv):
             failed += not ok
             checks.writerow([t["case"], t["test"], status, "%.3g" % err,
                              note])
+            if timer.rotate_bytes and t["family"] in SAME_BYTES_COPY:
+                base["copy-same-bytes"] = same_bytes_copy(t, timer)
             for name, r in base.items():
                 bases.writerow([t["case"], t["test"], name,
                                 "%.6g" % r["median_ms"], "%.6g" % r["p10_ms"],
-                                "%.6g" % r["p90_ms"], r["runs"], ""])
+                                "%.6g" % r["p90_ms"], r["runs"],
+                                r.get("note", "")])
             bases.writerow([t["case"], t["test"], "roofline",
                             "%.6g" % roofline_ms(t, dev), "", "", "", ""])
             fc.flush()

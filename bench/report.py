@@ -12,7 +12,9 @@ Inputs
   DIR/CASE.csv   tile-run --timing-csv of bundle CASE (tile/runtime/Timing.h)
   baselines CSV  case,test,baseline,median_ms,p10_ms,p90_ms,runs,note
                  (gpu_bench.py; baseline "roofline" is bytes or flops over
-                 the measured ceiling, not a kernel)
+                 the measured ceiling, "copy-same-bytes" a copy moving the
+                 test's bytes timed the same way (--rotate runs): neither
+                 is a kernel)
   checks CSV     case,test,status,rel_err,note  (status pass/fail/unchecked)
   device JSON    what gpu_bench.py measured about the device
 Outputs: results.csv (one row per test) and results.md (tables per family).
@@ -85,18 +87,25 @@ def build_rows(cases, times, baselines, checks):
              check.get("rel_err") not in (None, "") else None,
              "check_note": check.get("note", "") if check else "",
              "flops": float(t["flops"]), "bytes": float(t["bytes"]),
-             "ms": None, "p10": None, "p90": None, "runs": None}
+             "ms": None, "p10": None, "p90": None, "runs": None,
+             "rotate_sets": 0}
         if ours:
             r["ms"] = float(ours["median_ms"])
             r["p10"] = float(ours["p10_ms"])
             r["p90"] = float(ours["p90_ms"])
             r["runs"] = int(ours["runs"])
             r["device"] = ours["device"]
+            r["rotate_sets"] = int(ours.get("rotate_sets") or 0)
         ms = r["ms"]
         r["tflops"] = r["flops"] / (ms * 1e9) if ms else None
         r["gbs"] = r["bytes"] / (ms * 1e6) if ms else None
-        kernels = [b for b in base.get(key, []) if b["baseline"] != "roofline"]
+        kernels = [b for b in base.get(key, [])
+                   if b["baseline"] not in ("roofline", "copy-same-bytes")]
         roof = [b for b in base.get(key, []) if b["baseline"] == "roofline"]
+        copy = [b for b in base.get(key, [])
+                if b["baseline"] == "copy-same-bytes"]
+        r["copy_ms"] = float(copy[0]["median_ms"]) if copy else None
+        r["of_copy"] = r["copy_ms"] / ms if r["copy_ms"] and ms else None
         r["baselines"] = [(b["baseline"], float(b["median_ms"]))
                           for b in kernels if b["median_ms"] not in ("", None)]
         r["roofline_ms"] = float(roof[0]["median_ms"]) if roof else None
@@ -114,7 +123,7 @@ def build_rows(cases, times, baselines, checks):
 CSV_FIELDS = ["case", "family", "test", "shape", "config", "check", "rel_err",
               "median_ms", "p10_ms", "p90_ms", "runs", "tflops", "gbs",
               "roofline_ms", "of_roofline", "best_baseline", "baseline_ms",
-              "speedup", "all_baselines"]
+              "speedup", "all_baselines", "rotate_sets", "copy_ms", "of_copy"]
 
 
 def write_csv(rows, path):
@@ -130,7 +139,9 @@ def write_csv(rows, path):
                         _num(r["roofline_ms"]), _num(r["of_roofline"]),
                         r["best_baseline"] or "", _num(r["best_ms"]),
                         _num(r["speedup"]),
-                        ";".join("%s=%.6g" % b for b in r["baselines"])])
+                        ";".join("%s=%.6g" % b for b in r["baselines"]),
+                        r["rotate_sets"] or "", _num(r["copy_ms"]),
+                        _num(r["of_copy"])])
 
 
 def _num(v):
@@ -153,6 +164,12 @@ def write_markdown(rows, device, path, title):
                  "timed launches; speedup = best baseline time / our time "
                  "(above 1: ours is faster); roofline = time at the measured "
                  "copy bandwidth (memory-bound) or matmul rate.")
+    if any(r["rotate_sets"] for r in rows):
+        lines.append("- Rotating method (`--rotate`): each time is a window "
+                     "of launches back to back over copies of the tensors "
+                     "(more bytes than the L2 cache holds), divided by the "
+                     "launches; \"copy\" is a copy of the test's bytes "
+                     "timed the same way.")
     bad = [r for r in rows if r["check"] == "fail"]
     if bad:
         lines.append("- **%d test(s) produced wrong output and were not "
@@ -183,6 +200,8 @@ def write_markdown(rows, device, path, title):
                 check += " (%.1e)" % r["rel_err"]
             roof = "–" if r["of_roofline"] is None else \
                 "%.0f%%" % (100 * r["of_roofline"])
+            if r["of_copy"] is not None:
+                roof += " (copy: %.0f%%)" % (100 * r["of_copy"])
             lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["case"], r["shape"], check, ms, _fmt(rv), roof,
                 r["best_baseline"] or "–", _fmt(r["best_ms"], 4),

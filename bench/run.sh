@@ -14,6 +14,11 @@
 #     --warmup N       warm-up launches (default 10)
 #     --repeat N       timed launches (default 50)
 #     --flush-l2 MIB   scratch overwritten before each launch (default 256)
+#     --rotate MIB     instead: time windows of launches back to back over
+#                      copies of each test's tensors filling MIB (the way a
+#                      model's layers follow each other; no flush), ours and
+#                      the baselines (as CUDA graphs) alike, plus a copy of
+#                      the test's bytes for the memory-bound families
 #     --only REGEX     only the cases whose id matches
 #     --budget SECS    stop starting new work after SECS seconds, then still
 #                      report: checks until 35 % of it, PyTorch checks and
@@ -36,13 +41,14 @@ BUILD="$ROOT/build-bench"
 WARMUP=10
 REPEAT=50
 FLUSH=256
+ROTATE=0
 ONLY=""
 BASELINES=1
 TRITON=1
 DRY=0
 BUDGET=0
 
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "run.sh: $*" >&2; exit 2; }
 count() { # NAME VALUE: a whole number
   [[ "$2" =~ ^[0-9]+$ ]] || die "$1 wants a whole number, not '$2'"
@@ -50,7 +56,7 @@ count() { # NAME VALUE: a whole number
 while [ $# -gt 0 ]; do
   opt=$1
   case "$opt" in
-    --bundles|--out|--device|--tile-run|--build|--warmup|--repeat|--flush-l2|--only|--budget)
+    --bundles|--out|--device|--tile-run|--build|--warmup|--repeat|--flush-l2|--rotate|--only|--budget)
       [ $# -ge 2 ] || die "$opt needs a value"
       val=$2
       shift ;;
@@ -64,6 +70,7 @@ while [ $# -gt 0 ]; do
     --warmup) count "$opt" "$val"; WARMUP=$val ;;
     --repeat) count "$opt" "$val"; REPEAT=$val ;;
     --flush-l2) count "$opt" "$val"; FLUSH=$val ;;
+    --rotate) count "$opt" "$val"; ROTATE=$val ;;
     --only) ONLY=$val ;;
     --budget) count "$opt" "$val"; BUDGET=$val ;;
     --no-baselines) BASELINES=0 ;;
@@ -154,7 +161,17 @@ for case, idx in seen.items():
 EOF
 )
 [ "${#CASES[@]}" -gt 0 ] || die "no case selected (--only '$ONLY')"
-echo "${#CASES[@]} bundles, device $DEVICE, warm-up $WARMUP, $REPEAT timed runs, L2 flush $FLUSH MiB"
+# The timing method: an L2 flush before each launch, or rotating windows.
+if [ "$ROTATE" -gt 0 ]; then
+  METHOD="windows rotating over $ROTATE MiB of tensor copies"
+  TIMING=(--rotate "$ROTATE")
+  BENCH_TIMING=(--rotate-mib "$ROTATE")
+else
+  METHOD="L2 flush $FLUSH MiB"
+  TIMING=(--flush-l2 "$FLUSH")
+  BENCH_TIMING=(--flush-mib "$FLUSH")
+fi
+echo "${#CASES[@]} bundles, device $DEVICE, warm-up $WARMUP, $REPEAT timed runs, $METHOD"
 
 # --- 1. Check: small shapes against the bundled host references, benchmark
 # shapes saved for the PyTorch check ----------------------------------------
@@ -181,7 +198,7 @@ if [ "$BASELINES" -eq 1 ]; then
   [ "$BUDGET" -eq 0 ] || trit+=(--deadline $((START + BUDGET * 70 / 100)))
   run python3 "$HERE/gpu_bench.py" --cases "$BUNDLES/cases.json" \
     --saved "$WORK/saved" --out "$WORK" --warmup "$WARMUP" --repeat "$REPEAT" \
-    --flush-mib "$FLUSH" "${trit[@]}" 2>&1 | tee -a "$LOG"
+    "${BENCH_TIMING[@]}" "${trit[@]}" 2>&1 | tee -a "$LOG"
   rc=${PIPESTATUS[0]}
   if [ "$rc" -eq 77 ]; then
     echo "SKIPPED: baselines unavailable (see above)"
@@ -212,7 +229,7 @@ EOF
     continue
   fi
   if ! run "$TILE_RUN" "$BUNDLES/$case" --device "$DEVICE" --test "$tests" \
-      --warmup "$WARMUP" --repeat "$REPEAT" --flush-l2 "$FLUSH" \
+      --warmup "$WARMUP" --repeat "$REPEAT" "${TIMING[@]}" \
       --timing-csv "$WORK/times/$case.csv" >> "$LOG" 2>&1; then
     echo "FAIL $case: tile-run timing failed (see $LOG)"
     status=1

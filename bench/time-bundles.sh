@@ -13,6 +13,8 @@
 #     --warmup N       warm-up launches (default 5)
 #     --repeat N       timed launches (default 20)
 #     --flush-l2 MIB   scratch overwritten before each launch (default 256)
+#     --rotate MIB     instead: windows of launches back to back over copies
+#                      of each test's tensors filling MIB (tile-run --rotate)
 #     --budget SECS    start no bundle after SECS seconds (0: no limit)
 #     --out DIR        results (default $OUT, else bench/results-bundles):
 #                      times.csv (the bundle, then tile-run's --timing-csv
@@ -29,17 +31,18 @@ BUILD="$ROOT/build-bench"
 WARMUP=5
 REPEAT=20
 FLUSH=256
+ROTATE=0
 BUDGET=0
 RESULTS="${OUT:-$HERE/results-bundles}"
 BUNDLES=()
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "time-bundles.sh: $*" >&2; exit 2; }
 count() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1 wants a whole number, not '$2'"; }
 while [ $# -gt 0 ]; do
   opt=$1
   case "$opt" in
-    --device|--tile-run|--build|--warmup|--repeat|--flush-l2|--budget|--out)
+    --device|--tile-run|--build|--warmup|--repeat|--flush-l2|--rotate|--budget|--out)
       [ $# -ge 2 ] || die "$opt needs a value"
       val=$2
       shift ;;
@@ -51,6 +54,7 @@ while [ $# -gt 0 ]; do
     --warmup) count "$opt" "$val"; WARMUP=$val ;;
     --repeat) count "$opt" "$val"; REPEAT=$val ;;
     --flush-l2) count "$opt" "$val"; FLUSH=$val ;;
+    --rotate) count "$opt" "$val"; ROTATE=$val ;;
     --budget) count "$opt" "$val"; BUDGET=$val ;;
     --out) RESULTS=$val ;;
     -h|--help) usage; exit 0 ;;
@@ -64,6 +68,8 @@ case "$DEVICE" in
   *) die "--device is cuda[:N] or host, not '$DEVICE'" ;;
 esac
 [ "$REPEAT" -gt 0 ] || die "--repeat must be at least 1"
+TIMING=(--flush-l2 "$FLUSH")
+[ "$ROTATE" -eq 0 ] || TIMING=(--rotate "$ROTATE")
 [ "${#BUNDLES[@]}" -gt 0 ] || die "no bundle given"
 for b in "${BUNDLES[@]}"; do
   [ -f "$b/manifest.json" ] || die "$b is not a bundle (no manifest.json)"
@@ -116,7 +122,7 @@ for b in "${BUNDLES[@]}"; do
   fi
   [ "$timed" != - ] || { echo "NOTE $name: no test to time"; continue; }
   if ! "$TILE_RUN" "$b" --device "$DEVICE" --test "$timed" --warmup "$WARMUP" \
-      --repeat "$REPEAT" --flush-l2 "$FLUSH" --timing-csv "$WORK/$name.csv" \
+      --repeat "$REPEAT" "${TIMING[@]}" --timing-csv "$WORK/$name.csv" \
       >> "$LOG" 2>&1; then
     echo "FAIL $name: timing failed (see $LOG)"
     status=1

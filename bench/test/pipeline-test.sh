@@ -30,6 +30,7 @@ expect() {
 
 # --- Arguments --------------------------------------------------------------
 expect "run.sh --help" 0 "--flush-l2 MIB" "$BENCH/run.sh" --help
+expect "run.sh --help (rotate)" 0 "--rotate MIB" "$BENCH/run.sh" --help
 expect "run.sh bad count" 2 "--repeat wants a whole number, not 'x'" \
   "$BENCH/run.sh" --repeat x
 expect "run.sh missing value" 2 "--warmup needs a value" "$BENCH/run.sh" --warmup
@@ -99,6 +100,21 @@ if [ "$rows" != "softmax_1024 vector_add " ]; then
   fails=$((fails + 1))
 fi
 
+# --rotate: windows of launches over copies of the tensors (the host runs
+# them one by one, no hold; the method and the set count still show).
+expect "run.sh --rotate" 0 "windows rotating over 1 MiB of tensor copies" \
+  "$BENCH/run.sh" --bundles "$B" --out "$T/rr" --device host \
+  --tile-run "$TILE_RUN" --only vector_add --repeat 2 --warmup 0 --rotate 1
+expect "run.sh --rotate times windows" 0 \
+  "over 2 runs (windows over 2 copies of the tensors, per launch)" \
+  cat "$T/rr/run.log"
+expect "run.sh --rotate records the sets" 0 ",rotate_sets" cat "$T/rr/ours.csv"
+expect "time-bundles.sh --rotate" 0 "vector_add: N=65536 " \
+  "$BENCH/time-bundles.sh" --device host --tile-run "$TILE_RUN" --repeat 2 \
+  --warmup 0 --rotate 1 --out "$T/tbr" "$B/vector_add"
+expect "tile-run refuses two methods" 1 "two timing methods" \
+  "$TILE_RUN" "$B/vector_add" --device host --repeat 1 --rotate 1 --flush-l2 1
+
 # make-sweep.py: one bundle per grid point, checked shapes with host
 # references, device-generated benchmark shapes; then time-bundles.sh.
 SW="$T/sweep"
@@ -161,9 +177,10 @@ fi
 # --- The GPU sweeps' bundles (sm_90a; compiled here, timed on a GPU) -------
 # sweep-tma.sh: 17 bundles, the 12 TMA ones (5 _tma, 5 _ws, 2 _pws) with
 # tensor maps in their manifests; sweep-decode.sh: 30 (u1 and u2 over
-# SPLIT x BN x BM, the other 8-bit types over BK); gpu-next.sh's cases: 48 (the
-# four gemm_wq prefill cases, the nine over packed weights and the eight
-# packed decode cases at BM = 8, four with a producer warpgroup, among them).
+# SPLIT x BN x BM, the other 8-bit types over BK); gpu-next.sh's cases: 49 (the
+# four gemm_wq prefill cases, the nine over packed weights, the eight
+# packed decode cases at BM = 8, four with a producer warpgroup, and
+# vector_add, the --rotate call's reference, among them).
 expect "sweep-tma.sh" 0 "1 bundles in $T/swt, 0 failed" \
   env TILEC="$TILEC" "$BENCH/sweep-tma.sh" "$T/swt"
 expect "sweep-tma.sh bundles" 0 "17 12" bash -c \
@@ -181,7 +198,7 @@ expect "gpu-next.sh --profile's decode bundles" 0 "3" bash -c \
   "ls -d '$T/swd/lowbit_tu1_split4_bn64_bm16' '$T/swd/lowbit_tu1_split4_bn64_bm8' '$T/swd/lowbit_tu2_split4_bn64_bm8' | wc -l"
 expect "gpu-next.sh --prepare" 0 "6 bundles in $T/gn/sweep-decode, 0 failed" \
   env TILEC="$TILEC" "$BENCH/gpu-next.sh" --prepare "$T/gn"
-expect "gpu-next.sh bundles" 0 "48 17 30" bash -c \
+expect "gpu-next.sh bundles" 0 "49 17 30" bash -c \
   "echo \$(ls -d '$T'/gn/cases/*/ | wc -l) \$(ls '$T/gn/sweep-tma' | wc -l) \$(ls '$T/gn/sweep-decode' | wc -l)"
 # The GPU examples (scripts/gpu-examples.sh's 40 bundles) and GoogleTest's
 # CMake package for the runtime's GPU unit tests there.
@@ -189,6 +206,8 @@ expect "gpu-next.sh examples and GoogleTest" 0 "40 1" bash -c \
   "echo \$(ls -d '$T'/gn/examples/*/ | wc -l) \$(find '$T/gn/gtest' -name GTestConfig.cmake | wc -l)"
 expect "gpu-next.sh --run without OUT" 1 "where \$OUT is set" \
   env -u OUT "$BENCH/gpu-next.sh" --run "$T/gn"
+expect "gpu-next.sh --rotate without OUT" 1 "where \$OUT is set" \
+  env -u OUT "$BENCH/gpu-next.sh" --rotate "$T/gn"
 expect "gpu-next.sh usage" 2 "usage: bench/gpu-next.sh" "$BENCH/gpu-next.sh"
 
 if [ "$fails" -ne 0 ]; then

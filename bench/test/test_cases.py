@@ -191,6 +191,19 @@ class CasesTest(unittest.TestCase):
         self.assertEqual(by_id["gemm_decode_u8"]["atol"], 32)
         self.assertEqual(by_id["gemm_decode_packed_u4"]["atol"], 2)
 
+    def test_rotating_sets_match_the_runtime(self):
+        # The figures of unittests/Runtime/TimingTest.cpp
+        # (Timing.RotatingSetsCoverTheAskedBytes): both sides of a --rotate
+        # run must launch over the same number of copies.
+        mib = 1 << 20
+        self.assertEqual(cases.rotating_sets(8 * mib, 256 * mib), 32)
+        self.assertEqual(cases.rotating_sets(8 * mib + 1, 256 * mib), 32)
+        self.assertEqual(cases.rotating_sets(9 * mib, 256 * mib), 29)
+        self.assertEqual(cases.rotating_sets(300 * mib, 256 * mib), 2)
+        self.assertEqual(cases.rotating_sets(1000, 256 * mib), 64)
+        self.assertEqual(cases.rotating_sets(1000, 256 * mib, 16), 16)
+        self.assertEqual(cases.rotating_sets(0, 256 * mib), 64)
+
     def test_add_tests_and_describe(self):
         with tempfile.TemporaryDirectory() as d:
             bundle = os.path.join(d, "vector_add")

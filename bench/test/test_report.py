@@ -138,6 +138,29 @@ class ReportTest(unittest.TestCase):
                       "1.25x |", md)
         self.assertIn("| vector_add | N=134217728 | fail (5.0e-01) | – | – | "
                       "– | – | – | – |", md)
+        self.assertNotIn("Rotating method", md)
+
+    def test_rotating(self):
+        # A --rotate run: tile-run's newer CSV (rotate_sets) and the copy of
+        # the same bytes timed alike, which is a measure, not a baseline.
+        d = self.dir.name
+        with open(os.path.join(d, "times", "vector_add.csv"), "w") as f:
+            f.write(HEADER + ",rotate_sets\n")
+            f.write("vector_add,sm_90a,H100,sm_90,2,N=16777216,11,0,0,50,"
+                    "0.08,0.07,0.09,0.08,0.001,0.075,0.085,64\n")
+        with open(os.path.join(d, "baselines.csv"), "a") as f:
+            f.write("vector_add,2,copy-same-bytes,0.07,0.069,0.071,50,\n")
+        rows, md = self.run_report()
+        g, _, v, _ = rows
+        self.assertEqual(v["rotate_sets"], "64")
+        self.assertAlmostEqual(float(v["of_copy"]), 0.875)  # 0.07 / 0.08
+        self.assertEqual(v["best_baseline"], "torch.add")
+        self.assertEqual(v["all_baselines"], "torch.add=0.1;slower=0.4")
+        self.assertEqual(g["rotate_sets"], "")  # The old CSV: no column.
+        self.assertEqual(g["of_copy"], "")
+        self.assertIn("| 2517 | 80% (copy: 88%) | torch.add | 0.1 | 1.25x |",
+                      md)
+        self.assertIn("- Rotating method (`--rotate`)", md)
 
     def test_missing_inputs(self):
         # No baselines/checks/device (a host run): every test still listed.

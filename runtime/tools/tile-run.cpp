@@ -3,17 +3,19 @@
 // Part of tilec. Usage:
 //   tile-run BUNDLE_DIR [--device host|cuda[:N]|hip[:N]|cuda-emu|hip-emu]
 //            [--kernel NAME] [--test I[,J...]] [--repeat N] [--warmup N]
-//            [--flush-l2 MIB] [--timing-csv FILE] [--save DIR]
+//            [--flush-l2 MIB | --rotate MIB] [--timing-csv FILE] [--save DIR]
 // For every kernel runnable on the device and every recorded test (or the
 // tests selected by index): generate the seeded inputs, poison the outputs,
 // launch, compare each output with the reference stored in the bundle
 // (--save writes every tensor as .npy), optionally time: --warmup launches
 // (default 2), then N launches each between two events, optionally after
 // overwriting a MIB-sized scratch buffer so that the inputs are not served
-// from the L2 cache; prints the median and spread, and with --timing-csv a
-// CSV row per test (tile/runtime/Timing.h). Prints a line per check and a
-// final "N passed, N failed, N skipped" line; exits 1 when a check failed
-// or nothing was checked.
+// from the L2 cache, or (--rotate) N windows of launches back to back over
+// copies of the test's tensors that fill MIB, the way a model's layers
+// follow each other (timeRotatingLaunches); prints the median and spread,
+// and with --timing-csv a CSV row per test (tile/runtime/Timing.h). Prints a
+// line per check and a final "N passed, N failed, N skipped" line; exits 1 when
+// a check failed or nothing was checked.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +48,7 @@ struct Options {
   int Repeat = 0;
   int Warmup = 2;
   int FlushMiB = 0;
+  int RotateMiB = 0;
   std::set<int> Tests; ///< Test indices to run (empty: all).
   std::string TimingCsv;
   std::string SaveDir;
@@ -60,7 +63,8 @@ void usage() {
                "usage: tile-run BUNDLE_DIR [--device "
                "host|cuda[:N]|hip[:N]|cuda-emu|hip-emu] "
                "[--kernel NAME] [--test I[,J...]] [--repeat N] [--warmup N] "
-               "[--flush-l2 MIB] [--timing-csv FILE] [--save DIR]\n");
+               "[--flush-l2 MIB | --rotate MIB] [--timing-csv FILE] "
+               "[--save DIR]\n");
 }
 
 /// Parses a count in [0, Max] given to option \p Opt.
@@ -94,13 +98,15 @@ bool parseOptions(int Argc, char **Argv, Options &O) {
     } else if (A == "--kernel") {
       if (!value(O.Kernel))
         return false;
-    } else if (A == "--repeat" || A == "--warmup" || A == "--flush-l2") {
+    } else if (A == "--repeat" || A == "--warmup" || A == "--flush-l2" ||
+               A == "--rotate") {
       long N = 0;
       if (!value(V) || !parseCount(A, V, 100000, N))
         return false;
-      (A == "--repeat"   ? O.Repeat
-       : A == "--warmup" ? O.Warmup
-                         : O.FlushMiB) = static_cast<int>(N);
+      (A == "--repeat"     ? O.Repeat
+       : A == "--warmup"   ? O.Warmup
+       : A == "--flush-l2" ? O.FlushMiB
+                           : O.RotateMiB) = static_cast<int>(N);
     } else if (A == "--test") {
       if (!value(V))
         return false;
@@ -136,6 +142,11 @@ bool parseOptions(int Argc, char **Argv, Options &O) {
     usage();
     return false;
   }
+  if (O.FlushMiB > 0 && O.RotateMiB > 0) {
+    std::fprintf(stderr, "tile-run: --flush-l2 and --rotate are two timing "
+                         "methods; give one of them\n");
+    return false;
+  }
   return true;
 }
 
@@ -155,17 +166,6 @@ std::string sizesField(const TestCase &T) {
   for (const auto &[Name, Size] : T.Sizes)
     S += (S.empty() ? "" : ";") + Name + "=" + std::to_string(Size);
   return S;
-}
-
-/// Times \p O.Repeat launches after \p O.Warmup warm-up launches
-/// (timeLaunches(); with \p Scratch the L2 cache is evicted before each).
-Expected<TimingStats> timeKernel(Kernel &K, BoundArgs &B, Device &D,
-                                 const Options &O, Buffer *Scratch) {
-  Expected<std::vector<double>> Times =
-      timeLaunches(K, B, D, unsigned(O.Warmup), unsigned(O.Repeat), Scratch);
-  if (!Times)
-    return Times.takeError();
-  return summarizeTimes(std::move(*Times));
 }
 
 /// Writes every tensor of \p Run to DIR/KERNEL.tI.NAME.npy (inputs as
@@ -208,6 +208,45 @@ struct RunContext {
   Buffer *Scratch = nullptr;
   Counts C;
 };
+
+/// Times \p O.Repeat launches after \p O.Warmup warm-up launches
+/// (timeLaunches(); with \p Scratch the L2 cache is evicted before each).
+/// With --rotate, times windows of launches over \p Run and copies of its
+/// tensors prepared from the same test (timeRotatingLaunches()); \p Sets
+/// is set to the number of argument sets.
+Expected<TimingStats> timeKernel(Kernel &K, PreparedRun &Run,
+                                 const KernelInfo &Info, const TestCase &T,
+                                 const Bundle &B, RunContext &Ctx,
+                                 unsigned &Sets) {
+  const Options &O = Ctx.O;
+  Expected<std::vector<double>> Times = std::vector<double>();
+  if (O.RotateMiB == 0) {
+    Sets = 0;
+    Times = timeLaunches(K, Run.Bound, Ctx.D, unsigned(O.Warmup),
+                         unsigned(O.Repeat), Ctx.Scratch);
+  } else {
+    uint64_t SetBytes = 0;
+    for (const TensorArg &TA : Run.Tensors)
+      SetBytes += TA.Bytes;
+    Sets = rotatingSets(SetBytes, uint64_t(O.RotateMiB) << 20);
+    std::vector<PreparedRun> Copies;
+    std::vector<BoundArgs *> Bound{&Run.Bound};
+    Copies.reserve(Sets - 1);
+    for (unsigned I = 1; I < Sets; ++I) {
+      Expected<PreparedRun> Copy =
+          prepareRun(Info.Signature, T, Ctx.D, B.directory());
+      if (!Copy)
+        return Copy.takeError();
+      Copies.push_back(std::move(*Copy));
+      Bound.push_back(&Copies.back().Bound);
+    }
+    Times = timeRotatingLaunches(K, Bound, Ctx.D, unsigned(O.Warmup),
+                                 unsigned(O.Repeat));
+  }
+  if (!Times)
+    return Times.takeError();
+  return summarizeTimes(std::move(*Times));
+}
 
 /// Runs test \p Index of \p Info; prints its checks and counts them.
 void runTest(const Bundle &B, Kernel &K, const KernelInfo &Info, int Index,
@@ -304,13 +343,18 @@ void runTest(const Bundle &B, Kernel &K, const KernelInfo &Info, int Index,
     std::printf("NOTE %s: not timed (wrong output)\n", Label.c_str());
     return;
   }
-  Expected<TimingStats> S = timeKernel(K, *Bound, D, Ctx.O, Ctx.Scratch);
+  unsigned Sets = 0;
+  Expected<TimingStats> S = timeKernel(K, *Run, Info, T, B, Ctx, Sets);
   if (!S)
     return fail("timing: " + S.message());
+  std::string How = Ctx.Scratch ? " (L2 flushed)" : "";
+  if (Sets)
+    How = " (windows over " + std::to_string(Sets) +
+          " copies of the tensors, per launch)";
   std::printf("TIME %s: median %.4f ms, min %.4f ms, p10 %.4f ms, p90 %.4f "
               "ms, max %.4f ms over %d runs%s\n",
               Label.c_str(), S->MedianMs, S->MinMs, S->P10Ms, S->P90Ms,
-              S->MaxMs, S->Runs, Ctx.Scratch ? " (L2 flushed)" : "");
+              S->MaxMs, S->Runs, How.c_str());
   if (Ctx.Csv) {
     TimingRecord R;
     R.Kernel = Info.name();
@@ -322,6 +366,7 @@ void runTest(const Bundle &B, Kernel &K, const KernelInfo &Info, int Index,
     R.Seed = T.Seed;
     R.Checked = Checked > 0;
     R.FlushedL2 = Ctx.Scratch != nullptr;
+    R.RotateSets = Sets;
     R.Stats = *S;
     *Ctx.Csv << timingCsvRow(R) << "\n" << std::flush;
   }

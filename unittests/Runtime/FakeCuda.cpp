@@ -18,6 +18,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 constexpr int Success = 0;
@@ -38,6 +40,20 @@ const fake::ErrorText Errors[] = {
 int ContextToken;
 int ModuleToken;
 FakeLaunch Last;
+
+/// Host functions queued by cuLaunchHostFunc: run at the next
+/// synchronization (the simulated device runs launches as they are queued,
+/// so a host function that holds a stream would otherwise wait for a
+/// release that its own caller has not reached yet).
+std::vector<std::pair<void (*)(void *), void *>> PendingHostFunctions;
+
+void runHostFunctions() {
+  for (auto [Fn, Data] : PendingHostFunctions) {
+    Fn(Data);
+    ++Last.HostFunctionsRun;
+  }
+  PendingHostFunctions.clear();
+}
 /// Like the real driver, the current context is per thread.
 thread_local void *CurrentContext = nullptr;
 bool noContext() { return CurrentContext != &ContextToken; }
@@ -109,6 +125,7 @@ int cuCtxSetCurrent(void *Ctx) {
 }
 int cuCtxSynchronize() {
   ++Last.Synchronizations;
+  runHostFunctions();
   return Success;
 }
 
@@ -150,6 +167,8 @@ int cuLaunchKernel(void *F, unsigned Gx, unsigned Gy, unsigned Gz, unsigned Bx,
     return InvalidContext;
   auto *Fn = static_cast<Function *>(F);
   fake::recordLaunch(Last, Gx, Gy, Gz, Bx, By, Bz, Shared, Stream);
+  if (!PendingHostFunctions.empty())
+    ++Last.HeldLaunches;
   if (Extra || static_cast<int>(Shared) > Fn->MaxDynamicShared)
     return InvalidValue;
   if (Fn->Name == "vadd")
@@ -247,6 +266,14 @@ int cuStreamDestroy_v2(void *S) {
 }
 int cuStreamSynchronize(void *) {
   ++Last.Synchronizations;
+  runHostFunctions();
+  return Success;
+}
+int cuLaunchHostFunc(void *, void (*Fn)(void *), void *Data) {
+  if (noContext())
+    return InvalidContext;
+  PendingHostFunctions.emplace_back(Fn, Data);
+  ++Last.HostFunctions;
   return Success;
 }
 
@@ -264,7 +291,10 @@ int cuEventRecord(void *E, void *) {
   fake::recordEvent(E);
   return Success;
 }
-int cuEventSynchronize(void *) { return Success; }
+int cuEventSynchronize(void *) {
+  runHostFunctions();
+  return Success;
+}
 int cuEventElapsedTime(float *Ms, void *Start, void *End) {
   *Ms = fake::elapsedMs(Start, End);
   return Success;

@@ -12,6 +12,7 @@
 
 #include "tile/runtime/Bundle.h"
 #include "tile/runtime/DLPack.h"
+#include "tile/runtime/Timing.h"
 #include "tile/runtime/tile_runtime.h"
 
 #include "gtest/gtest.h"
@@ -484,6 +485,83 @@ TEST_F(FakeCudaTest, ModuleAndFunctionErrors) {
   EXPECT_EQ(D.loadModule(Dir + "/vadd.ptx", ObjectKind::HostSO).message(),
             "cannot load a host-so code object on a cuda device: " + Dir +
                 "/vadd.ptx");
+}
+
+TEST_F(FakeCudaTest, RotatingWindowsAreHeldBehindAHostFunction) {
+  // timeRotatingLaunches: every window's launches are queued while a host
+  // function holds the stream (so the device runs them back to back), the
+  // hold is released before the window is waited for, and each set's
+  // tensors are the ones launched.
+  Device D = open();
+  std::string Dir = makeBundle("rotate", "// PTX\n");
+  Expected<Bundle> B = Bundle::load(Dir);
+  ASSERT_TRUE(B) << B.message();
+  Expected<Kernel> K = B->loadKernel(D, B->manifest().Kernels[0]);
+  ASSERT_TRUE(K) << K.message();
+  std::vector<test::VaddBuffers> Bufs;
+  std::vector<BoundArgs> Bound;
+  for (uint64_t Seed : {3, 4, 5}) {
+    Expected<test::VaddBuffers> V = test::makeVaddBuffers(D, 1000, Seed);
+    ASSERT_TRUE(V) << V.message();
+    Expected<BoundArgs> A = bindArguments(K->signature(), V->args());
+    ASSERT_TRUE(A) << A.message();
+    Bufs.push_back(std::move(*V));
+    Bound.push_back(std::move(*A));
+  }
+  std::vector<BoundArgs *> Sets;
+  for (BoundArgs &A : Bound)
+    Sets.push_back(&A);
+  FakeLaunch Before = last();
+  Expected<std::vector<double>> Ms = timeRotatingLaunches(*K, Sets, D, 2, 4);
+  ASSERT_TRUE(Ms) << Ms.message();
+  ASSERT_EQ(Ms->size(), 4u);
+  for (double T : *Ms)
+    EXPECT_GE(T, 0.0);
+  const FakeLaunch &L = last();
+  EXPECT_EQ(L.Launches - Before.Launches, 2 + 4 * 3);
+  EXPECT_EQ(L.HostFunctions - Before.HostFunctions, 4);
+  EXPECT_EQ(L.HostFunctionsRun - Before.HostFunctionsRun, 4);
+  EXPECT_EQ(L.HeldLaunches - Before.HeldLaunches, 4 * 3);
+  for (size_t I = 0; I < Bufs.size(); ++I) {
+    Expected<std::vector<uint8_t>> C = Bufs[I].C.read();
+    ASSERT_TRUE(C);
+    EXPECT_EQ(*C, test::vaddReference(1000, 3 + I)) << "set " << I;
+  }
+  EXPECT_FALSE(timeRotatingLaunches(*K, {}, D, 0, 1));
+  // A hold released by its destructor lets the stream run too.
+  {
+    Expected<StreamHold> H = D.defaultStream().hold();
+    ASSERT_TRUE(H) << H.message();
+    EXPECT_TRUE(H->held());
+    H->release();
+    EXPECT_FALSE(H->held());
+  }
+  EXPECT_FALSE(D.synchronize());
+}
+
+TEST_F(FakeCudaTest, TileRunRotatesOverCopiesOfTheTensors) {
+  std::string Dir = makeBundle("tile_run_rotate", "// PTX\n");
+  test::writeVaddReference(Dir + "/C.npy", 1000, 8);
+  std::string Out;
+  // 12 KB per set: 1 MiB asks for more than 64 sets, so 64.
+  EXPECT_EQ(test::runCommand(std::string(TILE_RUN_EXE) + " " + Dir +
+                                 " --device cuda --repeat 3 --rotate 1",
+                             Out),
+            0)
+      << Out;
+  EXPECT_NE(Out.find("PASS vadd[N=1000 seed=8] C: max_abs=0"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("over 3 runs (windows over 64 copies of the tensors, "
+                     "per launch)"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(test::runCommand(std::string(TILE_RUN_EXE) + " " + Dir +
+                                 " --device cuda --repeat 3 --rotate 1 "
+                                 "--flush-l2 4",
+                             Out),
+            0);
+  EXPECT_NE(Out.find("two timing methods"), std::string::npos) << Out;
 }
 
 TEST_F(FakeCudaTest, TileRunWithTheSimulatedDriver) {

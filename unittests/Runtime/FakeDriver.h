@@ -38,6 +38,10 @@ struct FakeLaunch {
   int Launches = 0;         ///< Every launch call.
   int Allocations = 0;      ///< Every allocation call.
   int Synchronizations = 0; ///< Every context or stream synchronization.
+  int HostFunctions = 0;    ///< cuLaunchHostFunc calls (FakeCuda.cpp).
+  int HostFunctionsRun = 0; ///< Of those, run (at a synchronization).
+  /// Launches queued while a host function was pending (held by it).
+  int HeldLaunches = 0;
   FakeTensorMapEncode Encode;
   /// A launch of a function named "tma": its parameter 3 (the tensor map
   /// after A, M, N), and whether it was 64-byte aligned.

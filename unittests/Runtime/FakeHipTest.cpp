@@ -108,6 +108,11 @@ TEST_F(FakeHipTest, LaunchAndErrors) {
   Expected<std::vector<uint8_t>> C = V->C.read();
   ASSERT_TRUE(C);
   EXPECT_EQ(*C, test::vaddReference(N, 2));
+  // A runtime without hipLaunchHostFunc (this one) holds nothing, and a
+  // held window then runs as it is queued.
+  Expected<StreamHold> Hold = S->hold();
+  ASSERT_TRUE(Hold) << Hold.message();
+  EXPECT_FALSE(Hold->held());
 
   std::string BadDir = makeBundle("bad", "BAD object");
   EXPECT_EQ(D->loadModule(BadDir + "/vadd.hsaco", ObjectKind::Hsaco).message(),

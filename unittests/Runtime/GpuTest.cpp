@@ -14,8 +14,10 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 using namespace tile::rt;
 
@@ -126,6 +128,60 @@ TEST_F(GpuTest, EventsTimeALaunch) {
   EXPECT_GT(*Ms, 0.0f);
   EXPECT_LT(*Ms, 1000.0f);
   EXPECT_FALSE(S->synchronize());
+}
+
+TEST_F(GpuTest, AHeldStreamWaitsForTheRelease) {
+  // The device starts a held window only at the release: an event recorded
+  // before the hold and one after the window are further apart than the
+  // host's wait between queueing and releasing; the window's launches are
+  // all done, and right, afterwards. (No synchronous copy while held: on
+  // the legacy default stream it would wait for the held work.)
+  Expected<Kernel> K = loadVadd(makeBundle("hold", 0));
+  ASSERT_TRUE(K) << K.message();
+  std::vector<test::VaddBuffers> Bufs;
+  for (uint64_t Seed : {11, 12, 13}) {
+    Expected<test::VaddBuffers> V = test::makeVaddBuffers(Dev, 1 << 20, Seed);
+    ASSERT_TRUE(V) << V.message();
+    Bufs.push_back(std::move(*V));
+  }
+  Expected<Stream> S = Dev.createStream();
+  ASSERT_TRUE(S) << S.message();
+  Expected<Event> Before = S->record();
+  ASSERT_TRUE(Before) << Before.message();
+  Expected<StreamHold> Hold = S->hold();
+  ASSERT_TRUE(Hold) << Hold.message();
+  EXPECT_TRUE(Hold->held()); // Every CUDA 10+ driver has host functions.
+  for (test::VaddBuffers &V : Bufs)
+    ASSERT_FALSE(K->launch(V.args(), {}, &*S));
+  Expected<Event> After = S->record();
+  ASSERT_TRUE(After) << After.message();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  Hold->release();
+  Expected<float> Ms = Event::elapsedMs(*Before, *After);
+  ASSERT_TRUE(Ms) << Ms.message();
+  EXPECT_GE(*Ms, 45.0f);
+  ASSERT_FALSE(S->synchronize());
+  for (size_t I = 0; I < Bufs.size(); ++I) {
+    Expected<std::vector<uint8_t>> C = Bufs[I].C.read();
+    ASSERT_TRUE(C) << C.message();
+    EXPECT_TRUE(*C == test::vaddReference(1 << 20, 11 + I)) << "set " << I;
+  }
+}
+
+TEST_F(GpuTest, TileRunRotatesOnTheGpu) {
+  std::string Dir = makeBundle("tile_run_rotate", 0);
+  test::writeVaddReference(Dir + "/C.npy", 100003, 5);
+  std::string Out;
+  EXPECT_EQ(test::runCommand(std::string(TILE_RUN_EXE) + " " + Dir +
+                                 " --device cuda --repeat 5 --rotate 64",
+                             Out),
+            0)
+      << Out;
+  // 1.2 MB per set: 64 MiB asks for 56 sets.
+  EXPECT_NE(Out.find("over 5 runs (windows over 56 copies of the tensors, "
+                     "per launch)"),
+            std::string::npos)
+      << Out;
 }
 
 TEST_F(GpuTest, TileRunOnTheGpu) {

@@ -53,6 +53,19 @@ TEST(Timing, BadInputsAreErrors) {
       "invalid time nan ms");
 }
 
+TEST(Timing, RotatingSetsCoverTheAskedBytes) {
+  // 8 MiB sets over 256 MiB: 32; a partial set rounds up; never under two
+  // (the next launch must not find the last one's tensors in the cache),
+  // never over the cap.
+  EXPECT_EQ(rotatingSets(8 << 20, 256 << 20), 32u);
+  EXPECT_EQ(rotatingSets((8 << 20) + 1, 256 << 20), 32u);
+  EXPECT_EQ(rotatingSets(9 << 20, 256 << 20), 29u);
+  EXPECT_EQ(rotatingSets(300 << 20, 256 << 20), 2u);
+  EXPECT_EQ(rotatingSets(1000, 256 << 20), 64u);
+  EXPECT_EQ(rotatingSets(1000, 256 << 20, 16), 16u);
+  EXPECT_EQ(rotatingSets(0, 256 << 20), 64u);
+}
+
 TEST(Timing, CsvFieldsAreQuotedWhereNeeded) {
   EXPECT_EQ(csvField("plain"), "plain");
   EXPECT_EQ(csvField("a,b"), "\"a,b\"");
@@ -77,12 +90,19 @@ TEST(Timing, CsvRowMatchesTheHeader) {
   EXPECT_EQ(timingCsvRow(R),
             "gemm_f16,sm_90a,\"NVIDIA H100 80GB HBM3, rev 1\",sm_90,2,"
             "K=4096;M=1;N=4096,7,1,1,3,0.25,0.125,0.5,0.291667,0.190941,"
-            "0.15,0.45");
+            "0.15,0.45,0");
   // As many fields as the header names (the quoted comma is one field).
   size_t HeaderFields = 1;
   for (char C : timingCsvHeader())
     HeaderFields += C == ',';
-  EXPECT_EQ(HeaderFields, 17u);
+  EXPECT_EQ(HeaderFields, 18u);
+  EXPECT_NE(timingCsvHeader().find(",rotate_sets"), std::string::npos);
+  R.FlushedL2 = false;
+  R.RotateSets = 32;
+  EXPECT_EQ(timingCsvRow(R),
+            "gemm_f16,sm_90a,\"NVIDIA H100 80GB HBM3, rev 1\",sm_90,2,"
+            "K=4096;M=1;N=4096,7,1,0,3,0.25,0.125,0.5,0.291667,0.190941,"
+            "0.15,0.45,32");
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #include "tile/runtime/Runtime.h"
 
 #include <array>
+#include <atomic>
 
 namespace tile {
 namespace rt {
@@ -44,6 +45,20 @@ struct TensorMapRequest {
   std::array<uint64_t, 5> Strides{}; ///< In bytes; Strides[0] = ElementBytes.
   std::array<uint32_t, 5> Box{};     ///< Box extents in elements.
   unsigned SwizzleBytes = 0;         ///< 0, 32, 64 or 128.
+};
+
+/// The flag a held stream's host function waits for (DeviceImpl::holdStream):
+/// shared by that function and the holder, freed by whichever of the two
+/// lets go of it last.
+struct StreamGate {
+  std::atomic<bool> Open{false};
+  std::atomic<int> Refs{2};
+  /// The host function queued on the stream: waits until the gate opens (at
+  /// most a minute, so that a holder that died cannot stall the device for
+  /// good), then lets go.
+  static void wait(void *Gate);
+  /// Opens \p Gate and lets go of the holder's reference.
+  static void open(StreamGate *Gate);
 };
 
 /// One device of some platform.
@@ -86,6 +101,19 @@ public:
   virtual Expected<void *> recordEvent(void *Stream) = 0;
   virtual void destroyEvent(void *Event) = 0;
   virtual Expected<float> elapsedMs(void *Start, void *End) = 0;
+  /// Queues on \p Stream a host function that holds the work queued after
+  /// it until the returned StreamGate opens (releaseStream). Default: null,
+  /// nothing held (the platform runs launches as they are queued, or its
+  /// driver has no host functions).
+  virtual Expected<void *> holdStream(void *Stream) {
+    (void)Stream;
+    return nullptr;
+  }
+  /// Releases a hold of holdStream() (null: nothing).
+  void releaseStream(void *Hold) {
+    if (Hold)
+      StreamGate::open(static_cast<StreamGate *>(Hold));
+  }
   /// Encodes \p R into the 128-byte, 64-byte aligned kernel parameter
   /// \p Out128 (CUDA: a CUtensorMap). Default: an error (no TMA).
   virtual Error encodeTensorMap(const TensorMapRequest &R, void *Out128);

@@ -92,6 +92,10 @@ struct CudaApi {
                                      const uint32_t *, const uint32_t *, int,
                                      int, int, int);
 
+  /// Optional (CUDA 10+): null when the driver lacks it; Stream::hold()
+  /// then holds nothing.
+  CUresult (*cuLaunchHostFunc)(CUstream, void (*)(void *), void *);
+
   /// "cuX failed: CUDA_ERROR_Y (text)" or success.
   Error check(CUresult R, const char *Call) const {
     if (R == CUDA_SUCCESS)
@@ -168,6 +172,7 @@ Expected<const CudaApi *> loadCuda() {
 #undef TILE_RESOLVE
   std::string Optional;
   resolve(L, A->cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", Optional);
+  resolve(L, A->cuLaunchHostFunc, "cuLaunchHostFunc", Optional);
   if (!Missing.empty())
     return makeError("CUDA driver " + L.path() + " lacks " + Missing);
   if (Error E = A->check(A->cuInit(0), "cuInit"))
@@ -358,6 +363,20 @@ public:
   void destroyEvent(void *Ev) override {
     if (!activate())
       (void)Api.cuEventDestroy(static_cast<CUevent>(Ev));
+  }
+  Expected<void *> holdStream(void *S) override {
+    if (!Api.cuLaunchHostFunc)
+      return nullptr;
+    if (Error E = activate())
+      return E;
+    auto *Gate = new StreamGate;
+    if (Error E = Api.check(Api.cuLaunchHostFunc(static_cast<CUstream>(S),
+                                                 &StreamGate::wait, Gate),
+                            "cuLaunchHostFunc")) {
+      delete Gate;
+      return E;
+    }
+    return static_cast<void *>(Gate);
   }
   Error encodeTensorMap(const TensorMapRequest &R, void *Out128) override;
   Expected<float> elapsedMs(void *Start, void *End) override {

@@ -61,6 +61,9 @@ struct HipApi {
   hipError_t (*hipEventRecord)(hipEvent_t, hipStream_t);
   hipError_t (*hipEventSynchronize)(hipEvent_t);
   hipError_t (*hipEventElapsedTime)(float *, hipEvent_t, hipEvent_t);
+  /// Optional: null when the runtime lacks it; Stream::hold() then holds
+  /// nothing.
+  hipError_t (*hipLaunchHostFunc)(hipStream_t, void (*)(void *), void *);
 
   Error check(hipError_t R, const std::string &Call) const {
     if (R == hipSuccess)
@@ -128,6 +131,8 @@ Expected<const HipApi *> loadHip() {
   TILE_RESOLVE(hipEventSynchronize);
   TILE_RESOLVE(hipEventElapsedTime);
 #undef TILE_RESOLVE
+  A->hipLaunchHostFunc = reinterpret_cast<decltype(A->hipLaunchHostFunc)>(
+      L.symbol("hipLaunchHostFunc"));
   if (!Missing.empty())
     return makeError("HIP runtime " + L.path() + " lacks " + Missing);
   if (Error E = A->check(A->hipInit(0), "hipInit"))
@@ -296,6 +301,20 @@ public:
   void destroyEvent(void *Ev) override {
     if (!activate())
       (void)Api.hipEventDestroy(static_cast<hipEvent_t>(Ev));
+  }
+  Expected<void *> holdStream(void *S) override {
+    if (!Api.hipLaunchHostFunc)
+      return nullptr;
+    if (Error E = activate())
+      return E;
+    auto *Gate = new StreamGate;
+    if (Error E = Api.check(Api.hipLaunchHostFunc(static_cast<hipStream_t>(S),
+                                                  &StreamGate::wait, Gate),
+                            "hipLaunchHostFunc")) {
+      delete Gate;
+      return E;
+    }
+    return static_cast<void *>(Gate);
   }
   Expected<float> elapsedMs(void *Start, void *End) override {
     if (Error E = activate())

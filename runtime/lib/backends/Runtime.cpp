@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -17,6 +18,7 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <unistd.h>
 
 using namespace tile::rt;
@@ -288,6 +290,45 @@ Expected<Event> Stream::record() {
 }
 
 void *Stream::nativeHandle() const { return S ? S->Handle : nullptr; }
+
+void StreamGate::wait(void *Gate) {
+  auto *G = static_cast<StreamGate *>(Gate);
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (!G->Open.load(std::memory_order_acquire) &&
+         std::chrono::steady_clock::now() < Deadline)
+    std::this_thread::yield();
+  if (G->Refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    delete G;
+}
+
+void StreamGate::open(StreamGate *G) {
+  G->Open.store(true, std::memory_order_release);
+  if (G->Refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    delete G;
+}
+
+struct StreamHold::State {
+  std::shared_ptr<DeviceImpl> Dev;
+  void *Handle = nullptr;
+  ~State() { Dev->releaseStream(Handle); }
+};
+
+Expected<StreamHold> Stream::hold() {
+  if (!S)
+    return makeError("hold: empty stream");
+  Expected<void *> H = S->Dev->holdStream(S->Handle);
+  if (!H)
+    return H.takeError();
+  StreamHold Hold;
+  Hold.S = std::make_shared<StreamHold::State>();
+  Hold.S->Dev = S->Dev;
+  Hold.S->Handle = *H;
+  return Hold;
+}
+
+bool StreamHold::held() const { return S && S->Handle; }
+
+void StreamHold::release() { S.reset(); }
 
 //===----------------------------------------------------------------------===//
 // Kernel, Module

@@ -59,6 +59,44 @@ Expected<std::vector<double>> tile::rt::timeLaunches(Kernel &K, BoundArgs &B,
   return Times;
 }
 
+Expected<std::vector<double>>
+tile::rt::timeRotatingLaunches(Kernel &K, const std::vector<BoundArgs *> &Sets,
+                               Device &D, unsigned Warmup, unsigned Repeat) {
+  if (Sets.empty())
+    return makeError("no argument sets to rotate over");
+  Stream S = D.defaultStream();
+  for (unsigned I = 0; I < Warmup; ++I)
+    if (Error E = K.launch(*Sets[I % Sets.size()], &S))
+      return E;
+  std::vector<double> Times;
+  for (unsigned I = 0; I < Repeat; ++I) {
+    Expected<StreamHold> Hold = S.hold();
+    if (!Hold)
+      return Hold.takeError();
+    Expected<Event> Start = S.record();
+    if (!Start)
+      return Start.takeError();
+    for (BoundArgs *B : Sets)
+      if (Error E = K.launch(*B, &S))
+        return E;
+    Expected<Event> End = S.record();
+    if (!End)
+      return End.takeError();
+    Hold->release();
+    Expected<float> Ms = Event::elapsedMs(*Start, *End);
+    if (!Ms)
+      return Ms.takeError();
+    Times.push_back(*Ms / double(Sets.size()));
+  }
+  return Times;
+}
+
+unsigned tile::rt::rotatingSets(uint64_t SetBytes, uint64_t RotateBytes,
+                                unsigned MaxSets) {
+  uint64_t N = SetBytes ? (RotateBytes + SetBytes - 1) / SetBytes : MaxSets;
+  return unsigned(std::clamp<uint64_t>(N, 2, std::max(MaxSets, 2u)));
+}
+
 Expected<TimingStats> tile::rt::summarizeTimes(std::vector<double> Ms) {
   if (Ms.empty())
     return makeError("no timed runs to summarize");
@@ -100,7 +138,7 @@ std::string tile::rt::csvField(std::string_view Field) {
 
 std::string tile::rt::timingCsvHeader() {
   return "kernel,target,device,arch,test,sizes,seed,checked,flush_l2,runs,"
-         "median_ms,min_ms,max_ms,mean_ms,stdev_ms,p10_ms,p90_ms";
+         "median_ms,min_ms,max_ms,mean_ms,stdev_ms,p10_ms,p90_ms,rotate_sets";
 }
 
 std::string tile::rt::timingCsvRow(const TimingRecord &R) {
@@ -112,7 +150,8 @@ std::string tile::rt::timingCsvRow(const TimingRecord &R) {
         std::to_string(R.Seed), std::string(R.Checked ? "1" : "0"),
         std::string(R.FlushedL2 ? "1" : "0"), std::to_string(S.Runs),
         number(S.MedianMs), number(S.MinMs), number(S.MaxMs), number(S.MeanMs),
-        number(S.StdevMs), number(S.P10Ms), number(S.P90Ms)}) {
+        number(S.StdevMs), number(S.P10Ms), number(S.P90Ms),
+        std::to_string(R.RotateSets)}) {
     if (!Row.empty())
       Row += ',';
     Row += F;

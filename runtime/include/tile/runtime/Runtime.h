@@ -103,6 +103,26 @@ private:
   std::shared_ptr<State> S;
 };
 
+/// A hold on a stream (Stream::hold()): the work queued after the hold
+/// waits until release() (or the destructor), so that a window of launches
+/// queued by the host runs back to back on the device however slowly the
+/// host queues it. On platforms that run a launch as it is queued (host,
+/// emulators) and with drivers without host functions nothing is held.
+class StreamHold {
+public:
+  StreamHold() = default;
+  /// Whether work on the stream is being held back.
+  bool held() const;
+  /// Lets the held work run (nothing when already released).
+  void release();
+
+  struct State;
+
+private:
+  friend class Stream;
+  std::shared_ptr<State> S;
+};
+
 /// An ordered queue of work on a device. The default-constructed stream of
 /// a device (Device::defaultStream()) is the platform's default stream.
 class Stream {
@@ -112,6 +132,9 @@ public:
   Error synchronize();
   /// Records an event after the work queued so far.
   Expected<Event> record();
+  /// Holds back the work queued from now on until the hold is released
+  /// (StreamHold; on CUDA and HIP a host function queued on the stream).
+  Expected<StreamHold> hold();
   /// The backend's handle (CUstream / hipStream_t; null for the default).
   void *nativeHandle() const;
 

@@ -1,9 +1,10 @@
 //===- Timing.h - Statistics and CSV records of kernel timings --*- C++ -*-===//
 //
 // Part of tilec. tile-run times each recorded test of a bundle (warm-up
-// launches, then N launches each between two events) and reports the
-// median and the spread; with --timing-csv it also writes one CSV row per
-// test, which bench/run.sh merges with its baselines.
+// launches, then N launches each between two events, or N windows of
+// launches rotating over copies of the tensors) and reports the median and
+// the spread; with --timing-csv it also writes one CSV row per test, which
+// bench/run.sh merges with its baselines.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +47,23 @@ Expected<std::vector<double>> timeLaunches(Kernel &K, BoundArgs &B, Device &D,
                                            unsigned Warmup, unsigned Repeat,
                                            Buffer *Scratch = nullptr);
 
+/// Launches \p K once per argument set of \p Sets, back to back, the way a
+/// model's layers follow each other: \p Warmup untimed launches (cycling
+/// through the sets), then \p Repeat windows of one launch per set, each
+/// window between two events and queued behind a Stream::hold() so that the
+/// device runs it without waiting for the host. Sets whose tensors together
+/// exceed the last-level cache are read from memory each time without a
+/// flush. Returns each window's time divided by the number of sets (ms per
+/// launch), in window order; an error when \p Sets is empty.
+Expected<std::vector<double>>
+timeRotatingLaunches(Kernel &K, const std::vector<BoundArgs *> &Sets, Device &D,
+                     unsigned Warmup, unsigned Repeat);
+
+/// How many copies of a test's tensors (\p SetBytes in all) the rotating
+/// method uses to cover \p RotateBytes: at least 2, at most \p MaxSets.
+unsigned rotatingSets(uint64_t SetBytes, uint64_t RotateBytes,
+                      unsigned MaxSets = 64);
+
 /// One timed test of a bundle, as a CSV row.
 struct TimingRecord {
   std::string Kernel;     ///< Kernel name.
@@ -57,6 +75,9 @@ struct TimingRecord {
   uint64_t Seed = 0;      ///< Seed of the inputs.
   bool Checked = false;   ///< Whether the outputs were compared and passed.
   bool FlushedL2 = false; ///< Whether the L2 cache was flushed before each run.
+  /// Argument sets the launches rotated through (timeRotatingLaunches); 0:
+  /// one set, each launch timed alone.
+  unsigned RotateSets = 0;
   TimingStats Stats;
 };
 
