@@ -434,6 +434,26 @@ def cases(quick=False):
                 ["M=1,K=512,N=200", "M=11,K=256,N=72"],
                 [d for d in dq if d["M"] <= 8],
                 _gemm_wq_work(t, 128), inout=["C"], atol=split_atol(t))
+    # Dependent launch (tilec --dependent-launch): each kernel waits for
+    # the one before it in its stream at its start and may be scheduled
+    # while that one ends; shows only where launches follow each other
+    # (bench/run.sh --rotate: predicted 0.5-1.5 us less per launch at N =
+    # K = 4096, session 35). The flush method's memset before each launch
+    # leaves nothing to overlap.
+    if not quick:
+        for t, ws in (("u2", False), ("u4", False), ("u8", False),
+                      ("u4", True)):
+            defines = {"T": t, "G": 128, "ZP": "true", "OUT": "f16", "BM": 8,
+                       "BN": 64, "BK": _packed_block_k(t), "SPLIT": 4,
+                       "STAGES": 3}
+            if ws:
+                defines.update({"OCC": 4, "WS": "true"})
+            add("gemm_decode_packed_bm8_" + ("ws_" if ws else "") + "pdl_" +
+                t, "gemm_decode_packed.tile", "gemm_decode_packed", defines,
+                ["M=1,K=512,N=200", "M=11,K=256,N=72"],
+                [d for d in dq if d["M"] <= 8],
+                _gemm_wq_work(t, 128), inout=["C"], atol=split_atol(t),
+                flags=["--dependent-launch"])
     if quick:
         # Enough to exercise every step of the pipeline on a host bundle.
         add("vector_add", "vector_add.tile", "vector_add", {"BLOCK": 1024},

@@ -26,10 +26,11 @@
 # at u1 and u2, and its swapped prefill at 128x128; about 9 minutes). A
 # third call, the decode GEMM timed the way a model runs it:
 #   bash bench/gpu-next.sh --rotate  writes $OUT/gpu-next-rotate.tar.gz
-# (run.sh --rotate 256 over the BM = 8 decode cases with and without a
-# producer warpgroup and vector_add: windows of launches back to back over
-# copies of the tensors, cuBLAS as CUDA graphs over copies of its weight,
-# and a copy of each test's bytes timed alike; about 6 minutes).
+# (run.sh --rotate 256 over the BM = 8 decode cases at u2, u4 and u8 with
+# and without a producer warpgroup and a dependent launch, and vector_add:
+# windows of launches back to back over copies of the tensors, cuBLAS as
+# CUDA graphs over copies of its weight, and a copy of each test's bytes
+# timed alike; about 7 minutes).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$HERE")
@@ -184,7 +185,8 @@ case "${1:-}" in
     R="$OUT/gpu-next-rotate"
     mkdir -p "$R"
     "$HERE/run.sh" --bundles "$B/cases" --out "$R" --rotate 256 --budget 420 \
-      --only 'gemm_decode_packed_bm8|vector_add' > "$R/run.log" 2>&1
+      --only 'gemm_decode_packed_bm8_(ws_)?(pdl_)?u[248]$|vector_add' \
+      > "$R/run.log" 2>&1
     echo "== run.sh --rotate: exit $?"
     tail -n 40 "$R/run.log"
     tar -czf "$OUT/gpu-next-rotate.tar.gz" -C "$OUT" gpu-next-rotate

@@ -85,19 +85,27 @@ class Timer:
         for _ in range(self.warmup):
             fn(*args)
         torch.cuda.synchronize()
+
+        def flush(i):
+            if self.scratch is not None:
+                self.scratch.fill_(i & 0xFF)
+        return _summary(self._event_times(lambda: fn(*args), flush))
+
+    def _event_times(self, run, before=None):
+        """`repeat` runs of run(), each between two CUDA events (before(i)
+        queued ahead of the first event); the times in ms."""
         starts = [torch.cuda.Event(enable_timing=True)
                   for _ in range(self.repeat)]
         ends = [torch.cuda.Event(enable_timing=True)
                 for _ in range(self.repeat)]
         for i in range(self.repeat):
-            if self.scratch is not None:
-                self.scratch.fill_(i & 0xFF)
+            if before:
+                before(i)
             starts[i].record()
-            fn(*args)
+            run()
             ends[i].record()
         torch.cuda.synchronize()
-        t = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
-        return _summary(t)
+        return [s.elapsed_time(e) for s, e in zip(starts, ends)]
 
     def _rotating(self, fn, args):
         nbytes = sum(a.numel() * a.element_size() for a in args
@@ -128,23 +136,14 @@ class Timer:
                     fn(*a)
         window()
         torch.cuda.synchronize()
-        starts = [torch.cuda.Event(enable_timing=True)
-                  for _ in range(self.repeat)]
-        ends = [torch.cuda.Event(enable_timing=True)
-                for _ in range(self.repeat)]
-        for i in range(self.repeat):
-            starts[i].record()
-            window()
-            ends[i].record()
-        torch.cuda.synchronize()
-        t = sorted(s.elapsed_time(e) / n for s, e in zip(starts, ends))
-        r = _summary(t)
+        r = _summary([t / n for t in self._event_times(window)])
         r["note"] = "%d sets, %s" % (n, how)
         del graph, sets
         return r
 
 
 def _summary(t):
+    t = sorted(t)
     return {"median_ms": _quantile(t, 0.5), "p10_ms": _quantile(t, 0.1),
             "p90_ms": _quantile(t, 0.9), "runs": len(t)}
 

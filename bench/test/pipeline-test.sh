@@ -177,10 +177,11 @@ fi
 # --- The GPU sweeps' bundles (sm_90a; compiled here, timed on a GPU) -------
 # sweep-tma.sh: 17 bundles, the 12 TMA ones (5 _tma, 5 _ws, 2 _pws) with
 # tensor maps in their manifests; sweep-decode.sh: 30 (u1 and u2 over
-# SPLIT x BN x BM, the other 8-bit types over BK); gpu-next.sh's cases: 49 (the
-# four gemm_wq prefill cases, the nine over packed weights, the eight
-# packed decode cases at BM = 8, four with a producer warpgroup, and
-# vector_add, the --rotate call's reference, among them).
+# SPLIT x BN x BM, the other 8-bit types over BK); gpu-next.sh's cases: 53 (the
+# four gemm_wq prefill cases, the nine over packed weights, the twelve
+# packed decode cases at BM = 8, four with a producer warpgroup and four
+# with a dependent launch, and vector_add, the --rotate call's reference,
+# among them).
 expect "sweep-tma.sh" 0 "1 bundles in $T/swt, 0 failed" \
   env TILEC="$TILEC" "$BENCH/sweep-tma.sh" "$T/swt"
 expect "sweep-tma.sh bundles" 0 "17 12" bash -c \
@@ -198,7 +199,7 @@ expect "gpu-next.sh --profile's decode bundles" 0 "3" bash -c \
   "ls -d '$T/swd/lowbit_tu1_split4_bn64_bm16' '$T/swd/lowbit_tu1_split4_bn64_bm8' '$T/swd/lowbit_tu2_split4_bn64_bm8' | wc -l"
 expect "gpu-next.sh --prepare" 0 "6 bundles in $T/gn/sweep-decode, 0 failed" \
   env TILEC="$TILEC" "$BENCH/gpu-next.sh" --prepare "$T/gn"
-expect "gpu-next.sh bundles" 0 "49 17 30" bash -c \
+expect "gpu-next.sh bundles" 0 "53 17 30" bash -c \
   "echo \$(ls -d '$T'/gn/cases/*/ | wc -l) \$(ls '$T/gn/sweep-tma' | wc -l) \$(ls '$T/gn/sweep-decode' | wc -l)"
 # The GPU examples (scripts/gpu-examples.sh's 40 bundles) and GoogleTest's
 # CMake package for the runtime's GPU unit tests there.

@@ -129,6 +129,19 @@ class CasesTest(unittest.TestCase):
             self.assertEqual(ws["defines"]["WS"], "true")
             self.assertEqual(ws["defines"]["OCC"], 4)
             self.assertEqual(ws["defines"]["BK"], cases._packed_block_k(t))
+        # The same kernels with a dependent launch (tilec
+        # --dependent-launch), the defines of their twins.
+        byid = {c["id"]: c for c in cases.cases(False)}
+        pdl = sorted(i for i in byid if "_pdl_" in i)
+        self.assertEqual(pdl, ["gemm_decode_packed_bm8_pdl_u2",
+                               "gemm_decode_packed_bm8_pdl_u4",
+                               "gemm_decode_packed_bm8_pdl_u8",
+                               "gemm_decode_packed_bm8_ws_pdl_u4"])
+        for i in pdl:
+            self.assertEqual(byid[i]["flags"], ["--dependent-launch"])
+            twin = byid[i.replace("pdl_", "")]
+            self.assertEqual(byid[i]["defines"], twin["defines"])
+            self.assertEqual(byid[i]["bench"], twin["bench"])
         # Prefill over packed weights: swapped and not, SPLIT = 1, 4096^3;
         # `_occ2`: two programs per SM (OCC, `occupancy`), else one; `_ws`:
         # a producer warpgroup (WS).

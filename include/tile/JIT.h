@@ -64,6 +64,12 @@ struct CompileOptions {
   /// the programs the device runs at once, each looping over the grid's.
   /// Ignored for the host.
   bool persistent = false;
+  /// NVIDIA sm_90+: each kernel waits for the grids before it in its
+  /// stream at its start (griddepcontrol) and is launched with
+  /// programmatic stream serialization, so that it may be scheduled while
+  /// the kernel before it ends (LaunchConfig::DependentLaunch). Ignored
+  /// elsewhere.
+  bool dependentLaunch = false;
 };
 
 /// One compiled kernel: its launch description and its code object (shared

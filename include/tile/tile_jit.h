@@ -49,7 +49,12 @@ enum tile_jit_flags {
   TILE_JIT_WARP_SPECIALIZE = 2u,
   /** GPU targets: persistent kernels (tilec --persistent): launched with
    *  the programs the device runs at once, each looping over the grid's. */
-  TILE_JIT_PERSISTENT = 4u
+  TILE_JIT_PERSISTENT = 4u,
+  /** NVIDIA sm_90+: kernels wait for the grids before them in their stream
+   *  at their start and are launched with programmatic stream
+   *  serialization (tilec --dependent-launch): each may be scheduled while
+   *  the kernel before it ends. */
+  TILE_JIT_DEPENDENT_LAUNCH = 8u
 };
 
 /** Sets the TILE_JIT_* flags of the compiles `jit` starts from now on

@@ -163,6 +163,14 @@ compileLowered(target::Backend &backend, mlir::ModuleOp module, Stage stage,
       threadsPerBlockOf(module, backend.target().warpSize);
   std::set<std::string> persistent;
   std::map<std::string, std::string> fallbacks;
+  bool dependentLaunch =
+      module->hasAttr(tile::TileDialect::kDependentLaunchAttr) &&
+      backend.target().hasDependentLaunch();
+  if (module->hasAttr(tile::TileDialect::kDependentLaunchAttr) &&
+      !dependentLaunch)
+    module.emitWarning() << "dependent launch needs NVIDIA sm_90 or later; "
+                            "the kernels for "
+                         << backend.target().name << " are launched as usual";
   module.walk([&](mlir::func::FuncOp func) {
     if (func->hasAttr(tile::TileDialect::kPersistentAttr))
       persistent.insert(func.getSymName().str());
@@ -176,6 +184,7 @@ compileLowered(target::Backend &backend, mlir::ModuleOp module, Stage stage,
   out.threadsPerBlock = std::move(threads);
   out.persistent = std::move(persistent);
   out.fallbacks = std::move(fallbacks);
+  out.dependentLaunch = dependentLaunch;
   out.sharedBytes = backend.sharedBytes(module);
   out.tensorMaps = tensorMapsOf(module);
   if (options.emulate)

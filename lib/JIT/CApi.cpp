@@ -47,15 +47,16 @@ void tile_jit_destroy(tile_jit *jit) { delete jit; }
 int tile_jit_set_flags(tile_jit *jit, unsigned flags) {
   if (!jit)
     return failWith("tile_jit_set_flags: jit must not be NULL");
-  unsigned known =
-      TILE_JIT_TMA | TILE_JIT_WARP_SPECIALIZE | TILE_JIT_PERSISTENT;
+  unsigned known = TILE_JIT_TMA | TILE_JIT_WARP_SPECIALIZE |
+                   TILE_JIT_PERSISTENT | TILE_JIT_DEPENDENT_LAUNCH;
   if (flags & ~known)
     return failWith(
         "tile_jit_set_flags: unknown flags " + std::to_string(flags & ~known) +
         " (known: TILE_JIT_TMA = " + std::to_string(TILE_JIT_TMA) +
         ", TILE_JIT_WARP_SPECIALIZE = " +
-        std::to_string(TILE_JIT_WARP_SPECIALIZE) +
-        ", TILE_JIT_PERSISTENT = " + std::to_string(TILE_JIT_PERSISTENT) + ")");
+        std::to_string(TILE_JIT_WARP_SPECIALIZE) + ", TILE_JIT_PERSISTENT = " +
+        std::to_string(TILE_JIT_PERSISTENT) + ", TILE_JIT_DEPENDENT_LAUNCH = " +
+        std::to_string(TILE_JIT_DEPENDENT_LAUNCH) + ")");
   jit->flags = flags;
   return 0;
 }
@@ -108,6 +109,7 @@ int tile_jit_compile(tile_jit *jit, const char *source, const char *sourceName,
   options.tma = (jit->flags & TILE_JIT_TMA) != 0;
   options.warpSpecialize = (jit->flags & TILE_JIT_WARP_SPECIALIZE) != 0;
   options.persistent = (jit->flags & TILE_JIT_PERSISTENT) != 0;
+  options.dependentLaunch = (jit->flags & TILE_JIT_DEPENDENT_LAUNCH) != 0;
   if (!readDefines(defines, numDefines, options))
     return -1;
   auto compiled = jit->compiler.compileKernel(
@@ -133,6 +135,7 @@ int tile_jit_compile_tuned(tile_jit *jit, const char *source,
   options.tma = (jit->flags & TILE_JIT_TMA) != 0;
   options.warpSpecialize = (jit->flags & TILE_JIT_WARP_SPECIALIZE) != 0;
   options.persistent = (jit->flags & TILE_JIT_PERSISTENT) != 0;
+  options.dependentLaunch = (jit->flags & TILE_JIT_DEPENDENT_LAUNCH) != 0;
   if (!readDefines(defines, numDefines, options))
     return -1;
   tile::rt::Expected<tile::rt::DimMap> dims = tile::rt::parseBucketText(sizes);

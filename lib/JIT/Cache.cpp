@@ -115,6 +115,7 @@ std::string Compiler::cacheKey(std::string_view source,
   add(options.tma ? "tma" : "no-tma");
   add(options.warpSpecialize ? "ws" : "no-ws");
   add(options.persistent ? "persistent" : "grid");
+  add(options.dependentLaunch ? "dependent" : "independent");
   // NVIDIA code is a cubin with ptxas, PTX for the driver's JIT without.
   if (llvm::StringRef(options.target).starts_with("sm_") && !options.emulate)
     add(findTool("ptxas") ? "cubin" : "ptx");

@@ -66,6 +66,7 @@ static void applyLaunch(const driver::StageOutput &out,
   auto threads = out.threadsPerBlock.find(entry);
   if (threads != out.threadsPerBlock.end())
     launch.ThreadsPerBlock = threads->second;
+  launch.DependentLaunch = out.dependentLaunch;
 }
 
 /// The kernel's copy without TMA copies, \p entry (tile-clone-fallbacks),
@@ -178,6 +179,9 @@ Compiler::compileUncached(std::string_view source, std::string_view sourceName,
                        mlir::UnitAttr::get(&context));
   if (options.persistent)
     (*module)->setAttr(tile::TileDialect::kPersistentAttr,
+                       mlir::UnitAttr::get(&context));
+  if (options.dependentLaunch)
+    (*module)->setAttr(tile::TileDialect::kDependentLaunchAttr,
                        mlir::UnitAttr::get(&context));
 
   // The launch description is read before lowering rewrites the kernels.

@@ -57,7 +57,8 @@ jit::Compiler &compilerFor(const std::string &CacheDir) {
 jit::CompileOptions options(const std::string &Target, const Defines &D,
                             bool Optimize, bool Emulate, bool Tma,
                             bool WarpSpecialize = false,
-                            bool Persistent = false) {
+                            bool Persistent = false,
+                            bool DependentLaunch = false) {
   jit::CompileOptions O;
   O.target = Target;
   O.defines = D;
@@ -66,6 +67,7 @@ jit::CompileOptions options(const std::string &Target, const Defines &D,
   O.tma = Tma;
   O.warpSpecialize = WarpSpecialize;
   O.persistent = Persistent;
+  O.dependentLaunch = DependentLaunch;
   return O;
 }
 
@@ -96,16 +98,16 @@ nb::dict toPython(const rt::TuneConfig &C) {
 nb::tuple compile(const std::string &Source, const std::string &SourceName,
                   const std::string &Kernel, const std::string &Target,
                   const Defines &D, bool Optimize, bool Emulate, bool Tma,
-                  bool WarpSpecialize, bool Persistent,
+                  bool WarpSpecialize, bool Persistent, bool DependentLaunch,
                   const std::string &CacheDir) {
   jit::Compiler &C = compilerFor(CacheDir);
   rt::Expected<jit::CompiledKernels> Ks = rt::makeError("not compiled");
   {
     nb::gil_scoped_release Release;
-    Ks = C.compile(
-        Source, SourceName,
-        options(Target, D, Optimize, Emulate, Tma, WarpSpecialize, Persistent),
-        Kernel);
+    Ks = C.compile(Source, SourceName,
+                   options(Target, D, Optimize, Emulate, Tma, WarpSpecialize,
+                           Persistent, DependentLaunch),
+                   Kernel);
   }
   jit::CompiledKernels Kernels = unwrap(std::move(Ks));
   if (Kernels.empty())
@@ -122,6 +124,7 @@ nb::tuple compileTuned(const std::string &Source, const std::string &SourceName,
                        const std::string &Kernel, const std::string &Target,
                        const Defines &D, bool Emulate, bool Tma,
                        bool WarpSpecialize, bool Persistent,
+                       bool DependentLaunch,
                        const std::map<std::string, int64_t> &Sizes,
                        const std::string &DeviceSpec,
                        const std::string &TuneCache, bool TuneOnMiss,
@@ -136,10 +139,10 @@ nb::tuple compileTuned(const std::string &Source, const std::string &SourceName,
   rt::Expected<jit::TunedKernel> T = rt::makeError("not compiled");
   {
     nb::gil_scoped_release Release;
-    T = jit::compileTuned(
-        C, Dev, Source, SourceName, Kernel,
-        options(Target, D, true, Emulate, Tma, WarpSpecialize, Persistent),
-        Dims, Policy);
+    T = jit::compileTuned(C, Dev, Source, SourceName, Kernel,
+                          options(Target, D, true, Emulate, Tma, WarpSpecialize,
+                                  Persistent, DependentLaunch),
+                          Dims, Policy);
   }
   jit::TunedKernel K = unwrap(std::move(T));
   return nb::make_tuple(unwrap(C.bundleDir(*K.Kernel)), toPython(K.Config),
@@ -248,13 +251,13 @@ NB_MODULE(_jit, m) {
         nb::arg("kernel"), nb::arg("target"), nb::arg("defines"),
         nb::arg("optimize"), nb::arg("emulate"), nb::arg("tma"),
         nb::arg("warp_specialize"), nb::arg("persistent"),
-        nb::arg("cache_dir"));
+        nb::arg("dependent_launch"), nb::arg("cache_dir"));
   m.def("compile_tuned", &compileTuned, nb::arg("source"),
         nb::arg("source_name"), nb::arg("kernel"), nb::arg("target"),
         nb::arg("defines"), nb::arg("emulate"), nb::arg("tma"),
-        nb::arg("warp_specialize"), nb::arg("persistent"), nb::arg("sizes"),
-        nb::arg("device"), nb::arg("tune_cache"), nb::arg("tune_on_miss"),
-        nb::arg("cache_dir"));
+        nb::arg("warp_specialize"), nb::arg("persistent"),
+        nb::arg("dependent_launch"), nb::arg("sizes"), nb::arg("device"),
+        nb::arg("tune_cache"), nb::arg("tune_on_miss"), nb::arg("cache_dir"));
   m.def(
       "tune",
       [](const std::string &Source, const std::string &SourceName,

@@ -164,6 +164,9 @@ NB_MODULE(_runtime, m) {
           [](const Launcher &L) { return rt::constantTexts(L.info()); })
       .def_prop_ro("warps", [](const Launcher &L) { return L.info().Warps; })
       .def_prop_ro(
+          "dependent_launch",
+          [](const Launcher &L) { return L.info().Launch.DependentLaunch; })
+      .def_prop_ro(
           "shared_bytes",
           [](const Launcher &L) { return L.info().Launch.SharedBytes; })
       .def_prop_ro("registers",

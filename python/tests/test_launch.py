@@ -200,6 +200,23 @@ def test_persistent_gemm_on_the_emulator(examples, rng, monkeypatch):
     np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2, atol=0.05)
 
 
+def test_dependent_launch_on_the_emulator(examples, rng):
+    # dependent_launch=True: the kernel waits for the grids before it at
+    # its start (a no-op on the emulator, which runs one grid at a time);
+    # its results are unchanged, checked against float64, and it says so.
+    k = tilec.compile(f"{examples}/gemm_f16.tile", target="sm_90a", device="cuda-emu",
+                      dependent_launch=True, W=4, WS=False, BN=64, BK=64)
+    assert k.dependent_launch
+    assert not tilec.compile(f"{examples}/gemm_f16.tile", target="sm_90a", device="cuda-emu",
+                             W=4, WS=False, BN=64, BK=64).dependent_launch
+    a = rng.standard_normal((70, 136)).astype(np.float16)
+    b = rng.standard_normal((136, 72)).astype(np.float16)
+    c = poisoned((70, 72), np.float16)
+    k(a, b, c)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2, atol=0.05)
+
+
 def test_compile_warnings(examples):
     # A kernel that compiles with a warning (a 128x256 accumulator over 4
     # warps: the loop will spill) warns with tilec.CompileWarning, its

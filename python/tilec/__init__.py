@@ -193,6 +193,7 @@ def compile(
     tma=False,
     warp_specialize=False,
     persistent=False,
+    dependent_launch=False,
     **constants,
 ):
     """Compiles `kernel` of `source` (.tile text, or the path of a file)
@@ -213,7 +214,11 @@ def compile(
     `warp_specialize=True` (sm_90a; implies `tma`) gives those copies to a
     producer warpgroup (4 more warps per program). `persistent=True` (GPU
     targets) launches as many programs as the device runs at once, each
-    looping over the grid's. Other
+    looping over the grid's. `dependent_launch=True` (NVIDIA sm_90+) makes
+    the kernel wait for the kernels before it in its stream at its start
+    and launches it with programmatic stream serialization, so that it may
+    be scheduled while the kernel before it (a model's previous layer) ends
+    (`Kernel.dependent_launch` says whether it is). Other
     keyword arguments set compile-time parameters. Raises CompileError.
     """
     text, name = _source(source)
@@ -228,7 +233,7 @@ def compile(
         bundle_dir, _, _ = _call(
             lambda j: j.compile_tuned,
             text, name, kernel, target, defines, emulate, bool(tma),
-            bool(warp_specialize), bool(persistent),
+            bool(warp_specialize), bool(persistent), bool(dependent_launch),
             {k: int(v) for k, v in sizes.items()}, device,
             "" if tune_cache is None else os.fspath(tune_cache), bool(tune), cache,
         )
@@ -236,7 +241,8 @@ def compile(
     bundle_dir, names = _call(
         lambda j: j.compile,
         text, name, kernel or "", target, defines, bool(optimize), emulate,
-        bool(tma), bool(warp_specialize), bool(persistent), cache,
+        bool(tma), bool(warp_specialize), bool(persistent),
+        bool(dependent_launch), cache,
     )
     if kernel is None:
         if len(names) != 1:

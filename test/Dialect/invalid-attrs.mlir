@@ -192,3 +192,12 @@ func.func @k() attributes {tile.kernel, tile.occupancy = 0 : i32} {
 // expected-error @+1 {{'tile.occupancy' must be a positive integer on a kernel, got 2 : i32}}
 module attributes {tile.occupancy = 2 : i32} {
 }
+
+// -----
+
+// tile.dependent_launch (tilec --dependent-launch) is a unit attribute of
+// the module: every kernel of it waits for the grids before it.
+// expected-error @+1 {{'tile.dependent_launch' must be a unit attribute of the module}}
+func.func @k() attributes {tile.kernel, tile.dependent_launch} {
+  return
+}

@@ -104,6 +104,14 @@ cl::opt<bool> persistentOpt(
              "the device runs at once, each looping over the grid's"),
     cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
     cl::cat(commandCat));
+cl::opt<bool> dependentLaunchOpt(
+    "dependent-launch",
+    cl::desc("NVIDIA sm_90+: each kernel waits for the kernels before it "
+             "in its stream at its start and is launched with programmatic "
+             "stream serialization, so that it may be scheduled while the "
+             "kernel before it ends"),
+    cl::sub(runCmd), cl::sub(checkCmd), cl::sub(bundleCmd),
+    cl::cat(commandCat));
 cl::opt<uint64_t> seedOpt("seed", cl::desc("Seed of the generated inputs"),
                           cl::init(1), cl::sub(runCmd), cl::sub(checkCmd),
                           cl::sub(bundleCmd), cl::cat(commandCat));
@@ -468,6 +476,7 @@ int runMain() {
   options.tma = tmaOpt;
   options.warpSpecialize = warpSpecializeOpt;
   options.persistent = persistentOpt;
+  options.dependentLaunch = dependentLaunchOpt;
   if (!collectDefines(options.defines))
     return 1;
   if (sizeOpt.size() > 1)
@@ -663,6 +672,7 @@ int checkMain() {
   options.tma = tmaOpt;
   options.warpSpecialize = warpSpecializeOpt;
   options.persistent = persistentOpt;
+  options.dependentLaunch = dependentLaunchOpt;
   if (!collectDefines(options.defines))
     return 1;
   if (sizeOpt.size() != 1)
@@ -709,6 +719,7 @@ int bundleMain() {
   options.tma = tmaOpt;
   options.warpSpecialize = warpSpecializeOpt;
   options.persistent = persistentOpt;
+  options.dependentLaunch = dependentLaunchOpt;
   options.emulate = emulateOpt;
   if (!collectDefines(options.defines))
     return 1;

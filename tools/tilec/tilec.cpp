@@ -143,6 +143,14 @@ cl::opt<bool> persistentOpt(
              "the device runs at once, each looping over the grid's"),
     cl::cat(tilecCat));
 
+cl::opt<bool> dependentLaunchOpt(
+    "dependent-launch",
+    cl::desc("NVIDIA sm_90+: each kernel waits for the kernels before it "
+             "in its stream at its start and is launched with programmatic "
+             "stream serialization, so that it may be scheduled while the "
+             "kernel before it ends"),
+    cl::cat(tilecCat));
+
 cl::opt<unsigned>
     maxErrors("max-errors",
               cl::desc("Stop after this many errors (default 20)"),
@@ -357,6 +365,9 @@ int main(int argc, char **argv) {
                        mlir::UnitAttr::get(&ctx));
   if (persistentOpt)
     (*module)->setAttr(tile::TileDialect::kPersistentAttr,
+                       mlir::UnitAttr::get(&ctx));
+  if (dependentLaunchOpt)
+    (*module)->setAttr(tile::TileDialect::kDependentLaunchAttr,
                        mlir::UnitAttr::get(&ctx));
 
   if (emitStage == Stage::Obj && outputFilename == "-" &&

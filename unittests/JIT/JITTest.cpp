@@ -380,6 +380,11 @@ kernel mm<BM: int = 128, BN: int = 64, BK: int = 64>(
   ASSERT_EQ(tile_jit_set_flags(jit, TILE_JIT_PERSISTENT), 0)
       << tile_jit_last_error();
   std::string persistent = manifest();
+  // Dependent launch: the manifest says so (and the cache keeps the two
+  // compiles apart).
+  ASSERT_EQ(tile_jit_set_flags(jit, TILE_JIT_DEPENDENT_LAUNCH), 0)
+      << tile_jit_last_error();
+  std::string dependent = manifest();
   tile_jit_destroy(jit);
   if (saved)
     setenv("TILE_PTXAS", restore.c_str(), 1);
@@ -396,6 +401,9 @@ kernel mm<BM: int = 128, BN: int = 64, BK: int = 64>(
   EXPECT_EQ(specialized.find("persistent"), std::string::npos) << specialized;
   EXPECT_NE(persistent.find("\"persistent\": true"), std::string::npos)
       << persistent;
+  EXPECT_EQ(plain.find("dependent_launch"), std::string::npos) << plain;
+  EXPECT_NE(dependent.find("\"dependent_launch\": true"), std::string::npos)
+      << dependent;
   EXPECT_EQ(tile_jit_set_flags(nullptr, 0), -1);
 }
 

@@ -117,6 +117,19 @@ TEST(BundleTest, RoundTrip) {
   EXPECT_EQ(Back->toJson(), M->toJson());
   M->Kernels[1].Fallback = {};
 
+  // A dependent launch (tilec --dependent-launch) is written only when set,
+  // and the kernel's copy without TMA is launched the same way.
+  EXPECT_EQ(J.find("kernels")->getArray()[0].find("dependent_launch"), nullptr);
+  M->Kernels[1].Launch.DependentLaunch = true;
+  M->Kernels[1].Fallback = {"k__fallback", {256, 1024}, false};
+  Back = Manifest::fromJson(M->toJson());
+  ASSERT_TRUE(Back) << Back.message();
+  EXPECT_TRUE(Back->Kernels[1].Launch.DependentLaunch);
+  EXPECT_TRUE(Back->Kernels[1].Fallback.Launch.DependentLaunch);
+  EXPECT_FALSE(Back->Kernels[0].Launch.DependentLaunch);
+  M->Kernels[1].Launch.DependentLaunch = false;
+  M->Kernels[1].Fallback = {};
+
   std::string Dir = test::makeHostBundle("roundtrip");
   ASSERT_FALSE(Bundle::save(Dir, *M));
   Expected<Bundle> B = Bundle::load(Dir);

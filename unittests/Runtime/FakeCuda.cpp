@@ -160,6 +160,40 @@ int cuFuncSetAttribute(void *F, int Attr, int Value) {
   Last.SetAttributeValue = Value;
   return Success;
 }
+/// CUlaunchConfig and CUlaunchAttribute as cuda.h lays them out.
+struct LaunchAttribute {
+  int Id;
+  char Pad[4];
+  union alignas(8) {
+    char Bytes[64];
+    int Int;
+  } Value;
+};
+struct LaunchConfig {
+  unsigned Gx, Gy, Gz, Bx, By, Bz, Shared;
+  void *Stream;
+  LaunchAttribute *Attrs;
+  unsigned NumAttrs;
+};
+
+int cuLaunchKernel(void *F, unsigned Gx, unsigned Gy, unsigned Gz, unsigned Bx,
+                   unsigned By, unsigned Bz, unsigned Shared, void *Stream,
+                   void **Params, void **Extra);
+
+/// Records the attributes, then launches as cuLaunchKernel.
+int cuLaunchKernelEx(const LaunchConfig *C, void *F, void **Params,
+                     void **Extra) {
+  int Serialization = -1;
+  for (unsigned I = 0; I < C->NumAttrs; ++I)
+    if (C->Attrs[I].Id == 6) // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_...
+      Serialization = C->Attrs[I].Value.Int;
+  int R = cuLaunchKernel(F, C->Gx, C->Gy, C->Gz, C->Bx, C->By, C->Bz, C->Shared,
+                         C->Stream, Params, Extra);
+  Last.LastLaunchEx = true;
+  Last.ProgrammaticSerialization = Serialization;
+  return R;
+}
+
 int cuLaunchKernel(void *F, unsigned Gx, unsigned Gy, unsigned Gz, unsigned Bx,
                    unsigned By, unsigned Bz, unsigned Shared, void *Stream,
                    void **Params, void **Extra) {
@@ -167,6 +201,8 @@ int cuLaunchKernel(void *F, unsigned Gx, unsigned Gy, unsigned Gz, unsigned Bx,
     return InvalidContext;
   auto *Fn = static_cast<Function *>(F);
   fake::recordLaunch(Last, Gx, Gy, Gz, Bx, By, Bz, Shared, Stream);
+  Last.LastLaunchEx = false;
+  Last.ProgrammaticSerialization = -1;
   if (!PendingHostFunctions.empty())
     ++Last.HeldLaunches;
   if (Extra || static_cast<int>(Shared) > Fn->MaxDynamicShared)

@@ -487,6 +487,44 @@ TEST_F(FakeCudaTest, ModuleAndFunctionErrors) {
                 "/vadd.ptx");
 }
 
+TEST_F(FakeCudaTest, DependentLaunchesCarryTheSerializationAttribute) {
+  // A kernel compiled with --dependent-launch goes through
+  // cuLaunchKernelEx with programmatic stream serialization; one compiled
+  // without it through cuLaunchKernel.
+  Device D = open();
+  std::string Dir = test::makeTempBundle(
+      "tile_fakecuda_dependent",
+      {{"vadd.ptx", "// PTX\n"},
+       {"manifest.json", test::manifestJson({test::vaddKernelJson(
+                             R"("target": "sm_90a", "object": "vadd.ptx",
+               "object_kind": "ptx", "dependent_launch": true)",
+                             1000, 8)})}});
+  Expected<Bundle> B = Bundle::load(Dir);
+  ASSERT_TRUE(B) << B.message();
+  EXPECT_TRUE(B->manifest().Kernels[0].Launch.DependentLaunch);
+  Expected<Kernel> K = B->loadKernel(D, B->manifest().Kernels[0]);
+  ASSERT_TRUE(K) << K.message();
+  Expected<test::VaddBuffers> V = test::makeVaddBuffers(D, 1000, 8);
+  ASSERT_TRUE(V) << V.message();
+  ASSERT_FALSE(K->launch(V->args()));
+  EXPECT_TRUE(last().LastLaunchEx);
+  EXPECT_EQ(last().ProgrammaticSerialization, 1);
+  EXPECT_EQ(last().Grid[0], 16u);
+  EXPECT_EQ(last().Block[0], 64u);
+  Expected<std::vector<uint8_t>> C = V->C.read();
+  ASSERT_TRUE(C);
+  EXPECT_EQ(*C, test::vaddReference(1000, 8));
+
+  std::string Plain = makeBundle("independent", "// PTX\n");
+  Expected<Bundle> P = Bundle::load(Plain);
+  ASSERT_TRUE(P) << P.message();
+  Expected<Kernel> KP = P->loadKernel(D, P->manifest().Kernels[0]);
+  ASSERT_TRUE(KP) << KP.message();
+  ASSERT_FALSE(KP->launch(V->args()));
+  EXPECT_FALSE(last().LastLaunchEx);
+  EXPECT_EQ(last().ProgrammaticSerialization, -1);
+}
+
 TEST_F(FakeCudaTest, RotatingWindowsAreHeldBehindAHostFunction) {
   // timeRotatingLaunches: every window's launches are queued while a host
   // function holds the stream (so the device runs them back to back), the

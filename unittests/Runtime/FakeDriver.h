@@ -42,6 +42,10 @@ struct FakeLaunch {
   int HostFunctionsRun = 0; ///< Of those, run (at a synchronization).
   /// Launches queued while a host function was pending (held by it).
   int HeldLaunches = 0;
+  /// Whether the last launch came through cuLaunchKernelEx, and the value
+  /// of its programmatic-stream-serialization attribute (-1: none).
+  bool LastLaunchEx = false;
+  int ProgrammaticSerialization = -1;
   FakeTensorMapEncode Encode;
   /// A launch of a function named "tma": its parameter 3 (the tensor map
   /// after A, M, N), and whether it was 64-byte aligned.

@@ -71,6 +71,9 @@ struct StageOutput {
   /// copies (tile-clone-fallbacks), which the runtime launches where a map
   /// cannot be made.
   std::map<std::string, std::string> fallbacks;
+  /// GPU targets: every kernel waits for the grids before it at its start
+  /// (the module's tile.dependent_launch on a target that has it).
+  bool dependentLaunch = false;
 };
 
 /// Options of a compilation past the front end.

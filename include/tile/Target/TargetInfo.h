@@ -66,6 +66,11 @@ struct TargetInfo {
   bool hasMfmaGfx950 = false; ///< 16x16x32 / 32x32x16 f16 MFMA (gfx950)
 
   bool isHost() const { return vendor == Vendor::Host; }
+  /// Programmatic dependent launch: a kernel waits in its code for the
+  /// grids before it in its stream (griddepcontrol, sm_90+).
+  bool hasDependentLaunch() const {
+    return vendor == Vendor::NVIDIA && computeCapability >= 90;
+  }
   bool isNVIDIA() const { return vendor == Vendor::NVIDIA; }
   bool isAMD() const { return vendor == Vendor::AMD; }
   /// What the language's target builtins return for this target

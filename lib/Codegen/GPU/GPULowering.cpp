@@ -151,12 +151,20 @@ LogicalResult lowerTileToLLVM(ModuleOp module, TargetLowering &target) {
       return failure();
   }
 
-  // 3. Entry points.
+  // 3. Entry points (waiting for the grids before them first, where the
+  // module asks for dependent launches and the target has them).
+  bool dependent = module->hasAttr(tile::TileDialect::kDependentLaunchAttr) &&
+                   target.getTargetInfo().hasDependentLaunch();
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
     auto it = launch.find(fn.getSymName());
-    if (it != launch.end() && it->second.threads)
-      target.markKernel(fn, it->second.threads, it->second.maxRegisters,
-                        it->second.occupancy);
+    if (it == launch.end() || !it->second.threads)
+      continue;
+    target.markKernel(fn, it->second.threads, it->second.maxRegisters,
+                      it->second.occupancy);
+    if (dependent && !fn.getBody().empty()) {
+      OpBuilder b = OpBuilder::atBlockBegin(&fn.getBody().front());
+      target.waitForPrecedingGrids(b, fn.getLoc());
+    }
   }
   return success();
 }

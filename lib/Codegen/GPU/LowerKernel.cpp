@@ -101,6 +101,10 @@ void TargetLowering::atomicAddGlobalPair(OpBuilder &, Location, Value, Value,
   llvm_unreachable("atomicAddGlobalPair without hasAtomicAddPair");
 }
 
+void TargetLowering::waitForPrecedingGrids(OpBuilder &, Location) {
+  llvm_unreachable("waitForPrecedingGrids without hasDependentLaunch");
+}
+
 SmallVector<Value> TargetLowering::loadMatrices(OpBuilder &, Location, Value,
                                                 unsigned, bool) {
   return {};

@@ -295,6 +295,10 @@ Expected<Value *> NvidiaRewriter::rewriteCall(CallInst *call, StringRef name) {
     callOps(b, kWgmmaWait, voidTy, {b.CreateZExtOrTrunc(arg(0), i32)});
   } else if (name == "llvm.nvvm.fence.proxy.async.shared_cta") {
     callOps(b, kFenceProxyAsync, voidTy, {});
+  } else if (name == "llvm.nvvm.griddepcontrol.wait" ||
+             name == "llvm.nvvm.griddepcontrol.launch.dependents") {
+    // Dependent launch: the emulator runs one grid at a time, each after
+    // the one before it has finished, so there is nothing to wait for.
   } else if (std::optional<unsigned> fn = parseMath(name)) {
     if (!call->getType()->isFloatTy())
       return error("the NVIDIA emulator only knows the f32 form "

@@ -560,6 +560,14 @@ public:
     sideEffect(b, loc, text.c_str(), constraints, operands);
   }
 
+  void waitForPrecedingGrids(OpBuilder &b, Location loc) override {
+    // Wait first: the next grid is let in only once this one runs on the
+    // finished results of the one before (at most two grids in flight).
+    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+    NVVM::GriddepcontrolOp::create(b, loc,
+                                   NVVM::GridDepActionKind::launch_dependents);
+  }
+
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads,
                   unsigned maxRegisters, unsigned occupancy) override {
     MLIRContext *ctx = func.getContext();

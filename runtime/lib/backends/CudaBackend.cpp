@@ -47,6 +47,27 @@ constexpr int CU_TENSOR_MAP_SWIZZLE_64B = 2;
 constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
 constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2;
 constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;
+constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+
+/// CUlaunchAttribute and CUlaunchConfig (cuLaunchKernelEx), as cuda.h lays
+/// them out: the value is a 64-byte union aligned as a pointer.
+struct CuLaunchAttribute {
+  int Id = 0;
+  char Pad[4] = {};
+  union alignas(8) {
+    char Bytes[64];
+    int Int;
+  } Value = {};
+};
+static_assert(sizeof(CuLaunchAttribute) == 72, "CUlaunchAttribute is 72 bytes");
+struct CuLaunchConfig {
+  unsigned GridDimX, GridDimY, GridDimZ;
+  unsigned BlockDimX, BlockDimY, BlockDimZ;
+  unsigned SharedMemBytes;
+  CUstream Stream;
+  CuLaunchAttribute *Attrs;
+  unsigned NumAttrs;
+};
 
 /// The driver entry points, resolved once.
 struct CudaApi {
@@ -92,6 +113,11 @@ struct CudaApi {
                                      const uint32_t *, const uint32_t *, int,
                                      int, int, int);
 
+  /// Optional (CUDA 11.8+): null when the driver lacks it; kernels
+  /// compiled for dependent launch then start as any kernel (their wait is
+  /// then for nothing).
+  CUresult (*cuLaunchKernelEx)(const CuLaunchConfig *, CUfunction, void **,
+                               void **);
   /// Optional (CUDA 10+): null when the driver lacks it; Stream::hold()
   /// then holds nothing.
   CUresult (*cuLaunchHostFunc)(CUstream, void (*)(void *), void *);
@@ -173,6 +199,7 @@ Expected<const CudaApi *> loadCuda() {
   std::string Optional;
   resolve(L, A->cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", Optional);
   resolve(L, A->cuLaunchHostFunc, "cuLaunchHostFunc", Optional);
+  resolve(L, A->cuLaunchKernelEx, "cuLaunchKernelEx", Optional);
   if (!Missing.empty())
     return makeError("CUDA driver " + L.path() + " lacks " + Missing);
   if (Error E = A->check(A->cuInit(0), "cuInit"))
@@ -219,6 +246,27 @@ public:
                void *Stream) override {
     if (Error E = Api.check(Api.cuCtxSetCurrent(Ctx), "cuCtxSetCurrent"))
       return E;
+    if (Config.DependentLaunch && Api.cuLaunchKernelEx) {
+      // The kernel waits for the grid before it (griddepcontrol.wait), so
+      // it may be scheduled as that grid ends.
+      CuLaunchAttribute Serialization;
+      Serialization.Id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      Serialization.Value.Int = 1;
+      CuLaunchConfig C{Grid[0],
+                       Grid[1],
+                       Grid[2],
+                       Config.ThreadsPerBlock,
+                       1,
+                       1,
+                       Config.SharedBytes,
+                       static_cast<CUstream>(Stream),
+                       &Serialization,
+                       1};
+      return Api.check(Api.cuLaunchKernelEx(&C,
+                                            static_cast<CUfunction>(Function),
+                                            Args, nullptr),
+                       "cuLaunchKernelEx");
+    }
     return Api.check(
         Api.cuLaunchKernel(static_cast<CUfunction>(Function), Grid[0], Grid[1],
                            Grid[2], Config.ThreadsPerBlock, 1, 1,

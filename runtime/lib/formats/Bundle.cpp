@@ -300,6 +300,8 @@ Error readFallback(const Value &V, const std::string &Path, KernelInfo &K) {
   Out.Launch.ThreadsPerBlock =
       static_cast<uint32_t>(Threads > 0 ? Threads : K.Warps * 32);
   Out.Launch.SharedBytes = static_cast<uint32_t>(Shared);
+  // The copy is compiled with the kernel: it waits as the kernel does.
+  Out.Launch.DependentLaunch = K.Launch.DependentLaunch;
   return F.boolean("persistent", Out.Persistent);
 }
 
@@ -342,6 +344,8 @@ Error readKernel(const Value &V, const std::string &Path, KernelInfo &K) {
   K.Launch.ThreadsPerBlock =
       static_cast<uint32_t>(Threads > 0 ? Threads : Warps * 32);
   K.Launch.SharedBytes = static_cast<uint32_t>(Shared);
+  if (Error E = F.boolean("dependent_launch", K.Launch.DependentLaunch))
+    return E;
   const Value *Grid = F.get("grid");
   if (!Grid)
     return F.missing("grid");
@@ -487,6 +491,8 @@ Value Manifest::toJson() const {
     KV.set("warps", K.Warps);
     KV.set("threads_per_block", K.Launch.ThreadsPerBlock);
     KV.set("shared_bytes", K.Launch.SharedBytes);
+    if (K.Launch.DependentLaunch)
+      KV.set("dependent_launch", true);
     KV.set("grid",
            json::Array(K.Signature.Grid.begin(), K.Signature.Grid.end()));
     json::Array Params;

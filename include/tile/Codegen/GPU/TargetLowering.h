@@ -297,6 +297,12 @@ public:
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads,
                           unsigned maxRegisters, unsigned occupancy) = 0;
 
+  /// At a kernel's start (where TargetInfo::hasDependentLaunch): waits
+  /// until the grids before it in its stream have finished and their
+  /// memory is visible, then lets the next grid be scheduled. Only called
+  /// where hasDependentLaunch.
+  virtual void waitForPrecedingGrids(mlir::OpBuilder &b, mlir::Location loc);
+
   /// Erases an op this lowering created and no longer needs (a step another
   /// instruction replaced): through the rewriter of the conversion pattern
   /// that is running, which the generic lowering sets, so that the dialect

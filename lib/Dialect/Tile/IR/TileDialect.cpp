@@ -510,6 +510,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                   "the virtual grid";
     return success();
   }
+  if (name == kDependentLaunchAttr) {
+    if (!isa<ModuleOp>(op) || !isa<UnitAttr>(value))
+      return op->emitOpError() << "'tile.dependent_launch' must be a unit "
+                                  "attribute of the module";
+    return success();
+  }
   if (name == kOccupancyAttr) {
     auto n = dyn_cast<IntegerAttr>(value);
     if (!isa<FunctionOpInterface>(op) || !n || n.getInt() < 1)

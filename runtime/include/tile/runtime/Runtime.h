@@ -54,6 +54,11 @@ Platform platformOf(ObjectKind K);
 struct LaunchConfig {
   uint32_t ThreadsPerBlock = 128; ///< Ignored by the host platform.
   uint32_t SharedBytes = 0;       ///< Dynamic shared memory per block.
+  /// The code waits for the grids before it in its stream (tilec
+  /// --dependent-launch): CUDA launches it with programmatic stream
+  /// serialization, so it may be scheduled while the grid before it ends.
+  /// Other platforms launch it as any kernel.
+  bool DependentLaunch = false;
 };
 
 /// A block of device memory, freed when the last handle goes away.

@@ -77,6 +77,12 @@ def Tile_Dialect : Dialect {
     // tile-persist-programs for that kernel what the module attribute asks
     // for every kernel.
     static constexpr ::llvm::StringLiteral kPersistAttr = "tile.persist";
+    // Programmatic dependent launch (docs/Passes.md, "Dependent launch"): a
+    // unit attribute on the module; on targets that have it (NVIDIA sm_90+)
+    // each kernel starts by waiting for the grids before it in its stream
+    // and lets the next one be scheduled, and the runtime launches it so.
+    static constexpr ::llvm::StringLiteral kDependentLaunchAttr =
+        "tile.dependent_launch";
     // On a kernel: the language's `occupancy N`, the programs per SM (CU)
     // whose registers the kernel must leave room for (i32 >= 1).
     static constexpr ::llvm::StringLiteral kOccupancyAttr = "tile.occupancy";
