@@ -129,7 +129,7 @@ class Timer:
             window = graph.replay
         except Exception:  # not capturable: queue the window from Python
             torch.cuda.synchronize()
-            graph, how = None, "stream"
+            how = "stream"
 
             def window():
                 for a in sets:
@@ -138,7 +138,6 @@ class Timer:
         torch.cuda.synchronize()
         r = _summary([t / n for t in self._event_times(window)])
         r["note"] = "%d sets, %s" % (n, how)
-        del graph, sets
         return r
 
 
