@@ -368,10 +368,12 @@ rt::TuneKey jit::tuneKey(const std::string &source, const std::string &kernel,
   key.Compiler = Compiler::version();
   key.Source = hashText(source);
   key.Kernel = kernel;
-  // TMA copies (CompileOptions::tma) make other kernels: their own entries.
+  // TMA copies (CompileOptions::tma) make other kernels: their own entries
+  // (so do a producer warpgroup, persistence and dependent launches).
   key.Target = options.target + (options.tma ? "+tma" : "") +
                (options.warpSpecialize ? "+ws" : "") +
-               (options.persistent ? "+persistent" : "");
+               (options.persistent ? "+persistent" : "") +
+               (options.dependentLaunch ? "+pdl" : "");
   key.Defines = definesText(options.defines);
   key.Bucket = rt::bucketText(sizes);
   return key;

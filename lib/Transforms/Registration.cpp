@@ -52,6 +52,7 @@ void buildGpuPreparePipeline(OpPassManager &pm, const std::string &target) {
       TileStageConvertedOperandsOptions{target}));
   pm.addPass(createTileAllocateShared(TileAllocateSharedOptions{target}));
   pm.addPass(createTileAssignTensorMaps());
+  pm.addPass(createTilePrefetchPrologue(TilePrefetchPrologueOptions{target}));
 }
 
 void registerTransformsPasses() {
@@ -64,7 +65,7 @@ void registerTransformsPasses() {
       "canonicalize, cse, tile-persist-programs, tile-pipeline, "
       "tile-remove-conversions, "
       "canonicalize, tile-stage-operands, tile-stage-converted-operands, "
-      "tile-allocate-shared, tile-assign-tensor-maps "
+      "tile-allocate-shared, tile-assign-tensor-maps, tile-prefetch-prologue "
       "for a target",
       [](OpPassManager &pm, const GpuPrepareOptions &options) {
         buildGpuPreparePipeline(pm, options.target);

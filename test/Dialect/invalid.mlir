@@ -131,6 +131,38 @@ func.func @f(%v: !tile.view<?x?xf16>, %s: !tile.shared<2x4x4xf16>, %i: i32) {
 
 // -----
 
+func.func @f(%v: !tile.view<?x?xf16>, %i: i32) {
+  // expected-error @+1 {{expects one offset per view dimension (2), got 1}}
+  tile.prefetch %v[%i] [64, 64] : !tile.view<?x?xf16>
+  return
+}
+
+// -----
+
+func.func @f(%v: !tile.view<?x?xf16>, %i: i32) {
+  // expected-error @+1 {{expects one extent per view dimension (2), got 1}}
+  tile.prefetch %v[%i, %i] [64] : !tile.view<?x?xf16>
+  return
+}
+
+// -----
+
+func.func @f(%v: !tile.view<?x?xf16>, %i: i32) {
+  // expected-error @+1 {{expects positive extents}}
+  tile.prefetch %v[%i, %i] [64, 0] : !tile.view<?x?xf16>
+  return
+}
+
+// -----
+
+func.func @f(%i: i32) {
+  // expected-error @+1 {{must be directly in the body of a tile.kernel}}
+  tile.wait_preceding_grids
+  return
+}
+
+// -----
+
 func.func @f(%v: !tile.view<?x?x?xf16>, %s: !tile.shared<4x4xf16>, %i: i32) {
   // expected-error @+1 {{destination rank 2 is lower than the source rank 3}}
   tile.copy_async %v[%i, %i, %i] -> %s[%i, %i] : !tile.view<?x?x?xf16> -> !tile.shared<4x4xf16>

@@ -85,6 +85,19 @@ func.func @sub_byte_views(%p: !tile.ptr<i3>, %q: !tile.ptr<f4E2M1FN>,
   return
 }
 
+// A prefetch of a 64 x 128 slice, under a predicate or not, and the wait
+// of a dependent launch.
+// CHECK-LABEL: func.func @prefetch
+// CHECK-NEXT: tile.prefetch %{{.*}}[%{{.*}}, %{{.*}}] [64, 128] : !tile.view<?x?xi4>
+// CHECK-NEXT: tile.prefetch %{{.*}}[%{{.*}}, %{{.*}}] [64, 128] if %{{.*}} : !tile.view<?x?xi4>
+// CHECK-NEXT: tile.wait_preceding_grids
+func.func @prefetch(%v: !tile.view<?x?xi4>, %i: i32, %p: i1) attributes {tile.kernel} {
+  tile.prefetch %v[%i, %i] [64, 128] : !tile.view<?x?xi4>
+  tile.prefetch %v[%i, %i] [64, 128] if %p : !tile.view<?x?xi4>
+  tile.wait_preceding_grids
+  return
+}
+
 // CHECK-LABEL: func.func @shared_memory
 // CHECK: %[[S:.*]] = tile.alloc_shared : !tile.shared<3x64x32xf16>
 // CHECK: tile.copy_async %{{.*}}[%{{.*}}, %{{.*}}] -> %[[S]][%{{.*}}, %{{.*}}, %{{.*}}] : !tile.view<?x?xf16> -> !tile.shared<3x64x32xf16>

@@ -116,6 +116,11 @@ cl::opt<bool> tunePersistent(
     cl::desc("GPU targets: tune the persistent kernel (tilec --persistent; "
              "a tune cache entry of its own)"),
     cl::sub(tuneCmd), cl::cat(tuneCat));
+cl::opt<bool> tuneDependentLaunch(
+    "dependent-launch",
+    cl::desc("sm_90+: tune the kernel built for dependent launches (tilec "
+             "--dependent-launch; a tune cache entry of its own)"),
+    cl::sub(tuneCmd), cl::cat(tuneCat));
 cl::opt<bool> tuneQuiet("quiet", cl::desc("No progress lines"),
                         cl::sub(tuneCmd), cl::cat(tuneCat));
 cl::opt<bool> tuneNoCache("no-cache",
@@ -192,6 +197,7 @@ bool makeRequest(jit::TuneRequest &request, const std::string &deviceSpec) {
   request.Options.tma = tuneTma;
   request.Options.warpSpecialize = tuneWarpSpecialize;
   request.Options.persistent = tunePersistent;
+  request.Options.dependentLaunch = tuneDependentLaunch;
   for (const std::string &d : tuneDefines) {
     std::string name, value;
     if (!driver::splitAssignment(d, name, value)) {

@@ -207,6 +207,12 @@ TEST(Tune, CompileTunedUsesTheCacheByBucket) {
   tma.tma = true;
   EXPECT_NE(tuneKey(kFill, "fill", tma, *device, {{"N", 64}}).Target,
             entry.Key.Target);
+  // So are kernels built for dependent launches (their own prefetches and
+  // wait).
+  CompileOptions pdl;
+  pdl.dependentLaunch = true;
+  EXPECT_EQ(tuneKey(kFill, "fill", pdl, *device, {{"N", 64}}).Target,
+            entry.Key.Target + "+pdl");
   // Another bucket misses.
   auto other = compileTuned(compiler, *device, kFill, "fill.tile", "fill", {},
                             {{"N", 65}}, policy);

@@ -282,4 +282,31 @@ def TileAssignTensorMaps
   }];
 }
 
+def TilePrefetchPrologue
+    : Pass<"tile-prefetch-prologue", "::mlir::ModuleOp"> {
+  let summary = "start a dependent launch's prologue copies as L2 prefetches "
+                "before it waits for the grids before it";
+  let description = [{
+    In a module launched with dependent launches (`tile.dependent_launch`)
+    for a target that has them: in each kernel, every `tile.copy_async` of
+    the top-level block (a software pipeline's prologue) whose source view,
+    offsets and predicate are computed there without memory effects gets a
+    `tile.prefetch` of the same slice, and those prefetches, with what
+    they compute from, move to the kernel's start followed by a
+    `tile.wait_preceding_grids`. The slices then stream into L2 while the
+    grid before this one finishes (a prefetch changes no value: a slice
+    that grid writes is read again after the wait); the copies themselves
+    stay after the wait. In a warp-specialized kernel, the copies of the
+    producer warpgroup's loop are prefetched at the iterations of the
+    ring's first pass (0 .. depth - 1, each under its bound check), from
+    clones of the loop's index arithmetic. A kernel without such a copy
+    (a persistent kernel's are in its program loop) is left alone, and the
+    GPU lowering waits at its start. Runs after tile-pipeline.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "target name (sm_90a, sm_80, gfx942, host, ...)">
+  ];
+}
+
 #endif // TILE_TRANSFORMS_PASSES_TD

@@ -24,6 +24,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 
@@ -100,7 +101,12 @@ LogicalResult lowerTileToLLVM(ModuleOp module, TargetLowering &target) {
     if (fn->hasAttr("tile.kernel"))
       kernels.push_back(fn);
   llvm::StringMap<LaunchBounds> launch;
+  // Kernels whose wait for the grids before them tile-prefetch-prologue
+  // placed (after its prefetches); the others wait at their start.
+  llvm::StringSet<> placedWaits;
   for (func::FuncOp fn : kernels) {
+    if (!fn.getBody().getOps<tile::WaitPrecedingGridsOp>().empty())
+      placedWaits.insert(fn.getSymName());
     if (auto bounds = launchBounds(fn, target.getTargetInfo()))
       launch[fn.getSymName()] = *bounds;
     else
@@ -152,7 +158,8 @@ LogicalResult lowerTileToLLVM(ModuleOp module, TargetLowering &target) {
   }
 
   // 3. Entry points (waiting for the grids before them first, where the
-  // module asks for dependent launches and the target has them).
+  // module asks for dependent launches and the target has them, unless
+  // the kernel's wait was placed).
   bool dependent = module->hasAttr(tile::TileDialect::kDependentLaunchAttr) &&
                    target.getTargetInfo().hasDependentLaunch();
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
@@ -161,7 +168,8 @@ LogicalResult lowerTileToLLVM(ModuleOp module, TargetLowering &target) {
       continue;
     target.markKernel(fn, it->second.threads, it->second.maxRegisters,
                       it->second.occupancy);
-    if (dependent && !fn.getBody().empty()) {
+    if (dependent && !fn.getBody().empty() &&
+        !placedWaits.contains(fn.getSymName())) {
       OpBuilder b = OpBuilder::atBlockBegin(&fn.getBody().front());
       target.waitForPrecedingGrids(b, fn.getLoc());
     }

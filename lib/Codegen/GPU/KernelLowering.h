@@ -389,6 +389,9 @@ public:
                                const ::tile::layout::DistributedLayout &acc);
   llvm::DenseSet<mlir::Operation *> barriersAfterSharedReads();
   mlir::LogicalResult lowerWait(tile::WaitOp op);
+  /// L2 prefetches and the dependent-launch wait (LowerPrefetch.cpp).
+  mlir::LogicalResult lowerPrefetch(tile::PrefetchOp op);
+  mlir::LogicalResult lowerWaitPrecedingGrids(tile::WaitPrecedingGridsOp op);
   /// program_id, num_programs (LowerKernel.cpp).
   mlir::LogicalResult lowerProgramId(tile::ProgramIdOp op);
   mlir::LogicalResult lowerNumPrograms(tile::NumProgramsOp op);
@@ -521,6 +524,8 @@ void populateReducePatterns(KernelLowering &kl,
 void populateDotPatterns(KernelLowering &kl, mlir::RewritePatternSet &patterns);
 void populateCastPatterns(KernelLowering &kl,
                           mlir::RewritePatternSet &patterns);
+void populatePrefetchPatterns(KernelLowering &kl,
+                              mlir::RewritePatternSet &patterns);
 
 /// Applies the shared-memory swizzle `s` to an i32 element offset.
 mlir::Value applySwizzle(KernelLowering &kl, mlir::Location loc,

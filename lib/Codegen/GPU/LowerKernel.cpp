@@ -101,6 +101,10 @@ void TargetLowering::atomicAddGlobalPair(OpBuilder &, Location, Value, Value,
   llvm_unreachable("atomicAddGlobalPair without hasAtomicAddPair");
 }
 
+void TargetLowering::prefetchL2(OpBuilder &, Location, Value) {
+  llvm_unreachable("prefetchL2 without hasL2Prefetch");
+}
+
 void TargetLowering::waitForPrecedingGrids(OpBuilder &, Location) {
   llvm_unreachable("waitForPrecedingGrids without hasDependentLaunch");
 }
@@ -709,6 +713,7 @@ LogicalResult KernelLowering::run() {
   populateReducePatterns(*this, patterns);
   populateDotPatterns(*this, patterns);
   populateCastPatterns(*this, patterns);
+  populatePrefetchPatterns(*this, patterns);
 
   ConversionTarget target(*ctx);
   target.addIllegalDialect<tile::TileDialect>();

@@ -605,7 +605,8 @@ void host::populateMemoryPatterns(const TypeConverter &converter,
   patterns.add<LoadLowering, GlobalWriteLowering<StoreOp>,
                GlobalWriteLowering<AtomicAddOp>, AllocSharedLowering,
                SharedLoadLowering, SharedStoreLowering, CopyAsyncLowering,
-               EraseLowering<WaitOp>, EraseLowering<BarrierOp>>(
+               EraseLowering<WaitOp>, EraseLowering<BarrierOp>,
+               EraseLowering<PrefetchOp>, EraseLowering<WaitPrecedingGridsOp>>(
       converter, patterns.getContext());
 }
 

@@ -295,6 +295,13 @@ Expected<Value *> NvidiaRewriter::rewriteCall(CallInst *call, StringRef name) {
     callOps(b, kWgmmaWait, voidTy, {b.CreateZExtOrTrunc(arg(0), i32)});
   } else if (name == "llvm.nvvm.fence.proxy.async.shared_cta") {
     callOps(b, kFenceProxyAsync, voidTy, {});
+  } else if (name == "llvm.nvvm.prefetch.global.L2" ||
+             name == "llvm.nvvm.prefetch.L2") {
+    // An L2 prefetch changes nothing, but its address must be inside an
+    // allocation (the lowering bounds-checks every line): checked as a
+    // one-byte global read.
+    callOps(b, kAccess, i32,
+            {generic(b, arg(0)), b.getInt32(1), b.getInt32(TILE_EMU_GLOBAL)});
   } else if (name == "llvm.nvvm.griddepcontrol.wait" ||
              name == "llvm.nvvm.griddepcontrol.launch.dependents") {
     // Dependent launch: the emulator runs one grid at a time, each after

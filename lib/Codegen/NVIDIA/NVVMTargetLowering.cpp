@@ -560,6 +560,15 @@ public:
     sideEffect(b, loc, text.c_str(), constraints, operands);
   }
 
+  bool hasL2Prefetch() const override { return true; }
+  void prefetchL2(OpBuilder &b, Location loc, Value ptr) override {
+    NVVM::PrefetchOp::create(b, loc,
+                             NVVM::PrefetchCacheLevelAttr::get(
+                                 b.getContext(), NVVM::PrefetchCacheLevel::L2),
+                             /*evictPriority=*/nullptr, ptr,
+                             /*predicate=*/Value());
+  }
+
   void waitForPrecedingGrids(OpBuilder &b, Location loc) override {
     // Wait first: the next grid is let in only once this one runs on the
     // finished results of the one before (at most two grids in flight).

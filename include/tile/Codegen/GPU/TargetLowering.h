@@ -297,6 +297,14 @@ public:
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads,
                           unsigned maxRegisters, unsigned occupancy) = 0;
 
+  /// Whether prefetchL2 brings lines into the L2 cache (else tile.prefetch
+  /// lowers to nothing: it is a hint).
+  virtual bool hasL2Prefetch() const { return false; }
+  /// Brings the cache line holding the global address `ptr` into L2
+  /// (changes no value). Only called where hasL2Prefetch.
+  virtual void prefetchL2(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value ptr);
+
   /// At a kernel's start (where TargetInfo::hasDependentLaunch): waits
   /// until the grids before it in its stream have finished and their
   /// memory is visible, then lets the next grid be scheduled. Only called

@@ -231,6 +231,26 @@ LogicalResult CopyAsyncOp::verify() {
                             src.getElementType(), "copied tile");
 }
 
+LogicalResult PrefetchOp::verify() {
+  ViewType src = getSrc().getType();
+  if (getOffsets().size() != src.getRank())
+    return emitOpError() << "expects one offset per view dimension ("
+                         << src.getRank() << "), got " << getOffsets().size();
+  if (getShape().size() != src.getRank())
+    return emitOpError() << "expects one extent per view dimension ("
+                         << src.getRank() << "), got " << getShape().size();
+  if (llvm::any_of(getShape(), [](int64_t e) { return e <= 0; }))
+    return emitOpError("expects positive extents");
+  return success();
+}
+
+LogicalResult WaitPrecedingGridsOp::verify() {
+  auto func = dyn_cast<func::FuncOp>((*this)->getParentOp());
+  if (!func || !func->hasAttr(TileDialect::kKernelAttr))
+    return emitOpError("must be directly in the body of a tile.kernel");
+  return success();
+}
+
 LogicalResult MbarrierInitOp::verify() {
   return verifyBarrierBuffer(*this, getBarriers());
 }

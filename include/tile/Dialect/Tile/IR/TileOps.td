@@ -236,6 +236,52 @@ def Tile_CopyAsyncOp : Tile_Op<"copy_async",
   let hasVerifier = 1;
 }
 
+def Tile_PrefetchOp : Tile_Op<"prefetch", [AttrSizedOperandSegments]> {
+  let summary = "bring a global slice into the L2 cache (a hint)";
+  let description = [{
+    Asks for the slice of `src` at `offsets` with extents `shape` to be
+    brought into the device's L2 cache. It changes no value and reads
+    nothing outside `src` (each contiguous row is fetched from its first
+    byte in steps of the cache line; a view whose last dimension has a
+    stride is not prefetched). With `if %pred` and %pred false, nothing is
+    prefetched. tile-prefetch-prologue puts one before a dependent launch's
+    `tile.wait_preceding_grids` for each copy of a pipeline's prologue, so
+    that those bytes stream while the grid before finishes; a target
+    without L2 prefetches drops it.
+
+    ```mlir
+    tile.prefetch %w[%n, %k] [64, 256] if %live : !tile.view<?x?xi4>
+    ```
+  }];
+  let arguments = (ins Tile_View:$src, Variadic<I32>:$offsets,
+                       DenseI64ArrayAttr:$shape, Optional<I1>:$pred);
+  let assemblyFormat = [{
+    $src `[` $offsets `]` $shape (`if` $pred^)? attr-dict `:`
+    qualified(type($src))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_WaitPrecedingGridsOp : Tile_Op<"wait_preceding_grids"> {
+  let summary = "wait for the grids before this one (dependent launch)";
+  let description = [{
+    In a module launched with dependent launches (`tile.dependent_launch`,
+    on a target that has them): waits until the grids before this one in
+    its stream have finished and their memory is visible, then lets the
+    next grid be scheduled. The GPU lowering puts this wait at the start of
+    every kernel that has none; tile-prefetch-prologue places it after the
+    `tile.prefetch` ops it adds, which are all a kernel may do with global
+    memory before it. Only in a kernel's top-level block; a target without
+    dependent launches drops it.
+
+    ```mlir
+    tile.wait_preceding_grids
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 def Tile_WaitOp : Tile_Op<"wait"> {
   let summary = "wait until at most `pending` async copy groups are in flight";
   let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
