@@ -434,12 +434,13 @@ def cases(quick=False):
                 ["M=1,K=512,N=200", "M=11,K=256,N=72"],
                 [d for d in dq if d["M"] <= 8],
                 _gemm_wq_work(t, 128), inout=["C"], atol=split_atol(t))
-    # Dependent launch (tilec --dependent-launch): each kernel waits for
-    # the one before it in its stream at its start and may be scheduled
-    # while that one ends; shows only where launches follow each other
-    # (bench/run.sh --rotate: predicted 0.5-1.5 us less per launch at N =
-    # K = 4096, session 35). The flush method's memset before each launch
-    # leaves nothing to overlap.
+    # Dependent launch (tilec --dependent-launch): each kernel may be
+    # scheduled while the one before it in its stream ends, prefetches its
+    # pipeline's first blocks into L2 (session 36) and then waits for it;
+    # shows only where launches follow each other (bench/run.sh --rotate:
+    # predicted u4 at N = K = 4096 3.4-4.4 us per launch, docs/
+    # Performance.md). The flush method's memset before each launch leaves
+    # nothing to overlap.
     if not quick:
         for t, ws in (("u2", False), ("u4", False), ("u8", False),
                       ("u4", True)):

@@ -184,6 +184,88 @@ TEST_F(GpuTest, TileRunRotatesOnTheGpu) {
       << Out;
 }
 
+/// vadd.ptx as a dependent launch (tilec --dependent-launch's order):
+/// each thread prefetches its A element into L2, then waits for the grid
+/// before it, lets the next one in, and only then loads.
+std::string dependentVaddPtx() {
+  std::ifstream In(TILE_TEST_PTX);
+  std::stringstream SS;
+  SS << In.rdbuf();
+  std::string Ptx = SS.str();
+  auto Replace = [&](const std::string &From, const std::string &To) {
+    size_t At = Ptx.find(From);
+    EXPECT_NE(At, std::string::npos) << From;
+    if (At != std::string::npos)
+      Ptx.replace(At, From.size(), To);
+  };
+  Replace(".version 7.0", ".version 8.0");
+  Replace(".target sm_52", ".target sm_90");
+  Replace("    ld.global.f32       %f1, [%rd8];",
+          "    prefetch.global.L2  [%rd8];\n"
+          "    griddepcontrol.wait;\n"
+          "    griddepcontrol.launch_dependents;\n"
+          "    ld.global.f32       %f1, [%rd8];");
+  return Ptx;
+}
+
+// Dependent launches on a real driver (cuLaunchKernelEx with programmatic
+// stream serialization): eight vadds in a chain, each reading the sum the
+// one before wrote (X_k = X_k-1 + B), each prefetching that input before
+// its wait as tilec's kernels do. Each may start before the one before
+// ends; none may read its input early: the last sum is A + 8 B, added in
+// the same order on the host.
+TEST_F(GpuTest, DependentLaunchesReadWhatTheGridBeforeWrote) {
+  if (std::stoi(Dev.arch().substr(3)) < 90)
+    GTEST_SKIP() << "dependent launch needs sm_90 or later, not " << Dev.arch();
+  const int64_t N = 1 << 22, Steps = 8;
+  std::string Dir = test::makeTempBundle(
+      "tile_gpu_pdl",
+      {{"vadd.ptx", dependentVaddPtx()},
+       {"manifest.json", test::manifestJson({test::vaddKernelJson(
+                             R"("entry": "tile_test_vadd", "target": "sm_90",
+               "object": "vadd.ptx", "object_kind": "ptx",
+               "shared_bytes": 0, "dependent_launch": true)",
+                             N, 5)})}});
+  Expected<Kernel> K = loadVadd(Dir);
+  ASSERT_TRUE(K) << K.message();
+  ASSERT_TRUE(K->config().DependentLaunch);
+  Expected<test::VaddBuffers> V = test::makeVaddBuffers(Dev, N, 5);
+  ASSERT_TRUE(V) << V.message();
+  std::vector<Buffer> X;
+  for (int64_t I = 0; I < Steps; ++I) {
+    Expected<Buffer> Buf = Dev.allocate(N * 4);
+    ASSERT_TRUE(Buf) << Buf.message();
+    ASSERT_FALSE(Buf->fill(PoisonByte));
+    X.push_back(*Buf);
+  }
+  Expected<Stream> S = Dev.createStream();
+  ASSERT_TRUE(S) << S.message();
+  auto Tensor = [&](const Buffer &B) {
+    return ArgValue::tensor(B.address(), B.size(), {N}, "f32");
+  };
+  for (int64_t I = 0; I < Steps; ++I) {
+    Error E = K->launch(
+        {Tensor(I ? X[I - 1] : V->A), Tensor(V->B), Tensor(X[I])}, {}, &*S);
+    ASSERT_FALSE(E) << E.message();
+  }
+  ASSERT_FALSE(S->synchronize());
+  Expected<std::vector<uint8_t>> Got = X.back().read();
+  Expected<std::vector<uint8_t>> A = generateTensor("f32", N, 5, "A");
+  Expected<std::vector<uint8_t>> B = generateTensor("f32", N, 5, "B");
+  ASSERT_TRUE(Got && A && B);
+  int64_t Wrong = 0;
+  for (int64_t I = 0; I < N; ++I) {
+    float Sum, Y, Z;
+    std::memcpy(&Sum, A->data() + 4 * I, 4);
+    std::memcpy(&Y, B->data() + 4 * I, 4);
+    for (int64_t Step = 0; Step < Steps; ++Step)
+      Sum = Sum + Y;
+    std::memcpy(&Z, Got->data() + 4 * I, 4);
+    Wrong += std::memcmp(&Z, &Sum, 4) != 0;
+  }
+  EXPECT_EQ(Wrong, 0) << "of " << N;
+}
+
 TEST_F(GpuTest, TileRunOnTheGpu) {
   std::string Dir = makeBundle("tile_run", 0);
   test::writeVaddReference(Dir + "/C.npy", 100003, 5);
