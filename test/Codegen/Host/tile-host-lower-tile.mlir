@@ -254,3 +254,19 @@ func.func @dot_without_format(%a: tensor<4x4xf8E4M3FNUZ>, %c: tensor<4x4xf32>) -
   %d = tile.dot %a, %a, %c : tensor<4x4xf8E4M3FNUZ>, tensor<4x4xf8E4M3FNUZ>, tensor<4x4xf32> -> tensor<4x4xf32>
   return %d : tensor<4x4xf32>
 }
+
+// -----
+
+// The host runs one grid at a time and has no L2 to fill: a prefetch and
+// a dependent launch's wait are erased.
+// CHECK-LABEL: func.func @prefetch_and_wait
+// CHECK-NOT: tile.prefetch
+// CHECK-NOT: tile.wait_preceding_grids
+// CHECK: return
+func.func @prefetch_and_wait(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %v = tile.view %p(%n) : !tile.ptr<f32> -> !tile.view<?xf32>
+  tile.prefetch %v[%c0] [64] : !tile.view<?xf32>
+  tile.wait_preceding_grids
+  return
+}
