@@ -1,5 +1,4 @@
-//===- PrefetchPrologue.cpp - L2 prefetches before a dependent launch waits
-//===//
+//===- PrefetchPrologue.cpp - L2 prefetches before a dependent wait ------===//
 //
 // Part of tilec. Implements tile-prefetch-prologue (see Passes.td and
 // docs/Passes.md "Dependent launch").
@@ -19,9 +18,11 @@
 //   tile.copy_async %w[%n0, %k0] -> ...       (unchanged, after the wait)
 //
 // In a warp-specialized kernel the copies sit in the producer warpgroup's
-// loop; its first passes over the ring (iterations 0 .. depth - 1, which
-// the producer issues without waiting) are prefetched the same way, from
-// clones of the loop's index arithmetic at those iterations.
+// loop; its first pass over the ring (iterations 0 .. depth - 1, which
+// the producer issues without waiting) is prefetched the same way, from
+// clones of the loop's index arithmetic at those iterations; in a
+// persistent kernel, the prologue of the program loop's first iteration
+// (the program's first tile).
 //
 // A prefetch changes no value, so a slice the grid before writes (the
 // activations) is still read correctly by its copy after the wait; only
@@ -100,63 +101,77 @@ int64_t ringDepth(tile::CopyAsyncOp copy) {
   return shape.size() > copy.getSrc().getType().getRank() ? shape.front() : 1;
 }
 
-/// A producer warpgroup's copy loop (warp specialization): its copies of
-/// the first passes over the ring are issued at once, so they are
-/// prefetched, iteration by iteration.
-struct ProducerLoop {
+/// A loop whose first iterations' copies are issued at once: a producer
+/// warpgroup's copy loop (warp specialization; its first pass over the
+/// ring, `depth` iterations) or a persistent kernel's program loop (the
+/// prologue of its first program: one iteration).
+struct EarlyLoop {
   scf::ForOp loop;
+  int64_t depth = 1;
   SmallVector<tile::CopyAsyncOp> copies;
 };
 
-/// The producer loops of \p func whose bounds and copy operands are pure
-/// functions of the kernel's arguments and induction variable; their
-/// slices go to \p slice.
-SmallVector<ProducerLoop> producerLoops(func::FuncOp func,
-                                        llvm::SetVector<Operation *> &slice) {
-  SmallVector<ProducerLoop> loops;
-  Block &entry = func.getBody().front();
+/// Adds \p loop (directly in \p outer, itself the entry block or a block
+/// directly in it) to \p loops when its bounds and some of its copies'
+/// operands are pure functions of the kernel's arguments and the
+/// induction variable; their slices go to \p slice. \p depth 0: the
+/// copies' ring depth.
+void addEarlyLoop(scf::ForOp loop, Block &entry, Block &outer, int64_t depth,
+                  SmallVector<EarlyLoop> &loops,
+                  llvm::SetVector<Operation *> &slice) {
   SmallVector<Value> args(entry.getArguments());
+  SmallVector<Value> bounds{loop.getLowerBound(), loop.getUpperBound(),
+                            loop.getStep()};
+  if (!collectSlice(bounds, {&entry, &outer}, args, slice))
+    return;
+  EarlyLoop found{loop, depth, {}};
+  args.push_back(loop.getInductionVar());
+  for (auto copy : loop.getBody()->getOps<tile::CopyAsyncOp>())
+    if (collectSlice(prefetchOperands(copy), {&entry, &outer, loop.getBody()},
+                     args, slice)) {
+      found.copies.push_back(copy);
+      if (depth == 0)
+        found.depth = std::max(found.depth, ringDepth(copy));
+    }
+  if (!found.copies.empty())
+    loops.push_back(std::move(found));
+}
+
+/// The producer loops and the persistent program loop of \p func.
+SmallVector<EarlyLoop> earlyLoops(func::FuncOp func,
+                                  llvm::SetVector<Operation *> &slice) {
+  SmallVector<EarlyLoop> loops;
+  Block &entry = func.getBody().front();
+  for (auto loop : entry.getOps<scf::ForOp>())
+    if (loop->hasAttr(tile::TileDialect::kPersistentAttr))
+      addEarlyLoop(loop, entry, entry, 1, loops, slice);
   for (auto ws : entry.getOps<tile::WarpSpecializeOp>()) {
     Block &producer = ws.getProducer().front();
-    for (auto loop : producer.getOps<scf::ForOp>()) {
-      ProducerLoop found{loop, {}};
-      SmallVector<Value> bounds{loop.getLowerBound(), loop.getUpperBound(),
-                                loop.getStep()};
-      if (!collectSlice(bounds, {&entry, &producer}, args, slice))
-        continue;
-      SmallVector<Value> loopArgs(args);
-      loopArgs.push_back(loop.getInductionVar());
-      for (auto copy : loop.getBody()->getOps<tile::CopyAsyncOp>())
-        if (collectSlice(prefetchOperands(copy),
-                         {&entry, &producer, loop.getBody()}, loopArgs, slice))
-          found.copies.push_back(copy);
-      if (!found.copies.empty())
-        loops.push_back(std::move(found));
-    }
+    for (auto loop : producer.getOps<scf::ForOp>())
+      addEarlyLoop(loop, entry, producer, 0, loops, slice);
   }
   return loops;
 }
 
 /// Prefetches, before the wait at \p b's insertion point, the copies of
-/// the first passes of \p pl over their rings: iteration i < depth at
-/// lower bound + i x step, under i's bound check and the copy's own
-/// predicate. Ops of the slice outside the entry block are cloned
-/// (\p outside maps those before the loop, once).
-void prefetchProducerLoop(OpBuilder &b, ProducerLoop &pl,
-                          const llvm::SetVector<Operation *> &slice,
-                          IRMapping &outside) {
-  Block &producer = *pl.loop->getBlock();
-  for (Operation &op : producer)
-    if (slice.contains(&op) && !outside.contains(&op))
-      b.clone(op, outside);
-  int64_t depth = 0;
-  for (tile::CopyAsyncOp copy : pl.copies)
-    depth = std::max(depth, ringDepth(copy));
-  Location loc = pl.loop.getLoc();
-  Value lb = outside.lookupOrDefault(pl.loop.getLowerBound());
-  Value ub = outside.lookupOrDefault(pl.loop.getUpperBound());
-  Value step = outside.lookupOrDefault(pl.loop.getStep());
-  for (int64_t i = 0; i < depth; ++i) {
+/// the first \p el.depth iterations of \p el.loop: iteration i at lower
+/// bound + i x step, under i's bound check and the copy's own predicate.
+/// Ops of the slice outside the entry block (already before the wait) are
+/// cloned: those before the loop once (\p outside maps them), those in
+/// it per iteration.
+void prefetchEarlyLoop(OpBuilder &b, Block &entry, EarlyLoop &el,
+                       const llvm::SetVector<Operation *> &slice,
+                       IRMapping &outside) {
+  Block &outer = *el.loop->getBlock();
+  if (&outer != &entry)
+    for (Operation &op : outer)
+      if (slice.contains(&op) && !outside.contains(&op))
+        b.clone(op, outside);
+  Location loc = el.loop.getLoc();
+  Value lb = outside.lookupOrDefault(el.loop.getLowerBound());
+  Value ub = outside.lookupOrDefault(el.loop.getUpperBound());
+  Value step = outside.lookupOrDefault(el.loop.getStep());
+  for (int64_t i = 0; i < el.depth; ++i) {
     Value iv = lb;
     if (i > 0) {
       Value n = arith::ConstantOp::create(b, loc,
@@ -167,11 +182,11 @@ void prefetchProducerLoop(OpBuilder &b, ProducerLoop &pl,
     Value live =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, ub);
     IRMapping m = outside;
-    m.map(pl.loop.getInductionVar(), iv);
-    for (Operation &op : *pl.loop.getBody())
+    m.map(el.loop.getInductionVar(), iv);
+    for (Operation &op : *el.loop.getBody())
       if (slice.contains(&op))
         b.clone(op, m);
-    for (tile::CopyAsyncOp copy : pl.copies) {
+    for (tile::CopyAsyncOp copy : el.copies) {
       if (i >= ringDepth(copy))
         continue;
       Value pred = live;
@@ -197,7 +212,7 @@ void prefetchPrologue(func::FuncOp func) {
   for (auto copy : entry.getOps<tile::CopyAsyncOp>())
     if (collectSlice(prefetchOperands(copy), {&entry}, args, slice))
       copies.push_back(copy);
-  SmallVector<ProducerLoop> loops = producerLoops(func, slice);
+  SmallVector<EarlyLoop> loops = earlyLoops(func, slice);
   if (copies.empty() && loops.empty())
     return;
   // The entry block's part of the slice keeps its order at the start,
@@ -216,8 +231,8 @@ void prefetchPrologue(func::FuncOp func) {
                              copy.getSrcOffsets(), copiedShape(copy),
                              copy.getPred());
   IRMapping outside;
-  for (ProducerLoop &pl : loops)
-    prefetchProducerLoop(b, pl, slice, outside);
+  for (EarlyLoop &el : loops)
+    prefetchEarlyLoop(b, entry, el, slice, outside);
 }
 
 struct PrefetchPrologue

@@ -178,3 +178,37 @@ func.func @producer(%PW: !tile.ptr<i4>, %N: i32, %K: i32) attributes {tile.kerne
   return
 }
 }
+
+// -----
+
+// A persistent kernel: the prologue sits in the program loop. The first
+// program's (the loop's first iteration, at program_id x, live while it
+// is below the virtual grid's size) is prefetched from clones of the
+// loop's index arithmetic; the loop is unchanged.
+// CHECK-LABEL: func.func @persistent
+// CHECK: %[[PID:.*]] = tile.program_id x
+// CHECK: %[[W:.*]] = tile.view %arg0
+// CHECK-NEXT: %[[LIVE:.*]] = arith.cmpi slt, %[[PID]], %arg3
+// CHECK-NEXT: %[[N0:.*]] = arith.muli %[[PID]], %c64_i32
+// CHECK-NEXT: tile.prefetch %[[W]][%[[N0]], %c0_i32] [64, 256] if %[[LIVE]] : !tile.view<?x?xi4>
+// CHECK-NEXT: tile.wait_preceding_grids
+// CHECK-NOT: tile.prefetch
+// CHECK: scf.for %{{.*}} = %[[PID]] to %arg3
+// CHECK: tile.copy_async %[[W]]
+// CHECK: } {tile.persistent}
+module attributes {tile.dependent_launch} {
+func.func @persistent(%PW: !tile.ptr<i4>, %N: i32, %K: i32, %total: i32) attributes {tile.kernel, tile.persistent, tile.warps = 4 : i32, tile.warp_size = 32 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %pid = tile.program_id x : i32
+  %step = tile.num_programs x : i32
+  %rw = tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<2x64x256xi4, #tile.shared_layout<(2,64,256):(8192,256,1)>>
+  %w = tile.view %PW(%N, %K) : !tile.ptr<i4> -> !tile.view<?x?xi4>
+  scf.for %v = %pid to %total step %step : i32 {
+    %n0 = arith.muli %v, %c64 : i32
+    tile.copy_async %w[%n0, %c0] -> %rw[%c0, %c0, %c0] : !tile.view<?x?xi4> -> !tile.shared<2x64x256xi4, #tile.shared_layout<(2,64,256):(8192,256,1)>>
+    tile.wait 0
+  } {tile.persistent}
+  return
+}
+}

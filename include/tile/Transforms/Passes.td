@@ -299,9 +299,10 @@ def TilePrefetchPrologue
     stay after the wait. In a warp-specialized kernel, the copies of the
     producer warpgroup's loop are prefetched at the iterations of the
     ring's first pass (0 .. depth - 1, each under its bound check), from
-    clones of the loop's index arithmetic. A kernel without such a copy
-    (a persistent kernel's are in its program loop) is left alone, and the
-    GPU lowering waits at its start. Runs after tile-pipeline.
+    clones of the loop's index arithmetic; in a persistent kernel, those
+    of the program loop's first iteration (its first program's prologue).
+    A kernel without such a copy is left alone, and the GPU lowering
+    waits at its start. Runs after tile-pipeline.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
