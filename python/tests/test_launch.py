@@ -154,6 +154,17 @@ def test_emulators_stage_host_arrays(examples, rng, target, device):
     np.testing.assert_allclose(y.astype(np.float64), e / e.sum(axis=1, keepdims=True), rtol=1e-2, atol=1e-3)
 
 
+def check_gemm(k, rng, m, kdim, n):
+    """Runs gemm_f16 kernel k on fresh random f16 operands (m x kdim, kdim x
+    n) into a poisoned output and checks it against float64."""
+    a = rng.standard_normal((m, kdim)).astype(np.float16)
+    b = rng.standard_normal((kdim, n)).astype(np.float16)
+    c = poisoned((m, n), np.float16)
+    k(a, b, c)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2, atol=0.05)
+
+
 def test_tma_copies_on_the_emulator(examples, rng):
     # tma=True: gemm_f16's operands are copied by TMA (the kernel takes
     # tensor maps the runtime encodes at launch), checked against float64;
@@ -161,16 +172,8 @@ def test_tma_copies_on_the_emulator(examples, rng):
     # without TMA (tile-clone-fallbacks), checked the same way.
     k = tilec.compile(f"{examples}/gemm_f16.tile", target="sm_90a", device="cuda-emu",
                       tma=True, W=4, WS=False, BN=64, BK=64)
-    a = rng.standard_normal((70, 136)).astype(np.float16)
-    b = rng.standard_normal((136, 72)).astype(np.float16)
-    c = poisoned((70, 72), np.float16)
-    k(a, b, c)
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2, atol=0.05)
-    a, b, c = a[:, :100].copy(), b[:100].copy(), poisoned((70, 72), np.float16)
-    k(a, b, c)
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2, atol=0.05)
+    check_gemm(k, rng, 70, 136, 72)
+    check_gemm(k, rng, 70, 100, 72)  # rows of 200 bytes: the fallback
 
 
 def test_warp_specialized_gemm_on_the_emulator(examples, rng):
@@ -178,12 +181,7 @@ def test_warp_specialized_gemm_on_the_emulator(examples, rng):
     # the kernel launches 4 more warps; checked against float64.
     k = tilec.compile(f"{examples}/gemm_f16.tile", target="sm_90a", device="cuda-emu",
                       warp_specialize=True, W=4, WS=False, BN=64, BK=64)
-    a = rng.standard_normal((70, 200)).astype(np.float16)
-    b = rng.standard_normal((200, 72)).astype(np.float16)
-    c = poisoned((70, 72), np.float16)
-    k(a, b, c)
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2, atol=0.05)
+    check_gemm(k, rng, 70, 200, 72)
 
 
 def test_persistent_gemm_on_the_emulator(examples, rng, monkeypatch):
@@ -192,29 +190,21 @@ def test_persistent_gemm_on_the_emulator(examples, rng, monkeypatch):
     monkeypatch.setenv("TILE_PERSISTENT_PROGRAMS", "2")
     k = tilec.compile(f"{examples}/gemm_f16.tile", target="sm_90a", device="cuda-emu",
                       persistent=True, W=4, WS=False, BN=64, BK=64)
-    a = rng.standard_normal((200, 136)).astype(np.float16)
-    b = rng.standard_normal((136, 130)).astype(np.float16)
-    c = poisoned((200, 130), np.float16)
-    k(a, b, c)
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2, atol=0.05)
+    check_gemm(k, rng, 200, 136, 130)
 
 
 def test_dependent_launch_on_the_emulator(examples, rng):
-    # dependent_launch=True: the kernel waits for the grids before it at
-    # its start (a no-op on the emulator, which runs one grid at a time);
-    # its results are unchanged, checked against float64, and it says so.
+    # dependent_launch=True: the kernel prefetches its pipeline's first
+    # blocks into L2 and then waits for the grids before it (the emulator
+    # checks each prefetch's address; the wait is a no-op there, one grid
+    # at a time); its results are unchanged, checked against float64, and
+    # it says so.
     k = tilec.compile(f"{examples}/gemm_f16.tile", target="sm_90a", device="cuda-emu",
                       dependent_launch=True, W=4, WS=False, BN=64, BK=64)
     assert k.dependent_launch
     assert not tilec.compile(f"{examples}/gemm_f16.tile", target="sm_90a", device="cuda-emu",
                              W=4, WS=False, BN=64, BK=64).dependent_launch
-    a = rng.standard_normal((70, 136)).astype(np.float16)
-    b = rng.standard_normal((136, 72)).astype(np.float16)
-    c = poisoned((70, 72), np.float16)
-    k(a, b, c)
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2, atol=0.05)
+    check_gemm(k, rng, 70, 136, 72)
 
 
 def test_compile_warnings(examples):

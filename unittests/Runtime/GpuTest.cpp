@@ -31,6 +31,14 @@ std::string manifest(unsigned SharedBytes) {
       100003, 5)});
 }
 
+/// The hand-written vadd kernel (Inputs/vadd.ptx).
+std::string vaddPtx() {
+  std::ifstream In(TILE_TEST_PTX);
+  std::stringstream SS;
+  SS << In.rdbuf();
+  return SS.str();
+}
+
 class GpuTest : public testing::Test {
 protected:
   void SetUp() override {
@@ -44,12 +52,8 @@ protected:
 
   std::string makeBundle(const std::string &Name, unsigned SharedBytes,
                          std::string Ptx = "") {
-    if (Ptx.empty()) {
-      std::ifstream In(TILE_TEST_PTX);
-      std::stringstream SS;
-      SS << In.rdbuf();
-      Ptx = SS.str();
-    }
+    if (Ptx.empty())
+      Ptx = vaddPtx();
     return test::makeTempBundle(
         "tile_gpu_" + Name,
         {{"vadd.ptx", Ptx}, {"manifest.json", manifest(SharedBytes)}});
@@ -188,10 +192,7 @@ TEST_F(GpuTest, TileRunRotatesOnTheGpu) {
 /// each thread prefetches its A element into L2, then waits for the grid
 /// before it, lets the next one in, and only then loads.
 std::string dependentVaddPtx() {
-  std::ifstream In(TILE_TEST_PTX);
-  std::stringstream SS;
-  SS << In.rdbuf();
-  std::string Ptx = SS.str();
+  std::string Ptx = vaddPtx();
   auto Replace = [&](const std::string &From, const std::string &To) {
     size_t At = Ptx.find(From);
     EXPECT_NE(At, std::string::npos) << From;
