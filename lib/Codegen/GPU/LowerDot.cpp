@@ -728,16 +728,32 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   // is live, and every accumulator element still sums its k blocks in
   // increasing order (the same fp32 rounding sequence as any other order of
   // the atoms).
+  // The distinct atoms of one operand at k block k, in first-use order.
+  auto distinctAtoms = [](ArrayRef<SmallVector<int64_t>> slots,
+                          ArrayRef<int64_t> group, int64_t k) {
+    SmallVector<int64_t> need;
+    for (int64_t q : group)
+      if (!llvm::is_contained(need, slots[q][k]))
+        need.push_back(slots[q][k]);
+    return need;
+  };
   auto runGroup = [&](ArrayRef<int64_t> group) -> LogicalResult {
+    // A fused B operand with one atom per k block (the 8 tokens of a
+    // swapped decode GEMM) reads two k blocks' atoms in one matrix load
+    // (ldmatrix.x4 rather than two .x2); the second waits here. Only for
+    // products of at least 16 k blocks: at 8 (the 5- to 8-bit decode
+    // chunks of 128 codes) ptxas then settled on fewer registers and
+    // recomputed the copies' chunk addresses in the loop (u5 at BM = 8:
+    // 289 -> 332 instructions per k block; docs/Performance.md). Targets
+    // without matrix loads (AMD) read B element-wise either way.
+    unsigned bBits = tile::getElementBitWidth(bType.getElementType());
+    bool pairB =
+        sharedB && kBlocks >= 16 &&
+        (tl.hasMatrixLoad(bBits, false) || tl.hasMatrixLoad(bBits, true));
+    std::optional<Regs> carriedB;
     for (int64_t k = 0; k < kBlocks; ++k) {
-      // The distinct A / B atoms of this k block, in first-use order.
-      SmallVector<int64_t> needA, needB;
-      for (int64_t q : group) {
-        if (!llvm::is_contained(needA, slotA[q][k]))
-          needA.push_back(slotA[q][k]);
-        if (!llvm::is_contained(needB, slotB[q][k]))
-          needB.push_back(slotB[q][k]);
-      }
+      SmallVector<int64_t> needA = distinctAtoms(slotA, group, k);
+      SmallVector<int64_t> needB = distinctAtoms(slotB, group, k);
       FailureOr<SmallVector<Regs>> fa = fragments(
           op.getA(), sharedA, *la, *qa, atom->a, needA, aType.getElementType());
       if (failed(fa))
@@ -747,9 +763,24 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
       for (size_t first = 0; first < needB.size(); first += 2) {
         ArrayRef<int64_t> chunk = ArrayRef<int64_t>(needB).slice(
             first, std::min<size_t>(2, needB.size() - first));
-        FailureOr<SmallVector<Regs>> fb =
-            fragments(op.getB(), sharedB, *lb, *qb, atom->b, chunk,
-                      bType.getElementType());
+        FailureOr<SmallVector<Regs>> fb = failure();
+        if (carriedB) {
+          fb = SmallVector<Regs>{std::move(*carriedB)};
+          carriedB.reset();
+        } else if (pairB && needB.size() == 1 && k + 1 < kBlocks &&
+                   distinctAtoms(slotB, group, k + 1).size() == 1) {
+          SmallVector<int64_t> pair = {needB[0],
+                                       distinctAtoms(slotB, group, k + 1)[0]};
+          fb = fragments(op.getB(), sharedB, *lb, *qb, atom->b, pair,
+                         bType.getElementType());
+          if (succeeded(fb) && fb->size() == 2) {
+            carriedB = std::move((*fb)[1]);
+            fb->pop_back();
+          }
+        } else {
+          fb = fragments(op.getB(), sharedB, *lb, *qb, atom->b, chunk,
+                         bType.getElementType());
+        }
         if (failed(fb))
           return failure();
         for (int64_t q : group) {

@@ -20,6 +20,22 @@
 #i8A = #tile.layout<spatial(4,1) * local(1,2) * column_local(2,2) * spatial(8,4) * local(1,4)>
 #i8B = #tile.layout<replicate(4) * local(2,8) * local(2,1) * column_spatial(4,8) * local(4,1)>
 #i8Bt = #tile.layout<replicate(4) * column_local(8,2) * local(1,2) * spatial(8,4) * local(1,4)>
+#wblk = #tile.layout<local(16,1) * spatial(4,32) * local(1,8)>
+#ablk = #tile.layout<local(2,1) * spatial(4,32) * local(1,8)>
+#wmma = #tile.layout<spatial(4,1) * local(1,16) * column_local(2,2) * spatial(8,4) * local(1,2)>
+#atmma = #tile.layout<replicate(4) * column_local(1,16) * local(1,2) * spatial(8,4) * local(1,2)>
+#amma = #tile.layout<replicate(4) * local(16,1) * local(2,1) * column_spatial(4,8) * local(2,1)>
+#cmma = #tile.layout<spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>
+#ws = #tile.shared_layout<swizzle(3,3,3) o (64,256):(256,1)>
+#as = #tile.shared_layout<swizzle(3,3,3) o (8,256):(256,1)>
+#wblk8 = #tile.layout<local(8,1) * spatial(8,16) * local(1,8)>
+#ablk8 = #tile.layout<spatial(8,16) * local(1,8)>
+#wmma8 = #tile.layout<spatial(4,1) * local(1,8) * column_local(2,2) * spatial(8,4) * local(1,2)>
+#atmma8 = #tile.layout<replicate(4) * column_local(1,8) * local(1,2) * spatial(8,4) * local(1,2)>
+#amma8 = #tile.layout<replicate(4) * local(8,1) * local(2,1) * column_spatial(4,8) * local(2,1)>
+#cmma8 = #tile.layout<spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>
+#ws8 = #tile.shared_layout<swizzle(3,3,3) o (64,128):(128,1)>
+#as8 = #tile.shared_layout<swizzle(3,3,3) o (8,128):(128,1)>
 
 // A row-major [M, K]: ldmatrix.x4 per 16x16 atom. B row-major [K, N]: each
 // 16x8 atom is two 8x8 matrices stored transposed to the fragment, so
@@ -326,5 +342,93 @@ func.func @epilogue(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr<f32>, 
   %d = tile.dot %x, %y, %zero : tensor<64x32xf16, #mmaA>, tensor<32x64xf16, #mmaB>, tensor<64x64xf32, #mmaC> -> tensor<64x64xf32, #mmaC>
   %s = arith.addf %old, %d : tensor<64x64xf32, #mmaC>
   tile.store %vc[%c0, %c0], %s : !tile.view<?x?xf32>, tensor<64x64xf32, #mmaC>
+  return
+}
+
+// A B operand with one atom per k block (the 8 tokens of a swapped decode
+// GEMM, B = A^T read k-contiguous): two k blocks' B atoms come from one
+// ldmatrix.x4, loaded with the first k block's W atom; the second k block
+// loads only its W atom. 16 k blocks: 16 W loads and 8 B loads, all .x4.
+// CHECK-LABEL: llvm.func @one_b_atom_per_k
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK-NOT:     nvvm.ldmatrix
+// CHECK:         nvvm.mma.sync
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK-NOT:     nvvm.ldmatrix
+// CHECK:         nvvm.mma.sync
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK-NOT:     nvvm.ldmatrix
+// CHECK:         nvvm.mma.sync
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK-NOT:     nvvm.ldmatrix
+// CHECK:         nvvm.mma.sync
+// CHECK-COUNT-18: nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK-NOT:     nvvm.ldmatrix
+// CHECK:         llvm.return
+// PTX-LABEL: .entry one_b_atom_per_k(
+// PTX-COUNT-24: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX-NOT: ldmatrix
+// PTX: ret;
+
+func.func @one_b_atom_per_k(%A: !tile.ptr<f16>, %W: !tile.ptr<f16>, %C: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32)
+    attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32, tile.shared_bytes = 36864 : i64} {
+  %c0 = arith.constant 0 : i32
+  %va = tile.view %A(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %vw = tile.view %W(%N, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %vc = tile.view %C(%N, %M) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %sw = tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<64x256xf16, #ws>
+  %w = tile.load %vw[%c0, %c0] : !tile.view<?x?xf16> -> tensor<64x256xf16, #wblk>
+  tile.shared_store %sw[%c0, %c0], %w : !tile.shared<64x256xf16, #ws>, tensor<64x256xf16, #wblk>
+  %sa = tile.alloc_shared {tile.offset = 32768 : i64} : !tile.shared<8x256xf16, #as>
+  %a = tile.load %va[%c0, %c0] : !tile.view<?x?xf16> -> tensor<8x256xf16, #ablk>
+  tile.shared_store %sa[%c0, %c0], %a : !tile.shared<8x256xf16, #as>, tensor<8x256xf16, #ablk>
+  tile.barrier
+  %x = tile.shared_load %sw[%c0, %c0] : !tile.shared<64x256xf16, #ws> -> tensor<64x256xf16, #wmma>
+  %yt = tile.shared_load %sa[%c0, %c0] : !tile.shared<8x256xf16, #as> -> tensor<8x256xf16, #atmma>
+  %y = tile.trans %yt : tensor<8x256xf16, #atmma> -> tensor<256x8xf16, #amma>
+  %zero = arith.constant dense<0.0> : tensor<64x8xf32, #cmma>
+  %d = tile.dot %x, %y, %zero : tensor<64x256xf16, #wmma>, tensor<256x8xf16, #amma>, tensor<64x8xf32, #cmma> -> tensor<64x8xf32, #cmma>
+  tile.store %vc[%c0, %c0], %d : !tile.view<?x?xf32>, tensor<64x8xf32, #cmma>
+  return
+}
+
+// The same product over 8 k blocks keeps one .x2 per k block for B (at 8,
+// ptxas settled on fewer registers for the decode kernels and recomputed
+// their copy addresses in the loop).
+// CHECK-LABEL: llvm.func @one_b_atom_per_k_short
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 2 : i32
+// CHECK-NOT:     nvvm.ldmatrix
+// CHECK:         nvvm.mma.sync
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 4 : i32
+// CHECK:         nvvm.ldmatrix %{{.*}} layout = #nvvm.mma_layout<row>, num = 2 : i32
+// CHECK-NOT:     nvvm.ldmatrix
+// CHECK:         nvvm.mma.sync
+// CHECK:         llvm.return
+// PTX-LABEL: .entry one_b_atom_per_k_short(
+// PTX-COUNT-8: ldmatrix.sync.aligned.m8n8.x2.shared.b16
+// PTX: ret;
+
+func.func @one_b_atom_per_k_short(%A: !tile.ptr<f16>, %W: !tile.ptr<f16>, %C: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32)
+    attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32, tile.shared_bytes = 18432 : i64} {
+  %c0 = arith.constant 0 : i32
+  %va = tile.view %A(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %vw = tile.view %W(%N, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %vc = tile.view %C(%N, %M) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %sw = tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<64x128xf16, #ws8>
+  %w = tile.load %vw[%c0, %c0] : !tile.view<?x?xf16> -> tensor<64x128xf16, #wblk8>
+  tile.shared_store %sw[%c0, %c0], %w : !tile.shared<64x128xf16, #ws8>, tensor<64x128xf16, #wblk8>
+  %sa = tile.alloc_shared {tile.offset = 16384 : i64} : !tile.shared<8x128xf16, #as8>
+  %a = tile.load %va[%c0, %c0] : !tile.view<?x?xf16> -> tensor<8x128xf16, #ablk8>
+  tile.shared_store %sa[%c0, %c0], %a : !tile.shared<8x128xf16, #as8>, tensor<8x128xf16, #ablk8>
+  tile.barrier
+  %x = tile.shared_load %sw[%c0, %c0] : !tile.shared<64x128xf16, #ws8> -> tensor<64x128xf16, #wmma8>
+  %yt = tile.shared_load %sa[%c0, %c0] : !tile.shared<8x128xf16, #as8> -> tensor<8x128xf16, #atmma8>
+  %y = tile.trans %yt : tensor<8x128xf16, #atmma8> -> tensor<128x8xf16, #amma8>
+  %zero = arith.constant dense<0.0> : tensor<64x8xf32, #cmma8>
+  %d = tile.dot %x, %y, %zero : tensor<64x128xf16, #wmma8>, tensor<128x8xf16, #amma8>, tensor<64x8xf32, #cmma8> -> tensor<64x8xf32, #cmma8>
+  tile.store %vc[%c0, %c0], %d : !tile.view<?x?xf32>, tensor<64x8xf32, #cmma8>
   return
 }
