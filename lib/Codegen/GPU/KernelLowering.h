@@ -440,15 +440,16 @@ private:
   llvm::DenseMap<mlir::Value, ByteWords> byteWords;
   llvm::DenseMap<mlir::Value, ViewValue> views;
   llvm::DenseMap<mlir::Value, SharedValue> shareds;
-  /// Operand fusion: the deferred ops, the dot operand each fused
-  /// shared_load feeds (with the operand dim -> shared_load dim map, -1 for
-  /// unit dims) and the lowered operands.
+  /// Operand fusion: the deferred ops, the dot operands each fused
+  /// shared_load feeds (each with its operand dim -> shared_load dim map, -1
+  /// for unit dims; several when several dots read the load) and the
+  /// lowered operands.
   llvm::DenseSet<mlir::Operation *> fusedOps;
   struct FusedLoad {
     mlir::Value operand;
     llvm::SmallVector<int64_t, 4> dimMap;
   };
-  llvm::DenseMap<mlir::Operation *, FusedLoad> fusedLoads;
+  llvm::DenseMap<mlir::Operation *, llvm::SmallVector<FusedLoad, 1>> fusedLoads;
   llvm::DenseMap<mlir::Value, SharedOperand> sharedOperands;
   /// mayUseWarpgroupMma(), computed after the fusion analysis.
   bool warpgroupMmaKernel = false;

@@ -222,9 +222,12 @@ LogicalResult KernelLowering::lowerDotWithoutAtoms(
 
 bool KernelLowering::hasWarpgroupLayout(Value operand, bool isA,
                                         int64_t n) const {
-  for (const auto &[op, load] : fusedLoads) {
-    if (load.operand != operand)
+  for (const auto &[op, loads] : fusedLoads) {
+    const FusedLoad *found = llvm::find_if(
+        loads, [&](const FusedLoad &f) { return f.operand == operand; });
+    if (found == loads.end())
       continue;
+    const FusedLoad &load = *found;
     Value buffer = cast<tile::SharedLoadOp>(op).getBuffer();
     auto type = cast<tile::SharedType>(buffer.getType());
     auto alloc = buffer.getDefiningOp<tile::AllocSharedOp>();
@@ -266,10 +269,13 @@ bool KernelLowering::mayUseWarpgroupMma() {
     int64_t n = cType.getShape()[1];
     Type elem = cast<RankedTensorType>(dot.getA().getType()).getElementType();
     // A from shared memory, or (16-bit floats) from registers.
-    bool registerA = tile::getElementBitWidth(elem) == 16 &&
-                     !llvm::any_of(fusedLoads, [&](const auto &entry) {
-                       return entry.second.operand == dot.getA();
-                     });
+    bool registerA =
+        tile::getElementBitWidth(elem) == 16 &&
+        !llvm::any_of(fusedLoads, [&](const auto &entry) {
+          return llvm::any_of(entry.second, [&](const FusedLoad &f) {
+            return f.operand == dot.getA();
+          });
+        });
     found |= tl.hasWarpgroupMma(elem, cType.getElementType()) &&
              (registerA || hasWarpgroupLayout(dot.getA(), true, n)) &&
              hasWarpgroupLayout(dot.getB(), false, n);

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <numeric>
 
@@ -188,6 +189,16 @@ unitReshapeMap(ArrayRef<int64_t> src, ArrayRef<int64_t> dst) {
 }
 
 void KernelLowering::analyzeOperandFusion() {
+  // Per shared_load, the dot operands it can feed directly through chains
+  // of renamings (which CSE may share between dots); it is fused only when
+  // those dot operands are all that the load and its chains' values feed,
+  // so that no register copy of it is needed.
+  struct Candidate {
+    FusedLoad fused;
+    SmallVector<Operation *> chain;
+    OpOperand *use;
+  };
+  llvm::MapVector<Operation *, SmallVector<Candidate, 1>> candidates;
   kernel.walk([&](tile::DotOp dot) {
     for (unsigned i = 0; i < 2; ++i) {
       Value operand = dot->getOperand(i);
@@ -202,7 +213,7 @@ void KernelLowering::analyzeOperandFusion() {
       Value v = operand;
       Operation *def = v.getDefiningOp();
       bool ok = true;
-      while (ok && def && def->getBlock() == dot->getBlock() && v.hasOneUse() &&
+      while (ok && def && def->getBlock() == dot->getBlock() &&
              isa<tile::ReshapeOp, tile::TransOp>(def)) {
         Value src = def->getOperand(0);
         SmallVector<int64_t, 4> step;
@@ -227,7 +238,7 @@ void KernelLowering::analyzeOperandFusion() {
         def = v.getDefiningOp();
       }
       auto load = dyn_cast_or_null<tile::SharedLoadOp>(def);
-      if (!ok || !load || load->getBlock() != dot->getBlock() || !v.hasOneUse())
+      if (!ok || !load || load->getBlock() != dot->getBlock())
         continue;
       bool clobbered = false;
       for (Operation *it = load->getNextNode(); it && it != dot.getOperation();
@@ -243,11 +254,30 @@ void KernelLowering::analyzeOperandFusion() {
         }
       if (clobbered)
         continue;
-      fusedOps.insert(load);
-      fusedOps.insert(chain.begin(), chain.end());
-      fusedLoads[load] = {operand, dimMap};
+      candidates[load].push_back(
+          {{operand, dimMap}, chain, &dot->getOpOperand(i)});
     }
   });
+  for (auto &[load, list] : candidates) {
+    llvm::SmallPtrSet<Operation *, 8> ops = {load};
+    llvm::SmallPtrSet<OpOperand *, 4> dotUses;
+    for (const Candidate &c : list) {
+      ops.insert(c.chain.begin(), c.chain.end());
+      dotUses.insert(c.use);
+    }
+    bool closed = llvm::all_of(ops, [&](Operation *op) {
+      return llvm::all_of(op->getResult(0).getUses(), [&](OpOperand &use) {
+        return ops.contains(use.getOwner()) || dotUses.contains(&use);
+      });
+    });
+    if (!closed)
+      continue;
+    fusedOps.insert(load);
+    for (Candidate &c : list) {
+      fusedOps.insert(c.chain.begin(), c.chain.end());
+      fusedLoads[load].push_back(std::move(c.fused));
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -261,7 +291,6 @@ LogicalResult KernelLowering::deferFusedOperandOp(Operation *op) {
   SharedValue *s = lookupShared(load.getBuffer());
   if (!s)
     return op->emitOpError("shared buffer was not lowered");
-  const FusedLoad &fused = fusedLoads[op];
   ArrayRef<int64_t> strides = s->layout.strides();
   unsigned lead =
       s->type.getRank() - cast<RankedTensorType>(load.getType()).getRank();
@@ -286,15 +315,6 @@ LogicalResult KernelLowering::deferFusedOperandOp(Operation *op) {
   }
   if (!so.prefix)
     so.prefixAlign = 0;
-  auto operandType = cast<RankedTensorType>(fused.operand.getType());
-  SmallVector<int64_t, 4> operandStrides;
-  for (int64_t d : fused.dimMap)
-    operandStrides.push_back(d < 0 ? 0 : strides[lead + d]);
-  auto smem = SharedLayout::get(operandType.getShape(), operandStrides,
-                                s->layout.swizzle());
-  if (!smem)
-    return op->emitOpError(llvm::toString(smem.takeError()));
-  so.smem = *smem;
   // Dynamic shared memory is 16-byte aligned; the buffer's offset may add
   // less.
   so.ptrAlign = 16;
@@ -304,7 +324,21 @@ LogicalResult KernelLowering::deferFusedOperandOp(Operation *op) {
       so.ptrAlign /= 2;
   } else
     so.ptrAlign = 1;
-  sharedOperands[fused.operand] = so;
+  // Each dot operand the load feeds views the buffer through its own
+  // renamings.
+  for (const FusedLoad &fused : fusedLoads[op]) {
+    auto operandType = cast<RankedTensorType>(fused.operand.getType());
+    SmallVector<int64_t, 4> operandStrides;
+    for (int64_t d : fused.dimMap)
+      operandStrides.push_back(d < 0 ? 0 : strides[lead + d]);
+    auto smem = SharedLayout::get(operandType.getShape(), operandStrides,
+                                  s->layout.swizzle());
+    if (!smem)
+      return op->emitOpError(llvm::toString(smem.takeError()));
+    SharedOperand view = so;
+    view.smem = *smem;
+    sharedOperands[fused.operand] = view;
+  }
   return success();
 }
 

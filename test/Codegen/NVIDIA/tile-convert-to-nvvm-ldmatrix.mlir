@@ -432,3 +432,69 @@ func.func @one_b_atom_per_k_short(%A: !tile.ptr<f16>, %W: !tile.ptr<f16>, %C: !t
   tile.store %vc[%c0, %c0], %d : !tile.view<?x?xf32>, tensor<64x8xf32, #cmma8>
   return
 }
+
+// A shared_load read by two dots (both operands here; CSE gives such
+// loads one renaming chain for all its readers): each dot reads its
+// fragments with its own matrix loads, 2 x (8 W .x4 + 8 B .x2), and no
+// register copy of the buffer is made.
+// CHECK-LABEL: llvm.func @two_dots_one_load
+// CHECK-NOT:     llvm.load %{{.*}} : !llvm.ptr<3>
+// CHECK-COUNT-32: nvvm.ldmatrix
+// CHECK-NOT:     nvvm.ldmatrix
+// CHECK-NOT:     llvm.load %{{.*}} : !llvm.ptr<3>
+// CHECK:         llvm.return
+
+func.func @two_dots_one_load(%A: !tile.ptr<f16>, %W: !tile.ptr<f16>, %C: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32)
+    attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32, tile.shared_bytes = 18432 : i64} {
+  %c0 = arith.constant 0 : i32
+  %va = tile.view %A(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %vw = tile.view %W(%N, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %vc = tile.view %C(%N, %M) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %sw = tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<64x128xf16, #ws8>
+  %w = tile.load %vw[%c0, %c0] : !tile.view<?x?xf16> -> tensor<64x128xf16, #wblk8>
+  tile.shared_store %sw[%c0, %c0], %w : !tile.shared<64x128xf16, #ws8>, tensor<64x128xf16, #wblk8>
+  %sa = tile.alloc_shared {tile.offset = 16384 : i64} : !tile.shared<8x128xf16, #as8>
+  %a = tile.load %va[%c0, %c0] : !tile.view<?x?xf16> -> tensor<8x128xf16, #ablk8>
+  tile.shared_store %sa[%c0, %c0], %a : !tile.shared<8x128xf16, #as8>, tensor<8x128xf16, #ablk8>
+  tile.barrier
+  %x = tile.shared_load %sw[%c0, %c0] : !tile.shared<64x128xf16, #ws8> -> tensor<64x128xf16, #wmma8>
+  %yt = tile.shared_load %sa[%c0, %c0] : !tile.shared<8x128xf16, #as8> -> tensor<8x128xf16, #atmma8>
+  %y = tile.trans %yt : tensor<8x128xf16, #atmma8> -> tensor<128x8xf16, #amma8>
+  %zero = arith.constant dense<0.0> : tensor<64x8xf32, #cmma8>
+  %d = tile.dot %x, %y, %zero : tensor<64x128xf16, #wmma8>, tensor<128x8xf16, #amma8>, tensor<64x8xf32, #cmma8> -> tensor<64x8xf32, #cmma8>
+  %e = tile.dot %x, %y, %d : tensor<64x128xf16, #wmma8>, tensor<128x8xf16, #amma8>, tensor<64x8xf32, #cmma8> -> tensor<64x8xf32, #cmma8>
+  tile.store %vc[%c0, %c0], %e : !tile.view<?x?xf32>, tensor<64x8xf32, #cmma8>
+  return
+}
+
+// W's load also feeds a store: W is read once into registers (vector
+// loads) for both; the dot's B operand is still fused (its .x2 loads).
+// CHECK-LABEL: llvm.func @load_also_stored
+// CHECK:         llvm.load %{{.*}} : !llvm.ptr<3> -> vector<2xf16>
+// CHECK-NOT:     num = 4
+// CHECK:         nvvm.ldmatrix %{{.*}} num = 2 : i32
+// CHECK-NOT:     num = 4
+// CHECK:         llvm.return
+
+func.func @load_also_stored(%A: !tile.ptr<f16>, %W: !tile.ptr<f16>, %C: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32)
+    attributes {tile.kernel, tile.warps = 4 : i32, tile.warp_size = 32 : i32, tile.shared_bytes = 18432 : i64} {
+  %c0 = arith.constant 0 : i32
+  %va = tile.view %A(%M, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %vw = tile.view %W(%N, %K) : !tile.ptr<f16> -> !tile.view<?x?xf16>
+  %vc = tile.view %C(%N, %M) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %sw = tile.alloc_shared {tile.offset = 0 : i64} : !tile.shared<64x128xf16, #ws8>
+  %w = tile.load %vw[%c0, %c0] : !tile.view<?x?xf16> -> tensor<64x128xf16, #wblk8>
+  tile.shared_store %sw[%c0, %c0], %w : !tile.shared<64x128xf16, #ws8>, tensor<64x128xf16, #wblk8>
+  %sa = tile.alloc_shared {tile.offset = 16384 : i64} : !tile.shared<8x128xf16, #as8>
+  %a = tile.load %va[%c0, %c0] : !tile.view<?x?xf16> -> tensor<8x128xf16, #ablk8>
+  tile.shared_store %sa[%c0, %c0], %a : !tile.shared<8x128xf16, #as8>, tensor<8x128xf16, #ablk8>
+  tile.barrier
+  %x = tile.shared_load %sw[%c0, %c0] : !tile.shared<64x128xf16, #ws8> -> tensor<64x128xf16, #wmma8>
+  %yt = tile.shared_load %sa[%c0, %c0] : !tile.shared<8x128xf16, #as8> -> tensor<8x128xf16, #atmma8>
+  %y = tile.trans %yt : tensor<8x128xf16, #atmma8> -> tensor<128x8xf16, #amma8>
+  %zero = arith.constant dense<0.0> : tensor<64x8xf32, #cmma8>
+  %d = tile.dot %x, %y, %zero : tensor<64x128xf16, #wmma8>, tensor<128x8xf16, #amma8>, tensor<64x8xf32, #cmma8> -> tensor<64x8xf32, #cmma8>
+  tile.store %vc[%c0, %c0], %d : !tile.view<?x?xf32>, tensor<64x8xf32, #cmma8>
+  tile.store %vw[%c0, %c0], %x : !tile.view<?x?xf16>, tensor<64x128xf16, #wmma8>
+  return
+}
