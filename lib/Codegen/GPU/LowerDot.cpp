@@ -770,13 +770,14 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
         ArrayRef<int64_t> chunk = ArrayRef<int64_t>(needB).slice(
             first, std::min<size_t>(2, needB.size() - first));
         FailureOr<SmallVector<Regs>> fb = failure();
+        SmallVector<int64_t> nextB;
+        if (!carriedB && pairB && needB.size() == 1 && k + 1 < kBlocks)
+          nextB = distinctAtoms(slotB, group, k + 1);
         if (carriedB) {
           fb = SmallVector<Regs>{std::move(*carriedB)};
           carriedB.reset();
-        } else if (pairB && needB.size() == 1 && k + 1 < kBlocks &&
-                   distinctAtoms(slotB, group, k + 1).size() == 1) {
-          SmallVector<int64_t> pair = {needB[0],
-                                       distinctAtoms(slotB, group, k + 1)[0]};
+        } else if (nextB.size() == 1) {
+          SmallVector<int64_t> pair = {needB[0], nextB[0]};
           fb = fragments(op.getB(), sharedB, *lb, *qb, atom->b, pair,
                          bType.getElementType());
           if (succeeded(fb) && fb->size() == 2) {
