@@ -419,6 +419,22 @@ def cases(quick=False):
                 ["M=1,K=512,N=200", "M=11,K=256,N=72"],
                 [d for d in dq if d["M"] <= 8],
                 _gemm_wq_work(t, 128), inout=["C"], atol=split_atol(t))
+    # u1's scale after the product (SA, its default at BM = 8 since session
+    # 38: 0.564 warp instructions per weight byte at 168 registers, 3
+    # programs per SM) against the scaling per code pair (SA = false: 0.656
+    # at 80 registers, 5 per SM) and against SA capped at 128 registers for
+    # 4 per SM (OCC = 4: 0.630, 28 bytes of spills, 3 local accesses in
+    # the loop).
+    if not quick:
+        for name, extra in (("nosa", {"SA": "false"}), ("sa_occ4", {"OCC": 4})):
+            defines = {"T": "u1", "G": 128, "ZP": "true", "OUT": "f16",
+                       "BM": 8, "BN": 64, "BK": _packed_block_k("u1"),
+                       "SPLIT": 4, "STAGES": 3, **extra}
+            add("gemm_decode_packed_bm8_u1_" + name, "gemm_decode_packed.tile",
+                "gemm_decode_packed", defines,
+                ["M=1,K=512,N=200", "M=11,K=256,N=72"],
+                [d for d in dq if d["M"] <= 8],
+                _gemm_wq_work("u1", 128), inout=["C"], atol=split_atol("u1"))
     # The same with a producer warpgroup (WS: the packed weight, A, scales
     # and zero points by TMA) and four programs per SM (OCC = 4, 64
     # registers at launch): 0.295 / 0.153 / 0.086 warp instructions per

@@ -27,9 +27,11 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace tile {
@@ -146,6 +148,40 @@ private:
   llvm::DenseMap<Operation *, ::tile::layout::DotLayouts> dots;
 };
 
+/// Whether the batched \p dot, in a loop's body, has its result summed
+/// over its batch (a tile.reduce along axis 0) in that body, directly or
+/// through elementwise operations of the same shape (per-group partial
+/// products scaled before their sum): each iteration's sum then stays
+/// within the threads when the batch is in their local slots. (Outside a
+/// loop the sum is one exchange, and the warps may as well split the
+/// batch.)
+static bool summedOverBatchInBlock(tile::DotOp dot) {
+  Block *block = dot->getBlock();
+  if (!isa<LoopLikeOpInterface>(dot->getParentOp()))
+    return false;
+  ArrayRef<int64_t> shape = tensorType(dot.getResult()).getShape();
+  SmallVector<Value> work = {dot.getResult()};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (user->getBlock() != block || !seen.insert(user).second)
+        continue;
+      if (auto reduce = dyn_cast<tile::ReduceOp>(user)) {
+        if (reduce.getAxis() == 0)
+          return true;
+        continue;
+      }
+      if (isa<tile::DotOp>(user) || user->getNumResults() != 1)
+        continue;
+      auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+      if (type && type.getShape() == shape)
+        work.push_back(user->getResult(0));
+    }
+  }
+  return false;
+}
+
 const ::tile::layout::DotLayouts &LayoutInference::dotLayouts(tile::DotOp dot) {
   auto it = dots.find(dot);
   if (it != dots.end())
@@ -157,11 +193,12 @@ const ::tile::layout::DotLayouts &LayoutInference::dotLayouts(tile::DotOp dot) {
   // e4m3 / e5m2: the 8-bit float formats of the matrix instructions.
   bool fp8MmaFormat = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
   if (c.getRank() == 3) {
-    // A batch of products (no warpgroup form): warps along the batch first.
+    // A batch of products (no warpgroup form): warps along the batch first,
+    // unless the products are summed over the batch in the same iteration.
     auto layouts = ::tile::layout::chooseBatchedDotLayouts(
         c.getDimSize(0), c.getDimSize(1), c.getDimSize(2), a.getDimSize(2),
         bits, isFloat, numWarps, target, tile::isChainedProduct(dot),
-        fp8MmaFormat);
+        fp8MmaFormat, /*warpsAlongBatch=*/!summedOverBatchInBlock(dot));
     return dots.try_emplace(dot, std::move(layouts)).first->second;
   }
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);

@@ -185,9 +185,9 @@ DotLayouts chooseBatchedDotLayouts(int64_t batch, int64_t m, int64_t n,
                                    int64_t k, unsigned operandBits,
                                    bool operandIsFloat, int64_t numWarps,
                                    const TargetInfo &target, bool warpsAlongM,
-                                   bool fp8MmaFormat) {
+                                   bool fp8MmaFormat, bool warpsAlongBatch) {
   int64_t wb = 1;
-  while (numWarps % (wb * 2) == 0 && batch % (wb * 2) == 0)
+  while (warpsAlongBatch && numWarps % (wb * 2) == 0 && batch % (wb * 2) == 0)
     wb *= 2;
   DotLayouts out =
       chooseDotLayouts(m, n, k, operandBits, operandIsFloat, numWarps / wb,

@@ -54,3 +54,50 @@ func.func @three_products(%a: tensor<3x32x16xf16>, %b: tensor<3x16x32xf16>, %C: 
   tile.store %c[%c0, %c0], %s : !tile.view<?x?xf32>, tensor<32x32xf32>
   return
 }
+
+// -----
+
+// In a loop, products summed over their batch in the same iteration (each
+// scaled first: the scale after the product of gemm_decode_packed's SA)
+// keep the batch in the threads: the warps split only M (four 16-row
+// blocks), every thread holds all four products (a local mode of 4 first),
+// and the sum is the threads' own (its layout keeps no batch digit).
+// CHECK-LABEL: func.func @summed_each_iteration
+// CHECK: tile.dot {{.*}} -> tensor<4x64x8xf32, #tile.layout<local(4,1,1) * spatial(1,4,1) * local(1,2,1) * spatial(1,8,4) * local(1,1,2)>>
+// CHECK: tile.reduce sum {{.*}} axis = 0 : {{.*}} -> tensor<64x8xf32, #tile.layout<spatial(4,1) * local(2,1) * spatial(8,4) * local(1,2)>>
+func.func @summed_each_iteration(%a: tensor<4x64x128xf16>, %b: tensor<4x128x8xf16>, %s: tensor<4x64x8xf32>, %C: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32) attributes {tile.kernel, tile.warps = 4 : i32} {
+  %c = tile.view %C(%M, %N) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<4x64x8xf32>
+  %init = arith.constant dense<0.0> : tensor<64x8xf32>
+  %r = scf.for %k = %c0 to %K step %c1 iter_args(%acc = %init) -> (tensor<64x8xf32>) : i32 {
+    %d = tile.dot %a, %b, %zero : tensor<4x64x128xf16>, tensor<4x128x8xf16>, tensor<4x64x8xf32> -> tensor<4x64x8xf32>
+    %p = arith.mulf %d, %s : tensor<4x64x8xf32>
+    %t = tile.reduce sum %p axis = 0 : tensor<4x64x8xf32> -> tensor<64x8xf32>
+    %n = arith.addf %acc, %t : tensor<64x8xf32>
+    scf.yield %n : tensor<64x8xf32>
+  }
+  tile.store %c[%c0, %c0], %r : !tile.view<?x?xf32>, tensor<64x8xf32>
+  return
+}
+
+// -----
+
+// The same product carried across the iterations (a K split summed after
+// the loop, gemm_decode's KW): the warps go along the batch.
+// CHECK-LABEL: func.func @summed_after_loop
+// CHECK: tile.dot {{.*}} -> tensor<4x64x8xf32, #tile.layout<{{[^>]*}}spatial(4,{{[^>]*}}>>
+func.func @summed_after_loop(%a: tensor<4x64x128xf16>, %b: tensor<4x128x8xf16>, %C: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32) attributes {tile.kernel, tile.warps = 4 : i32} {
+  %c = tile.view %C(%M, %N) : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<4x64x8xf32>
+  %r = scf.for %k = %c0 to %K step %c1 iter_args(%acc = %zero) -> (tensor<4x64x8xf32>) : i32 {
+    %d = tile.dot %a, %b, %acc : tensor<4x64x128xf16>, tensor<4x128x8xf16>, tensor<4x64x8xf32> -> tensor<4x64x8xf32>
+    scf.yield %d : tensor<4x64x8xf32>
+  }
+  %t = tile.reduce sum %r axis = 0 : tensor<4x64x8xf32> -> tensor<64x8xf32>
+  tile.store %c[%c0, %c0], %t : !tile.view<?x?xf32>, tensor<64x8xf32>
+  return
+}

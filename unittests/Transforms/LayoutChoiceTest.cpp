@@ -281,6 +281,28 @@ TEST(LayoutChoice, BatchedDotLayouts) {
   }
 }
 
+TEST(LayoutChoice, BatchedDotLayoutsBatchInThreads) {
+  // Products summed over the batch in the same iteration (the scale after
+  // the product of examples/gemm_decode_packed.tile, SA): the warps split
+  // only M and N, as the 2-D product's layouts, and each thread holds every
+  // product of its elements (a local batch mode first).
+  TargetInfo sm90 = *TargetInfo::lookup("sm_90a");
+  for (int64_t batch : {1, 4, 16}) {
+    SCOPED_TRACE(testing::Message() << "batch " << batch);
+    DotLayouts d = chooseBatchedDotLayouts(
+        batch, 64, 8, 128, 16, true, 4, sm90, /*warpsAlongM=*/false,
+        /*fp8MmaFormat=*/true, /*warpsAlongBatch=*/false);
+    DotLayouts flat = chooseDotLayouts(64, 8, 128, 16, true, 4, sm90);
+    EXPECT_TRUE(d.isMma);
+    EXPECT_EQ(d.warpsBatch, 1);
+    EXPECT_EQ(d.warpsM, flat.warpsM);
+    EXPECT_EQ(d.warpsN, flat.warpsN);
+    EXPECT_EQ(d.c, DistributedLayout::local({batch, 1, 1}) * flat.c);
+    EXPECT_EQ(d.c.localSize(), batch * flat.c.localSize());
+    checkBatchedDot(d, batch, 64, 8, 128, 4, 32);
+  }
+}
+
 TEST(LayoutChoice, DotLayoutsAmd) {
   TargetInfo gfx942 = *TargetInfo::lookup("gfx942");
   DotLayouts big = chooseDotLayouts(128, 128, 32, 16, true, 4, gfx942);

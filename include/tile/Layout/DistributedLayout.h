@@ -187,6 +187,9 @@ public:
   bool operator!=(const DistributedLayout &o) const { return !(*this == o); }
   // NOLINTNEXTLINE(readability-identifier-naming): found by llvm::hash_value.
   friend llvm::hash_code hash_value(const DistributedLayout &l);
+  /// The same layout over \p newRank dims: leading unit dims added (itself
+  /// when it has that many already).
+  DistributedLayout padRank(unsigned newRank) const;
 
 private:
   /// Builds a canonical layout from arbitrary (possibly unit, unmerged)
@@ -199,7 +202,6 @@ private:
   static DistributedLayout primitive(llvm::ArrayRef<int64_t> shape,
                                      llvm::ArrayRef<unsigned> majorToMinor,
                                      bool isSpatial);
-  DistributedLayout padRank(unsigned newRank) const;
   std::optional<DistributedLayout> divide(const DistributedLayout &b,
                                           bool right) const;
 

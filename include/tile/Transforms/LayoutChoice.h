@@ -74,18 +74,23 @@ DotLayouts chooseDotLayouts(int64_t m, int64_t n, int64_t k,
                             bool warpsAlongM = false, bool fp8MmaFormat = true);
 
 /// The rank-3 layouts of a batched dot, `batch` products (B x M x K) x
-/// (B x K x N) + (B x M x N): the warps go along the batch first (the
-/// largest power of two dividing both `batch` and `numWarps`), each group
-/// of warps taking whole products in its local slots; the warps of a group
-/// split M and N as chooseDotLayouts does for that many warps. A K split
-/// into B slices so runs each slice on its own warps, and the sum over the
-/// batch afterwards (tile.reduce) is one exchange through shared memory.
+/// (B x K x N) + (B x M x N): with \p warpsAlongBatch the warps go along the
+/// batch first (the largest power of two dividing both `batch` and
+/// `numWarps`), each group of warps taking whole products in its local
+/// slots; the warps of a group split M and N as chooseDotLayouts does for
+/// that many warps. A K split into B slices so runs each slice on its own
+/// warps, and the sum over the batch after the loop (tile.reduce) is one
+/// exchange through shared memory. Without it every thread holds all B
+/// products of its elements (the warps split only M and N), so a sum over
+/// the batch is a thread's own additions: for products summed right away,
+/// every iteration (per-group partial products scaled before their sum).
 DotLayouts chooseBatchedDotLayouts(int64_t batch, int64_t m, int64_t n,
                                    int64_t k, unsigned operandBits,
                                    bool operandIsFloat, int64_t numWarps,
                                    const TargetInfo &target,
                                    bool warpsAlongM = false,
-                                   bool fp8MmaFormat = true);
+                                   bool fp8MmaFormat = true,
+                                   bool warpsAlongBatch = true);
 
 /// Whether an (M x K) x (K x N) dot with both operands read from shared
 /// memory fits the Hopper warpgroup instruction tilec emits

@@ -441,13 +441,15 @@ private:
   llvm::DenseMap<mlir::Value, ViewValue> views;
   llvm::DenseMap<mlir::Value, SharedValue> shareds;
   /// Operand fusion: the deferred ops, the dot operands each fused
-  /// shared_load feeds (each with its operand dim -> shared_load dim map, -1
-  /// for unit dims; several when several dots read the load) and the
-  /// lowered operands.
+  /// shared_load feeds (several when several dots read the load) and the
+  /// lowered operands. A fused operand views the load's tile through its
+  /// renamings: its element strides in the buffer (0 for unit dims), and
+  /// whether it is the 2-D tile read through a transpose.
   llvm::DenseSet<mlir::Operation *> fusedOps;
   struct FusedLoad {
     mlir::Value operand;
-    llvm::SmallVector<int64_t, 4> dimMap;
+    llvm::SmallVector<int64_t, 4> strides;
+    bool transposed = false;
   };
   llvm::DenseMap<mlir::Operation *, llvm::SmallVector<FusedLoad, 1>> fusedLoads;
   llvm::DenseMap<mlir::Value, SharedOperand> sharedOperands;

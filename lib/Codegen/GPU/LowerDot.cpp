@@ -244,13 +244,9 @@ bool KernelLowering::hasWarpgroupLayout(Value operand, bool isA,
       llvm::consumeError(tile.takeError());
       return false;
     }
-    // Operand dims in the reverse order of the load's: read through a
-    // transpose.
-    bool transposed = load.dimMap.size() == 2 &&
-                      load.dimMap[0] > load.dimMap[1] && load.dimMap[1] >= 0;
     auto fit = ::tile::layout::matchWgmmaOperand(
         *tile, tile::getElementBitWidth(type.getElementType()), isA,
-        isA ? 64 : n, transposed);
+        isA ? 64 : n, load.transposed);
     if (!fit) {
       llvm::consumeError(fit.takeError());
       return false;
@@ -750,11 +746,13 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
     // products of at least 16 k blocks: at 8 (the 5- to 8-bit decode
     // chunks of 128 codes) ptxas then settled on fewer registers and
     // recomputed the copies' chunk addresses in the loop (u5 at BM = 8:
-    // 289 -> 332 instructions per k block; docs/Performance.md). Targets
-    // without matrix loads (AMD) read B element-wise either way.
+    // 289 -> 332 instructions per k block; docs/Performance.md); and for
+    // each product of a batch (u1's groups of 128 codes in 8 k blocks:
+    // 604 -> 581). Targets without matrix loads (AMD) read B element-wise
+    // either way.
     unsigned bBits = tile::getElementBitWidth(bType.getElementType());
     bool pairB =
-        sharedB && kBlocks >= 16 &&
+        sharedB && (kBlocks >= 16 || cType.getRank() == 3) &&
         (tl.hasMatrixLoad(bBits, false) || tl.hasMatrixLoad(bBits, true));
     std::optional<Regs> carriedB;
     for (int64_t k = 0; k < kBlocks; ++k) {
@@ -813,12 +811,25 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   Operation *epilogue = findEpilogueAdd(op);
   // Without an epilogue (or when both operands are read from shared memory,
   // where grouping would read one of them again per group) the whole
-  // accumulator is one group.
+  // accumulator is one group; a batch of products is one group per product
+  // a thread holds, so that only one product's operands need be live (a
+  // weight converted in registers: each group's slab).
   if (!epilogue || (sharedA && sharedB)) {
-    SmallVector<int64_t> all(numC);
-    std::iota(all.begin(), all.end(), 0);
-    if (failed(runGroup(all)))
-      return failure();
+    SmallVector<SmallVector<int64_t>> groups;
+    SmallVector<int64_t> batches;
+    for (int64_t q = 0; q < numC; ++q) {
+      int64_t batch = cType.getRank() == 3 ? qc->apply(0, q)[0] : 0;
+      const int64_t *it = llvm::find(batches, batch);
+      if (it == batches.end()) {
+        batches.push_back(batch);
+        groups.emplace_back();
+        it = batches.end() - 1;
+      }
+      groups[it - batches.begin()].push_back(q);
+    }
+    for (ArrayRef<int64_t> group : groups)
+      if (failed(runGroup(group)))
+        return failure();
     values[op.getResult()] = acc;
     return success();
   }

@@ -1,8 +1,9 @@
 //===- LowerSharedOperand.cpp - Dot operands read from shared memory ------===//
 //
-// Part of tilec. Operand fusion: a tile.dot operand that comes from a
-// tile.shared_load (through single-use reshapes/transposes) is not loaded
-// as a whole tile before the dot. The dot reads each k block's fragments
+// Part of tilec. Operand fusion: a tile.dot operand (2-D, or 3-D: a
+// batch of products) that comes from a tile.shared_load (through reshapes
+// and transposes that view the load's tile with strides) is not loaded as
+// a whole tile before the dot. The dot reads each k block's fragments
 // right before the matrix instructions that use them (LowerDot.cpp), so only
 // one k slice of the operand is live. Fragments are read with the target's
 // warp-collective matrix load (NVIDIA ldmatrix) when the buffer's layout
@@ -188,6 +189,69 @@ unitReshapeMap(ArrayRef<int64_t> src, ArrayRef<int64_t> dst) {
   return map;
 }
 
+/// The element strides of the tile of shape \p src stored with \p strides
+/// when it is viewed (row-major element order, as tile.reshape) with shape
+/// \p dst; 0 for unit dims. std::nullopt when the view is not strided: it
+/// merges dims that are not laid out one after the other.
+static std::optional<SmallVector<int64_t, 4>>
+reshapeStrides(ArrayRef<int64_t> src, ArrayRef<int64_t> strides,
+               ArrayRef<int64_t> dst) {
+  SmallVector<int64_t, 4> oldDims, oldStrides, newDims;
+  for (auto [extent, stride] : llvm::zip(src, strides))
+    if (extent != 1) {
+      oldDims.push_back(extent);
+      oldStrides.push_back(stride);
+    }
+  for (int64_t extent : dst)
+    if (extent != 1)
+      newDims.push_back(extent);
+  // Groups of old dims and new dims with equal products: the old ones must
+  // be contiguous with each other; the new ones split their span.
+  SmallVector<int64_t, 4> newStrides(newDims.size());
+  size_t oi = 0, ni = 0;
+  while (oi < oldDims.size() && ni < newDims.size()) {
+    size_t oj = oi + 1, nj = ni + 1;
+    int64_t op = oldDims[oi], np = newDims[ni];
+    while (op != np) {
+      if (np < op) {
+        if (nj == newDims.size())
+          return std::nullopt;
+        np *= newDims[nj++];
+      } else {
+        if (oj == oldDims.size())
+          return std::nullopt;
+        op *= oldDims[oj++];
+      }
+    }
+    for (size_t k = oi; k + 1 < oj; ++k)
+      if (oldStrides[k] != oldDims[k + 1] * oldStrides[k + 1])
+        return std::nullopt;
+    newStrides[nj - 1] = oldStrides[oj - 1];
+    for (size_t k = nj - 1; k > ni; --k)
+      newStrides[k - 1] = newStrides[k] * newDims[k];
+    oi = oj;
+    ni = nj;
+  }
+  if (oi != oldDims.size() || ni != newDims.size())
+    return std::nullopt;
+  SmallVector<int64_t, 4> out;
+  size_t next = 0;
+  for (int64_t extent : dst)
+    out.push_back(extent == 1 ? 0 : newStrides[next++]);
+  return out;
+}
+
+/// The element strides of a shared_load's tile in its buffer (the buffer's
+/// layout without the leading dims the load indexes).
+static SmallVector<int64_t, 4> loadTileStrides(tile::SharedLoadOp load) {
+  auto type = cast<tile::SharedType>(load.getBuffer().getType());
+  auto enc = dyn_cast_or_null<tile::SharedLayoutAttr>(type.getEncoding());
+  SharedLayout layout =
+      enc ? enc.getLayout() : SharedLayout::rowMajor(type.getShape());
+  unsigned rank = cast<RankedTensorType>(load.getType()).getRank();
+  return SmallVector<int64_t, 4>(layout.strides().take_back(rank));
+}
+
 void KernelLowering::analyzeOperandFusion() {
   // Per shared_load, the dot operands it can feed directly through chains
   // of renamings (which CSE may share between dots); it is fused only when
@@ -203,32 +267,29 @@ void KernelLowering::analyzeOperandFusion() {
     for (unsigned i = 0; i < 2; ++i) {
       Value operand = dot->getOperand(i);
       auto type = cast<RankedTensorType>(operand.getType());
-      // Batched (3-D) products read their operands from registers.
-      if (type.getRank() != 2 ||
-          tile::getElementBitWidth(type.getElementType()) % 8)
+      if (tile::getElementBitWidth(type.getElementType()) % 8)
         continue;
-      // Operand dim -> dim of `v`, walking up through reshapes/transposes.
-      SmallVector<int64_t, 4> dimMap = {0, 1};
+      // Walking up through reshapes/transposes: the renamings, and (while
+      // they only permute or add and remove unit dims) operand dim -> dim of
+      // `v` (for the 2-D tile read through a transpose).
+      SmallVector<int64_t, 4> dimMap =
+          llvm::to_vector<4>(llvm::seq<int64_t>(0, type.getRank()));
       SmallVector<Operation *> chain;
       Value v = operand;
       Operation *def = v.getDefiningOp();
-      bool ok = true;
-      while (ok && def && def->getBlock() == dot->getBlock() &&
+      while (def && def->getBlock() == dot->getBlock() &&
              isa<tile::ReshapeOp, tile::TransOp>(def)) {
         Value src = def->getOperand(0);
         SmallVector<int64_t, 4> step;
         if (auto trans = dyn_cast<tile::TransOp>(def)) {
           for (int32_t p : trans.getPermutation())
             step.push_back(p);
-        } else {
-          std::optional<SmallVector<int64_t, 4>> m =
-              unitReshapeMap(cast<RankedTensorType>(src.getType()).getShape(),
-                             cast<RankedTensorType>(v.getType()).getShape());
-          if (!m) {
-            ok = false;
-            break;
-          }
+        } else if (std::optional<SmallVector<int64_t, 4>> m = unitReshapeMap(
+                       cast<RankedTensorType>(src.getType()).getShape(),
+                       cast<RankedTensorType>(v.getType()).getShape())) {
           step = *m;
+        } else {
+          dimMap.clear();
         }
         for (int64_t &d : dimMap)
           if (d >= 0)
@@ -238,8 +299,31 @@ void KernelLowering::analyzeOperandFusion() {
         def = v.getDefiningOp();
       }
       auto load = dyn_cast_or_null<tile::SharedLoadOp>(def);
-      if (!ok || !load || load->getBlock() != dot->getBlock())
+      if (!load || load->getBlock() != dot->getBlock())
         continue;
+      // The operand's strides: the load's tile through the renamings.
+      SmallVector<int64_t, 4> strides = loadTileStrides(load);
+      bool strided = true;
+      for (Operation *op : llvm::reverse(chain)) {
+        auto src = cast<RankedTensorType>(op->getOperand(0).getType());
+        auto dst = cast<RankedTensorType>(op->getResult(0).getType());
+        if (auto trans = dyn_cast<tile::TransOp>(op)) {
+          SmallVector<int64_t, 4> permuted;
+          for (int32_t p : trans.getPermutation())
+            permuted.push_back(strides[p]);
+          strides = permuted;
+        } else if (auto view = reshapeStrides(src.getShape(), strides,
+                                              dst.getShape())) {
+          strides = *view;
+        } else {
+          strided = false;
+          break;
+        }
+      }
+      if (!strided)
+        continue;
+      bool transposed =
+          dimMap.size() == 2 && dimMap[0] > dimMap[1] && dimMap[1] >= 0;
       bool clobbered = false;
       for (Operation *it = load->getNextNode(); it && it != dot.getOperation();
            it = it->getNextNode())
@@ -255,7 +339,7 @@ void KernelLowering::analyzeOperandFusion() {
       if (clobbered)
         continue;
       candidates[load].push_back(
-          {{operand, dimMap}, chain, &dot->getOpOperand(i)});
+          {{operand, strides, transposed}, chain, &dot->getOpOperand(i)});
     }
   });
   for (auto &[load, list] : candidates) {
@@ -328,10 +412,7 @@ LogicalResult KernelLowering::deferFusedOperandOp(Operation *op) {
   // renamings.
   for (const FusedLoad &fused : fusedLoads[op]) {
     auto operandType = cast<RankedTensorType>(fused.operand.getType());
-    SmallVector<int64_t, 4> operandStrides;
-    for (int64_t d : fused.dimMap)
-      operandStrides.push_back(d < 0 ? 0 : strides[lead + d]);
-    auto smem = SharedLayout::get(operandType.getShape(), operandStrides,
+    auto smem = SharedLayout::get(operandType.getShape(), fused.strides,
                                   s->layout.swizzle());
     if (!smem)
       return op->emitOpError(llvm::toString(smem.takeError()));
@@ -430,11 +511,14 @@ namespace {
 /// (one thread, n <= 4 slots) says where each of n matrices sits in the
 /// atom: matrix j is the block Q(0, j) of F.shape(), and atom slots
 /// j * P .. j * P + P - 1 are register j of the load.
+/// A batch of products (3-D operands) reads each product's atoms the same
+/// way: the fragment is over the last two dims, the leading (batch) dims
+/// only move the matrices' origins.
 struct MatrixLoadPlan {
   bool transpose = false;
   unsigned contiguousDim = 1;
   DistributedLayout blocks;
-  SmallVector<int64_t, 2> blockShape;
+  SmallVector<int64_t, 4> blockShape;
   int64_t perRegister = 0;
 };
 } // namespace
@@ -442,24 +526,33 @@ struct MatrixLoadPlan {
 static std::optional<MatrixLoadPlan>
 planMatrixLoad(TargetLowering &tl, const SharedOperand &so,
                const DistributedLayout &atom, unsigned bits) {
-  if ((bits != 8 && bits != 16) || so.smem.shape().size() != 2 ||
-      atom.rank() != 2 || atom.numThreads() != 32)
+  unsigned rank = so.smem.shape().size();
+  if ((bits != 8 && bits != 16) || rank < 2 || atom.rank() != rank ||
+      atom.numThreads() != 32)
     return std::nullopt;
   ArrayRef<int64_t> strides = so.smem.strides();
   int64_t rowElems = 128 / bits, per = 32 / bits;
-  unsigned c;
-  if (strides[1] == 1 && strides[0] != 1)
-    c = 1;
-  else if (strides[0] == 1 && strides[1] != 1)
-    c = 0;
+  unsigned r = rank - 2, c;
+  if (strides[r + 1] == 1 && strides[r] != 1)
+    c = r + 1;
+  else if (strides[r] == 1 && strides[r + 1] != 1)
+    c = r;
   else
     return std::nullopt;
-  // Every row start must be 16-byte aligned before the swizzle and the
-  // swizzle must keep 16-byte chunks whole (it moves them as units then).
+  // Every row start must be 16-byte aligned before the swizzle (so must
+  // every product's origin) and the swizzle must keep 16-byte chunks whole
+  // (it moves them as units then).
   const Swizzle &swz = so.smem.swizzle();
-  if (strides[1 - c] % rowElems || (so.prefix && so.prefixAlign % rowElems) ||
+  unsigned nc = 2 * r + 1 - c;
+  if (strides[nc] % rowElems || (so.prefix && so.prefixAlign % rowElems) ||
       so.ptrAlign < 16 || swz.unit() < rowElems)
     return std::nullopt;
+  for (unsigned d = 0; d < r; ++d)
+    if (so.smem.shape()[d] > 1 && strides[d] % rowElems)
+      return std::nullopt;
+  SmallVector<unsigned, 4> swap =
+      llvm::to_vector<4>(llvm::seq<unsigned>(0, rank));
+  std::swap(swap[r], swap[r + 1]);
   for (bool trans : {false, true}) {
     if (!tl.hasMatrixLoad(bits, trans) || (trans && bits != 16))
       continue;
@@ -467,9 +560,9 @@ planMatrixLoad(TargetLowering &tl, const SharedOperand &so,
                                           DistributedLayout::local({2, 1})
                                     : DistributedLayout::spatial({8, 4}) *
                                           DistributedLayout::local({1, per});
-    DistributedLayout frag = frame;
-    if (c == 0) {
-      auto swapped = frame.permute({1, 0});
+    DistributedLayout frag = frame.padRank(rank);
+    if (c == r) {
+      auto swapped = frag.permute(swap);
       if (!swapped) {
         llvm::consumeError(swapped.takeError());
         continue;
@@ -509,13 +602,16 @@ static std::optional<SmallVector<Regs>> loadWithMatrixLoads(
     KernelLowering &kl, Location loc, const SharedOperand &so,
     const DistributedLayout &quotient, const DistributedLayout &atom,
     ArrayRef<int64_t> quotientSlots, Type storage, unsigned bits) {
+  unsigned rank = so.smem.shape().size();
+  if (atom.rank() > rank || quotient.rank() != rank)
+    return std::nullopt;
   std::optional<MatrixLoadPlan> plan =
-      planMatrixLoad(kl.target(), so, atom, bits);
+      planMatrixLoad(kl.target(), so, atom.padRank(rank), bits);
   if (!plan)
     return std::nullopt;
   ArrayRef<int64_t> strides = so.smem.strides();
-  ArrayRef<int64_t> atomShape = atom.shape();
-  unsigned nc = 1 - plan->contiguousDim;
+  SmallVector<int64_t, 4> atomShape(atom.padRank(rank).shape());
+  unsigned nc = 2 * (rank - 2) + 1 - plan->contiguousDim;
   int64_t perMatrixLoad = plan->blocks.localSize();
   // Atoms per load: up to 4 matrices in one ldmatrix.x4.
   int64_t group = std::max<int64_t>(1, 4 / perMatrixLoad);
@@ -524,10 +620,10 @@ static std::optional<SmallVector<Regs>> loadWithMatrixLoads(
   // origin quotient(0, q) * atomShape plus the block origin
   // blocks(0, j) * blockShape (q = slots[m / n], j = m % n).
   auto matrixOrigin = [&](ArrayRef<int64_t> slots, int64_t m) {
-    SmallVector<int64_t, 2> qc = quotient.apply(0, slots[m / perMatrixLoad]);
-    SmallVector<int64_t, 2> bc = plan->blocks.apply(0, m % perMatrixLoad);
-    SmallVector<int64_t, 2> coord;
-    for (unsigned d = 0; d < 2; ++d)
+    SmallVector<int64_t, 4> qc = quotient.apply(0, slots[m / perMatrixLoad]);
+    SmallVector<int64_t, 4> bc = plan->blocks.apply(0, m % perMatrixLoad);
+    SmallVector<int64_t, 4> coord;
+    for (unsigned d = 0; d < rank; ++d)
       coord.push_back(qc[d] * atomShape[d] + bc[d] * plan->blockShape[d]);
     return linearize(coord, strides);
   };
@@ -561,7 +657,7 @@ static std::optional<SmallVector<Regs>> loadWithMatrixLoads(
   // The warp's origin: the spatial part of the quotient (warps) times the
   // atom shape.
   SmallVector<Value, 4> warpCoords = kl.spatialCoords(quotient, warp);
-  for (unsigned d = 0; d < 2; ++d)
+  for (unsigned d = 0; d < rank; ++d)
     warpCoords[d] =
         arith::MulIOp::create(b, loc, warpCoords[d], kl.i32(atomShape[d]));
   Value warpOffset = linearize(kl, loc, warpCoords, strides, kl.i32(0));
@@ -575,8 +671,8 @@ static std::optional<SmallVector<Regs>> loadWithMatrixLoads(
   // per-group matrix digits (for Swizzle::distributes).
   SmallVector<int64_t> staticLaneBases;
   for (int64_t w = 0; w < quotient.numThreads(); ++w) {
-    SmallVector<int64_t, 2> wc = quotient.apply(w, 0);
-    for (unsigned d = 0; d < 2; ++d)
+    SmallVector<int64_t, 4> wc = quotient.apply(w, 0);
+    for (unsigned d = 0; d < rank; ++d)
       wc[d] *= atomShape[d];
     for (int64_t l = 0; l < kl.warpSize(); ++l)
       staticLaneBases.push_back(linearize(wc, strides) + (l & 7) * strides[nc]);
