@@ -148,7 +148,8 @@ struct TileStageOperands
       // Candidates: invariant dot operands, largest first.
       SmallVector<Value> candidates;
       for (Value v : invariants) {
-        // 2-D operands: batched products read theirs from registers only.
+        // 2-D operands only: a batched product's loop-invariant operands
+        // stay in registers (its pipelined ones are fused: LowerSharedOperand).
         bool dotOperand = llvm::any_of(v.getUses(), [&](OpOperand &use) {
           return isa<tile::DotOp>(use.getOwner()) &&
                  cast<RankedTensorType>(v.getType()).getRank() == 2 &&

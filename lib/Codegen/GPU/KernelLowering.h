@@ -64,6 +64,10 @@ mlir::Value inBounds(mlir::OpBuilder &b, mlir::Location loc,
                      llvm::ArrayRef<mlir::Value> coords,
                      llvm::ArrayRef<mlir::Value> dims);
 
+/// The layout of a shared buffer: its type's encoding, row-major without
+/// one.
+::tile::layout::SharedLayout sharedLayoutOf(tile::SharedType type);
+
 /// A lowered shared buffer: its base address in shared memory and layout.
 struct SharedValue {
   mlir::Value ptr;

@@ -628,6 +628,12 @@ LogicalResult KernelLowering::lowerView(tile::ViewOp op) {
   return success();
 }
 
+SharedLayout sharedLayoutOf(tile::SharedType type) {
+  if (auto enc = dyn_cast_or_null<tile::SharedLayoutAttr>(type.getEncoding()))
+    return enc.getLayout();
+  return SharedLayout::rowMajor(type.getShape());
+}
+
 LogicalResult KernelLowering::lowerAllocShared(tile::AllocSharedOp op) {
   auto offset = op->getAttrOfType<IntegerAttr>("tile.offset");
   if (!offset)
@@ -636,10 +642,7 @@ LogicalResult KernelLowering::lowerAllocShared(tile::AllocSharedOp op) {
   auto type = cast<tile::SharedType>(op.getType());
   SharedValue s;
   s.type = type;
-  if (auto enc = dyn_cast_or_null<tile::SharedLayoutAttr>(type.getEncoding()))
-    s.layout = enc.getLayout();
-  else
-    s.layout = SharedLayout::rowMajor(type.getShape());
+  s.layout = sharedLayoutOf(type);
   s.ptr = gep(sharedBase(), i32(offset.getInt()));
   shareds[op.getResult()] = s;
   return success();

@@ -244,10 +244,8 @@ reshapeStrides(ArrayRef<int64_t> src, ArrayRef<int64_t> strides,
 /// The element strides of a shared_load's tile in its buffer (the buffer's
 /// layout without the leading dims the load indexes).
 static SmallVector<int64_t, 4> loadTileStrides(tile::SharedLoadOp load) {
-  auto type = cast<tile::SharedType>(load.getBuffer().getType());
-  auto enc = dyn_cast_or_null<tile::SharedLayoutAttr>(type.getEncoding());
   SharedLayout layout =
-      enc ? enc.getLayout() : SharedLayout::rowMajor(type.getShape());
+      sharedLayoutOf(cast<tile::SharedType>(load.getBuffer().getType()));
   unsigned rank = cast<RankedTensorType>(load.getType()).getRank();
   return SmallVector<int64_t, 4>(layout.strides().take_back(rank));
 }
@@ -376,8 +374,6 @@ LogicalResult KernelLowering::deferFusedOperandOp(Operation *op) {
   if (!s)
     return op->emitOpError("shared buffer was not lowered");
   ArrayRef<int64_t> strides = s->layout.strides();
-  unsigned lead =
-      s->type.getRank() - cast<RankedTensorType>(load.getType()).getRank();
   // origin = sum_d index[d] * stride[d] (before the swizzle), as for any
   // shared_load; its alignment is the gcd of the known terms.
   SharedOperand so;
