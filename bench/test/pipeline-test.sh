@@ -199,7 +199,7 @@ expect "gpu-next.sh --profile's decode bundles" 0 "3" bash -c \
   "ls -d '$T/swd/lowbit_tu1_split4_bn64_bm16' '$T/swd/lowbit_tu1_split4_bn64_bm8' '$T/swd/lowbit_tu2_split4_bn64_bm8' | wc -l"
 expect "gpu-next.sh --prepare" 0 "6 bundles in $T/gn/sweep-decode, 0 failed" \
   env TILEC="$TILEC" "$BENCH/gpu-next.sh" --prepare "$T/gn"
-expect "gpu-next.sh bundles" 0 "53 17 30" bash -c \
+expect "gpu-next.sh bundles" 0 "55 17 30" bash -c \
   "echo \$(ls -d '$T'/gn/cases/*/ | wc -l) \$(ls '$T/gn/sweep-tma' | wc -l) \$(ls '$T/gn/sweep-decode' | wc -l)"
 # The GPU examples (scripts/gpu-examples.sh's 40 bundles) and GoogleTest's
 # CMake package for the runtime's GPU unit tests there.
