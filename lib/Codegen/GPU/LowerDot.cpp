@@ -32,8 +32,6 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringExtras.h"
 
-#include <numeric>
-
 using namespace mlir;
 using ::tile::layout::DistributedLayout;
 using ::tile::layout::SharedLayout;
