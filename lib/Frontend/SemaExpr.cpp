@@ -430,6 +430,17 @@ bool Checker::checkBinary(BinaryExpr *e) {
       return false;
     }
   }
+  // A constant shift count must be below the operand's width: LLVM's
+  // shifts by the width or more give poison, which targets turn into
+  // different values.
+  if (shift && b->cv.kind == ConstVal::Int &&
+      (common.kind == ElemType::SInt || common.kind == ElemType::UInt) &&
+      (b->cv.i < 0 || b->cv.i >= common.bits)) {
+    error(b->loc, "shift count " + std::to_string(b->cv.i) + " is outside 0.." +
+                      std::to_string(common.bits - 1) + " for " + common.str() +
+                      " operands");
+    return false;
+  }
   e->operandElem = common;
   ElemType resElem = isCmp(op) ? ElemType::get(ElemType::Bool) : common;
   setValueTy(e, resElem, *shape);

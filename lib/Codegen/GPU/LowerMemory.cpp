@@ -16,7 +16,10 @@
 #include "KernelLowering.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
+
+#include <numeric>
 
 using namespace mlir;
 using ::tile::layout::DistributedLayout;
@@ -369,6 +372,21 @@ static void storeElement(OpBuilder &b, Location loc, const ViewValue &view,
   }
 }
 
+/// The bytes of `elements` (i64) elements of `bits` bits: exact for whole
+/// bytes; for sub-byte elements the bits shifted right by 3 (exact where the
+/// fast path uses it: its groups start on byte boundaries).
+static Value bytesOfElements(OpBuilder &b, Location loc, Value elements,
+                             unsigned bits) {
+  Type t = elements.getType();
+  if (bits % 8 == 0)
+    return arith::MulIOp::create(
+        b, loc, elements, arith::ConstantIntOp::create(b, loc, t, bits / 8));
+  Value bit = arith::MulIOp::create(
+      b, loc, elements, arith::ConstantIntOp::create(b, loc, t, bits));
+  return arith::ShRUIOp::create(b, loc, bit,
+                                arith::ConstantIntOp::create(b, loc, t, 3));
+}
+
 /// Shared setup of tile.load and tile.store: coordinates of slot 0's
 /// thread part, the fast-path condition and the group addresses.
 namespace {
@@ -376,9 +394,48 @@ struct GlobalAccess {
   GlobalPlan plan;
   SmallVector<Value, 4> base; ///< offsets + spatial coordinates (i32)
   Value fast;                 ///< i1
+  Value index0;               ///< linear index of slot 0 (i64)
   SmallVector<Value> groupPtrs;
 };
 } // namespace
+
+/// The elements (i64) from slot `from` of an access to slot `to`: their
+/// static local offsets' difference times the view's strides (null when
+/// none). Addresses chained slot to slot need a few uniform steps (the
+/// strides times the layout's distinct strides between slots), not one
+/// linear index per slot, nor one uniform offset per slot (which LLVM hoists
+/// out of loops and AMDGPU then keeps in scalar registers).
+static Value offsetBetween(KernelLowering &kl, Location loc,
+                           const ViewValue &view, const GlobalPlan &plan,
+                           int64_t from, int64_t to) {
+  OpBuilder &b = kl.builder();
+  Value delta;
+  for (unsigned d = 0; d < plan.local[to].size(); ++d) {
+    int64_t dl = plan.local[to][d] - plan.local[from][d];
+    if (dl == 0)
+      continue;
+    Value term = arith::MulIOp::create(b, loc, view.strides[d], kl.i64(dl));
+    delta =
+        delta ? arith::AddIOp::create(b, loc, delta, term).getResult() : term;
+  }
+  return delta;
+}
+
+/// The linear indices (i64) of every slot: slot 0's, then each from the
+/// one before it.
+static SmallVector<Value> slotIndices(KernelLowering &kl, Location loc,
+                                      const ViewValue &view,
+                                      const GlobalAccess &a) {
+  SmallVector<Value> indices{a.index0};
+  for (int64_t l = 1; l < int64_t(a.plan.local.size()); ++l) {
+    Value step = offsetBetween(kl, loc, view, a.plan, l - 1, l);
+    indices.push_back(
+        step ? arith::AddIOp::create(kl.builder(), loc, indices.back(), step)
+                   .getResult()
+             : indices.back());
+  }
+  return indices;
+}
 
 static GlobalAccess prepareGlobal(KernelLowering &kl, Location loc,
                                   const ViewValue &view, ValueRange offsets,
@@ -390,6 +447,11 @@ static GlobalAccess prepareGlobal(KernelLowering &kl, Location loc,
   SmallVector<Value, 4> sp = kl.spatialCoords(layout);
   for (unsigned d = 0; d < layout.rank(); ++d)
     a.base.push_back(arith::AddIOp::create(b, loc, offsets[d], sp[d]));
+  SmallVector<Value, 4> coords0;
+  for (unsigned d = 0; d < layout.rank(); ++d)
+    coords0.push_back(
+        arith::AddIOp::create(b, loc, a.base[d], kl.i32(a.plan.local[0][d])));
+  a.index0 = linearIndex(b, loc, view, coords0);
   if (a.plan.vec == 0) {
     a.fast = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
     return a;
@@ -412,33 +474,54 @@ static GlobalAccess prepareGlobal(KernelLowering &kl, Location loc,
   if (!view.contiguous && a.plan.vec > 1)
     andWith(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                   view.strides.back(), kl.i64(1)));
-  // Group addresses and their alignment.
-  Value misalign;
-  Value ptrInt = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), view.ptr);
-  for (int64_t g = 0; g < layout.localSize(); g += a.plan.vec) {
-    SmallVector<Value, 4> coords;
-    for (unsigned d = 0; d < layout.rank(); ++d)
-      coords.push_back(
-          arith::AddIOp::create(b, loc, a.base[d], kl.i32(a.plan.local[g][d])));
-    Value index = linearIndex(b, loc, view, coords);
-    Value bit = arith::MulIOp::create(b, loc, index, kl.i64(bits));
-    Value byte = arith::ShRUIOp::create(b, loc, bit, kl.i64(3));
-    a.groupPtrs.push_back(kl.gep(view.ptr, byte));
-    unsigned natural = bits % 8 == 0 ? bits / 8 : 0;
-    if (a.plan.align > natural || bits % 8) {
-      Value addr = arith::AddIOp::create(b, loc, ptrInt, byte);
-      Value low = arith::AndIOp::create(b, loc, addr, kl.i64(a.plan.align - 1));
-      if (bits % 8)
-        low = arith::OrIOp::create(
-            b, loc, low, arith::AndIOp::create(b, loc, bit, kl.i64(7)));
-      misalign = misalign
-                     ? arith::OrIOp::create(b, loc, misalign, low).getResult()
-                     : low;
-    }
+  // Group addresses: group 0's from its coordinates, every other group at
+  // its static offset from the group before it (sum_d dl[d] x stride[d]
+  // elements), so that a thread computes one linear index, not one per
+  // group.
+  a.groupPtrs.push_back(
+      kl.gep(view.ptr, bytesOfElements(b, loc, a.index0, bits)));
+  for (int64_t g = a.plan.vec; g < layout.localSize(); g += a.plan.vec) {
+    Value step = offsetBetween(kl, loc, view, a.plan, g - a.plan.vec, g);
+    a.groupPtrs.push_back(
+        step ? kl.gep(a.groupPtrs.back(), bytesOfElements(b, loc, step, bits))
+             : a.groupPtrs.back());
   }
-  if (misalign)
+  // Alignment: every group is aligned when group 0 is and each dim's step
+  // between groups (the gcd of their offsets from group 0) moves a multiple
+  // of the alignment; one check per dim instead of one per group.
+  unsigned natural = bits % 8 == 0 ? bits / 8 : 0;
+  if (a.plan.align > natural || bits % 8) {
+    int64_t alignBits = 8 * int64_t(a.plan.align);
+    Value bit0 = arith::MulIOp::create(b, loc, a.index0, kl.i64(bits));
+    Value addr = arith::AddIOp::create(
+        b, loc, LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), view.ptr),
+        arith::ShRUIOp::create(b, loc, bit0, kl.i64(3)));
+    Value misalign =
+        arith::AndIOp::create(b, loc, addr, kl.i64(a.plan.align - 1));
+    if (bits % 8)
+      misalign = arith::OrIOp::create(
+          b, loc, misalign, arith::AndIOp::create(b, loc, bit0, kl.i64(7)));
+    for (unsigned d = 0; d < layout.rank(); ++d) {
+      int64_t step = 0;
+      for (int64_t g = 0; g < layout.localSize(); g += a.plan.vec)
+        step = std::gcd(step, a.plan.local[g][d] - a.plan.local[0][d]);
+      if (step == 0)
+        continue;
+      std::optional<int64_t> stride = getConstantIntValue(view.strides[d]);
+      if (stride) {
+        if ((*stride * step * bits) % alignBits)
+          andWith(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
+        continue;
+      }
+      Value stepBits =
+          arith::MulIOp::create(b, loc, view.strides[d], kl.i64(step * bits));
+      misalign = arith::OrIOp::create(
+          b, loc, misalign,
+          arith::AndIOp::create(b, loc, stepBits, kl.i64(alignBits - 1)));
+    }
     andWith(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, misalign,
                                   kl.i64(0)));
+  }
   a.fast = fast;
   return a;
 }
@@ -499,6 +582,7 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
     b.setInsertionPointToStart(&ifOp.getElseRegion().front());
     Regs regs;
     Value pad = paddingValue(b, loc, op.getPaddingAttr(), storage);
+    SmallVector<Value> indices = slotIndices(*this, loc, *view, a);
     for (int64_t l = 0; l < n; ++l) {
       SmallVector<Value, 4> coords;
       for (unsigned d = 0; d < layout->rank(); ++d)
@@ -509,9 +593,8 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
       {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(&elemIf.getThenRegion().front());
-        Value index = linearIndex(b, loc, *view, coords);
-        scf::YieldOp::create(b, loc,
-                             loadElement(b, loc, *view, index, storage, bits));
+        scf::YieldOp::create(
+            b, loc, loadElement(b, loc, *view, indices[l], storage, bits));
         b.setInsertionPointToStart(&elemIf.getElseRegion().front());
         scf::YieldOp::create(b, loc, pad);
       }
@@ -575,6 +658,7 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
                  ArrayRef<Value>(regs).slice(g * a.plan.vec, a.plan.vec), bits,
                  a.plan.align);
   b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  SmallVector<Value> indices = slotIndices(*this, loc, *view, a);
   for (int64_t l = 0; l < layout->localSize(); ++l) {
     SmallVector<Value, 4> coords;
     for (unsigned d = 0; d < layout->rank(); ++d)
@@ -584,8 +668,7 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
     auto elemIf = scf::IfOp::create(b, loc, ok, false);
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(&elemIf.getThenRegion().front());
-    storeElement(b, loc, *view, linearIndex(b, loc, *view, coords), regs[l],
-                 bits);
+    storeElement(b, loc, *view, indices[l], regs[l], bits);
   }
   return success();
 }
