@@ -238,8 +238,34 @@ bool Checker::checkTargetCall(CallExpr *e) {
   return true;
 }
 
+/// has_mma(T): whether `dot` of T operands runs on the target's matrix
+/// instructions (16-bit floats, 8-bit integers, e4m3 / e5m2 where the
+/// target has them), a constant bool; an error without a target.
+bool Checker::checkHasMma(CallExpr *e) {
+  if (!noKwargs(e) || !checkArgCount(e, 1, 1, "1: has_mma(T)"))
+    return false;
+  auto t = requireType(e->args[0].get(), "has_mma's argument");
+  if (!t)
+    return false;
+  if (!target.known()) {
+    error(e->loc, "has_mma() needs a target: compile with --target (sm_80, "
+                  "sm_90a, gfx942, host, ...)");
+    return false;
+  }
+  bool float16 = t->kind == ElemType::F16 || t->kind == ElemType::BF16;
+  bool int8 = t->isInteger() && t->bits == 8;
+  bool float8 =
+      t->kind == ElemType::SmallFloat && t->bits == 8 &&
+      ((t->exp == 4 && t->mant == 3) || (t->exp == 5 && t->mant == 2));
+  e->ty = Ty::scalar(ElemType::get(ElemType::Bool));
+  e->cv = ConstVal::ofBool((float16 && target.mmaFloat16) ||
+                           (int8 && target.mmaInt8) ||
+                           (float8 && target.mmaFloat8));
+  return true;
+}
+
 /// program_id, num_programs, cdiv, bits, warp_size, shared_memory,
-/// has_wgmma: scalars.
+/// has_wgmma, has_mma: scalars.
 bool Checker::checkScalarCall(CallExpr *e) {
   auto &args = e->args;
   Builtin b = e->builtin;
@@ -304,6 +330,8 @@ bool Checker::checkScalarCall(CallExpr *e) {
   case Builtin::SharedMemory:
   case Builtin::HasWgmma:
     return checkTargetCall(e);
+  case Builtin::HasMma:
+    return checkHasMma(e);
   default:
     break;
   }

@@ -182,6 +182,7 @@ private:
   std::optional<int64_t> sliceExtent(Expr *lo, Expr *hi, SMLoc loc);
   bool checkArgCount(CallExpr *e, size_t lo, size_t hi, const char *usage);
   bool checkTargetCall(CallExpr *e);
+  bool checkHasMma(CallExpr *e);
   bool noKwargs(CallExpr *e);
   std::optional<ElemType> checkTypeThenValue(CallExpr *e, const char *usage);
   void setValueTy(Expr *e, ElemType elem, llvm::ArrayRef<int64_t> shape) {

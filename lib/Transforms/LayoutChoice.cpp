@@ -68,6 +68,9 @@ std::optional<Atom> pickAtom(int64_t m, int64_t n, int64_t k,
     return m % atom.c.shape()[0] == 0 && n % atom.c.shape()[1] == 0 &&
            k % atom.a.shape()[1] == 0;
   };
+  // The operand types with a matrix instruction, as `has_mma(T)` says.
+  if (!target.hasMatrixDot(operandBits, operandIsFloat, fp8MmaFormat))
+    return std::nullopt;
   if (target.isNVIDIA() && target.hasMmaSync) {
     std::optional<Atom> atom;
     if (operandBits == 16 && operandIsFloat) {

@@ -306,6 +306,44 @@ TEST(Sema, HasWgmmaIsTheTargets) {
   expectTargetBuiltinErrors(text, "s.tile:1:26", "has_wgmma");
 }
 
+// has_mma(T): whether dot of T operands runs on the target's matrix
+// instructions, from the target's facts; a type argument, and a target,
+// are required.
+TEST(Sema, HasMmaIsTheTargetsForTheType) {
+  auto text = [](const char *type) {
+    return "kernel k<B: bool = has_mma(" + std::string(type) +
+           ")>(o: mut f32[N]) grid(1) warps 4\n{\n}\n";
+  };
+  TargetFacts fma{32, 65536};
+  TargetFacts ampere = fma;
+  ampere.mmaFloat16 = ampere.mmaInt8 = true;
+  TargetFacts ada = ampere;
+  ada.mmaFloat8 = true;
+  struct Case {
+    const char *type;
+    TargetFacts target;
+    bool want;
+  } cases[] = {
+      {"f16", ampere, true}, {"bf16", ampere, true},    {"i8", ampere, true},
+      {"u8", ampere, true},  {"f8e4m3", ampere, false}, {"f8e4m3", ada, true},
+      {"f8e5m2", ada, true}, {"u4", ada, false},        {"f4e2m1", ada, false},
+      {"f32", ada, false},   {"f16", fma, false},       {"i8", fma, false}};
+  for (const Case &c : cases) {
+    auto r = check(text(c.type), {}, "", c.target);
+    ASSERT_TRUE(r->ok()) << c.type << r->diags;
+    EXPECT_EQ(r->kernel().constants.at(0).second.b, c.want) << c.type;
+  }
+  auto none = check(text("f16"));
+  EXPECT_FALSE(none->ok());
+  EXPECT_NE(none->diags.find("s.tile:1:20: error: has_mma() needs a target"),
+            std::string::npos)
+      << none->diags;
+  auto value = check("kernel k<B: bool = has_mma(1)>(o: mut f32[N]) grid(1) "
+                     "warps 4\n{\n}\n",
+                     {}, "", ada);
+  EXPECT_FALSE(value->ok());
+}
+
 TEST(Sema, DefinesAreValidated) {
   auto bad = check(kernel(""), {{"BM", "x"}});
   EXPECT_FALSE(bad->ok());

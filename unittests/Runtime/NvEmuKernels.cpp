@@ -247,6 +247,19 @@ ENTRY(copy) {
   store(&ptr<uint32_t>(Args, 1)[Id], load(&ptr<uint32_t>(Args, 0)[Id]));
 }
 
+/// misaligned(In: u32[], Out: u32[]): thread i reads 16 bytes declared
+/// 16-byte aligned at In + 4 i bytes (aligned for one thread in four, as a
+/// vector load whose alignment test is wrong would) and writes its first
+/// word to Out[i].
+ENTRY(misaligned) {
+  uint32_t Id = globalId();
+  const uint32_t *P = ptr<uint32_t>(Args, 0) + Id;
+  uint32_t Word = 0;
+  if (Ops->access(P, 16, TILE_EMU_GLOBAL | 4u << TILE_EMU_ACCESS_ALIGN_SHIFT))
+    Word = *P;
+  store(&ptr<uint32_t>(Args, 1)[Id], Word);
+}
+
 /// racy(Out: u32[]): a neighbour's shared value read without a barrier.
 ENTRY(racy) {
   uint32_t T = tid(), N = Ops->sreg(TILE_EMU_NTID_X);

@@ -1201,6 +1201,29 @@ TEST_F(NvEmuTest, OutOfBoundsGlobalRead) {
     EXPECT_EQ(Got[I], I < 100 ? In[I] : 0u);
 }
 
+TEST_F(NvEmuTest, MisalignedGlobalRead) {
+  // 16-byte reads at every 4-byte offset: three threads in four misaligned
+  // (the GPU faults there); their reads are skipped, the others happen.
+  std::vector<uint32_t> In = randomWords(64 + 4, 9);
+  Buffer InB = upload(In);
+  Buffer Out = output<uint32_t>(64);
+  uint64_t Skew = InB.address() % 16 / 4; // words past a 16-byte boundary
+  Error E = run("misaligned", 64, 0, {1, 1, 1}, {InB.address(), Out.address()});
+  ASSERT_TRUE(E);
+  EXPECT_TRUE(
+      contains(E.message(), "48 errors in emulated kernel 'misaligned'"))
+      << E.message();
+  EXPECT_TRUE(contains(E.message(), "\n  misaligned global read of 16 bytes "
+                                    "at 0x"))
+      << E.message();
+  EXPECT_TRUE(contains(E.message(), "(the access needs 16-byte alignment) "
+                                    "(block (0,0,0), thread "))
+      << E.message();
+  std::vector<uint32_t> Got = read<uint32_t>(Out);
+  for (uint32_t I = 0; I < 64; ++I)
+    EXPECT_EQ(Got[I], (I + Skew) % 4 == 0 ? In[I] : 0u) << "thread " << I;
+}
+
 TEST_F(NvEmuTest, SharedMemoryRace) {
   Buffer Out = output<uint32_t>(64);
   Error E = run("racy", 64, 256, {1, 1, 1}, {Out.address()});

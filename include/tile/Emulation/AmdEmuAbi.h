@@ -107,6 +107,8 @@ enum tile_amd_emu_space {
 
 #define TILE_AMD_EMU_ACCESS_WRITE 0x100u
 #define TILE_AMD_EMU_ACCESS_ATOMIC 0x200u
+/** log2 of the declared alignment, shifted by this (as on NVIDIA). */
+#define TILE_AMD_EMU_ACCESS_ALIGN_SHIFT 12u
 
 /**
  * The runtime's side; every function acts for the calling work-item. Wave

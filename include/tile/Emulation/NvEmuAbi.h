@@ -154,6 +154,9 @@ enum tile_emu_space {
 /** Flags of an access check, or'ed with the space. */
 #define TILE_EMU_ACCESS_WRITE 0x100u
 #define TILE_EMU_ACCESS_ATOMIC 0x200u
+/** log2 of the alignment the access declares (LLVM's `align`), shifted by
+    this; an address that is not a multiple of it is a misaligned access. */
+#define TILE_EMU_ACCESS_ALIGN_SHIFT 12u
 
 /** What an emulated TMA tensor map holds (at most 128 bytes). */
 #define TILE_EMU_TENSOR_MAP_MAGIC 0x50414d54u /* "TMAP" */

@@ -2,9 +2,10 @@
 //
 // Part of tilec. The facts of the compilation target that the language's
 // compile-time builtins return (`warp_size()`, `shared_memory()`,
-// `has_wgmma()`), so that a kernel's defaults can follow the target. The
-// front end does not depend on lib/Target: whoever knows the target (tilec,
-// the JIT, tune) gets this from its TargetInfo (TargetInfo::frontendFacts).
+// `has_wgmma()`, `has_mma(T)`), so that a kernel's defaults can follow the
+// target. The front end does not depend on lib/Target: whoever knows the target
+// (tilec, the JIT, tune) gets this from its TargetInfo
+// (TargetInfo::frontendFacts).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +28,10 @@ struct TargetFacts {
   /// Warps (wavefronts) one SM (CU) holds at once: what bounds `warps W
   /// occupancy N` (0: no bound, the host).
   unsigned maxWarpsPerProcessor = 0;
+  /// Which operand types `dot` runs on matrix instructions for (mma.sync,
+  /// wgmma, MFMA): 16-bit floats, 8-bit integers, e4m3 / e5m2; otherwise
+  /// on per-thread FMA (`has_mma(T)`).
+  bool mmaFloat16 = false, mmaInt8 = false, mmaFloat8 = false;
 
   bool known() const { return warpSize != 0; }
 };

@@ -73,10 +73,29 @@ struct TargetInfo {
   }
   bool isNVIDIA() const { return vendor == Vendor::NVIDIA; }
   bool isAMD() const { return vendor == Vendor::AMD; }
+  /// Whether a dot of `bits`-bit operands (floats when `isFloat`; an 8-bit
+  /// float in e4m3 / e5m2 when `fp8Format`) has a matrix instruction here
+  /// (tile-infer-layouts' atoms; otherwise it runs on per-thread FMA).
+  bool hasMatrixDot(unsigned bits, bool isFloat, bool fp8Format) const {
+    if (isNVIDIA() && hasMmaSync)
+      return (bits == 16 && isFloat) ||
+             (bits == 8 && (!isFloat || (hasFp8Mma && fp8Format)));
+    if (isAMD() && hasMfma)
+      return (bits == 16 && isFloat) || (bits == 8 && !isFloat);
+    return false;
+  }
   /// What the language's target builtins return for this target
-  /// (`warp_size()`, `shared_memory()`, `has_wgmma()`).
+  /// (`warp_size()`, `shared_memory()`, `has_wgmma()`, `has_mma(T)`).
   frontend::TargetFacts frontendFacts() const {
-    return {warpSize, maxSharedBytes, hasWgmma, maxWarpsPerProcessor};
+    frontend::TargetFacts f;
+    f.warpSize = warpSize;
+    f.sharedBytes = maxSharedBytes;
+    f.wgmma = hasWgmma;
+    f.maxWarpsPerProcessor = maxWarpsPerProcessor;
+    f.mmaFloat16 = hasMatrixDot(16, true, false);
+    f.mmaInt8 = hasMatrixDot(8, false, false);
+    f.mmaFloat8 = hasMatrixDot(8, true, true);
+    return f;
   }
   ObjectKind objectKind() const {
     return isNVIDIA() ? ObjectKind::Cubin

@@ -205,6 +205,12 @@ void EmulationRewriter::instrumentAccesses(Function &f) {
     return ConstantInt::get(i32, layout.getTypeStoreSize(type));
   };
   constexpr unsigned kWrite = 0x100, kAtomic = 0x200;
+  // The alignment an access declares, as log2 in bits 12..15: the GPU's
+  // vector accesses fault where it does not hold (LLVM emits them on that
+  // promise), so the emulator checks it.
+  auto aligned = [&](Align align, unsigned flags) {
+    return flags | std::min<unsigned>(Log2(align), 15) << 12;
+  };
   SmallVector<Instruction *> accesses;
   for (Instruction &inst : instructions(f))
     if (isa<LoadInst, StoreInst, AtomicRMWInst, AtomicCmpXchgInst,
@@ -212,16 +218,19 @@ void EmulationRewriter::instrumentAccesses(Function &f) {
       accesses.push_back(&inst);
   for (Instruction *inst : accesses) {
     if (auto *load = dyn_cast<LoadInst>(inst)) {
-      check(load, load->getPointerOperandIndex(), size(load->getType()), 0);
+      check(load, load->getPointerOperandIndex(), size(load->getType()),
+            aligned(load->getAlign(), 0));
     } else if (auto *store = dyn_cast<StoreInst>(inst)) {
       check(store, store->getPointerOperandIndex(),
-            size(store->getValueOperand()->getType()), kWrite);
+            size(store->getValueOperand()->getType()),
+            aligned(store->getAlign(), kWrite));
     } else if (auto *rmw = dyn_cast<AtomicRMWInst>(inst)) {
       check(rmw, rmw->getPointerOperandIndex(), size(rmw->getType()),
-            kWrite | kAtomic);
+            aligned(rmw->getAlign(), kWrite | kAtomic));
     } else if (auto *cas = dyn_cast<AtomicCmpXchgInst>(inst)) {
       check(cas, cas->getPointerOperandIndex(),
-            size(cas->getNewValOperand()->getType()), kWrite | kAtomic);
+            size(cas->getNewValOperand()->getType()),
+            aligned(cas->getAlign(), kWrite | kAtomic));
     } else if (auto *mem = dyn_cast<AnyMemIntrinsic>(inst)) {
       check(mem, 0, mem->getLength(), kWrite);
       if (isa<AnyMemTransferInst>(mem))

@@ -32,7 +32,8 @@ static_assert(TILE_AMD_EMU_FLAT == SpaceGeneric &&
                   TILE_AMD_EMU_LDS == SpaceShared &&
                   TILE_AMD_EMU_CONSTANT == SpaceConst &&
                   TILE_AMD_EMU_ACCESS_WRITE == AccessWrite &&
-                  TILE_AMD_EMU_ACCESS_ATOMIC == AccessAtomic,
+                  TILE_AMD_EMU_ACCESS_ATOMIC == AccessAtomic &&
+                  TILE_AMD_EMU_ACCESS_ALIGN_SHIFT == AccessAlignShift,
               "AmdEmuAbi.h spaces differ from the emulator core's");
 
 /// Limits and words of the emulated device: a CDNA3 (gfx942) compute unit,

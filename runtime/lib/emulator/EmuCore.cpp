@@ -462,6 +462,17 @@ bool emu::checkAccess(Launch &L, EmuThread &T, const void *Ptr, uint64_t Bytes,
                       : Write                   ? SharedAccess::Write
                                                 : SharedAccess::Read;
   const EmuTarget &Target = L.Dev->target();
+  uint64_t Alignment = uint64_t(1) << ((Flags >> AccessAlignShift) & 0xfu);
+  if (Address % Alignment && (Space == SpaceGeneric || Space == SpaceGlobal ||
+                              Space == SpaceShared || Space == SpaceLocal)) {
+    if (!countedOnly(L))
+      addError(L, "misaligned " + std::string(Target.SpaceNames[Space]) + " " +
+                      (Write ? "write" : "read") + " of " +
+                      std::to_string(Bytes) + " bytes at " + hex(Address) +
+                      " (the access needs " + std::to_string(Alignment) +
+                      "-byte alignment)" + where(L, T));
+    return false;
+  }
   uint64_t Offset = 0;
   switch (Space) {
   case SpaceGlobal:

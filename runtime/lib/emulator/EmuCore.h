@@ -44,6 +44,8 @@ constexpr uint32_t SpaceConst = 4;
 constexpr uint32_t SpaceLocal = 5;
 constexpr uint32_t AccessWrite = 0x100u;
 constexpr uint32_t AccessAtomic = 0x200u;
+/// Bits 12..15: log2 of the alignment the access declares (0: none).
+constexpr uint32_t AccessAlignShift = 12;
 /// Internal: the access is the issue of an NVIDIA cp.async.
 constexpr uint32_t AccessAsyncIssue = 0x10000u;
 /// Internal: a read by an NVIDIA wgmma.mma_async (in flight until retired).

@@ -50,7 +50,8 @@ static_assert(TILE_EMU_GENERIC == SpaceGeneric &&
                   TILE_EMU_CONST == SpaceConst &&
                   TILE_EMU_LOCAL == SpaceLocal &&
                   TILE_EMU_ACCESS_WRITE == AccessWrite &&
-                  TILE_EMU_ACCESS_ATOMIC == AccessAtomic,
+                  TILE_EMU_ACCESS_ATOMIC == AccessAtomic &&
+                  TILE_EMU_ACCESS_ALIGN_SHIFT == AccessAlignShift,
               "NvEmuAbi.h spaces differ from the emulator core's");
 
 const char *shflModeName(uint32_t Mode) {
