@@ -246,15 +246,18 @@ TEST(AmdEmulationRewrite, RewrittenKernelCallsTheTableWithPackedOperands) {
   EXPECT_EQ(out[11], 0xdeadbeefu);
 
   // Checked: the global load, the LDS store and load, 11 global stores;
-  // not the private slot, not the dispatch packet.
+  // not the private slot, not the dispatch packet. Each carries the
+  // alignment it declares (4 bytes: log2 2 in the alignment bits).
   auto lds = reinterpret_cast<uint64_t>(r.lds.data()) + 32;
+  constexpr uint64_t kAlign4 = 2u << TILE_AMD_EMU_ACCESS_ALIGN_SHIFT;
   EXPECT_EQ(r.accesses.size(), 14u);
   for (const auto &access : std::vector<std::array<uint64_t, 3>>{
-           {reinterpret_cast<uint64_t>(inPtr), 4, TILE_AMD_EMU_GLOBAL},
-           {lds, 4, TILE_AMD_EMU_LDS | TILE_AMD_EMU_ACCESS_WRITE},
-           {lds, 4, TILE_AMD_EMU_LDS},
+           {reinterpret_cast<uint64_t>(inPtr), 4,
+            TILE_AMD_EMU_GLOBAL | kAlign4},
+           {lds, 4, TILE_AMD_EMU_LDS | TILE_AMD_EMU_ACCESS_WRITE | kAlign4},
+           {lds, 4, TILE_AMD_EMU_LDS | kAlign4},
            {reinterpret_cast<uint64_t>(&out[9]), 4,
-            TILE_AMD_EMU_GLOBAL | TILE_AMD_EMU_ACCESS_WRITE}})
+            TILE_AMD_EMU_GLOBAL | TILE_AMD_EMU_ACCESS_WRITE | kAlign4}})
     EXPECT_NE(std::find(r.accesses.begin(), r.accesses.end(), access),
               r.accesses.end())
         << "missing access at " << access[0] << " flags " << access[2];

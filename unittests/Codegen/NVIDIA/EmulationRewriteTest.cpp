@@ -260,22 +260,24 @@ TEST(EmulationRewrite, RewrittenKernelCallsTheTableWithPackedOperands) {
   EXPECT_EQ(out[4], bits(42.0f));
 
   // Accesses: the global load of `in`, eight global stores, the shared
-  // load; never the stack slot.
+  // load; never the stack slot. Each carries the alignment it declares (4
+  // bytes: log2 2 in the flags' alignment bits).
   auto outAt = [&](int i) { return reinterpret_cast<uint64_t>(&out[i]); };
+  constexpr uint64_t kAlign4 = 2u << TILE_EMU_ACCESS_ALIGN_SHIFT;
   std::vector<std::array<uint64_t, 3>> expected = {
-      {reinterpret_cast<uint64_t>(inPtr), 4, TILE_EMU_GLOBAL},
+      {reinterpret_cast<uint64_t>(inPtr), 4, TILE_EMU_GLOBAL | kAlign4},
   };
   // The optimizer may reorder independent stores; compare as sets.
   std::vector<std::array<uint64_t, 3>> rest = {
-      {outAt(0), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE},
-      {outAt(1), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE},
-      {outAt(2), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE},
-      {outAt(3), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE},
-      {outAt(4), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE},
-      {outAt(5), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE},
-      {outAt(6), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE},
-      {outAt(7), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE},
-      {smem + 16, 4, TILE_EMU_SHARED},
+      {outAt(0), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE | kAlign4},
+      {outAt(1), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE | kAlign4},
+      {outAt(2), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE | kAlign4},
+      {outAt(3), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE | kAlign4},
+      {outAt(4), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE | kAlign4},
+      {outAt(5), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE | kAlign4},
+      {outAt(6), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE | kAlign4},
+      {outAt(7), 4, TILE_EMU_GLOBAL | TILE_EMU_ACCESS_WRITE | kAlign4},
+      {smem + 16, 4, TILE_EMU_SHARED | kAlign4},
   };
   ASSERT_EQ(r.accesses.size(), expected.size() + rest.size());
   EXPECT_EQ(r.accesses.front(), expected.front());
