@@ -372,21 +372,6 @@ static void storeElement(OpBuilder &b, Location loc, const ViewValue &view,
   }
 }
 
-/// The bytes of `elements` (i64) elements of `bits` bits: exact for whole
-/// bytes; for sub-byte elements the bits shifted right by 3 (exact where the
-/// fast path uses it: its groups start on byte boundaries).
-static Value bytesOfElements(OpBuilder &b, Location loc, Value elements,
-                             unsigned bits) {
-  Type t = elements.getType();
-  if (bits % 8 == 0)
-    return arith::MulIOp::create(
-        b, loc, elements, arith::ConstantIntOp::create(b, loc, t, bits / 8));
-  Value bit = arith::MulIOp::create(
-      b, loc, elements, arith::ConstantIntOp::create(b, loc, t, bits));
-  return arith::ShRUIOp::create(b, loc, bit,
-                                arith::ConstantIntOp::create(b, loc, t, 3));
-}
-
 /// Shared setup of tile.load and tile.store: coordinates of slot 0's
 /// thread part, the fast-path condition and the group addresses.
 namespace {
@@ -479,11 +464,11 @@ static GlobalAccess prepareGlobal(KernelLowering &kl, Location loc,
   // elements), so that a thread computes one linear index, not one per
   // group.
   a.groupPtrs.push_back(
-      kl.gep(view.ptr, bytesOfElements(b, loc, a.index0, bits)));
+      kl.gep(view.ptr, alignedBytes(b, loc, a.index0, bits)));
   for (int64_t g = a.plan.vec; g < layout.localSize(); g += a.plan.vec) {
     Value step = offsetBetween(kl, loc, view, a.plan, g - a.plan.vec, g);
     a.groupPtrs.push_back(
-        step ? kl.gep(a.groupPtrs.back(), bytesOfElements(b, loc, step, bits))
+        step ? kl.gep(a.groupPtrs.back(), alignedBytes(b, loc, step, bits))
              : a.groupPtrs.back());
   }
   // Alignment: every group is aligned when group 0 is and each dim's step
