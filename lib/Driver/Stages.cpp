@@ -98,7 +98,16 @@ static llvm::Expected<StageOutput> compileEmulator(target::Backend &backend,
           llvm::sys::fs::createTemporaryFile("tile-emu", "so", path))
     return makeError("cannot create a temporary file: " + ec.message());
   llvm::FileRemover remove(path);
-  if (llvm::Error err = host::emitSharedObjectFromLLVM(**llvmModule, path))
+  // The module is the GPU pipeline's optimized IR with its target
+  // operations turned into calls to the emulator; it is compiled for the CPU
+  // as it is, with LLVM's fast code generator. Optimizing it again (O2 and
+  // the optimizing code generator) took 45-55 % of a small kernel's check
+  // (the cast sweep's kernels: 3.2 -> 1.5 s) and made no emulation faster:
+  // an emulated program's time is in the runtime its accesses and
+  // collectives call (gemm_f16 at 512^3 on sm_90a 6.7 s either way,
+  // attention_fwd on gfx942 8.3 -> 5.9 s).
+  if (llvm::Error err = host::emitSharedObjectFromLLVM(**llvmModule, path,
+                                                       /*optimize=*/false))
     return std::move(err);
   auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!bytes)

@@ -83,11 +83,12 @@ llvm::Error emitHostSharedObject(mlir::ModuleOp module, llvm::StringRef path,
 llvm::Expected<std::string> linkHostSharedObject(llvm::StringRef object);
 
 /// Retargets \p module (an LLVM IR module of any triple, e.g. the NVIDIA
-/// emulator's) to the host CPU family, optimizes it (O2 when \p optimize)
-/// and links it into a self-contained shared object at \p path, like
+/// emulator's) to the host CPU family, optimizes it (O2 and LLVM's
+/// optimizing code generator when \p optimize; else the fast one, with no IR
+/// passes) and links it into a self-contained shared object at \p path, like
 /// emitHostSharedObject.
 llvm::Error emitSharedObjectFromLLVM(llvm::Module &module, llvm::StringRef path,
-                                     bool optimize = true);
+                                     bool optimize);
 
 /// Registers with \p engine (an mlir::ExecutionEngine) the functions host
 /// code JIT-compiled in this process may call besides libc and libm: the
