@@ -94,7 +94,9 @@ std::optional<Atom> pickAtom(int64_t m, int64_t n, int64_t k,
   if (target.isAMD() && target.hasMfma) {
     // f16/bf16: v_mfma_f32_{32x32x8,16x16x16}; i8: v_mfma_i32_{32x32x16,
     // 16x16x32} (CDNA3 dropped the 4-byte-per-lane i8 shapes). On gfx950 the
-    // lowering fuses two such k-blocks into one double-K instruction.
+    // lowering fuses two such k-blocks into one double-K instruction. e4m3 /
+    // e5m2 on gfx950: v_mfma_f32_{32x32x16,16x16x32}_{fp8,bf8}, whose
+    // operands sit as the i8 shapes' do (8 bytes per lane).
     using Shape = std::tuple<unsigned, unsigned, unsigned>;
     using Maker = llvm::Expected<DistributedLayout> (*)(unsigned, unsigned,
                                                         unsigned, MmaOperand);
@@ -103,7 +105,8 @@ std::optional<Atom> pickAtom(int64_t m, int64_t n, int64_t k,
     if (operandBits == 16 && operandIsFloat) {
       shapes = {Shape{32, 32, 8}, Shape{16, 16, 16}};
       make = amdMfma;
-    } else if (operandBits == 8 && !operandIsFloat) {
+    } else if (operandBits == 8 &&
+               (!operandIsFloat || (target.hasFp8Mma && fp8MmaFormat))) {
       shapes = {Shape{32, 32, 16}, Shape{16, 16, 32}};
       make = amdMfmaInt8;
     }

@@ -37,6 +37,14 @@ TEST(TargetInfo, SharedMemoryAndFeatures) {
   EXPECT_EQ(gfx950.maxSharedBytes, 160u * 1024);
   EXPECT_TRUE(gfx950.hasMfmaGfx950);
   EXPECT_FALSE(gfx942.hasMfmaGfx950);
+  // 8-bit float MFMA: gfx950 reads OCP e4m3 / e5m2 (tilec's f8e4m3 /
+  // f8e5m2), gfx942 the FNUZ formats: a matrix dot on gfx950 only.
+  EXPECT_TRUE(gfx950.hasFp8Mma);
+  EXPECT_FALSE(gfx942.hasFp8Mma);
+  EXPECT_TRUE(gfx950.hasMatrixDot(8, true, true));
+  EXPECT_FALSE(gfx942.hasMatrixDot(8, true, true));
+  EXPECT_TRUE(gfx942.hasMatrixDot(8, false, false));
+  EXPECT_FALSE(gfx950.hasMatrixDot(4, true, false));
   TargetInfo sm90a = *TargetInfo::lookup("sm_90a");
   TargetInfo sm90 = *TargetInfo::lookup("sm_90");
   TargetInfo sm80 = *TargetInfo::lookup("sm_80");

@@ -301,7 +301,7 @@ struct MfmaCase {
   uint32_t Kind;
   unsigned M, K;
   unsigned PerLane; ///< Input elements per lane.
-  enum { F16, BF16, I8 } In;
+  enum { F16, BF16, I8, FP8, BF8 } In;
 };
 
 /// Where A[i][k] (and B[k][j], with i -> j) sits: the calculator's
@@ -339,10 +339,17 @@ TEST_F(AmdEmuTest, MfmaOfEveryKindMatchesAMatrixProduct) {
       {TILE_AMD_EMU_MFMA_F32_16X16X32_BF16, 16, 32, 8, MfmaCase::BF16},
       {TILE_AMD_EMU_MFMA_I32_32X32X32_I8, 32, 32, 16, MfmaCase::I8},
       {TILE_AMD_EMU_MFMA_I32_16X16X64_I8, 16, 64, 16, MfmaCase::I8},
+      // gfx950's 8-bit float kinds: OCP e4m3 (fp8) and e5m2 (bf8) codes.
+      {TILE_AMD_EMU_MFMA_F32_32X32X16_FP8, 32, 16, 8, MfmaCase::FP8},
+      {TILE_AMD_EMU_MFMA_F32_16X16X32_FP8, 16, 32, 8, MfmaCase::FP8},
+      {TILE_AMD_EMU_MFMA_F32_32X32X16_BF8, 32, 16, 8, MfmaCase::BF8},
+      {TILE_AMD_EMU_MFMA_F32_16X16X32_BF8, 16, 32, 8, MfmaCase::BF8},
   };
   std::mt19937 Gen(51);
   std::uniform_real_distribution<float> Real(-2.0f, 2.0f);
   std::uniform_int_distribution<int> Int(-128, 127);
+  const num::Format E4M3 = *num::Format::smallFloat(4, 3),
+                    E5M2 = *num::Format::smallFloat(5, 2);
   for (const MfmaCase &C : Cases) {
     SCOPED_TRACE("mfma kind " + std::to_string(C.Kind));
     unsigned M = C.M, N = C.M, K = C.K;
@@ -355,6 +362,13 @@ TEST_F(AmdEmuTest, MfmaOfEveryKindMatchesAMatrixProduct) {
           int V = Int(Gen);
           Code[I] = static_cast<uint8_t>(V);
           Val[I] = V;
+        } else if (C.In == MfmaCase::FP8 || C.In == MfmaCase::BF8) {
+          // Every finite code may come (NaN and infinities drawn again).
+          const num::Format &F = C.In == MfmaCase::FP8 ? E4M3 : E5M2;
+          do {
+            Code[I] = static_cast<uint8_t>(Int(Gen));
+            Val[I] = num::decode(F, Code[I]);
+          } while (!std::isfinite(Val[I]));
         } else if (C.In == MfmaCase::F16) {
           Code[I] = num::f32ToF16(Real(Gen));
           Val[I] = num::f16ToF32(static_cast<uint16_t>(Code[I]));
@@ -368,7 +382,10 @@ TEST_F(AmdEmuTest, MfmaOfEveryKindMatchesAMatrixProduct) {
     Fill(BCode, BVal);
     // Pack the fragments: element e of a lane in half e%2 of word e/2
     // (f16/bf16) or byte e%4 of word e/4 (i8).
-    unsigned Bits = C.In == MfmaCase::I8 ? 8 : 16;
+    unsigned Bits =
+        C.In == MfmaCase::I8 || C.In == MfmaCase::FP8 || C.In == MfmaCase::BF8
+            ? 8
+            : 16;
     std::vector<uint32_t> AFrag(64 * 4, 0), BFrag(64 * 4, 0);
     for (unsigned I = 0; I < M; ++I)
       for (unsigned Kk = 0; Kk < K; ++Kk) {

@@ -68,6 +68,12 @@ enum tile_amd_emu_sreg {
  *   F32_16X16X32_BF16   v_mfma_f32_16x16x32_bf16    4  4   4  (gfx950)
  *   I32_32X32X32_I8     v_mfma_i32_32x32x32_i8      4  4  16  (gfx950)
  *   I32_16X16X64_I8     v_mfma_i32_16x16x64_i8      4  4   4  (gfx950)
+ *   F32_32X32X16_FP8    v_mfma_f32_32x32x16_fp8_fp8 2  2  16  (gfx950)
+ *   F32_16X16X32_FP8    v_mfma_f32_16x16x32_fp8_fp8 2  2   4  (gfx950)
+ *   F32_32X32X16_BF8    v_mfma_f32_32x32x16_bf8_bf8 2  2  16  (gfx950)
+ *   F32_16X16X32_BF8    v_mfma_f32_16x16x32_bf8_bf8 2  2   4  (gfx950)
+ * The 8-bit float kinds read gfx950's OCP formats: fp8 = e4m3 (NaN only at
+ * S.1111.111, no infinities), bf8 = e5m2 (IEEE specials).
  */
 enum tile_amd_emu_mfma_kind {
   TILE_AMD_EMU_MFMA_F32_32X32X8_F16 = 0,
@@ -82,6 +88,10 @@ enum tile_amd_emu_mfma_kind {
   TILE_AMD_EMU_MFMA_F32_16X16X32_BF16,
   TILE_AMD_EMU_MFMA_I32_32X32X32_I8,
   TILE_AMD_EMU_MFMA_I32_16X16X64_I8,
+  TILE_AMD_EMU_MFMA_F32_32X32X16_FP8,
+  TILE_AMD_EMU_MFMA_F32_16X16X32_FP8,
+  TILE_AMD_EMU_MFMA_F32_32X32X16_BF8,
+  TILE_AMD_EMU_MFMA_F32_16X16X32_BF8,
   TILE_AMD_EMU_NUM_MFMA_KINDS
 };
 

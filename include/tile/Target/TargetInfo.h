@@ -61,7 +61,10 @@ struct TargetInfo {
   bool hasMmaSync = false;    ///< mma.sync m16n8k16 (sm_80+)
   bool hasWgmma = false;      ///< wgmma (sm_90a)
   bool hasTma = false;        ///< cp.async.bulk.tensor (sm_90)
-  bool hasFp8Mma = false;     ///< e4m3/e5m2 matrix operands (sm_89+, gfx942+)
+  /// e4m3 / e5m2 (the OCP formats of f8e4m3 / f8e5m2) as matrix operands:
+  /// sm_89+, gfx950. gfx942's 8-bit float MFMA reads the FNUZ formats
+  /// (another exponent bias, NaN at 0x80), so tilec's f8 dots take FMA there.
+  bool hasFp8Mma = false;
   bool hasMfma = false;       ///< AMD MFMA
   bool hasMfmaGfx950 = false; ///< 16x16x32 / 32x32x16 f16 MFMA (gfx950)
 
@@ -77,11 +80,9 @@ struct TargetInfo {
   /// float in e4m3 / e5m2 when `fp8Format`) has a matrix instruction here
   /// (tile-infer-layouts' atoms; otherwise it runs on per-thread FMA).
   bool hasMatrixDot(unsigned bits, bool isFloat, bool fp8Format) const {
-    if (isNVIDIA() && hasMmaSync)
+    if ((isNVIDIA() && hasMmaSync) || (isAMD() && hasMfma))
       return (bits == 16 && isFloat) ||
              (bits == 8 && (!isFloat || (hasFp8Mma && fp8Format)));
-    if (isAMD() && hasMfma)
-      return (bits == 16 && isFloat) || (bits == 8 && !isFloat);
     return false;
   }
   /// What the language's target builtins return for this target

@@ -80,6 +80,14 @@ std::optional<unsigned> parseMfma(StringRef name) {
             TILE_AMD_EMU_MFMA_I32_32X32X32_I8)
       .Case("llvm.amdgcn.mfma.i32.16x16x64.i8",
             TILE_AMD_EMU_MFMA_I32_16X16X64_I8)
+      .Case("llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8",
+            TILE_AMD_EMU_MFMA_F32_32X32X16_FP8)
+      .Case("llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8",
+            TILE_AMD_EMU_MFMA_F32_16X16X32_FP8)
+      .Case("llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8",
+            TILE_AMD_EMU_MFMA_F32_32X32X16_BF8)
+      .Case("llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8",
+            TILE_AMD_EMU_MFMA_F32_16X16X32_BF8)
       .Default(std::nullopt);
 }
 
@@ -100,8 +108,9 @@ std::optional<unsigned> parseMath(StringRef name) {
 
 class AmdRewriter : public tile::emu::EmulationRewriter {
 public:
-  explicit AmdRewriter(Module &module)
-      : EmulationRewriter(module, {kAccess, kUnsupported, kNumFields}) {}
+  AmdRewriter(Module &module, StringRef chip)
+      : EmulationRewriter(module, {kAccess, kUnsupported, kNumFields}),
+        chip(chip) {}
 
 private:
   StringRef intrinsicPrefix() const override { return "llvm.amdgcn."; }
@@ -127,6 +136,8 @@ private:
   Expected<Value *> rewriteMfma(CallInst *call, unsigned kind, StringRef name);
 
   uint64_t ldsBytes = 0;
+  /// The chip the module was compiled for ("" when its functions say).
+  StringRef chip;
 };
 
 Expected<Value *> AmdRewriter::rewriteMfma(CallInst *call, unsigned kind,
@@ -139,6 +150,19 @@ Expected<Value *> AmdRewriter::rewriteMfma(CallInst *call, unsigned kind,
     if (!imm || !imm->isZero())
       return error("the AMD emulator supports " + name +
                    " only with cbsz = abid = blgp = 0");
+  }
+  // The same 8-bit float MFMA reads FNUZ codes on gfx942 and OCP codes on
+  // gfx950; the emulator knows gfx950's.
+  if (kind >= TILE_AMD_EMU_MFMA_F32_32X32X16_FP8 &&
+      kind <= TILE_AMD_EMU_MFMA_F32_16X16X32_BF8) {
+    StringRef cpu = !chip.empty() ? chip
+                                  : call->getFunction()
+                                        ->getFnAttribute("target-cpu")
+                                        .getValueAsString();
+    if (cpu != "gfx950")
+      return error("the AMD emulator runs " + name +
+                   " with gfx950's OCP formats, not for '" + cpu +
+                   "' (gfx942 reads FNUZ codes)");
   }
   Value *a = call->getArgOperand(0), *bv = call->getArgOperand(1),
         *c = call->getArgOperand(2);
@@ -295,8 +319,18 @@ void movePrivateAllocas(Module &m) {
 
 } // namespace
 
-Error tile::amd::rewriteForEmulation(Module &module) {
+Error tile::amd::rewriteForEmulation(Module &module, StringRef chip) {
   // The host layout from here on: allocas in address space 0.
   movePrivateAllocas(module);
-  return AmdRewriter(module).run();
+  if (Error err = AmdRewriter(module, chip).run())
+    return err;
+  for (Function &f : module) {
+    f.removeFnAttr("target-cpu");
+    f.removeFnAttr("target-features");
+  }
+  return Error::success();
+}
+
+Error tile::amd::rewriteForEmulation(Module &module) {
+  return rewriteForEmulation(module, "");
 }

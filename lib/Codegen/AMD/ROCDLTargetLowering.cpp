@@ -72,6 +72,20 @@ struct MfmaInstr {
 std::optional<MfmaInstr> selectInstr(const gpu::MmaAtom &atom, Type elem,
                                      bool gfx950) {
   unsigned m = atom.m, k = atom.k;
+  // e4m3 / e5m2 arrive as their i8 codes; the atom names the format
+  // (gfx950: OCP formats; no double-K form short of the scaled f8f6f4 ones).
+  if (isa_and_nonnull<Float8E4M3FNType, Float8E5M2Type>(atom.operand)) {
+    bool e4m3 = isa<Float8E4M3FNType>(atom.operand);
+    if (m == 32 && k == 16)
+      return MfmaInstr{e4m3 ? "rocdl.mfma.f32.32x32x16.fp8.fp8"
+                            : "rocdl.mfma.f32.32x32x16.bf8.bf8",
+                       8};
+    if (m == 16 && k == 32)
+      return MfmaInstr{e4m3 ? "rocdl.mfma.f32.16x16x32.fp8.fp8"
+                            : "rocdl.mfma.f32.16x16x32.bf8.bf8",
+                       8};
+    return std::nullopt;
+  }
   if (elem.isF16()) {
     if (m == 32 && k == 8)
       return MfmaInstr{"rocdl.mfma.f32.32x32x8f16", 4};
@@ -290,7 +304,8 @@ public:
 
   /// The MFMA shapes the chip runs for these operand types, preferred first:
   /// the double-K gfx950 instructions (native layouts, then fed by pairs of
-  /// single-K blocks), then 32x32 before 16x16.
+  /// single-K blocks), then 32x32 before 16x16; the list ends with the
+  /// single-K 32x32 and 16x16 shapes.
   std::vector<gpu::MmaAtom> candidateAtoms(Type operand,
                                            Type acc) const override {
     std::vector<gpu::MmaAtom> atoms;
@@ -315,6 +330,13 @@ public:
       }
       atoms.push_back(makeAtom(32, 32, 16));
       atoms.push_back(makeAtom(16, 16, 32));
+    } else if (isa<Float8E4M3FNType, Float8E5M2Type>(operand) && acc.isF32() &&
+               info.hasFp8Mma) {
+      // gfx950: v_mfma_f32_{32x32x16,16x16x32}_{fp8_fp8,bf8_bf8}.
+      for (auto [m, k] : {std::pair{32u, 16u}, std::pair{16u, 32u}}) {
+        atoms.push_back(makeAtom(m, m, k));
+        atoms.back().operand = operand;
+      }
     }
     return atoms;
   }
@@ -366,7 +388,7 @@ public:
       return std::nullopt;
     // No layout fits (the lowering reports it) or an unplanned query: the
     // shape the layout inference prefers (32x32, single K).
-    return atoms[info.hasMfmaGfx950 ? 4 : 0];
+    return atoms[atoms.size() - 2];
   }
 
   /// Packs `slots` (kPer elements of A or B) into the operand type of the

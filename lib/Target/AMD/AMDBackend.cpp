@@ -66,7 +66,7 @@ public:
 
 protected:
   llvm::Error rewriteForEmulation(llvm::Module &module) const override {
-    return amd::rewriteForEmulation(module);
+    return amd::rewriteForEmulation(module, target().chip);
   }
 };
 

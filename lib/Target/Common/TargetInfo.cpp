@@ -58,7 +58,9 @@ static TargetInfo makeAMD(llvm::StringRef name, unsigned ldsBytes,
   t.maxWarpsPerProcessor = 32;
   t.sharedBytesPerProcessor = ldsBytes;
   t.hasMfma = true;
-  t.hasFp8Mma = true;
+  // gfx950's v_mfma_f32_*_fp8_fp8 / bf8_bf8 read OCP e4m3 / e5m2; gfx942's
+  // read the FNUZ formats, which are not tilec's f8e4m3 / f8e5m2.
+  t.hasFp8Mma = gfx950;
   t.hasMfmaGfx950 = gfx950;
   return t;
 }

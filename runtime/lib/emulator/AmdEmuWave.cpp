@@ -38,7 +38,11 @@
 //    N*(floor(i/4) % (64/N)) + j, register 4*floor(i/(4*64/N)) + i%4 (for
 //    16x16: lane 16*floor(i/4) + j, register i%4). Packing: element e of an
 //    f16/bf16 operand is half e%2 of word e/2 (low half first), of an i8
-//    operand byte e%4 of word e/4 (AmdEmuAbi.h).
+//    (or fp8 / bf8) operand byte e%4 of word e/4 (AmdEmuAbi.h).
+//  - 8-bit float MFMA (v_mfma_f32_{32x32x16,16x16x32}_{fp8_fp8,bf8_bf8}):
+//    the i8 kinds' shapes and positions; gfx950 reads the OCP E4M3 / E5M2
+//    formats, gfx942 the FNUZ ones (PyTorch's float8_e4m3fn on gfx950,
+//    float8_e4m3fnuz on gfx942); only gfx950's are emulated.
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,12 +137,26 @@ const MfmaKindInfo Kinds[TILE_AMD_EMU_NUM_MFMA_KINDS] = {
     {16, 16, 32, 4, 4, MfmaKindInfo::BF16, "v_mfma_f32_16x16x32_bf16"},
     {32, 32, 32, 4, 16, MfmaKindInfo::I8, "v_mfma_i32_32x32x32_i8"},
     {16, 16, 64, 4, 4, MfmaKindInfo::I8, "v_mfma_i32_16x16x64_i8"},
+    {32, 32, 16, 2, 16, MfmaKindInfo::FP8, "v_mfma_f32_32x32x16_fp8_fp8"},
+    {16, 16, 32, 2, 4, MfmaKindInfo::FP8, "v_mfma_f32_16x16x32_fp8_fp8"},
+    {32, 32, 16, 2, 16, MfmaKindInfo::BF8, "v_mfma_f32_32x32x16_bf8_bf8"},
+    {16, 16, 32, 2, 4, MfmaKindInfo::BF8, "v_mfma_f32_16x16x32_bf8_bf8"},
 };
 
 /// Element \p E of a packed operand of \p Info's input type, as a double.
 double inputValue(const MfmaKindInfo &Info, const uint32_t *Words, unsigned E) {
+  auto Byte = static_cast<uint8_t>(Words[E / 4] >> (8 * (E % 4)));
   if (Info.Elem == MfmaKindInfo::I8)
-    return static_cast<int8_t>(Words[E / 4] >> (8 * (E % 4)) & 0xFF);
+    return static_cast<int8_t>(Byte);
+  if (Info.Elem == MfmaKindInfo::FP8 || Info.Elem == MfmaKindInfo::BF8) {
+    // gfx950 reads the OCP formats (gfx942's FNUZ ones are not emulated).
+    bool E5M2 = Info.Elem == MfmaKindInfo::BF8;
+    static const tile::numerics::Format E4M3Format =
+        *tile::numerics::Format::smallFloat(4, 3);
+    static const tile::numerics::Format E5M2Format =
+        *tile::numerics::Format::smallFloat(5, 2);
+    return tile::numerics::decode(E5M2 ? E5M2Format : E4M3Format, Byte);
+  }
   auto H = static_cast<uint16_t>(Words[E / 2] >> (16 * (E % 2)));
   return Info.Elem == MfmaKindInfo::F16 ? tile::numerics::f16ToF32(H)
                                         : tile::numerics::bf16ToF32(H);

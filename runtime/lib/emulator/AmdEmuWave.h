@@ -46,7 +46,7 @@ struct MfmaKindInfo {
   unsigned M, N, K;
   unsigned InWords;  ///< 32-bit words of A and of B per lane.
   unsigned AccWords; ///< Words of C and D per lane.
-  enum { F16, BF16, I8 } Elem;
+  enum { F16, BF16, I8, FP8, BF8 } Elem;
   const char *Name; ///< "v_mfma_f32_32x32x8_f16".
 };
 /// The description of \p Kind, or null for an unknown kind.
@@ -63,9 +63,9 @@ void mfmaAccPosition(const MfmaKindInfo &Info, unsigned Row, unsigned Col,
 
 /// v_mfma of \p Kind (valid) for a whole wave: lane l's operands are
 /// A[l][0..InWords), B[l][0..InWords), C[l][0..AccWords); D[l] receives
-/// the result. f16 / bf16 products are exact in double and summed there
-/// with C, then rounded once to f32 (nearest even); i8 sums are exact and
-/// wrap modulo 2^32.
+/// the result. f16 / bf16 / fp8 / bf8 products are exact in double and
+/// summed there with C, then rounded once to f32 (nearest even); i8 sums are
+/// exact and wrap modulo 2^32.
 void mfmaWave(uint32_t Kind, const uint32_t (*A)[4], const uint32_t (*B)[4],
               const uint32_t (*C)[16], uint32_t (*D)[16]);
 

@@ -176,7 +176,8 @@ const tile_amd_emu_ops kOps = {
 };
 
 std::string rewriteError(const std::string &text) {
-  return tile::test::rewriteError(text, tile::amd::rewriteForEmulation);
+  return tile::test::rewriteError(
+      text, [](llvm::Module &m) { return tile::amd::rewriteForEmulation(m); });
 }
 
 TEST(AmdEmulationRewrite, RewrittenKernelCallsTheTableWithPackedOperands) {
@@ -288,6 +289,29 @@ declare <4 x float> @llvm.amdgcn.mfma.f32.16x16x16f16(<4 x half>, <4 x half>, <4
 )");
   EXPECT_NE(err.find("only with cbsz = abid = blgp = 0"), std::string::npos)
       << err;
+}
+
+// The same 8-bit float MFMA reads FNUZ codes on gfx942 and OCP codes on
+// gfx950: the emulator (gfx950's formats) refuses the gfx942 one, naming
+// the chip, and takes the gfx950 one.
+TEST(AmdEmulationRewrite, Fp8MfmaIsEmulatedForGfx950Only) {
+  auto kernel = [](const char *cpu) {
+    return std::string(R"(
+define amdgpu_kernel void @k(ptr addrspace(1) %p, i64 %a) #0 {
+  %d = call <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8(i64 %a, i64 %a, <4 x float> zeroinitializer, i32 0, i32 0, i32 0)
+  store <4 x float> %d, ptr addrspace(1) %p
+  ret void
+}
+declare <4 x float> @llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8(i64, i64, <4 x float>, i32 immarg, i32 immarg, i32 immarg)
+attributes #0 = { "target-cpu"=")") +
+           cpu + "\" }\n";
+  };
+  std::string err = rewriteError(kernel("gfx942"));
+  EXPECT_NE(err.find("llvm.amdgcn.mfma.f32.16x16x32.fp8.fp8 with gfx950's "
+                     "OCP formats, not for 'gfx942'"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(rewriteError(kernel("gfx950")), "");
 }
 
 TEST(AmdEmulationRewrite, NonEmptyInlineAssemblyIsAnError) {

@@ -93,6 +93,12 @@ translateToOptimizedLLVMIR(mlir::ModuleOp module, const TargetInfo &target,
 /// per-workgroup block, memory accesses are checked, private allocas move
 /// to the host stack, and each kernel gets `__tile_emu_entry_<name>` and
 /// `__tile_emu_lds_bytes_<name>`. Fails on what the emulator cannot run.
+/// \p chip ("gfx942", "gfx950") decides what the chip-dependent intrinsics
+/// mean (8-bit float MFMA: FNUZ codes on gfx942, OCP codes on gfx950, of
+/// which the emulator runs the latter); without it, each function's
+/// "target-cpu" attribute does. Functions leave without "target-cpu" and
+/// "target-features": the module is compiled for the host next.
+llvm::Error rewriteForEmulation(llvm::Module &module, llvm::StringRef chip);
 llvm::Error rewriteForEmulation(llvm::Module &module);
 
 /// AMDGCN assembly of an optimized module and what the backend allocated
