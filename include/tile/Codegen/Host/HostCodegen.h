@@ -83,9 +83,9 @@ llvm::Error emitHostSharedObject(mlir::ModuleOp module, llvm::StringRef path,
 llvm::Expected<std::string> linkHostSharedObject(llvm::StringRef object);
 
 /// Retargets \p module (an LLVM IR module of any triple, e.g. the NVIDIA
-/// emulator's) to the host CPU family, optimizes it (O2 and LLVM's
-/// optimizing code generator when \p optimize; else the fast one, with no IR
-/// passes) and links it into a self-contained shared object at \p path, like
+/// emulator's) to the host CPU family, compiles it (O2 and LLVM's optimizing
+/// code generator when \p optimize; else -O0, the fast code generator) and
+/// links it into a self-contained shared object at \p path, like
 /// emitHostSharedObject.
 llvm::Error emitSharedObjectFromLLVM(llvm::Module &module, llvm::StringRef path,
                                      bool optimize);
